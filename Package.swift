@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Flipbox",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "flipbox", targets: ["flipbox"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // The only C: GStreamer, GLib and a shim for their macros.
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-audio-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        // Safe Swift wrapper: the only module that imports CGStreamer.
+        .target(name: "GStreamer", dependencies: ["CGStreamer"]),
+        // Pure Swift lineup model and parsers.
+        .target(name: "Lineup", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "Headend", dependencies: [
+            "GStreamer", "Lineup", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Output", dependencies: [
+            "GStreamer", "Lineup", "Headend", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Switcher", dependencies: [
+            "Lineup", "Headend", "Output", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Control", dependencies: [
+            "Lineup", "Switcher",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .executableTarget(name: "flipbox", dependencies: [
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
+        .testTarget(name: "LineupTests", dependencies: ["Lineup"]),
+        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup"]),
+        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup"]),
+        .testTarget(name: "ControlTests", dependencies: [
+            "Control", "Switcher", "Lineup",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
+        .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup"]),
+    ]
+)

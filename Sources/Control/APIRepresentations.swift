@@ -1,0 +1,127 @@
+import Lineup
+import Switcher
+
+// The JSON bodies of the control API. Field names are camelCase; absent values are `null`, never omitted.
+
+/// `{"number","name","id"}`.
+struct ChannelJSON: Encodable, Sendable {
+    var number: String
+    var name: String
+    var id: String
+
+    init(_ summary: ChannelSummary) {
+        number = summary.number
+        name = summary.name
+        id = summary.id
+    }
+
+    init(_ channel: Channel) { self.init(ChannelSummary(channel)) }
+}
+
+/// One flip result: the body of every flip endpoint, `lastFlip` in the status, and the `flip-completed` event.
+struct FlipResultJSON: Encodable, Sendable {
+    var result: FlipResult
+
+    enum CodingKeys: String, CodingKey {
+        case ok, requestId, outcome, channel, latencyMs, path, error, supersededBy
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(result.ok, forKey: .ok)
+        try c.encode(result.requestID, forKey: .requestId)
+        try c.encode(result.outcome, forKey: .outcome)
+        try c.encode(result.channel.map(ChannelJSON.init), forKey: .channel)
+        try c.encode(result.latencyMilliseconds.map { ($0 * 10).rounded() / 10 }, forKey: .latencyMs)
+        try c.encode(result.path, forKey: .path)
+        try c.encode(result.error, forKey: .error)
+        try c.encode(result.supersededBy, forKey: .supersededBy)
+    }
+}
+
+/// `GET /api/v1/status`.
+struct StatusJSON: Encodable, Sendable {
+    var status: PlayerStatus
+
+    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(status.channel.map(ChannelJSON.init), forKey: .channel)
+        try c.encode(status.output, forKey: .output)
+        try c.encode(status.uptime.components.seconds, forKey: .uptimeSeconds)
+        try c.encode(status.lastFlip.map(FlipResultJSON.init), forKey: .lastFlip)
+    }
+}
+
+/// One entry of `GET /api/v1/channels`.
+struct ChannelStatusJSON: Encodable, Sendable {
+    var status: ChannelStatus
+
+    enum CodingKeys: String, CodingKey { case number, name, id, group, logo, state, detail, reason, sources }
+
+    func encode(to encoder: any Encoder) throws {
+        let channel = status.channel
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(channel.number.description, forKey: .number)
+        try c.encode(channel.name, forKey: .name)
+        try c.encode(channel.id, forKey: .id)
+        try c.encode(channel.group, forKey: .group)
+        try c.encode(channel.logo?.description, forKey: .logo)
+        try c.encode(status.state.tier, forKey: .state)
+        try c.encode(status.state.description, forKey: .detail)
+        try c.encode(status.state.reason, forKey: .reason)
+        try c.encode(channel.sources.count, forKey: .sources)
+    }
+}
+
+/// `GET /api/v1/channels`.
+struct ChannelListJSON: Encodable, Sendable {
+    var channels: [ChannelStatusJSON]
+}
+
+/// `{"error": "message"}`, the body of every error response.
+struct ErrorJSON: Encodable, Sendable {
+    var error: String
+}
+
+/// The `data:` of one server-sent event, and its `event:` name.
+struct PlayerEventJSON: Encodable, Sendable {
+    var event: PlayerEvent
+
+    /// `flip-started`, `flip-retargeted`, `flip-completed` or `channel-state`.
+    var name: String {
+        switch event {
+        case .flipStarted: "flip-started"
+        case .flipRetargeted: "flip-retargeted"
+        case .flipCompleted: "flip-completed"
+        case .channelState: "channel-state"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case requestId, request, target, channel, state, detail, reason
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        switch event {
+        case .flipStarted(let requestID, let request, let target):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(requestID, forKey: .requestId)
+            try c.encode(request.description, forKey: .request)
+            try c.encode(target.map(ChannelJSON.init), forKey: .target)
+        case .flipRetargeted(let requestID, let target):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(requestID, forKey: .requestId)
+            try c.encode(ChannelJSON(target), forKey: .target)
+        case .flipCompleted(let result):
+            try FlipResultJSON(result: result).encode(to: encoder)
+        case .channelState(let channel, let state):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(state.tier, forKey: .state)
+            try c.encode(state.description, forKey: .detail)
+            try c.encode(state.reason, forKey: .reason)
+        }
+    }
+}

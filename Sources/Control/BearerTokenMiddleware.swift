@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+
+/// Lets an `/api` request through only with the configured bearer token; other paths pass untouched.
+///
+/// The token is taken from `Authorization: Bearer TOKEN`, or, for the URLs a browser opens without
+/// headers (the event stream and the snapshot), from `?token=TOKEN`. A missing or wrong token gets
+/// 401 with a JSON error and `WWW-Authenticate: Bearer`.
+struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: String
+    /// Paths that also accept `?token=`.
+    let queryTokenPaths: Set<String>
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        guard path == "/api" || path.hasPrefix("/api/") else {
+            return try await next(request, context)
+        }
+        let presented = Self.bearerToken(request.headers[.authorization])
+            ?? (queryTokenPaths.contains(path) ? request.uri.queryParameters.get("token") : nil)
+        guard let presented else {
+            return Self.unauthorized("this API needs a token: send 'Authorization: Bearer TOKEN'")
+        }
+        guard Self.constantTimeEquals(presented, token) else {
+            return Self.unauthorized("the token is wrong")
+        }
+        return try await next(request, context)
+    }
+
+    /// The token of an `Authorization: Bearer TOKEN` header, nil for anything else.
+    static func bearerToken(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// Compares without stopping at the first difference, so timing does not reveal the token.
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(truncatingIfNeeded: x.count ^ y.count)
+        for i in 0..<max(x.count, y.count) {
+            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+        }
+        return difference == 0 && x.count == y.count
+    }
+
+    private static func unauthorized(_ message: String) -> Response {
+        JSONResponse.error(.unauthorized, message, headers: [.wwwAuthenticate: #"Bearer realm="flipbox""#])
+    }
+}

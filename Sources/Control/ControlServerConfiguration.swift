@@ -1,0 +1,53 @@
+/// Where the control API listens and who may use it.
+///
+/// On a loopback host (`127.0.0.0/8`, `::1`, `localhost`) the token is optional; on any other host
+/// it is required, and ``validate()`` says so. When a token is set, every `/api` request must carry
+/// `Authorization: Bearer TOKEN` (or `?token=TOKEN` on the event stream and snapshot URLs).
+public struct ControlServerConfiguration: Sendable, Hashable {
+    public static let defaultHost = "127.0.0.1"
+    public static let defaultPort = 8642
+
+    public var host: String
+    public var port: Int
+    /// The bearer token; nil means no authentication (loopback only).
+    public var token: String?
+    /// How often the event stream sends a `: keepalive` comment.
+    public var keepaliveInterval: Duration
+
+    public init(
+        host: String = ControlServerConfiguration.defaultHost,
+        port: Int = ControlServerConfiguration.defaultPort,
+        token: String? = nil,
+        keepaliveInterval: Duration = .seconds(15)
+    ) {
+        self.host = host
+        self.port = port
+        self.token = token
+        self.keepaliveInterval = keepaliveInterval
+    }
+
+    /// Whether `host` names this machine only.
+    public var isLoopback: Bool { LoopbackHost.contains(host) }
+
+    /// Throws ``ControlConfigurationError`` when the server must not start like this.
+    public func validate() throws(ControlConfigurationError) {
+        guard (0...65535).contains(port) else {
+            throw ControlConfigurationError(code: .invalidPort, message: "port \(port) is not between 0 and 65535")
+        }
+        if let token {
+            let printable = token.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
+            guard !token.isEmpty, printable else {
+                throw ControlConfigurationError(
+                    code: .invalidToken,
+                    message: "the token must be non-empty printable ASCII without spaces"
+                )
+            }
+        } else if !isLoopback {
+            throw ControlConfigurationError(
+                code: .tokenRequired,
+                message: "listening on \(host) exposes the box to the network; set a token, "
+                    + "or listen on 127.0.0.1"
+            )
+        }
+    }
+}

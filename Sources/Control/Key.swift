@@ -1,0 +1,21 @@
+/// A key pressed on the terminal, as the remote understands it.
+public enum Key: Sendable, Hashable {
+    case up, down, pageUp, pageDown
+    /// `+` or `=` (and keypad `+`).
+    case plus
+    /// `-` (and keypad `-`).
+    case minus
+    /// `0`...`9`.
+    case digit(Int)
+    /// `.`, the sub-channel separator.
+    case dot
+    case enter
+    /// Backspace or Delete-left (0x7F or 0x08).
+    case backspace
+    /// `q` or `Q`.
+    case quit
+    /// `i` or `I`.
+    case info
+    /// Anything else, including unknown escape sequences and a lone Escape.
+    case other
+}

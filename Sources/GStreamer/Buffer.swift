@@ -1,0 +1,55 @@
+import CGStreamer
+
+/// A media buffer; owns one reference. Treated as immutable: `retimed` and the blend
+/// functions return new buffers and never touch one that others may hold.
+public final class Buffer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<GstBuffer>
+
+    init(takingOwnership pointer: UnsafeMutablePointer<GstBuffer>) { self.pointer = pointer }
+    init(retaining pointer: UnsafeMutablePointer<GstBuffer>) { self.pointer = gst_buffer_ref(pointer) }
+    deinit { gst_buffer_unref(pointer) }
+
+    /// A new buffer holding a copy of `bytes`.
+    public convenience init(bytes: [UInt8]) {
+        let b = gst_buffer_new_allocate(nil, gsize(bytes.count), nil)!
+        bytes.withUnsafeBytes { raw in _ = gst_buffer_fill(b, 0, raw.baseAddress, gsize(raw.count)) }
+        self.init(takingOwnership: b)
+    }
+
+    public var pts: ClockTime { fb_buffer_pts(pointer) }
+    public var dts: ClockTime { fb_buffer_dts(pointer) }
+    public var duration: ClockTime { fb_buffer_duration(pointer) }
+    /// `GST_BUFFER_OFFSET`; Flipbox tags output frames with their feed id here.
+    public var offset: UInt { fb_buffer_offset(pointer) }
+    /// True for a keyframe (no `DELTA_UNIT` flag).
+    public var isKeyframe: Bool { fb_buffer_is_delta(pointer) == 0 }
+    public var isHeader: Bool { fb_buffer_is_header(pointer) != 0 }
+    public var size: Int { Int(gst_buffer_get_size(pointer)) }
+
+    /// A buffer sharing this one's memory with new timestamps (and offset, when given).
+    public func retimed(pts: ClockTime, dts: ClockTime, duration: ClockTime? = nil, offset: UInt? = nil, discont: Bool = false) -> Buffer {
+        let copy = fb_buffer_copy_metadata_only(pointer)!
+        fb_buffer_set_pts(copy, pts)
+        fb_buffer_set_dts(copy, dts)
+        if let duration { fb_buffer_set_duration(copy, duration) }
+        if let offset { fb_buffer_set_offset(copy, offset) }
+        if discont { fb_buffer_set_discont(copy) } else { fb_buffer_unset_discont(copy) }
+        return Buffer(takingOwnership: copy)
+    }
+
+    /// A copy of the bytes.
+    public func bytes() -> [UInt8] {
+        var info = GstMapInfo()
+        guard gst_buffer_map(pointer, &info, GST_MAP_READ) != 0 else { return [] }
+        defer { gst_buffer_unmap(pointer, &info) }
+        return Array(UnsafeBufferPointer(start: info.data, count: Int(info.size)))
+    }
+
+    /// Reads the bytes in place for the duration of `body`.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        var info = GstMapInfo()
+        guard gst_buffer_map(pointer, &info, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(pointer, &info) }
+        return try body(UnsafeRawBufferPointer(start: info.data, count: Int(info.size)))
+    }
+}

@@ -1,0 +1,110 @@
+import CGStreamer
+
+/// A bus message, as Swift sees it. Errors and end-of-stream are never dropped.
+public enum BusMessage: Sendable, CustomStringConvertible {
+    /// An element failed. `message` is GStreamer's human text, `debug` its internals (for logs only).
+    case error(source: String, message: String, debug: String?)
+    case warning(source: String, message: String, debug: String?)
+    case endOfStream
+    /// A segment seek finished (used to loop files seamlessly).
+    case segmentDone
+    /// The pipeline itself changed state.
+    case stateChanged(old: State, new: State)
+    case asyncDone
+    /// Buffering percentage (network sources).
+    case buffering(percent: Int)
+    /// An element message, e.g. `GstUDPSrcTimeout`.
+    case element(source: String, name: String)
+    /// The pipeline's latency changed; call `recalculateLatency()`.
+    case latency
+
+    public var description: String {
+        switch self {
+        case .error(let s, let m, _): "error from \(s): \(m)"
+        case .warning(let s, let m, _): "warning from \(s): \(m)"
+        case .endOfStream: "end of stream"
+        case .segmentDone: "segment done"
+        case .stateChanged(let o, let n): "state \(o) -> \(n)"
+        case .asyncDone: "async done"
+        case .buffering(let p): "buffering \(p)%"
+        case .element(let s, let n): "\(n) from \(s)"
+        case .latency: "latency"
+        }
+    }
+
+    /// Converts a message; nil for the kinds Flipbox does not use.
+    init?(_ m: UnsafeMutablePointer<GstMessage>, pipeline: UnsafeMutableRawPointer) {
+        let src = fb_message_src(m)
+        let sourceName = fb_object_name(src).map { String(cString: $0) } ?? "?"
+        switch fb_message_type(m) {
+        case GST_MESSAGE_ERROR, GST_MESSAGE_WARNING:
+            var err: UnsafeMutablePointer<GError>?
+            var debug: UnsafeMutablePointer<gchar>?
+            let isError = fb_message_type(m) == GST_MESSAGE_ERROR
+            if isError { gst_message_parse_error(m, &err, &debug) } else { gst_message_parse_warning(m, &err, &debug) }
+            let text = GStreamer.takeMessage(err) ?? "unknown error"
+            let dbg = debug.map { String(cString: $0) }
+            g_free(debug)
+            self = isError ? .error(source: sourceName, message: text, debug: dbg) : .warning(source: sourceName, message: text, debug: dbg)
+        case GST_MESSAGE_EOS:
+            self = .endOfStream
+        case GST_MESSAGE_SEGMENT_DONE:
+            self = .segmentDone
+        case GST_MESSAGE_ASYNC_DONE:
+            self = .asyncDone
+        case GST_MESSAGE_LATENCY:
+            self = .latency
+        case GST_MESSAGE_BUFFERING:
+            var p: gint = 0
+            gst_message_parse_buffering(m, &p)
+            self = .buffering(percent: Int(p))
+        case GST_MESSAGE_STATE_CHANGED:
+            guard UnsafeMutableRawPointer(src) == pipeline else { return nil }
+            var old = GST_STATE_NULL, new = GST_STATE_NULL, pending = GST_STATE_NULL
+            gst_message_parse_state_changed(m, &old, &new, &pending)
+            self = .stateChanged(old: State(old), new: State(new))
+        case GST_MESSAGE_ELEMENT:
+            guard let s = gst_message_get_structure(m) else { return nil }
+            self = .element(source: sourceName, name: String(cString: gst_structure_get_name(s)))
+        default:
+            return nil
+        }
+    }
+}
+
+/// Element states.
+public enum State: Sendable, CustomStringConvertible {
+    case null, ready, paused, playing
+
+    init(_ s: GstState) {
+        switch s {
+        case GST_STATE_READY: self = .ready
+        case GST_STATE_PAUSED: self = .paused
+        case GST_STATE_PLAYING: self = .playing
+        default: self = .null
+        }
+    }
+
+    var gst: GstState {
+        switch self {
+        case .null: GST_STATE_NULL
+        case .ready: GST_STATE_READY
+        case .paused: GST_STATE_PAUSED
+        case .playing: GST_STATE_PLAYING
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "NULL"
+        case .ready: "READY"
+        case .paused: "PAUSED"
+        case .playing: "PLAYING"
+        }
+    }
+}
+
+/// The outcome of `setState`: `async` and `noPreroll` are successes with a meaning.
+public enum StateChange: Sendable {
+    case success, async, noPreroll
+}

@@ -1,0 +1,75 @@
+import CGStreamer
+import Foundation
+
+/// Process-wide GStreamer set-up. Call `GStreamer.initialize()` once before any other API.
+public enum GStreamer {
+    private static let once: Result<Void, GStreamerError> = {
+        var error: UnsafeMutablePointer<GError>?
+        if gst_init_check(nil, nil, &error) == 0 {
+            return .failure(GStreamerError(code: .initialization, message: takeMessage(error) ?? "gst_init failed"))
+        }
+        return .success(())
+    }()
+
+    /// Initializes GStreamer (idempotent, thread-safe).
+    public static func initialize() throws(GStreamerError) {
+        try once.get()
+    }
+
+    /// The GStreamer library version, e.g. `1.22.0`.
+    public static var version: String {
+        var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0
+        gst_version(&major, &minor, &micro, &nano)
+        return "\(major).\(minor).\(micro)"
+    }
+
+    /// True when an element factory of that name is installed (e.g. `x264enc`).
+    public static func hasElement(_ factory: String) -> Bool {
+        guard let f = gst_element_factory_find(factory) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(f))
+        return true
+    }
+
+    static func takeMessage(_ error: UnsafeMutablePointer<GError>?) -> String? {
+        guard let error else { return nil }
+        defer { g_error_free(error) }
+        return error.pointee.message.map { String(cString: $0) }
+    }
+}
+
+/// An error from the media layer, with a code and a message meant for the person running the box.
+public struct GStreamerError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Code: String, Sendable {
+        case initialization, pipelineDescription, stateChange, missingElement, timeout, decode, encode, io
+    }
+    public var code: Code
+    public var message: String
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// Nanosecond times as GStreamer uses them.
+public typealias ClockTime = UInt
+
+extension ClockTime {
+    /// `GST_CLOCK_TIME_NONE`.
+    public static let none: ClockTime = fb_clock_time_none
+    public static let second: ClockTime = 1_000_000_000
+    public static let millisecond: ClockTime = 1_000_000
+    public var isValid: Bool { self != .none }
+}
+
+/// Boxes a Swift value for a C `user_data` pointer; released by the destroy-notify.
+final class CallbackBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+    func retainedPointer() -> gpointer { Unmanaged.passRetained(self).toOpaque() }
+    static func from(_ p: gpointer?) -> CallbackBox<T> { Unmanaged<CallbackBox<T>>.fromOpaque(p!).takeUnretainedValue() }
+    static func release(_ p: gpointer?) {
+        guard let p else { return }
+        Unmanaged<CallbackBox<T>>.fromOpaque(p).release()
+    }
+}

@@ -1,0 +1,72 @@
+import CGStreamer
+import Foundation
+
+/// The media thread: one thread running a private `GMainContext`.
+///
+/// Every pipeline state change, property write on a running pipeline and pad link made by
+/// Flipbox happens here. Actors that own pipelines use it as their executor:
+///
+///     nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
+///
+/// Jobs run in FIFO order, one at a time, never re-entrantly.
+public final class MediaExecutor: SerialExecutor, @unchecked Sendable {
+    public static let shared = MediaExecutor()
+
+    private let context: OpaquePointer
+    private let loop: OpaquePointer
+    private let threadKey = "flipbox.media-thread"
+
+    private init() {
+        let context = g_main_context_new()!
+        self.context = context
+        self.loop = g_main_loop_new(context, 0)
+        nonisolated(unsafe) let loop = self.loop
+        nonisolated(unsafe) let ctx = context
+        let key = threadKey
+        let thread = Thread {
+            Thread.current.threadDictionary[key] = true
+            g_main_context_push_thread_default(ctx)
+            g_main_loop_run(loop)
+        }
+        thread.name = "flipbox-media"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// True when called on the media thread.
+    public var isCurrent: Bool { Thread.current.threadDictionary[threadKey] != nil }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        schedule { job.runSynchronously(on: executor) }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func checkIsolated() {
+        precondition(isCurrent, "not on the flipbox media thread")
+    }
+
+    /// Runs `body` on the media thread later (never synchronously, even from the media thread).
+    public func schedule(_ body: @escaping @Sendable () -> Void) {
+        let source = g_idle_source_new()!
+        g_source_set_priority(source, G_PRIORITY_DEFAULT)
+        let box = CallbackBox(body)
+        g_source_set_callback(source, { data in
+            CallbackBox<@Sendable () -> Void>.from(data).value()
+            return 0 // G_SOURCE_REMOVE
+        }, box.retainedPointer(), { data in CallbackBox<@Sendable () -> Void>.release(data) })
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    /// Runs `body` on the media thread and returns its result.
+    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            schedule { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}

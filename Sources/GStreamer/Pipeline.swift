@@ -1,0 +1,148 @@
+import CGStreamer
+import Foundation
+
+/// A pipeline with its bus turned into an `AsyncStream` of `BusMessage`s.
+///
+/// Ownership and threading: state changes are meant to happen on the media thread (the owner
+/// is an actor on `MediaExecutor`). `shutdown()` must run before the last reference goes away;
+/// `deinit` only checks that it did.
+public final class Pipeline: Bin, @unchecked Sendable {
+    /// Every bus message, in order, from a sync handler. Finishes at `shutdown()`.
+    public let messages: AsyncStream<BusMessage>
+    private let continuation: AsyncStream<BusMessage>.Continuation
+    private let lock = NSLock()
+    private var isShutDown = false
+    private var firstErrorText: String?
+
+    /// The first error message the pipeline posted, if any (thread-safe).
+    public var firstError: String? {
+        lock.lock(); defer { lock.unlock() }
+        return firstErrorText
+    }
+
+    /// Builds a pipeline from a `gst-launch` style description.
+    ///
+    /// Never interpolate user input into `description`; set it as properties afterwards.
+    public convenience init(description: String) throws(GStreamerError) {
+        var error: UnsafeMutablePointer<GError>?
+        let element = gst_parse_launch(description, &error)
+        if let message = GStreamer.takeMessage(error) {
+            if let element { gst_object_unref(UnsafeMutableRawPointer(element)) }
+            throw GStreamerError(code: .pipelineDescription, message: "cannot build the pipeline: \(message)")
+        }
+        guard let element else {
+            throw GStreamerError(code: .pipelineDescription, message: "cannot build the pipeline '\(description)'")
+        }
+        // gst_parse_launch returns a bare element when the description has one; wrap it then.
+        if g_type_check_instance_is_a(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GTypeInstance.self), gst_pipeline_get_type()) == 0 {
+            let p = gst_pipeline_new(nil)!
+            gst_bin_add(fb_bin(UnsafeMutableRawPointer(p)), element)
+            self.init(pipeline: p)
+        } else {
+            self.init(pipeline: element)
+        }
+    }
+
+    /// An empty pipeline to add elements to.
+    public convenience init(name: String? = nil) {
+        self.init(pipeline: gst_pipeline_new(name)!)
+    }
+
+    private init(pipeline: UnsafeMutablePointer<GstElement>) {
+        let (stream, continuation) = AsyncStream<BusMessage>.makeStream(bufferingPolicy: .unbounded)
+        self.messages = stream
+        self.continuation = continuation
+        super.init(takingOwnership: pipeline)
+        installBusHandler()
+    }
+
+    deinit {
+        if !isShutDown {
+            // Contract violation; stop the pipeline anyway so no thread keeps running into freed state.
+            gst_element_set_state(pointer, GST_STATE_NULL)
+            continuation.finish()
+        }
+    }
+
+    private func installBusHandler() {
+        typealias Handler = @Sendable (UnsafeMutablePointer<GstMessage>) -> Void
+        let bus = gst_element_get_bus(pointer)!
+        defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
+        let continuation = self.continuation
+        let me = UInt(bitPattern: object)
+        let handler: Handler = { [weak self] m in
+            if let message = BusMessage(m, pipeline: UnsafeMutableRawPointer(bitPattern: me)!) {
+                if case .error(_, let text, _) = message, let self {
+                    self.lock.lock()
+                    if self.firstErrorText == nil { self.firstErrorText = text }
+                    self.lock.unlock()
+                }
+                continuation.yield(message)
+            }
+        }
+        gst_bus_set_sync_handler(bus, { _, message, data in
+            if let message { CallbackBox<Handler>.from(data).value(message) }
+            return GST_BUS_DROP
+        }, CallbackBox<Handler>(handler).retainedPointer(), { data in CallbackBox<Handler>.release(data) })
+    }
+
+    /// Changes state. Throws with the pipeline's own error message when it fails.
+    @discardableResult
+    public func setState(_ state: State) throws(GStreamerError) -> StateChange {
+        switch gst_element_set_state(pointer, state.gst) {
+        case GST_STATE_CHANGE_FAILURE:
+            throw GStreamerError(code: .stateChange, message: "cannot go to \(state)")
+        case GST_STATE_CHANGE_ASYNC: return .async
+        case GST_STATE_CHANGE_NO_PREROLL: return .noPreroll
+        default: return .success
+        }
+    }
+
+    /// Waits (blocking, up to `timeout`) for an async state change to finish. Use only for
+    /// short-lived helper pipelines, never on the media thread for a live one.
+    public func waitForState(timeout: ClockTime) throws(GStreamerError) -> State {
+        var current = GST_STATE_NULL, pending = GST_STATE_NULL
+        switch gst_element_get_state(pointer, &current, &pending, timeout) {
+        case GST_STATE_CHANGE_FAILURE:
+            throw GStreamerError(code: .stateChange, message: "the pipeline failed to start")
+        case GST_STATE_CHANGE_ASYNC:
+            throw GStreamerError(code: .timeout, message: "the pipeline did not start within \(timeout / .millisecond) ms")
+        default:
+            return State(current)
+        }
+    }
+
+    /// The pipeline's running time now (clock time minus base time); `.none` before PLAYING.
+    public var runningTimeNow: ClockTime {
+        guard let clock = gst_element_get_clock(pointer) else { return .none }
+        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
+        let now = gst_clock_get_time(clock)
+        let base = gst_element_get_base_time(pointer)
+        return now >= base ? now - base : 0
+    }
+
+    /// Seeks to the start as a segment seek, so that `segmentDone` arrives at the end instead of
+    /// EOS and playback can loop without a gap. `flush` for the first seek only.
+    @discardableResult
+    public func seekToStartLooping(flush: Bool) -> Bool {
+        var flags = GST_SEEK_FLAG_SEGMENT.rawValue
+        if flush { flags |= GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue }
+        return gst_element_seek(pointer, 1.0, GST_FORMAT_TIME, GstSeekFlags(rawValue: flags),
+                                GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1) != 0
+    }
+
+    public func recalculateLatency() {
+        _ = gst_bin_recalculate_latency(fb_bin(object))
+    }
+
+    /// Stops the pipeline (state NULL) and ends `messages`. Idempotent.
+    public func shutdown() {
+        lock.lock()
+        let already = isShutDown
+        isShutDown = true
+        lock.unlock()
+        guard !already else { return }
+        gst_element_set_state(pointer, GST_STATE_NULL)
+        continuation.finish()
+    }
+}

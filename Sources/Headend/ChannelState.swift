@@ -1,0 +1,50 @@
+/// What a channel's source is doing right now, with a reason where it is not fine.
+///
+/// The API reports `tier` (`cold`, `warm`, `hot`, `stalled`, `failed`) and `detail`.
+public enum ChannelState: Sendable, Hashable, CustomStringConvertible {
+    /// Nothing running.
+    case cold
+    /// Source started, no keyframe cached yet.
+    case connecting
+    /// Source delivering; compressed data since the last keyframe is cached; not decoding.
+    case warm
+    /// Decoding (the channel on screen).
+    case hot
+    /// The source stopped delivering; being retried.
+    case stalled(reason: String)
+    /// The source could not be played; retried later with backoff.
+    case failed(error: String)
+
+    /// The coarse tier name used by the API: `cold`, `warm`, `hot`, `stalled`, `failed`.
+    public var tier: String {
+        switch self {
+        case .cold: "cold"
+        case .connecting: "cold"
+        case .warm: "warm"
+        case .hot: "hot"
+        case .stalled: "stalled"
+        case .failed: "failed"
+        }
+    }
+
+    /// The fine state (`connecting`, `warm`, ...) and its reason, for people.
+    public var description: String {
+        switch self {
+        case .cold: "cold"
+        case .connecting: "connecting"
+        case .warm: "warm"
+        case .hot: "playing"
+        case .stalled(let reason): "stalled: \(reason)"
+        case .failed(let error): "failed: \(error)"
+        }
+    }
+
+    /// A short reason for `stalled`/`failed`, nil otherwise.
+    public var reason: String? {
+        switch self {
+        case .stalled(let reason): reason
+        case .failed(let error): error
+        default: nil
+        }
+    }
+}

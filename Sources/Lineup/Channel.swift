@@ -1,0 +1,162 @@
+import Foundation
+
+/// A channel number as viewers type it: `7`, or a sub-channel such as `9.1`.
+public struct ChannelNumber: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+    public var major: Int
+    public var minor: Int?
+
+    public init(_ major: Int, _ minor: Int? = nil) {
+        self.major = major
+        self.minor = minor
+    }
+
+    /// Parses `7`, `007`, `9.1`; nil for anything else (negative, empty, `9.`, `x`).
+    public init?(_ text: String) {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2,
+              let major = Int(parts[0]), major >= 0, parts[0].allSatisfy(\.isASCII) else { return nil }
+        if parts.count == 2 {
+            guard let minor = Int(parts[1]), minor >= 0, parts[1].allSatisfy(\.isASCII) else { return nil }
+            self.init(major, minor)
+        } else {
+            self.init(major)
+        }
+    }
+
+    public var description: String { minor.map { "\(major).\($0)" } ?? "\(major)" }
+
+    public static func < (a: ChannelNumber, b: ChannelNumber) -> Bool {
+        (a.major, a.minor ?? -1) < (b.major, b.minor ?? -1)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let i = try? c.decode(Int.self) { self.init(i); return }
+        let s = try c.decode(String.self)
+        guard let n = ChannelNumber(s) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a channel number: \(s)")
+        }
+        self = n
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}
+
+/// Where a definition came from, for messages of the form `FILE:LINE: what is wrong`.
+public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+    public var description: String { "\(file):\(line)" }
+}
+
+/// A channel logo: a file on this box, or a URL fetched once and cached on disk.
+public enum LogoReference: Hashable, Sendable, CustomStringConvertible {
+    case file(String)
+    case remote(URL)
+
+    public var description: String {
+        switch self {
+        case .file(let path): path
+        case .remote(let url): url.absoluteString
+        }
+    }
+}
+
+/// One channel of a lineup, as the lineup file describes it. Pure data.
+public struct Channel: Hashable, Sendable, Identifiable {
+    /// Stable identifier: the lineup's `id`/`tvg-id`, else derived from the name and number.
+    public var id: String
+    public var number: ChannelNumber
+    public var name: String
+    /// Source URLs, primary first, then backups in order.
+    public var sources: [String]
+    public var logo: LogoReference?
+    public var group: String?
+    /// XMLTV channel id used to match the guide (`tvg-id` in M3U, `guide` in YAML).
+    public var guideID: String?
+    /// Content rating such as `TV-PG` or `FSK 12`.
+    public var contentRating: String?
+    /// Name of the interstitial card template in `Interstitials/`.
+    public var interstitial: String?
+    public var language: String?
+    public var country: String?
+    public var isRadio: Bool
+    public var isFavourite: Bool
+    public var isHidden: Bool
+    /// `#EXTVLCOPT:` and `#KODIPROP:` lines (and YAML `options`), kept in order as `key=value`.
+    public var options: [ChannelOption]
+    /// Every raw attribute the lineup gave (for M3U: the `#EXTINF` attributes, `catchup*` included).
+    public var attributes: [String: String]
+    /// Where the channel is defined.
+    public var location: SourceLocation
+
+    public init(
+        id: String, number: ChannelNumber, name: String, sources: [String],
+        logo: LogoReference? = nil, group: String? = nil, guideID: String? = nil,
+        contentRating: String? = nil, interstitial: String? = nil,
+        language: String? = nil, country: String? = nil, isRadio: Bool = false,
+        isFavourite: Bool = false, isHidden: Bool = false,
+        options: [ChannelOption] = [], attributes: [String: String] = [:],
+        location: SourceLocation = SourceLocation(file: "<memory>", line: 0)
+    ) {
+        self.id = id
+        self.number = number
+        self.name = name
+        self.sources = sources
+        self.logo = logo
+        self.group = group
+        self.guideID = guideID
+        self.contentRating = contentRating
+        self.interstitial = interstitial
+        self.language = language
+        self.country = country
+        self.isRadio = isRadio
+        self.isFavourite = isFavourite
+        self.isHidden = isHidden
+        self.options = options
+        self.attributes = attributes
+        self.location = location
+    }
+}
+
+/// A per-channel player option line, e.g. `#EXTVLCOPT:http-user-agent=Foo` or `#KODIPROP:inputstream=...`.
+public struct ChannelOption: Hashable, Sendable {
+    public enum Kind: String, Sendable { case vlc, kodi, native }
+    public var kind: Kind
+    public var key: String
+    public var value: String
+    public init(kind: Kind, key: String, value: String) {
+        self.kind = kind
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A whole lineup: channels sorted by number, plus lineup-wide settings.
+public struct Lineup: Sendable, Hashable {
+    public var channels: [Channel]
+    /// Guide (XMLTV) URLs from the M3U header (`url-tvg`, `x-tvg-url`) or YAML `guide`.
+    public var guideURLs: [String]
+    /// The file it was read from, if any.
+    public var file: String?
+    /// Lineup-wide settings from YAML (`settings:` map) or M3U header attributes, raw.
+    public var settings: [String: String]
+
+    public init(channels: [Channel], guideURLs: [String] = [], file: String? = nil, settings: [String: String] = [:]) {
+        self.channels = channels.sorted { $0.number < $1.number }
+        self.guideURLs = guideURLs
+        self.file = file
+        self.settings = settings
+    }
+
+    public func channel(number: ChannelNumber) -> Channel? { channels.first { $0.number == number } }
+    public func channel(id: String) -> Channel? { channels.first { $0.id == id } }
+    public func index(of number: ChannelNumber) -> Int? { channels.firstIndex { $0.number == number } }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A value as written in the file, with the line it was written on.
+struct Located<Value> {
+    var value: Value
+    var line: Int
+}
+
+extension Located: Sendable where Value: Sendable {}
+
+/// A channel as a parser read it, before numbering, ids, sources and logos are settled.
+///
+/// Both parsers produce drafts; `LineupAssembler` turns them into `Channel`s.
+struct ChannelDraft: Sendable {
+    /// How the draft's id was given.
+    enum IDOrigin: Sendable {
+        /// Written as a YAML `id`: must be unique, never rewritten.
+        case explicit
+        /// Taken from the guide id (`tvg-id`): made unique with `-2`, `-3`.
+        case guide
+        /// Not given: a slug of the name.
+        case derived
+    }
+
+    /// Line of the definition (`#EXTINF`, the URL line of a bare entry, or the YAML item).
+    var line: Int
+    var number: Located<ChannelNumber>?
+    var id: String?
+    var idOrigin: IDOrigin = .derived
+    var name: String = ""
+    var sources: [Located<String>] = []
+    var logo: Located<String>?
+    var group: String?
+    var guideID: String?
+    var contentRating: String?
+    var interstitial: String?
+    var language: String?
+    var country: String?
+    var isRadio = false
+    var isFavourite = false
+    var isHidden = false
+    var options: [ChannelOption] = []
+    var attributes: [String: String] = [:]
+
+    init(line: Int) { self.line = line }
+}
+
+/// What a parser hands to the assembler besides the channels.
+struct LineupDraft: Sendable {
+    var channels: [ChannelDraft] = []
+    var guideURLs: [String] = []
+    var settings: [String: String] = [:]
+}

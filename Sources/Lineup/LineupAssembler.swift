@@ -1,0 +1,60 @@
+import Foundation
+
+/// Turns a parser's draft into a `Lineup`: validates sources, resolves logos,
+/// numbers channels, makes ids unique and warns about duplicate names.
+enum LineupAssembler {
+    /// The lineup, or nil when `log` holds an error afterwards.
+    static func assemble(_ draft: LineupDraft, file: String, baseDirectory: String, log: inout DiagnosticLog) -> Lineup? {
+        if draft.channels.isEmpty {
+            if !log.hasErrors { log.error(0, "the lineup has no channels") }
+            return nil
+        }
+
+        let numbers = ChannelNumbering.assign(draft.channels, log: &log)
+        let ids = ChannelIdentifiers.assign(draft.channels, numbers: numbers, log: &log)
+        var firstLineOfName: [String: Int] = [:]
+        var channels: [Channel] = []
+
+        for (index, draft) in draft.channels.enumerated() {
+            var sources: [String] = []
+            for source in draft.sources {
+                switch SourceValidation.check(source.value, baseDirectory: baseDirectory) {
+                case .valid(let url, let warning):
+                    sources.append(url)
+                    if let warning { log.warning(source.line, warning) }
+                case .invalid(let message):
+                    log.error(source.line, message)
+                }
+            }
+
+            var logo: LogoReference?
+            if let written = draft.logo, !written.value.isEmpty {
+                switch LogoResolution.resolve(written.value, baseDirectory: baseDirectory) {
+                case .logo(let reference, let warning):
+                    logo = reference
+                    if let warning { log.warning(written.line, warning) }
+                case .ignored(let message):
+                    log.warning(written.line, message)
+                }
+            }
+
+            if let line = firstLineOfName[draft.name] {
+                log.warning(draft.line, "duplicate channel name '\(draft.name)' (also on line \(line))")
+            } else {
+                firstLineOfName[draft.name] = draft.line
+            }
+
+            channels.append(Channel(
+                id: ids[index], number: numbers[index], name: draft.name, sources: sources,
+                logo: logo, group: draft.group, guideID: draft.guideID,
+                contentRating: draft.contentRating, interstitial: draft.interstitial,
+                language: draft.language, country: draft.country, isRadio: draft.isRadio,
+                isFavourite: draft.isFavourite, isHidden: draft.isHidden,
+                options: draft.options, attributes: draft.attributes,
+                location: SourceLocation(file: file, line: draft.line)))
+        }
+
+        if log.hasErrors { return nil }
+        return Lineup(channels: channels, guideURLs: draft.guideURLs, file: file, settings: draft.settings)
+    }
+}

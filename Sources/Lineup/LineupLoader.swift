@@ -1,0 +1,77 @@
+import Foundation
+
+/// Reads lineup files (extended M3U or native YAML) and checks them.
+///
+/// Every problem of a file is collected, not just the first; a lineup is
+/// returned only when none of them is an error. Never traps on any input.
+public enum LineupLoader {
+    /// Larger files are refused rather than read into memory.
+    public static let maximumFileSize = 32 * 1024 * 1024
+
+    /// Loads the lineup at `path`; the format comes from the extension
+    /// (`.m3u`, `.m3u8`, `.yaml`, `.yml`), else from the content.
+    public static func load(path: String) throws(LineupError) -> Lineup {
+        try check(path: path).get()
+    }
+
+    /// Parses `text` as if read from `file` (used in messages and to resolve relative paths).
+    public static func parse(text: String, file: String = "<memory>", format: LineupFormat) throws(LineupError) -> Lineup {
+        try check(text: text, file: file, format: format).get()
+    }
+
+    /// Like `load(path:)`, but returns warnings too, for `flipbox lineup check`.
+    public static func check(path: String) -> LineupReport {
+        let absolute = LogoResolution.absolutePath(path, baseDirectory: FileManager.default.currentDirectoryPath)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+            return failure(path, "no such file")
+        }
+        if isDirectory.boolValue {
+            return failure(path, "is a directory, not a lineup file (give the path of a .m3u or .yaml file)")
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber,
+           size.intValue > maximumFileSize {
+            return failure(path, "is \(size.intValue / 1024 / 1024) MiB; a lineup file may be at most \(maximumFileSize / 1024 / 1024) MiB")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: absolute))
+        } catch {
+            return failure(path, "cannot be read: \(error.localizedDescription)")
+        }
+        var report = check(data: data, file: path, format: LineupFormat(path: path))
+        report.lineup?.file = absolute
+        return report
+    }
+
+    /// Checks raw bytes; `format` nil means sniff the content.
+    public static func check(data: Data, file: String, format: LineupFormat?) -> LineupReport {
+        switch LineupText.decode(data) {
+        case .success(let text):
+            return check(text: text, file: file, format: format)
+        case .failure(let problem):
+            return LineupReport(lineup: nil, diagnostics: [LineupDiagnostic(.error, file: file, line: problem.line, problem.message)])
+        }
+    }
+
+    /// Checks `text`; `format` nil means sniff the content.
+    public static func check(text: String, file: String = "<memory>", format: LineupFormat?) -> LineupReport {
+        let absolute = LogoResolution.absolutePath(file, baseDirectory: FileManager.default.currentDirectoryPath)
+        let baseDirectory = (absolute as NSString).deletingLastPathComponent
+        var log = DiagnosticLog(file: file)
+        let chosen = format ?? LineupFormat(sniffing: text)
+        let draft: LineupDraft = switch chosen {
+        case .m3u: M3UParser.parse(text, log: &log)
+        case .yaml: YAMLLineupParser.parse(text, log: &log)
+        }
+        let lineup = LineupAssembler.assemble(draft, file: file, baseDirectory: baseDirectory, log: &log)
+        if format == nil, chosen == .yaml, log.hasErrors {
+            log.warning(0, "no #EXTM3U header, so the file was read as a YAML lineup")
+        }
+        return LineupReport(lineup: lineup, diagnostics: log.sorted)
+    }
+
+    private static func failure(_ file: String, _ message: String) -> LineupReport {
+        LineupReport(lineup: nil, diagnostics: [LineupDiagnostic(.error, file: file, line: 0, message)])
+    }
+}

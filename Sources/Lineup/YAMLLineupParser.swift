@@ -1,0 +1,286 @@
+import Foundation
+import Yams
+
+/// Reads Flipbox's native YAML lineup into a `LineupDraft`.
+///
+/// Works on Yams' node tree so every message carries the line it is about.
+/// Unknown keys are errors (typo protection). Never fails: problems go to the log.
+enum YAMLLineupParser {
+    static let topLevelKeys = ["settings", "guide", "channels"]
+    static let channelKeys = [
+        "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
+        "interstitial", "favourite", "favorite", "hidden", "radio", "options", "language", "country",
+    ]
+
+    static func parse(_ text: String, log: inout DiagnosticLog) -> LineupDraft {
+        var draft = LineupDraft()
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            let (line, message) = describe(error, in: text)
+            log.error(line, "YAML syntax error: \(message)")
+            return draft
+        } catch {
+            log.error(1, "YAML syntax error: \(error)")
+            return draft
+        }
+        guard let root, !isNull(root) else { return draft }
+        guard case .mapping(let top) = root else {
+            log.error(line(root), "a YAML lineup is a mapping with a `channels:` list at the top; found \(kind(root))")
+            return draft
+        }
+
+        for (keyNode, value) in top {
+            let key = scalarText(keyNode) ?? ""
+            switch key {
+            case "settings": draft.settings = readSettings(value, log: &log)
+            case "guide": draft.guideURLs = readStrings(value, key: "guide", log: &log)
+            case "channels": break
+            default:
+                log.error(line(keyNode), "unknown top-level key '\(key)'\(suggestion(for: key, among: topLevelKeys))")
+            }
+        }
+
+        guard let channels = top["channels"] else {
+            log.error(line(root), "the lineup has no `channels:` list")
+            return draft
+        }
+        if isNull(channels) { return draft }
+        guard case .sequence(let items) = channels else {
+            log.error(line(channels), "`channels` must be a list of channels (items starting with `- `); found \(kind(channels))")
+            return draft
+        }
+        for item in items {
+            if let channel = readChannel(item, log: &log) { draft.channels.append(channel) }
+        }
+        return draft
+    }
+
+    // MARK: Sections
+
+    private static func readSettings(_ node: Node, log: inout DiagnosticLog) -> [String: String] {
+        if isNull(node) { return [:] }
+        guard case .mapping(let mapping) = node else {
+            log.error(line(node), "`settings` must be a mapping of names to values; found \(kind(node))")
+            return [:]
+        }
+        var settings: [String: String] = [:]
+        for (keyNode, value) in mapping {
+            let key = scalarText(keyNode) ?? ""
+            guard let text = scalarText(value) else {
+                log.error(line(value), "setting '\(key)' must be a single value; found \(kind(value))")
+                continue
+            }
+            settings[key] = text
+        }
+        return settings
+    }
+
+    private static func readChannel(_ node: Node, log: inout DiagnosticLog) -> ChannelDraft? {
+        guard case .mapping(let mapping) = node else {
+            log.error(line(node), "each channel must be a mapping (name:, source:, ...); found \(kind(node))")
+            return nil
+        }
+        var channel = ChannelDraft(line: line(node))
+        var hasName = false
+        let logStart = log.entries.count
+
+        for (keyNode, value) in mapping {
+            let key = scalarText(keyNode) ?? ""
+            let at = line(value)
+            if isNull(value), key != "name", key != "source", key != "sources" { continue }
+            switch key {
+            case "number":
+                guard let text = scalarText(value) else {
+                    log.error(at, "`number` must be a number such as 7 or \"9.1\"; found \(kind(value))")
+                    continue
+                }
+                if let number = ChannelNumber(text) {
+                    channel.number = Located(value: number, line: at)
+                } else {
+                    log.error(at, "`number` \"\(text)\" is not a channel number (write e.g. 7 or \"9.1\")")
+                }
+            case "name":
+                if let name = string(value, key: key, log: &log), !name.isEmpty {
+                    channel.name = name
+                    hasName = true
+                } else if isNull(value) || scalarText(value) == "" {
+                    log.error(at, "`name` is empty")
+                    hasName = true  // Reported here; no second message.
+                }
+            case "id":
+                if let id = string(value, key: key, log: &log), !id.isEmpty {
+                    channel.id = id
+                    channel.idOrigin = .explicit
+                }
+            case "source":
+                if let url = string(value, key: key, log: &log) {
+                    channel.sources.append(Located(value: url, line: at))
+                }
+            case "sources":
+                guard case .sequence(let list) = value else {
+                    log.error(at, "`sources` must be a list of URLs (primary first, then backups); found \(kind(value))")
+                    continue
+                }
+                for item in list {
+                    if let url = string(item, key: "sources", log: &log) {
+                        channel.sources.append(Located(value: url, line: line(item)))
+                    }
+                }
+            case "logo":
+                if let logo = string(value, key: key, log: &log), !logo.isEmpty {
+                    channel.logo = Located(value: logo, line: at)
+                }
+            case "group": channel.group = nonEmpty(string(value, key: key, log: &log))
+            case "rating": channel.contentRating = nonEmpty(string(value, key: key, log: &log))
+            case "guide": channel.guideID = nonEmpty(string(value, key: key, log: &log))
+            case "interstitial": channel.interstitial = nonEmpty(string(value, key: key, log: &log))
+            case "language": channel.language = nonEmpty(string(value, key: key, log: &log))
+            case "country": channel.country = nonEmpty(string(value, key: key, log: &log))
+            case "favourite", "favorite": channel.isFavourite = bool(value, key: key, log: &log)
+            case "hidden": channel.isHidden = bool(value, key: key, log: &log)
+            case "radio": channel.isRadio = bool(value, key: key, log: &log)
+            case "options": channel.options = readOptions(value, log: &log)
+            default:
+                log.error(line(keyNode), "unknown channel key '\(key)'\(suggestion(for: key, among: channelKeys))")
+                continue
+            }
+            if let text = scalarText(value) { channel.attributes[key] = text }
+        }
+
+        if mapping["source"] != nil, mapping["sources"] != nil {
+            log.error(channel.line, "a channel has either `source:` or `sources:`, not both")
+        }
+        if !hasName {
+            log.error(channel.line, "channel has no `name`")
+            channel.name = channel.id ?? "Channel"
+        }
+        if channel.sources.isEmpty, mapping["source"] == nil, mapping["sources"] == nil {
+            log.error(channel.line, "channel '\(channel.name)' has no `source` (or `sources` list)")
+        } else if channel.sources.isEmpty, !log.entries[logStart...].contains(where: { $0.severity == .error }) {
+            log.error(channel.line, "channel '\(channel.name)' has an empty source")
+        }
+        return channel
+    }
+
+    private static func readOptions(_ node: Node, log: inout DiagnosticLog) -> [ChannelOption] {
+        guard case .mapping(let mapping) = node else {
+            log.error(line(node), "`options` must be a mapping of option names to values; found \(kind(node))")
+            return []
+        }
+        var options: [ChannelOption] = []
+        for (keyNode, value) in mapping {
+            let key = scalarText(keyNode) ?? ""
+            guard let text = scalarText(value) else {
+                log.error(line(value), "option '\(key)' must be a single value; found \(kind(value))")
+                continue
+            }
+            options.append(ChannelOption(kind: .native, key: key, value: text))
+        }
+        return options
+    }
+
+    private static func readStrings(_ node: Node, key: String, log: inout DiagnosticLog) -> [String] {
+        if isNull(node) { return [] }
+        if case .sequence(let list) = node {
+            return list.compactMap { string($0, key: key, log: &log) }.filter { !$0.isEmpty }
+        }
+        return string(node, key: key, log: &log).map { [$0] } ?? []
+    }
+
+    // MARK: Scalars
+
+    private static func string(_ node: Node, key: String, log: inout DiagnosticLog) -> String? {
+        if isNull(node) { return nil }
+        guard let text = scalarText(node) else {
+            log.error(line(node), "`\(key)` must be text; found \(kind(node))")
+            return nil
+        }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
+    private static func bool(_ node: Node, key: String, log: inout DiagnosticLog) -> Bool {
+        guard let value = node.bool else {
+            let found = scalarText(node).map { "\"\($0)\"" } ?? kind(node)
+            log.error(line(node), "`\(key)` must be true or false; found \(found)")
+            return false
+        }
+        return value
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        return text
+    }
+
+    private static func scalarText(_ node: Node) -> String? {
+        if case .scalar(let scalar) = node { return scalar.string }
+        return nil
+    }
+
+    private static func isNull(_ node: Node) -> Bool {
+        if case .scalar(let scalar) = node { return scalar.style == .plain && NSNull.construct(from: scalar) != nil }
+        return false
+    }
+
+    private static func line(_ node: Node) -> Int { node.mark?.line ?? 0 }
+
+    private static func kind(_ node: Node) -> String {
+        switch node {
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        case .scalar(let scalar): "\"\(scalar.string)\""
+        case .alias: "an alias"
+        }
+    }
+
+    // MARK: Messages
+
+    /// `; did you mean 'favourite'?` when a known key is one or two edits away.
+    static func suggestion(for key: String, among known: [String]) -> String {
+        let best = known
+            .map { ($0, editDistance(key.lowercased(), $0)) }
+            .min { $0.1 < $1.1 }
+        if let best, best.1 <= 2, best.1 < key.count {
+            return "; did you mean '\(best.0)'?"
+        }
+        return " (known keys: \(known.joined(separator: ", ")))"
+    }
+
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// The line and a one-line message for a Yams error.
+    private static func describe(_ error: YamlError, in text: String) -> (Int, String) {
+        switch error {
+        case .scanner(let context, let problem, let mark, _),
+             .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            let contextText = context.map { "\($0.text) (line \($0.mark.line)), " } ?? ""
+            return (mark.line, "\(contextText)\(problem)")
+        case .reader(let problem, let offset, _, _):
+            guard let offset else { return (1, problem) }
+            let utf8 = Array(text.utf8)
+            let end = min(max(offset, 0), utf8.count)
+            return (1 + utf8[..<end].filter { $0 == 0x0A }.count, problem)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            return (context.mark.line, "a key appears twice in the same mapping: \(keys)")
+        default:
+            return (1, "\(error)")
+        }
+    }
+}

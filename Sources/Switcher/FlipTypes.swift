@@ -1,0 +1,132 @@
+import Headend
+import Lineup
+
+/// What a viewer asked for.
+public enum FlipRequest: Sendable, Hashable, CustomStringConvertible {
+    case next
+    case previous
+    case tune(ChannelNumber)
+    case tuneID(String)
+    /// Back to the channel shown before the current one.
+    case recall
+
+    public var description: String {
+        switch self {
+        case .next: "next"
+        case .previous: "previous"
+        case .tune(let n): "tune \(n)"
+        case .tuneID(let id): "tune id \(id)"
+        case .recall: "recall"
+        }
+    }
+}
+
+/// How the target was reached: already decoding, from its GOP cache, or by connecting.
+public enum FlipPath: String, Sendable, Hashable, Codable {
+    case hot, warm, cold
+}
+
+/// The identity of a channel as the API shows it.
+public struct ChannelSummary: Sendable, Hashable, Codable {
+    public var number: String
+    public var name: String
+    public var id: String
+    public init(number: String, name: String, id: String) {
+        self.number = number
+        self.name = name
+        self.id = id
+    }
+    public init(_ channel: Channel) {
+        self.init(number: channel.number.description, name: channel.name, id: channel.id)
+    }
+}
+
+/// The single result of one flip request. Delivered exactly once per request.
+public struct FlipResult: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// The first output frame of `channel` reached the sink.
+        case completed
+        /// The flip did not happen; `error` says why.
+        case failed
+        /// A newer request retargeted this one before it completed.
+        case superseded
+    }
+
+    public var requestID: UInt64
+    public var outcome: Outcome
+    /// The channel the flip ended on (or was aimed at, when it failed).
+    public var channel: ChannelSummary?
+    /// From the request to the first output frame of `channel` on the sink.
+    public var latency: Duration?
+    public var path: FlipPath?
+    public var error: String?
+    /// The id of the request that superseded this one.
+    public var supersededBy: UInt64?
+
+    public var ok: Bool { outcome == .completed }
+
+    public init(
+        requestID: UInt64, outcome: Outcome, channel: ChannelSummary?, latency: Duration? = nil,
+        path: FlipPath? = nil, error: String? = nil, supersededBy: UInt64? = nil
+    ) {
+        self.requestID = requestID
+        self.outcome = outcome
+        self.channel = channel
+        self.latency = latency
+        self.path = path
+        self.error = error
+        self.supersededBy = supersededBy
+    }
+
+    /// Latency in milliseconds, for JSON and logs.
+    public var latencyMilliseconds: Double? {
+        latency.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }
+    }
+}
+
+/// A channel with its live state, as `GET /api/v1/channels` lists it.
+public struct ChannelStatus: Sendable, Hashable {
+    public var channel: Channel
+    public var state: ChannelState
+    public init(channel: Channel, state: ChannelState) {
+        self.channel = channel
+        self.state = state
+    }
+}
+
+/// The output format that never changes while playing.
+public struct OutputFormat: Sendable, Hashable, Codable {
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    /// `kms`, `window` or `headless`.
+    public var sink: String
+    public init(width: Int, height: Int, fps: Int, sink: String) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.sink = sink
+    }
+}
+
+/// A snapshot of the player for `GET /api/v1/status`.
+public struct PlayerStatus: Sendable, Hashable {
+    public var channel: Channel?
+    public var output: OutputFormat
+    public var uptime: Duration
+    public var lastFlip: FlipResult?
+    public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?) {
+        self.channel = channel
+        self.output = output
+        self.uptime = uptime
+        self.lastFlip = lastFlip
+    }
+}
+
+/// Everything that happens, for the event stream and the log.
+public enum PlayerEvent: Sendable, Hashable {
+    case flipStarted(requestID: UInt64, request: FlipRequest, target: ChannelSummary?)
+    case flipRetargeted(requestID: UInt64, target: ChannelSummary)
+    case flipCompleted(FlipResult)
+    case channelState(channel: ChannelSummary, state: ChannelState)
+}

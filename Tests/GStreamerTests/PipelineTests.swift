@@ -1,0 +1,93 @@
+import Testing
+@testable import GStreamer
+
+@Suite struct PipelineTests {
+    init() throws { try GStreamer.initialize() }
+
+    @Test func appSinkDeliversLiveH264Keyframes() async throws {
+        let p = try Pipeline(description: "videotestsrc is-live=true ! video/x-raw,width=160,height=90,framerate=30/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=10 ! h264parse ! appsink name=out sync=false")
+        let sink = try #require(p.appSink(named: "out"))
+        let counter = Counter()
+        sink.onSample { s in
+            if let b = s.buffer { counter.add(keyframe: b.isKeyframe, rt: s.runningTime(b.pts)) }
+        }
+        try p.setState(.playing)
+        try await Task.sleep(for: .milliseconds(1200))
+        p.shutdown()
+        let (total, keys, monotonic) = counter.snapshot()
+        #expect(total >= 20)
+        #expect(keys >= 2)
+        #expect(monotonic)
+    }
+
+    @Test func busReportsErrorsWithElementName() async throws {
+        let p = try Pipeline(description: "filesrc location=/nonexistent/flipbox.ts ! fakesink")
+        #expect(throws: GStreamerError.self) { try p.setState(.playing) }
+        var saw: String?
+        for await m in p.messages {
+            if case .error(let source, let message, _) = m { saw = "\(source): \(message)"; break }
+        }
+        p.shutdown()
+        #expect(saw?.contains("filesrc") == true)
+    }
+
+    @Test func badDescriptionThrowsReadableError() {
+        #expect(throws: GStreamerError.self) { _ = try Pipeline(description: "nosuchelement-xyz ! fakesink") }
+    }
+
+    @Test func overlayBlendsIntoFrameAndPNGRoundTrips() throws {
+        let caps = try Caps("video/x-raw,format=I420,width=64,height=48,framerate=30/1,pixel-aspect-ratio=1/1")
+        let format = try VideoFormat(caps: caps)
+        let blue = try format.solidFrame(r: 0, g: 0, b: 255)
+        let logo = BGRAImage(width: 16, height: 16, pixels: [UInt8]((0..<256).flatMap { _ in [0, 255, 255, 255] })) // yellow
+        let out = format.blend([Overlay(image: logo, x: 40, y: 4)], into: blue)
+        let png = try ImageCodec.png(frame: out, caps: caps)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let img = try ImageCodec.decode(bytes: png)
+        #expect(img.width == 64 && img.height == 48)
+        let corner = img.meanRGB(x: 42, y: 6, width: 12, height: 12)
+        #expect(corner.r > 200 && corner.g > 200 && corner.b < 60, "logo area is yellow: \(corner)")
+        let body = img.meanRGB(x: 4, y: 20, width: 20, height: 20)
+        #expect(body.b > 200 && body.r < 60, "rest stays blue: \(body)")
+        // The original frame is untouched.
+        let orig = try ImageCodec.decode(bytes: try ImageCodec.png(frame: blue, caps: caps))
+        #expect(orig.meanRGB(x: 42, y: 6, width: 12, height: 12).b > 200)
+    }
+
+    @Test func decodeUnreadableImageFailsWithPath() {
+        #expect(throws: GStreamerError.self) { _ = try ImageCodec.decode(file: "/nonexistent/logo.png") }
+    }
+
+    @Test func mediaExecutorRunsJobsInOrderOnItsThread() async throws {
+        let order = try await withThrowingTaskGroup(of: Void.self) { _ in
+            let log = Counter()
+            for i in 0..<50 { MediaExecutor.shared.schedule { log.append(i, onMedia: MediaExecutor.shared.isCurrent) } }
+            _ = try await MediaExecutor.shared.run { 0 }
+            return log.appended()
+        }
+        #expect(order.0 == Array(0..<50))
+        #expect(order.1)
+    }
+}
+
+/// Thread-safe tally for streaming-thread callbacks in tests.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLockLike()
+    private var total = 0, keys = 0, last: UInt = 0, monotonic = true
+    private var items: [Int] = []
+    private var allOnMedia = true
+    func add(keyframe: Bool, rt: UInt) {
+        lock.withLock {
+            total += 1
+            if keyframe { keys += 1 }
+            if rt < last { monotonic = false }
+            last = rt
+        }
+    }
+    func snapshot() -> (Int, Int, Bool) { lock.withLock { (total, keys, monotonic) } }
+    func append(_ i: Int, onMedia: Bool) { lock.withLock { items.append(i); allOnMedia = allOnMedia && onMedia } }
+    func appended() -> ([Int], Bool) { lock.withLock { (items, allOnMedia) } }
+}
+
+import Foundation
+typealias NSLockLike = NSLock

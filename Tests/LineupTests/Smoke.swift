@@ -1,0 +1,3 @@
+import Testing
+@testable import Lineup
+@Test func smoke() { #expect(true) }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages Flipbox needs to build, test and run the demo.
+# Idempotent and quiet: only packages that are missing are installed.
+set -euo pipefail
+
+PACKAGES=(
+  pkg-config
+  libgstreamer1.0-dev
+  libgstreamer-plugins-base1.0-dev
+  libgstreamer-plugins-bad1.0-dev
+  gstreamer1.0-tools
+  gstreamer1.0-plugins-base
+  gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad
+  gstreamer1.0-plugins-ugly
+  gstreamer1.0-libav
+  gstreamer1.0-x
+  gstreamer1.0-gl
+  gstreamer1.0-alsa
+  gstreamer1.0-pulseaudio
+  libavformat-dev
+  libavcodec-dev
+  ffmpeg
+  librsvg2-common
+  fonts-dejavu-core
+  xvfb
+  x11-apps
+  imagemagick
+  python3
+  curl
+  mpv
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/flipbox-apt.log 2>&1; then
+  $SUDO apt-get update -qq >>/tmp/flipbox-apt.log 2>&1
+  if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >>/tmp/flipbox-apt.log 2>&1; then
+    echo "install-deps: apt-get failed; see /tmp/flipbox-apt.log" >&2
+    tail -20 /tmp/flipbox-apt.log >&2
+    exit 1
+  fi
+fi
