@@ -102,12 +102,11 @@ enum YAMLLineupParser {
                     log.error(at, "`number` \"\(text)\" is not a channel number (write e.g. 7 or \"9.1\")")
                 }
             case "name":
+                hasName = true  // Any problem with it is reported here.
                 if let name = string(value, key: key, log: &log), !name.isEmpty {
                     channel.name = name
-                    hasName = true
-                } else if isNull(value) || scalarText(value) == "" {
+                } else if isNull(value) || scalarText(value) != nil {
                     log.error(at, "`name` is empty")
-                    hasName = true  // Reported here; no second message.
                 }
             case "id":
                 if let id = string(value, key: key, log: &log), !id.isEmpty {

@@ -1,0 +1,109 @@
+import Logging
+import ServiceLifecycle
+import Switcher
+
+/// Drives a player from key presses: arrows and `+`/`-` flip, digits tune after the entry timeout or
+/// Enter, Backspace recalls, `i` shows what is playing, `q` quits. Prints one line per flip result.
+///
+/// A `Service`: `run()` returns when `q` is pressed (after calling `onQuit` once), when the keys
+/// end, or on graceful shutdown. Flips run concurrently, so a quick ▲▲▲ retargets instead of queueing.
+public struct KeyboardRemote<Player: PlayerControl>: Service {
+    let player: Player
+    let keys: AsyncStream<Key>
+    let entryTimeout: Duration
+    let display: RemoteDisplay
+    let logger: Logger
+    let onQuit: @Sendable () -> Void
+
+    public init(
+        player: Player,
+        keys: AsyncStream<Key>,
+        entryTimeout: Duration = ChannelNumberEntry.defaultTimeout,
+        display: RemoteDisplay = .standardError,
+        logger: Logger,
+        onQuit: @escaping @Sendable () -> Void = {}
+    ) {
+        self.player = player
+        self.keys = keys
+        self.entryTimeout = entryTimeout
+        self.display = display
+        self.logger = logger
+        self.onQuit = onQuit
+    }
+
+    private enum Input: Sendable {
+        case key(Key)
+        /// An entry deadline may have passed.
+        case tick
+        case keysEnded
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await self.handleKeys()
+        }
+    }
+
+    private func handleKeys() async {
+        let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
+        let keys = self.keys
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await key in keys { sink.yield(.key(key)) }
+                sink.yield(.keysEnded)
+            }
+            var keypad = RemoteKeypad(entryTimeout: entryTimeout)
+            loop: for await input in inputs {
+                let now = ContinuousClock.now
+                let commands: [RemoteCommand]
+                switch input {
+                case .key(let key): commands = keypad.press(key, now: now)
+                case .tick: commands = keypad.expire(now: now)
+                case .keysEnded: break loop
+                }
+                for command in commands {
+                    if case .quit = command {
+                        display.showEntry(nil)
+                        onQuit()
+                        break loop
+                    }
+                    perform(command, in: &group)
+                }
+                if case .key = input, let deadline = keypad.deadline {
+                    // Stale ticks are harmless: the keypad only commits once its deadline has passed.
+                    group.addTask {
+                        try? await Task.sleep(until: deadline, clock: .continuous)
+                        if !Task.isCancelled { sink.yield(.tick) }
+                    }
+                }
+            }
+            sink.finish()
+            group.cancelAll()
+        }
+    }
+
+    private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>) {
+        let player = self.player
+        let display = self.display
+        let logger = self.logger
+        switch command {
+        case .flip(let request):
+            display.showEntry(nil)
+            group.addTask {
+                let result = await player.flip(request)
+                logger.debug("remote flip", metadata: ["request": "\(request)", "outcome": "\(result.outcome.rawValue)"])
+                display.showLine(RemoteStatusLine.flip(result, request: request))
+            }
+        case .showEntry(let text):
+            display.showEntry(text)
+        case .hideEntry:
+            display.showEntry(nil)
+        case .info:
+            group.addTask {
+                display.showLine(RemoteStatusLine.info(await player.status()))
+            }
+        case .quit:
+            break
+        }
+    }
+}

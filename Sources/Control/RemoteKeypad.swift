@@ -1,0 +1,60 @@
+import Switcher
+
+/// The remote's buttons: maps ``Key``s to ``RemoteCommand``s, holding a ``ChannelNumberEntry``.
+/// Pure; the caller supplies the time and calls ``expire(now:)`` at ``deadline``.
+///
+/// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
+/// by Enter, a fourth digit or the timeout; Backspace deletes a typed digit, else → recall; `i` → info;
+/// `q` → quit. Flipping with the arrows abandons a number being typed.
+public struct RemoteKeypad: Sendable, Hashable {
+    public private(set) var entry: ChannelNumberEntry
+
+    public init(entryTimeout: Duration = ChannelNumberEntry.defaultTimeout) {
+        entry = ChannelNumberEntry(timeout: entryTimeout)
+    }
+
+    /// When a typed number commits by itself; nil when none is being typed.
+    public var deadline: ContinuousClock.Instant? { entry.deadline }
+
+    /// The commands for one key press, in order.
+    public mutating func press(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        switch key {
+        case .up, .pageUp, .plus:
+            return abandonEntry() + [.flip(.next)]
+        case .down, .pageDown, .minus:
+            return abandonEntry() + [.flip(.previous)]
+        case .digit(let digit):
+            return commands(for: entry.type(digit: digit, now: now))
+        case .dot:
+            return commands(for: entry.typeDot(now: now))
+        case .enter:
+            return commands(for: entry.commit())
+        case .backspace:
+            return entry.isActive ? commands(for: entry.deleteLast(now: now)) : [.flip(.recall)]
+        case .info:
+            return [.info]
+        case .quit:
+            return abandonEntry() + [.quit]
+        case .other:
+            return []
+        }
+    }
+
+    /// The commands due at `now`: the typed number when its timeout has passed.
+    public mutating func expire(now: ContinuousClock.Instant) -> [RemoteCommand] {
+        commands(for: entry.expire(now: now))
+    }
+
+    private mutating func abandonEntry() -> [RemoteCommand] {
+        entry.isActive ? commands(for: entry.cancel()) : []
+    }
+
+    private func commands(for action: ChannelNumberEntry.Action) -> [RemoteCommand] {
+        switch action {
+        case .show(let text): [.showEntry(text)]
+        case .commit(let number): [.hideEntry, .flip(.tune(number))]
+        case .cancel: [.hideEntry]
+        case .ignore: []
+        }
+    }
+}

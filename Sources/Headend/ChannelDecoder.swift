@@ -1,0 +1,108 @@
+import Foundation
+import GStreamer
+
+/// Receives the decoded output of a channel, already scaled to the output size.
+/// Called on decoder streaming threads: copy or forward, never block.
+public protocol DecodedFrameSink: AnyObject, Sendable {
+    func presentVideo(_ frame: Buffer, feed: UInt)
+    func presentAudio(_ samples: Buffer, feed: UInt)
+}
+
+/// The formats decoders deliver: raw video at the output size, raw audio at the output rate.
+public struct DecodeTarget: Sendable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    public var videoCaps: String { "video/x-raw,format=I420,width=\(width),height=\(height),pixel-aspect-ratio=1/1" }
+    public static let audioCaps = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=2"
+}
+
+/// A decode pipeline for one shown channel, fed with compressed buffers from its GOP cache.
+///
+/// Buffers are re-timed so that the first keyframe plays "now" in the decoder's clock and the
+/// rest follow in real time; the appsinks sync on that clock, so video and audio leave together.
+final class ChannelDecoder: @unchecked Sendable {
+    let feed: UInt
+    private let pipeline: Pipeline
+    private let videoSource: AppSource
+    private let audioSource: AppSource?
+    private let lock = NSLock()
+    private var offset: Int64?
+    private var anchorPTS: ClockTime = 0
+
+    /// Builds the pipeline (media thread). `videoCaps`/`audioCaps` are the compressed formats.
+    init(feed: UInt, videoCaps: Caps, audioCaps: Caps?, target: DecodeTarget, sink: DecodedFrameSink) throws {
+        self.feed = feed
+        let videoChain: String
+        switch videoCaps.mediaType {
+        case "video/x-h264": videoChain = "h264parse ! avdec_h264 thread-type=slice"
+        case "video/x-h265": videoChain = "h265parse ! avdec_h265 thread-type=slice"
+        default: videoChain = "decodebin"
+        }
+        var description = "appsrc name=vsrc format=time is-live=true min-latency=0 ! \(videoChain) ! videoconvert ! videoscale ! \(target.videoCaps) ! appsink name=vout sync=true qos=false max-buffers=4"
+        if audioCaps != nil {
+            description += " appsrc name=asrc format=time is-live=true min-latency=0 ! decodebin ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! appsink name=aout sync=true qos=false max-buffers=16"
+        }
+        pipeline = try Pipeline(description: description)
+        guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout") else {
+            pipeline.shutdown()
+            throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
+        }
+        videoSource = vsrc
+        vsrc.caps = videoCaps
+        weak let weakSink = sink
+        vout.onSample { sample in
+            if let b = sample.buffer { weakSink?.presentVideo(b, feed: feed) }
+        }
+        if let audioCaps, let asrc = pipeline.appSource(named: "asrc"), let aout = pipeline.appSink(named: "aout") {
+            asrc.caps = audioCaps
+            audioSource = asrc
+            aout.onSample { sample in
+                if let b = sample.buffer { weakSink?.presentAudio(b, feed: feed) }
+            }
+        } else {
+            audioSource = nil
+        }
+        try pipeline.setState(.playing)
+    }
+
+    var messages: AsyncStream<BusMessage> { pipeline.messages }
+
+    /// Re-times and pushes one cached entry (any thread). Entries before the first keyframe
+    /// are skipped; audio older than that keyframe too.
+    func push(_ entry: GOPCache.Entry) {
+        lock.lock()
+        if entry.isKeyframe {
+            let now = pipeline.runningTimeNow
+            if now.isValid {
+                let wanted = Int64(bitPattern: UInt64(now)) - Int64(bitPattern: UInt64(entry.pts))
+                // Anchor on the first keyframe; re-anchor when the source's clock jumped.
+                if offset == nil || abs(wanted - (offset ?? 0)) > Int64(ClockTime.second) {
+                    offset = wanted
+                    anchorPTS = entry.pts
+                }
+            }
+        }
+        guard let offset, entry.pts.isValid else { lock.unlock(); return }
+        if entry.track == .audio && entry.pts < anchorPTS { lock.unlock(); return }
+        lock.unlock()
+        func shift(_ t: ClockTime) -> ClockTime {
+            guard t.isValid else { return .none }
+            let v = Int64(bitPattern: UInt64(t)) + offset
+            return v < 0 ? 0 : ClockTime(v)
+        }
+        let retimed = entry.buffer.retimed(pts: shift(entry.pts), dts: shift(entry.dts))
+        switch entry.track {
+        case .video: videoSource.push(retimed)
+        case .audio: audioSource?.push(retimed)
+        }
+    }
+
+    /// Stops decoding (media thread).
+    func shutdown() {
+        pipeline.shutdown()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GStreamer
+
+/// Compressed video and audio of one channel since its last keyframe, with the caps needed to
+/// start a decoder there. Filled on the ingest streaming threads; read by flips.
+///
+/// Thread-safe. Consumers attached with `attach` get the cached GOP and then every new entry,
+/// in arrival order, under the same lock, so nothing is lost or doubled between the two.
+public final class GOPCache: @unchecked Sendable {
+    public enum Track: Sendable { case video, audio }
+
+    /// One compressed buffer with its running time in the ingest pipeline.
+    public struct Entry: Sendable {
+        public var track: Track
+        public var buffer: Buffer
+        /// Presentation running time.
+        public var pts: ClockTime
+        /// Decode running time (equals `pts` without B-frames; `.none` when unknown).
+        public var dts: ClockTime
+        public var isKeyframe: Bool
+    }
+
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    private var bytes = 0
+    private var videoCapsValue: Caps?
+    private var audioCapsValue: Caps?
+    private var consumers: [UInt: @Sendable (Entry) -> Void] = [:]
+    private var lastArrival: ContinuousClock.Instant?
+    private var overBudgetValue = false
+    /// Bytes a GOP may take before the cache gives up on it (keyframe interval too long).
+    public let budgetBytes: Int
+
+    public init(budgetBytes: Int = 32 << 20) {
+        self.budgetBytes = budgetBytes
+    }
+
+    public var videoCaps: Caps? { lock.withLock { videoCapsValue } }
+    public var audioCaps: Caps? { lock.withLock { audioCapsValue } }
+    /// True when a keyframe is cached (a flip here is a warm flip).
+    public var hasKeyframe: Bool { lock.withLock { entries.first?.isKeyframe == true } }
+    public var byteCount: Int { lock.withLock { bytes } }
+    /// True when the last GOP outgrew `budgetBytes` and was dropped.
+    public var isOverBudget: Bool { lock.withLock { overBudgetValue } }
+    /// When the source last delivered anything.
+    public var lastDelivery: ContinuousClock.Instant? { lock.withLock { lastArrival } }
+
+    /// Adds a buffer from the ingest appsink (streaming thread).
+    public func append(_ sample: Sample, track: Track) {
+        guard let buffer = sample.buffer else { return }
+        let pts = sample.runningTime(buffer.pts)
+        let dts = sample.runningTime(buffer.dts)
+        let entry = Entry(track: track, buffer: buffer, pts: pts.isValid ? pts : dts, dts: dts,
+                          isKeyframe: track == .video && buffer.isKeyframe)
+        lock.lock()
+        defer { lock.unlock() }
+        lastArrival = .now
+        if track == .video {
+            if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }
+        } else if let caps = sample.caps, audioCapsValue.map({ !($0 == caps) }) ?? true {
+            audioCapsValue = caps
+        }
+        if entry.isKeyframe {
+            entries.removeAll(keepingCapacity: true)
+            bytes = 0
+            overBudgetValue = false
+        }
+        if entries.isEmpty && !entry.isKeyframe {
+            // Nothing cached until the first keyframe; consumers still see live data.
+        } else {
+            entries.append(entry)
+            bytes += buffer.size
+            if bytes > budgetBytes {
+                entries.removeAll(keepingCapacity: false)
+                bytes = 0
+                overBudgetValue = true
+            }
+        }
+        for consumer in consumers.values { consumer(entry) }
+    }
+
+    /// Returns the cached GOP and registers `consumer` for every later entry (called on ingest
+    /// streaming threads with the cache lock held: it must only push and return).
+    public func attach(id: UInt, consumer: @escaping @Sendable (Entry) -> Void) -> (entries: [Entry], video: Caps?, audio: Caps?) {
+        lock.withLock {
+            consumers[id] = consumer
+            return (entries, videoCapsValue, audioCapsValue)
+        }
+    }
+
+    public func detach(id: UInt) {
+        _ = lock.withLock { consumers.removeValue(forKey: id) }
+    }
+
+    /// Forgets everything (source stopped or restarted).
+    public func reset() {
+        lock.withLock {
+            entries.removeAll()
+            bytes = 0
+            lastArrival = nil
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import GStreamer
+import Lineup
+import Logging
+
+/// Every channel's source, kept warm by a `WarmPolicy`, and the decoders of the channels shown.
+///
+/// Isolated to the media thread. A flip asks `activate`: a warm channel starts a decoder at its
+/// cached keyframe at once; a cold one is connected and decoded from its first keyframe.
+public actor Headend {
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
+
+    public nonisolated let lineup: Lineup
+    public nonisolated let sources: [ChannelSource]
+    private let policy: WarmPolicy
+    private let target: DecodeTarget
+    private let logger: Logger
+    private var nextFeed: UInt = 1
+    private var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
+    private var pending: [UInt: PendingFeed] = [:]
+
+    /// How a flip reached its target.
+    public enum Path: String, Sendable { case hot, warm, cold }
+
+    public init(lineup: Lineup, policy: WarmPolicy, target: DecodeTarget, logger: Logger,
+                onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {
+        self.lineup = lineup
+        self.policy = policy
+        self.target = target
+        self.logger = logger
+        self.sources = lineup.channels.map { channel in
+            ChannelSource(channel: channel, logger: logger) { state in onStateChange(channel, state) }
+        }
+    }
+
+    public nonisolated func source(for channel: Channel) -> ChannelSource? {
+        sources.first { $0.channel.id == channel.id }
+    }
+
+    /// Warms channels according to the policy around `current`.
+    public func applyPolicy(current: Int?, last: Int?) async {
+        let favourites = lineup.channels.indices.filter { lineup.channels[$0].isFavourite }
+        let warm = policy.warmSet(count: sources.count, current: current, last: last, favourites: favourites)
+        let shown = Set(decoders.values.map { ObjectIdentifier($0.source) })
+        for (i, source) in sources.enumerated() {
+            if warm.contains(i) || shown.contains(ObjectIdentifier(source)) {
+                await source.start()
+            } else {
+                await source.stop()
+            }
+        }
+    }
+
+    /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
+    /// `warm` when a keyframe was cached, `cold` when the decoder waits for the source.
+    /// `prepare` runs with the feed id before any frame of it can be produced.
+    public func activate(_ channel: Channel, sink: DecodedFrameSink, prepare: @Sendable (UInt) -> Void) async throws -> (feed: UInt, path: Path) {
+        guard let source = source(for: channel) else {
+            throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
+        }
+        let feed = nextFeed
+        nextFeed += 1
+        let wasRunning = await source.isRunning
+        if !wasRunning { await source.start() }
+        prepare(feed)
+        let warm = source.cache.hasKeyframe
+        let pendingFeed = PendingFeed(feed: feed, warm: warm, headend: self, sink: sink)
+        pending[feed] = pendingFeed
+        decoders[feed] = (nil, source)
+        let snapshot = source.cache.attach(id: feed) { entry in pendingFeed.receive(entry) }
+        let path: Path
+        if warm, snapshot.entries.first?.isKeyframe == true, let videoCaps = snapshot.video {
+            path = .warm
+            try startDecoder(feed: feed, videoCaps: videoCaps, audioCaps: snapshot.audio, sink: sink, initial: snapshot.entries)
+        } else if warm {
+            // The cached GOP vanished between the check and the attach (budget, restart): start cold.
+            source.cache.detach(id: feed)
+            let cold = PendingFeed(feed: feed, warm: false, headend: self, sink: sink)
+            pending[feed] = cold
+            _ = source.cache.attach(id: feed) { entry in cold.receive(entry) }
+            path = .cold
+        } else {
+            path = .cold
+        }
+        await source.setHot(feed, true)
+        return (feed, path)
+    }
+
+    /// Called (media thread) once a cold feed has its first keyframe and caps.
+    fileprivate func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
+        guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
+        do {
+            let decoder = try ChannelDecoder(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, target: target, sink: sink)
+            decoders[feed] = (decoder, entry.source)
+            pendingFeed.go(live: decoder, backlog: initial)
+            let logger = self.logger
+            let number = entry.source.channel.number
+            Task {
+                for await m in decoder.messages {
+                    if case .error(let src, let text, let debug) = m {
+                        logger.error("decoding channel \(number) failed in \(src): \(text) [\(debug ?? "")]")
+                    }
+                }
+            }
+        } catch {
+            logger.error("cannot start a decoder for channel \(entry.source.channel.number): \(error)")
+            throw error
+        }
+    }
+
+    /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
+    public func deactivate(feed: UInt) async {
+        guard let entry = decoders.removeValue(forKey: feed) else { return }
+        entry.source.cache.detach(id: feed)
+        pending.removeValue(forKey: feed)?.cancel()
+        entry.decoder?.shutdown()
+        await entry.source.setHot(feed, false)
+    }
+
+    /// The channels' states, in lineup order.
+    public nonisolated func states() -> [ChannelState] { sources.map(\.state) }
+
+    public func shutdown() async {
+        for feed in Array(decoders.keys) { await deactivate(feed: feed) }
+        for s in sources { await s.shutdown() }
+    }
+}
+
+/// Connects a GOP cache consumer to a decoder that may not exist yet: everything arriving
+/// before the decoder is ready is held (for a cold flip, from the first keyframe on) and pushed
+/// in order once it is.
+final class PendingFeed: @unchecked Sendable {
+    let feed: UInt
+    private let warm: Bool
+    private weak var headend: Headend?
+    private weak var sink: DecodedFrameSink?
+    private let lock = NSLock()
+    private var decoder: ChannelDecoder?
+    private var held: [GOPCache.Entry] = []
+    private var requested = false
+    private var cancelled = false
+
+    init(feed: UInt, warm: Bool, headend: Headend, sink: DecodedFrameSink) {
+        self.feed = feed
+        self.warm = warm
+        self.headend = headend
+        self.sink = sink
+    }
+
+    /// Ingest streaming thread, under the cache lock: forward, hold, or skip.
+    func receive(_ entry: GOPCache.Entry) {
+        lock.lock()
+        if let decoder {
+            lock.unlock()
+            decoder.push(entry)
+            return
+        }
+        if cancelled || (!warm && held.isEmpty && !entry.isKeyframe) { lock.unlock(); return }
+        held.append(entry)
+        let first = !warm && !requested
+        requested = true
+        lock.unlock()
+        guard first, let headend, let sink else { return }
+        let feed = self.feed
+        Task {
+            let (video, audio) = await headend.capsFor(feed: feed)
+            guard let video else { return }
+            try? await headend.startDecoder(feed: feed, videoCaps: video, audioCaps: audio, sink: sink, initial: [])
+        }
+    }
+
+    /// Pushes `backlog` and anything held meanwhile, then forwards live.
+    func go(live decoder: ChannelDecoder, backlog: [GOPCache.Entry]) {
+        lock.withLock {
+            guard !cancelled else { return }
+            for e in backlog { decoder.push(e) }
+            for e in held { decoder.push(e) }
+            held = []
+            self.decoder = decoder
+        }
+    }
+
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            held = []
+            decoder = nil
+        }
+    }
+}
+
+extension Headend {
+    fileprivate func capsFor(feed: UInt) -> (Caps?, Caps?) {
+        guard let source = decoders[feed]?.source else { return (nil, nil) }
+        return (source.cache.videoCaps, source.cache.audioCaps)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import GStreamer
+import Lineup
+
+/// How a channel source URL becomes an ingest pipeline: demux and parse, no decoding.
+///
+/// Static plans name their appsinks `video` and `audio`; dynamic plans end in a `parsebin`
+/// (or `urisourcebin`) whose pads are routed by `IngestBranch`.
+struct IngestPlan: Sendable {
+    enum Setup: Sendable {
+        case property(element: String, name: String, value: String)
+    }
+    /// Pipeline description: only constants and numbers, never user text.
+    var description: String
+    /// Properties set after parsing (URIs, paths, labels): user text goes here.
+    var setup: [Setup]
+    /// Element whose pads are routed dynamically (`parse` or `src`); nil when static.
+    var dynamicElement: String?
+    /// When the pads of `dynamicElement` are raw source pads that need a parsebin each.
+    var needsParsebin: Bool
+    /// Looped file: pace at real time and seek back at the end.
+    var loops: Bool
+
+    static func make(for url: String, lineupDirectory: String? = nil) throws -> IngestPlan {
+        guard let scheme = SourceScheme(url: url) else {
+            // A bare path: a local file.
+            return filePlan(path: url)
+        }
+        switch scheme {
+        case .test:
+            return try testPlan(TestSourceSpec(url: url))
+        case .file:
+            let path = URL(string: url)?.path ?? String(url.dropFirst("file://".count))
+            return filePlan(path: path)
+        case .udp:
+            return IngestPlan(
+                description: "udpsrc name=src buffer-size=4194304 ! parsebin name=parse",
+                setup: [.property(element: "src", name: "uri", value: normalizedUDP(url))],
+                dynamicElement: "parse", needsParsebin: false, loops: false)
+        case .rtp:
+            let udp = normalizedUDP(url.replacingOccurrences(of: "rtp://", with: "udp://", options: .anchored))
+            return IngestPlan(
+                description: "udpsrc name=src buffer-size=4194304 caps=\"application/x-rtp,media=(string)video,clock-rate=(int)90000,encoding-name=(string)MP2T\" ! rtpjitterbuffer latency=100 ! rtpmp2tdepay ! parsebin name=parse",
+                setup: [.property(element: "src", name: "uri", value: udp)],
+                dynamicElement: "parse", needsParsebin: false, loops: false)
+        case .http, .https, .rtsp, .rtsps, .srt:
+            return IngestPlan(
+                description: "urisourcebin name=src",
+                setup: [.property(element: "src", name: "uri", value: url)],
+                dynamicElement: "src", needsParsebin: true, loops: false)
+        }
+    }
+
+    /// `udp://@239.0.0.1:1234` (VLC style) -> `udp://239.0.0.1:1234`; `udp://@:1234` -> all interfaces.
+    static func normalizedUDP(_ url: String) -> String {
+        var rest = String(url.dropFirst("udp://".count))
+        if rest.hasPrefix("@") { rest.removeFirst() }
+        if rest.hasPrefix(":") { rest = "0.0.0.0" + rest }
+        if let q = rest.firstIndex(of: "?") { rest = String(rest[..<q]) }
+        return "udp://" + rest
+    }
+
+    static func filePlan(path: String) -> IngestPlan {
+        IngestPlan(description: "filesrc name=src ! parsebin name=parse",
+                   setup: [.property(element: "src", name: "location", value: path)],
+                   dynamicElement: "parse", needsParsebin: false, loops: true)
+    }
+
+    static func testPlan(_ spec: TestSourceSpec) -> IngestPlan {
+        let pattern: String
+        var extra = ""
+        switch spec.pattern {
+        case .smpte: pattern = "smpte"
+        case .ball: pattern = "ball"
+        case .snow: pattern = "snow"
+        case .gradient: pattern = "gradient"
+        case .checkers: pattern = "checkers-8"
+        case .color:
+            pattern = "solid-color"
+            extra = " foreground-color=\(0xFF00_0000 | (spec.color?.rgb ?? 0))"
+        }
+        var video = "videotestsrc name=vsrc is-live=true pattern=\(pattern)\(extra) ! video/x-raw,width=\(spec.width),height=\(spec.height),framerate=\(spec.fps)/1"
+        var setup: [Setup] = []
+        if let label = spec.label, !label.isEmpty {
+            video += " ! textoverlay name=label valignment=center halignment=center font-desc=\"Sans Bold 36\" shaded-background=true"
+            setup.append(.property(element: "label", name: "text", value: label))
+        }
+        video += " ! videoconvert ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=\(spec.gop) bitrate=\(spec.bitrateKbps) ! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! appsink name=video sync=false"
+        var description = video
+        if let tone = spec.toneHz {
+            description += " audiotestsrc is-live=true wave=sine freq=\(tone) volume=\(spec.volume) samplesperbuffer=1024 ! audio/x-raw,rate=48000,channels=2 ! audioconvert ! avenc_aac bitrate=96000 ! aacparse ! appsink name=audio sync=false"
+        }
+        return IngestPlan(description: description, setup: setup, dynamicElement: nil, needsParsebin: false, loops: false)
+    }
+}
+
+/// What to attach to a demuxed, parsed stream pad.
+enum IngestBranch {
+    case video(String)
+    case audio(String)
+    case discard
+
+    /// Chooses by caps; only the first video and the first audio stream are kept.
+    static func choose(mediaType: String, haveVideo: Bool, haveAudio: Bool, paced: Bool) -> IngestBranch {
+        let sink = "appsink sync=\(paced) max-buffers=0 emit-signals=false"
+        if mediaType.hasPrefix("video/") && !haveVideo {
+            switch mediaType {
+            case "video/x-h264":
+                return .video("h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! \(sink) name=video")
+            case "video/x-h265":
+                return .video("h265parse config-interval=-1 ! video/x-h265,stream-format=byte-stream,alignment=au ! \(sink) name=video")
+            default:
+                return .video("queue max-size-buffers=0 max-size-time=0 max-size-bytes=0 ! \(sink) name=video")
+            }
+        }
+        if mediaType.hasPrefix("audio/") && !haveAudio {
+            return .audio("\(sink) name=audio")
+        }
+        return .discard
+    }
+}

@@ -1,0 +1,92 @@
+import Control
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Control API: configuration and bearer token")
+struct ControlAuthTests {
+    @Test(arguments: ["127.0.0.1", "127.1.2.3", "localhost", "LocalHost", "::1", "[::1]", "0:0:0:0:0:0:0:1"])
+    func loopbackNeedsNoToken(host: String) throws {
+        let configuration = ControlServerConfiguration(host: host)
+        #expect(configuration.isLoopback)
+        try configuration.validate()
+    }
+
+    @Test(arguments: ["0.0.0.0", "::", "192.168.1.20", "box.local", "128.0.0.1", "127.0.0", "::2"])
+    func otherHostsRequireAToken(host: String) throws {
+        let configuration = ControlServerConfiguration(host: host)
+        #expect(!configuration.isLoopback)
+        let error = #expect(throws: ControlConfigurationError.self) {
+            try makeControlApplication(player: FakePlayer(), configuration: configuration, logger: quietLogger)
+        }
+        #expect(error?.code == .tokenRequired)
+        #expect(error?.message.contains("token") == true)
+        try ControlServerConfiguration(host: host, token: "s3cret").validate()
+    }
+
+    @Test func defaults() {
+        let configuration = ControlServerConfiguration()
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8642)
+        #expect(configuration.token == nil)
+    }
+
+    @Test func badTokenAndPortAreRejected() {
+        #expect(throws: ControlConfigurationError(code: .invalidToken, message: "the token must be non-empty printable ASCII without spaces")) {
+            try ControlServerConfiguration(token: "two words").validate()
+        }
+        #expect(throws: ControlConfigurationError.self) { try ControlServerConfiguration(token: "").validate() }
+        #expect(throws: ControlConfigurationError.self) { try ControlServerConfiguration(port: 70000).validate() }
+    }
+
+    static let secured = ControlServerConfiguration(host: "0.0.0.0", token: "s3cret")
+
+    @Test func missingOrWrongTokenIs401() async throws {
+        let player = FakePlayer()
+        try await withControlAPI(player, configuration: Self.secured) { client in
+            for (uri, method) in [("/api/v1/status", HTTPRequest.Method.get), ("/api/v1/flip/next", .post),
+                                  ("/api/v1/nope", .get), ("/api/v1/events", .get)] {
+                for headers: HTTPFields in [[:], [.authorization: "Bearer wrong"], [.authorization: "Basic czNjcmV0"],
+                                            [.authorization: "Bearer s3cret2"]] {
+                    let response = try await client.execute(uri: uri, method: method, headers: headers)
+                    #expect(response.status == .unauthorized, "\(method) \(uri) \(headers)")
+                    #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+                    #expect(try jsonObject(response)["error"] is String)
+                }
+            }
+        }
+        #expect(player.flipRequests.isEmpty)
+    }
+
+    @Test func bearerTokenLetsRequestsThrough() async throws {
+        try await withControlAPI(FakePlayer(), configuration: Self.secured) { client in
+            for headers: HTTPFields in [[.authorization: "Bearer s3cret"], [.authorization: "bearer  s3cret"]] {
+                let response = try await client.execute(uri: "/api/v1/status", method: .get, headers: headers)
+                #expect(response.status == .ok)
+            }
+            let flip = try await client.execute(uri: "/api/v1/tune/7", method: .post, headers: [.authorization: "Bearer s3cret"])
+            #expect(flip.status == .ok)
+        }
+    }
+
+    @Test func queryTokenOnlyForBrowserURLs() async throws {
+        try await withControlAPI(FakePlayer(), configuration: Self.secured) { client in
+            let snapshot = try await client.execute(uri: "/api/v1/snapshot.png?width=64&token=s3cret", method: .get)
+            #expect(snapshot.status == .ok)
+            #expect(snapshot.headers[.contentType] == "image/png")
+            let events = try await client.execute(uri: "/api/v1/events?token=s3cret", method: .get)
+            #expect(events.status == .ok)
+            let wrong = try await client.execute(uri: "/api/v1/snapshot.png?token=nope", method: .get)
+            #expect(wrong.status == .unauthorized)
+            let status = try await client.execute(uri: "/api/v1/status?token=s3cret", method: .get)
+            #expect(status.status == .unauthorized)
+        }
+    }
+
+    @Test func webRemotePageNeedsNoToken() async throws {
+        try await withControlAPI(FakePlayer(), configuration: Self.secured) { client in
+            let response = try await client.execute(uri: "/", method: .get)
+            #expect(response.status == .ok)
+        }
+    }
+}

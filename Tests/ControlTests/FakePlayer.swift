@@ -1,0 +1,97 @@
+import Control
+import Foundation
+import Lineup
+import Switcher
+
+/// A scripted `PlayerControl` for testing the HTTP and key layers' shapes; the real player is tested
+/// end to end elsewhere. Records every flip request.
+final class FakePlayer: PlayerControl, @unchecked Sendable {
+    private let lock = NSLock()
+    private var requests: [FlipRequest] = []
+    private var snapshotWidths: [Int?] = []
+    private var nextRequestID: UInt64 = 1
+
+    /// The result for a request (its request id is filled in).
+    let script: @Sendable (FlipRequest) -> FlipResult
+    let playerStatus: PlayerStatus
+    let channelList: [ChannelStatus]
+    let snapshot: Result<[UInt8], SnapshotError>
+    /// Yielded to each subscriber, then the stream ends after `eventsOpenFor`.
+    let scriptedEvents: [PlayerEvent]
+    let eventsOpenFor: Duration
+
+    struct SnapshotError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let red = Channel(id: "red", number: ChannelNumber(7), name: "Red Test", sources: ["udp://239.0.0.1:1234"],
+                             logo: .file("/logos/red.png"), group: "Tests")
+    static let news = Channel(id: "news.one", number: ChannelNumber(9, 1), name: "News One", sources: ["a", "b"])
+    static let pngBytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+
+    init(
+        script: @escaping @Sendable (FlipRequest) -> FlipResult = FakePlayer.completeOnRed,
+        status: PlayerStatus? = nil,
+        channels: [ChannelStatus]? = nil,
+        snapshot: Result<[UInt8], SnapshotError> = .success(FakePlayer.pngBytes),
+        events: [PlayerEvent] = [],
+        eventsOpenFor: Duration = .zero
+    ) {
+        self.script = script
+        self.playerStatus = status ?? PlayerStatus(
+            channel: Self.red, output: OutputFormat(width: 1280, height: 720, fps: 30, sink: "headless"),
+            uptime: .seconds(42), lastFlip: nil
+        )
+        self.channelList = channels ?? [
+            ChannelStatus(channel: Self.red, state: .hot),
+            ChannelStatus(channel: Self.news, state: .stalled(reason: "no data for 5 s")),
+        ]
+        self.snapshot = snapshot
+        self.scriptedEvents = events
+        self.eventsOpenFor = eventsOpenFor
+    }
+
+    var flipRequests: [FlipRequest] { lock.withLock { requests } }
+    var snapshotRequests: [Int?] { lock.withLock { snapshotWidths } }
+
+    func flip(_ request: FlipRequest) async -> FlipResult {
+        let id = lock.withLock {
+            requests.append(request)
+            defer { nextRequestID += 1 }
+            return nextRequestID
+        }
+        var result = script(request)
+        result.requestID = id
+        return result
+    }
+
+    func status() async -> PlayerStatus { playerStatus }
+    func channels() async -> [ChannelStatus] { channelList }
+
+    func snapshotPNG(width: Int?) async throws -> [UInt8] {
+        lock.withLock { snapshotWidths.append(width) }
+        return try snapshot.get()
+    }
+
+    func events() -> AsyncStream<PlayerEvent> {
+        let events = scriptedEvents
+        let openFor = eventsOpenFor
+        return AsyncStream { continuation in
+            let task = Task {
+                for event in events { continuation.yield(event) }
+                if openFor > .zero { try? await Task.sleep(for: openFor) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Every flip completes on 7 Red Test, warm, 18 ms.
+    static let completeOnRed: @Sendable (FlipRequest) -> FlipResult = { _ in
+        FlipResult(requestID: 0, outcome: .completed, channel: ChannelSummary(red), latency: .milliseconds(18), path: .warm)
+    }
+
+    static func failing(_ error: String) -> @Sendable (FlipRequest) -> FlipResult {
+        { _ in FlipResult(requestID: 0, outcome: .failed, channel: nil, error: error) }
+    }
+}

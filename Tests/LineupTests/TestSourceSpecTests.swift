@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import Lineup
+
+@Suite struct TestSourceSpecTests {
+    @Test func defaults() throws {
+        let spec = try TestSourceSpec(url: "test://smpte")
+        #expect(spec.pattern == .smpte)
+        #expect(spec.color == nil)
+        #expect(spec.width == 640 && spec.height == 360)
+        #expect(spec.fps == 30)
+        #expect(spec.gop == 60)
+        #expect(spec.toneHz == nil)
+        #expect(spec.volume == 0.3)
+        #expect(spec.bitrateKbps == 1500)
+        #expect(spec.label == nil)
+        #expect(spec.url == "test://smpte")
+    }
+
+    @Test func everyParameter() throws {
+        let spec = try TestSourceSpec(url: "test://color/FF8000?size=1280x720&fps=25&gop=50&tone=440&volume=0.5&bitrate=4000&label=Hello%20World")
+        #expect(spec.pattern == .color)
+        #expect(spec.color == TestSourceSpec.Color(red: 255, green: 128, blue: 0))
+        #expect(spec.color?.rgb == 0xFF8000)
+        #expect(spec.width == 1280 && spec.height == 720)
+        #expect(spec.fps == 25)
+        #expect(spec.gop == 50)
+        #expect(spec.toneHz == 440)
+        #expect(spec.volume == 0.5)
+        #expect(spec.bitrateKbps == 4000)
+        #expect(spec.label == "Hello World")
+        #expect(spec.url == "test://color/ff8000?size=1280x720&fps=25&gop=50&tone=440&volume=0.5&bitrate=4000&label=Hello%20World")
+        #expect(try TestSourceSpec(url: spec.url) == spec)
+    }
+
+    @Test func gopInSecondsUsesFPS() throws {
+        #expect(try TestSourceSpec(url: "test://ball?gop=2s").gop == 60)
+        #expect(try TestSourceSpec(url: "test://ball?gop=2s&fps=25").gop == 50)
+        #expect(try TestSourceSpec(url: "test://ball?fps=60&gop=0.5s").gop == 30)
+    }
+
+    @Test func patternsAndAlias() throws {
+        for name in ["smpte", "ball", "snow", "gradient", "checkers"] {
+            #expect(try TestSourceSpec(url: "test://\(name)").pattern.rawValue == name)
+        }
+        #expect(try TestSourceSpec(url: "test://bars").pattern == .smpte)
+        #expect(try TestSourceSpec(url: "test://SMPTE/").pattern == .smpte)
+    }
+
+    @Test(arguments: [
+        ("test://", "no pattern"),
+        ("test://plaid", "unknown pattern 'plaid'"),
+        ("test://color", "the colour is missing"),
+        ("test://color/red", "the colour must be 6 hex digits (rrggbb), got 'red'"),
+        ("test://color/ff00001", "the colour must be 6 hex digits"),
+        ("test://smpte/ff0000", "pattern 'smpte' takes no argument"),
+        ("test://smpte?size=big", "size must be WIDTHxHEIGHT"),
+        ("test://smpte?size=641x360", "even width and height"),
+        ("test://smpte?size=8x8", "out of range"),
+        ("test://smpte?fps=0", "fps must be a whole number from 1 to 120"),
+        ("test://smpte?fps=121", "fps must be a whole number from 1 to 120"),
+        ("test://smpte?gop=0", "gop must be a number of frames"),
+        ("test://smpte?gop=xs", "gop in seconds"),
+        ("test://smpte?gop=99999", "too long"),
+        ("test://smpte?tone=5", "tone must be a frequency"),
+        ("test://smpte?tone=nan", "tone must be a frequency"),
+        ("test://smpte?volume=2", "volume must be from 0 to 1"),
+        ("test://smpte?bitrate=1", "bitrate must be kbit/s"),
+        ("test://smpte?speed=2", "unknown parameter 'speed'"),
+        ("test://smpte?fps=", "parameter 'fps' has no value"),
+        ("test://smpte?fps=25&fps=30", "given twice"),
+        ("test://a/b/c", "too many path parts"),
+    ])
+    func rejects(url: String, expected: String) {
+        do {
+            _ = try TestSourceSpec(url: url)
+            Issue.record("accepted \(url)")
+        } catch {
+            #expect(error.message.hasPrefix("test source '\(url)': "))
+            #expect(error.message.contains(expected), "\(error.message)")
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import Lineup
+
+@Suite struct YAMLLineupParserTests {
+    @Test func fullChannel() throws {
+        let report = checkYAML("""
+            settings:
+              warm: all
+              buffer: 3
+            guide: http://example/guide.xml
+            channels:
+              - number: 1
+                name: Red Test
+                id: red
+                source: test://color/ff0000?tone=440
+                logo: https://logos.example/red.png
+                group: Test
+                rating: TV-G
+                guide: red.example
+                interstitial: default
+                favourite: true
+                hidden: false
+                radio: false
+                language: en
+                country: US
+                options: {buffer-ms: 500, deinterlace: yes}
+            """)
+        let lineup = try report.get()
+        #expect(report.diagnostics.isEmpty)
+        #expect(lineup.settings == ["warm": "all", "buffer": "3"])
+        #expect(lineup.guideURLs == ["http://example/guide.xml"])
+        let channel = try #require(lineup.channels.first)
+        #expect(channel.number == ChannelNumber(1))
+        #expect(channel.name == "Red Test")
+        #expect(channel.id == "red")
+        #expect(channel.sources == ["test://color/ff0000?tone=440"])
+        #expect(channel.logo == .remote(URL(string: "https://logos.example/red.png")!))
+        #expect(channel.group == "Test")
+        #expect(channel.contentRating == "TV-G")
+        #expect(channel.guideID == "red.example")
+        #expect(channel.interstitial == "default")
+        #expect(channel.isFavourite)
+        #expect(!channel.isHidden)
+        #expect(!channel.isRadio)
+        #expect(channel.language == "en")
+        #expect(channel.country == "US")
+        #expect(channel.options == [
+            ChannelOption(kind: .native, key: "buffer-ms", value: "500"),
+            ChannelOption(kind: .native, key: "deinterlace", value: "yes"),
+        ])
+        #expect(channel.location.line == 6)
+    }
+
+    @Test func numbersSourcesListAndGuideList() throws {
+        let lineup = try LineupLoader.parse(text: """
+            guide:
+              - http://a/guide.xml
+              - http://b/guide.xml
+            channels:
+              - {name: Sub, number: 9.1, sources: [udp://@239.0.0.1:1234, "http://backup.example/s.ts", test://smpte]}
+              - {name: Next, source: test://ball}
+              - {name: Quoted, number: "12", source: test://snow}
+            """, format: .yaml)
+        #expect(lineup.guideURLs == ["http://a/guide.xml", "http://b/guide.xml"])
+        #expect(lineup.channels.map(\.number.description) == ["9.1", "10", "12"])
+        #expect(lineup.channels[0].sources.count == 3)
+        #expect(lineup.channels.map(\.id) == ["sub", "next", "quoted"])
+    }
+
+    @Test func unknownKeysAreErrorsWithTheirLine() {
+        let report = checkYAML("""
+            channels:
+              - name: A
+                source: test://smpte
+                favourit: true
+                colour: red
+            sttings: {}
+            """)
+        #expect(report.errorLines == [
+            "4: unknown channel key 'favourit'; did you mean 'favourite'?",
+            "5: unknown channel key 'colour' (known keys: number, name, id, source, sources, logo, group, rating, guide, interstitial, favourite, favorite, hidden, radio, options, language, country)",
+            "6: unknown top-level key 'sttings'; did you mean 'settings'?",
+        ])
+    }
+
+    @Test func syntaxErrorReportsYamsLine() {
+        let report = checkYAML("channels:\n  - name: A\n    source: test://smpte\n  - name: [unclosed\n")
+        #expect(report.lineup == nil)
+        #expect(report.errors.count == 1)
+        #expect(report.errors.first?.message.hasPrefix("YAML syntax error: ") == true)
+        #expect((4...5).contains(report.errors.first?.line ?? 0))
+    }
+
+    @Test func duplicateKeyIsAnError() {
+        let report = checkYAML("channels:\n  - name: A\n    name: B\n    source: test://smpte\n")
+        #expect(report.errors.count == 1)
+        #expect(report.errors.first?.message.contains("'name'") == true)
+    }
+
+    @Test func wrongTypes() {
+        let report = checkYAML("""
+            settings: [a, b]
+            channels:
+              - name: [A]
+                source: {url: x}
+                favourite: maybe
+                number: [1]
+                options: [a]
+                sources: test://smpte
+              - just a string
+            """)
+        #expect(report.errorLines == [
+            "1: `settings` must be a mapping of names to values; found a list",
+            "3: `name` must be text; found a list",
+            "3: a channel has either `source:` or `sources:`, not both",
+            "4: `source` must be text; found a mapping",
+            "5: `favourite` must be true or false; found \"maybe\"",
+            "6: `number` must be a number such as 7 or \"9.1\"; found a list",
+            "7: `options` must be a mapping of option names to values; found a list",
+            "8: `sources` must be a list of URLs (primary first, then backups); found \"test://smpte\"",
+            "9: each channel must be a mapping (name:, source:, ...); found \"just a string\"",
+        ])
+    }
+
+    @Test func missingNameAndSource() {
+        let report = checkYAML("channels:\n  - id: lonely\n  - name: ''\n    source: ''\n")
+        #expect(report.errorLines == [
+            "2: channel has no `name`",
+            "2: channel 'lonely' has no `source` (or `sources` list)",
+            "3: `name` is empty",
+            "4: the source URL is empty",
+        ])
+    }
+
+    @Test func explicitDuplicateIDsAreErrors() {
+        let report = checkYAML("""
+            channels:
+              - {name: A, id: same, source: test://smpte}
+              - {name: B, id: same, source: test://ball}
+            """)
+        #expect(report.errorLines == ["3: duplicate channel id 'same' (also on line 2)"])
+    }
+
+    @Test func derivedIDsAvoidExplicitOnes() throws {
+        let lineup = try LineupLoader.parse(text: """
+            channels:
+              - {name: Red, source: test://smpte}
+              - {name: Other, id: red, source: test://ball}
+            """, format: .yaml)
+        #expect(lineup.channels.map(\.id) == ["red-2", "red"])
+    }
+
+    @Test func topLevelMustBeAMappingWithChannels() {
+        #expect(checkYAML("- a\n- b\n").errorLines == [
+            "1: a YAML lineup is a mapping with a `channels:` list at the top; found a list",
+        ])
+        #expect(checkYAML("settings: {a: b}\n").errorLines == ["1: the lineup has no `channels:` list"])
+        #expect(checkYAML("channels: 3\n").errorLines == [
+            "1: `channels` must be a list of channels (items starting with `- `); found \"3\"",
+        ])
+        #expect(checkYAML("channels:\n").errorLines == ["0: the lineup has no channels"])
+        #expect(checkYAML("").errorLines == ["0: the lineup has no channels"])
+    }
+
+    @Test func testURLErrorsCarryTheLine() {
+        let report = checkYAML("channels:\n  - name: A\n    source: test://color/red\n")
+        #expect(report.errorLines == [
+            "3: test source 'test://color/red': the colour must be 6 hex digits (rrggbb), got 'red'",
+        ])
+    }
+
+    @Test func anchorsAndAliasesWork() throws {
+        let lineup = try LineupLoader.parse(text: """
+            channels:
+              - {name: A, source: &shared test://smpte, group: &g Demo}
+              - {name: B, source: *shared, group: *g}
+            """, format: .yaml)
+        #expect(lineup.channels.map(\.group) == ["Demo", "Demo"])
+    }
+}
