@@ -88,7 +88,6 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         let logger = self.logger
         switch command {
         case .flip(let request):
-            display.showEntry(nil)
             group.addTask {
                 let result = await player.flip(request)
                 logger.debug("remote flip", metadata: ["request": "\(request)", "outcome": "\(result.outcome.rawValue)"])

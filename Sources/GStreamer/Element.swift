@@ -9,9 +9,9 @@ public class Element: @unchecked Sendable {
 
     /// Adopts a reference the caller owns (a floating reference is sunk first).
     init(takingOwnership pointer: UnsafeMutablePointer<GstElement>) {
+        // A floating reference becomes the one we own (sinking it keeps the count).
         if g_object_is_floating(UnsafeMutableRawPointer(pointer)) != 0 {
             gst_object_ref_sink(UnsafeMutableRawPointer(pointer))
-            gst_object_unref(UnsafeMutableRawPointer(pointer))
         }
         self.pointer = pointer
     }

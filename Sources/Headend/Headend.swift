@@ -54,7 +54,7 @@ public actor Headend {
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
     /// `warm` when a keyframe was cached, `cold` when the decoder waits for the source.
     /// `prepare` runs with the feed id before any frame of it can be produced.
-    public func activate(_ channel: Channel, sink: DecodedFrameSink, prepare: @Sendable (UInt) -> Void) async throws -> (feed: UInt, path: Path) {
+    public func activate(_ channel: Channel, sink: DecodedFrameSink, prepare: @Sendable (UInt, Path) -> Void) async throws -> (feed: UInt, path: Path) {
         guard let source = source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
@@ -62,7 +62,6 @@ public actor Headend {
         nextFeed += 1
         let wasRunning = await source.isRunning
         if !wasRunning { await source.start() }
-        prepare(feed)
         let warm = source.cache.hasKeyframe
         let pendingFeed = PendingFeed(feed: feed, warm: warm, headend: self, sink: sink)
         pending[feed] = pendingFeed
@@ -71,6 +70,7 @@ public actor Headend {
         let path: Path
         if warm, snapshot.entries.first?.isKeyframe == true, let videoCaps = snapshot.video {
             path = .warm
+            prepare(feed, path)
             try startDecoder(feed: feed, videoCaps: videoCaps, audioCaps: snapshot.audio, sink: sink, initial: snapshot.entries)
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
@@ -79,8 +79,10 @@ public actor Headend {
             pending[feed] = cold
             _ = source.cache.attach(id: feed) { entry in cold.receive(entry) }
             path = .cold
+            prepare(feed, path)
         } else {
             path = .cold
+            prepare(feed, path)
         }
         await source.setHot(feed, true)
         return (feed, path)

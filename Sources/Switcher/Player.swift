@@ -130,18 +130,17 @@ public actor Player {
         let overlay = await logos.overlay(for: channel)
         guard inFlight === flight else { return await flight.result.wait() }
         let summary = ChannelSummary(channel)
-        let path = OneShot<FlipPath>()
         do {
             // The output learns the feed before the decoder exists, so no first frame is missed.
             let output = self.output
-            let activation = try await headend.activate(channel, sink: output) { feed in
+            let activation = try await headend.activate(channel, sink: output) { feed, route in
                 guard flight.result.resolved == nil else { return }
+                let path = FlipPath(rawValue: route.rawValue) ?? .cold
                 output.expect(feed: feed, overlays: overlay.map { [$0] } ?? []) { at in
                     flight.result.resolve(FlipResult(requestID: id, outcome: .completed, channel: summary,
-                                                     latency: at - t0, path: path.resolved ?? .cold))
+                                                     latency: at - t0, path: path))
                 }
             }
-            path.resolve(FlipPath(rawValue: activation.path.rawValue) ?? .cold)
             flight.feed.resolve(activation.feed)
             if settled.contains(flight.id) {
                 // Superseded while the decoder was being set up.

@@ -65,15 +65,34 @@ struct EventStreamTests {
     }
 
     @Test func liveServerStreamsAndStops() async throws {
-        // Over a real socket: the stream is chunked and the server shuts down cleanly afterwards.
+        // Over a real socket. The server closes the connection after an event stream, so it is the only request.
         let player = FakePlayer(events: Self.events)
         let app = try makeControlApplication(player: player, configuration: ControlServerConfiguration(), logger: quietLogger)
         try await app.test(.live) { client in
             let response = try await client.execute(uri: "/api/v1/events", method: .get)
             #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/event-stream; charset=utf-8")
             #expect(Self.messages(String(buffer: response.body)).count == 4)
-            let status = try await client.execute(uri: "/api/v1/status", method: .get)
-            #expect(status.status == .ok)
+        }
+    }
+}
+
+@Suite("Control API: event stream over a socket")
+struct EventStreamDisconnectTests {
+    @Test func clientHangingUpEndsTheSubscription() async throws {
+        let player = FakePlayer(events: [EventStreamTests.events[0]], eventsOpenFor: .seconds(3600))
+        let app = try makeControlApplication(player: player, configuration: ControlServerConfiguration(), logger: quietLogger)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let raw = try RawHTTPClient(port: port)
+            try raw.send("GET /api/v1/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
+            let head = try raw.read(until: "event: flip-started")
+            #expect(head.hasPrefix("HTTP/1.1 200"))
+            #expect(head.lowercased().contains("content-type: text/event-stream"))
+            #expect(player.openSubscriptions == 1)
+            raw.hangUp()
+            for _ in 0..<300 where player.openSubscriptions > 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(player.openSubscriptions == 0, "the server stops following the player soon after the client leaves")
         }
     }
 }

@@ -10,6 +10,7 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
     private var requests: [FlipRequest] = []
     private var snapshotWidths: [Int?] = []
     private var nextRequestID: UInt64 = 1
+    private var subscriptions = 0
 
     /// The result for a request (its request id is filled in).
     let script: @Sendable (FlipRequest) -> FlipResult
@@ -53,6 +54,8 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
 
     var flipRequests: [FlipRequest] { lock.withLock { requests } }
     var snapshotRequests: [Int?] { lock.withLock { snapshotWidths } }
+    /// Event streams handed out and not yet terminated.
+    var openSubscriptions: Int { lock.withLock { subscriptions } }
 
     func flip(_ request: FlipRequest) async -> FlipResult {
         let id = lock.withLock {
@@ -76,13 +79,17 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
     func events() -> AsyncStream<PlayerEvent> {
         let events = scriptedEvents
         let openFor = eventsOpenFor
+        lock.withLock { subscriptions += 1 }
         return AsyncStream { continuation in
             let task = Task {
                 for event in events { continuation.yield(event) }
                 if openFor > .zero { try? await Task.sleep(for: openFor) }
                 continuation.finish()
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.onTermination = { [weak self] _ in
+                task.cancel()
+                self?.lock.withLock { self?.subscriptions -= 1 }
+            }
         }
     }
 

@@ -40,8 +40,9 @@ private final class LoopbackHTTPServer {
         return log.components(separatedBy: "\"GET ").count - 1
     }
 
+    /// SIGKILL: children of the test process inherit its blocked SIGTERM.
     func stop() {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
@@ -68,8 +69,9 @@ private final class SilentServer {
         port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
+    /// SIGKILL: children of the test process inherit its blocked SIGTERM.
     func stop() {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

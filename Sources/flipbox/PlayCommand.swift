@@ -1,0 +1,188 @@
+import ArgumentParser
+import Control
+import Foundation
+import GStreamer
+import Headend
+import Lineup
+import Logging
+import Output
+import ServiceLifecycle
+import Switcher
+
+extension Player: PlayerControl {}
+
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a lineup: flip with the keys or the HTTP API.",
+        discussion: """
+            Keys: Up/PageUp/+ next, Down/PageDown/- previous, digits then Enter (or wait 1.5 s) to tune, \
+            Backspace for the last channel, i for info, q to quit.
+            """)
+
+    @Argument(help: "The lineup (.m3u or .yaml). Default: the demo lineup in Channels/.")
+    var lineup: String?
+
+    @Option(help: "auto, kms, window or headless.")
+    var output: String = "auto"
+
+    @Option(help: "Output size WIDTHxHEIGHT.")
+    var size: String = "1280x720"
+
+    @Option(help: "Output frame rate.")
+    var fps: Int = 30
+
+    @Option(help: "Control API address HOST:PORT (loopback unless a --token is given).")
+    var http: String = "127.0.0.1:8642"
+
+    @Option(help: "Bearer token for the control API (required off loopback). Also FLIPBOX_TOKEN.")
+    var token: String?
+
+    @Option(help: "Warm policy: all, neighbours:N or none. Default: the lineup's setting, else all.")
+    var warm: String?
+
+    @Option(help: "Start channel number. Default: the first channel.")
+    var start: String?
+
+    @Option(help: "Logo corner: top-left, top-right, bottom-left, bottom-right.")
+    var logoCorner: String = "top-right"
+
+    @Option(help: "Logo height as a fraction of the output height.")
+    var logoSize: Double = 0.12
+
+    @Option(help: "Logo opacity, 0 to 1.")
+    var logoOpacity: Double = 0.9
+
+    @Flag(help: "Do not read keys from the terminal.")
+    var noKeys = false
+
+    @Flag(help: "Log more.")
+    var verbose = false
+
+    func run() async throws {
+        let logger = makeLogger(verbose: verbose)
+        let options = try playerOptions()
+        let path = try lineupPath()
+        let lineup: Lineup
+        do {
+            let report = LineupLoader.check(path: path)
+            for w in report.warnings { logger.warning("\(w)") }
+            lineup = try report.get()
+        } catch {
+            for d in error.errors { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
+            throw ExitCode(2)
+        }
+        var resolved = options
+        if warm == nil, let setting = lineup.settings["warm"] {
+            guard let policy = WarmPolicy(setting) else {
+                throw ValidationError("\(path): settings.warm '\(setting)' is not all, none or neighbours:N")
+            }
+            resolved.warm = policy
+        }
+        let control = try controlConfiguration()
+
+        try GStreamer.initialize()
+        let player: Player
+        do {
+            player = try Player(lineup: lineup, options: resolved, logger: logger)
+            try await player.start()
+        } catch {
+            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        logger.notice("playing \(lineup.channels.count) channels from \(path) on \(resolved.sink.rawValue) \(resolved.width)x\(resolved.height)@\(resolved.fps), warm: \(resolved.warm)")
+
+        let app: any Service
+        do {
+            app = try makeControlApplication(player: player, configuration: control, logger: logger)
+        } catch {
+            await player.shutdown()
+            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: PlayerService(player: player)),
+            .init(service: app),
+        ]
+        let terminal = noKeys ? nil : TerminalKeys()
+        if let terminal {
+            services.append(.init(service: KeyboardRemote(player: player, keys: terminal.keys, logger: logger),
+                                  successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            terminal?.restore()
+            throw error
+        }
+        terminal?.restore()
+    }
+
+    func lineupPath() throws -> String {
+        if let lineup { return lineup }
+        guard let demo = DemoLineup.locate() else {
+            throw ValidationError("no lineup given and the demo lineup (Channels/demo.yaml) was not found; pass a lineup file")
+        }
+        return demo
+    }
+
+    func playerOptions() throws -> PlayerOptions {
+        let sink: OutputSink
+        if output == "auto" { sink = .automatic() } else {
+            guard let s = OutputSink(rawValue: output) else { throw ValidationError("--output must be auto, kms, window or headless, not '\(output)'") }
+            sink = s
+        }
+        let parts = size.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (64...7680).contains(w), (64...4320).contains(h),
+              w % 2 == 0, h % 2 == 0 else {
+            throw ValidationError("--size must be WIDTHxHEIGHT with even numbers, e.g. 1280x720, not '\(size)'")
+        }
+        guard (1...120).contains(fps) else { throw ValidationError("--fps must be 1 to 120") }
+        guard let corner = LogoPlacement.Corner(rawValue: logoCorner) else {
+            throw ValidationError("--logo-corner must be one of \(LogoPlacement.Corner.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard (0.02...0.5).contains(logoSize) else { throw ValidationError("--logo-size must be between 0.02 and 0.5") }
+        guard (0...1).contains(logoOpacity) else { throw ValidationError("--logo-opacity must be between 0 and 1") }
+        var options = PlayerOptions(sink: sink, width: w, height: h, fps: fps,
+                                    logo: LogoPlacement(corner: corner, size: logoSize, opacity: logoOpacity))
+        if let warm {
+            guard let policy = WarmPolicy(warm) else { throw ValidationError("--warm must be all, none or neighbours:N, not '\(warm)'") }
+            options.warm = policy
+        }
+        if let start {
+            guard let n = ChannelNumber(start) else { throw ValidationError("--start must be a channel number like 7 or 9.1") }
+            options.startChannel = n
+        }
+        return options
+    }
+
+    func controlConfiguration() throws -> ControlServerConfiguration {
+        guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8642, not '\(http)'")
+        }
+        var host = String(http[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let token = self.token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"]
+        return ControlServerConfiguration(host: host, port: port, token: token)
+    }
+}
+
+/// Runs the player for the lifetime of the service group and shuts it down gracefully.
+struct PlayerService: Service {
+    let player: Player
+    func run() async throws {
+        try? await gracefulShutdown()
+        await player.shutdown()
+    }
+}
+
+func makeLogger(verbose: Bool) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = verbose ? .debug : .info
+        return handler
+    }
+    return Logger(label: "flipbox")
+}
