@@ -83,6 +83,7 @@ public actor ChannelSource {
     }
 
     private var startedAt: ContinuousClock.Instant = .now
+    private var loopArmed = false
 
     private func connect() {
         teardown()
@@ -111,10 +112,7 @@ public actor ChannelSource {
                     await self?.handle(message, generation: gen, loops: plan.loops)
                 }
             }
-            if plan.loops {
-                try p.setState(.paused)
-                _ = p.seekToStartLooping(flush: true)
-            }
+            loopArmed = false
             try p.setState(.playing)
         } catch {
             fail("\(error)", url: url)
@@ -131,6 +129,10 @@ public actor ChannelSource {
             if loops { _ = pipeline.seekToStartLooping(flush: true) } else {
                 fail("the stream ended", url: channel.sources[sourceIndex % max(1, channel.sources.count)])
             }
+        case .asyncDone where loops && !loopArmed:
+            // Once prerolled, switch to segment seeks so the end loops back without a gap.
+            loopArmed = true
+            _ = pipeline.seekToStartLooping(flush: true)
         case .segmentDone:
             _ = pipeline.seekToStartLooping(flush: false)
         case .latency:

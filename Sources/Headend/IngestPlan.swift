@@ -102,7 +102,10 @@ enum IngestBranch {
 
     /// Chooses by caps; only the first video and the first audio stream are kept.
     static func choose(mediaType: String, haveVideo: Bool, haveAudio: Bool, paced: Bool) -> IngestBranch {
-        let sink = "appsink sync=\(paced) max-buffers=0 emit-signals=false"
+        // A paced (looped file) ingest syncs each appsink on the clock; one demuxer thread feeds
+        // them all, so each branch needs its own queue or the first sink to wait starves the rest.
+        let sink = (paced ? "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! " : "")
+            + "appsink sync=\(paced) max-buffers=0 emit-signals=false"
         if mediaType.hasPrefix("video/") && !haveVideo {
             switch mediaType {
             case "video/x-h264":
@@ -110,7 +113,7 @@ enum IngestBranch {
             case "video/x-h265":
                 return .video("h265parse config-interval=-1 ! video/x-h265,stream-format=byte-stream,alignment=au ! \(sink) name=video")
             default:
-                return .video("queue max-size-buffers=0 max-size-time=0 max-size-bytes=0 ! \(sink) name=video")
+                return .video("\(sink) name=video")
             }
         }
         if mediaType.hasPrefix("audio/") && !haveAudio {

@@ -12,11 +12,11 @@ import Testing
               - {number: 12, name: Plain, source: test://snow}
             """, file: "/tmp/t.yaml", format: .yaml)
         #expect(LineupTable.render(lineup) == """
-            No   Name  Group  Source                                      Logo    ID
-            ---  ----  -----  ------------------------------------------  ------  ----
-            1    Red   Test   test://color/ff0000                         remote  red
-            9.1  中国气象         udp://@239.0.0.1:1234 (+2 backups)          yes     中国气象
-            12   Plain        test://snow                                 no      plain
+            No   Name   Group  Source                              Logo    ID
+            ---  -----  -----  ----------------------------------  ------  -----
+            1    Red    Test   test://color/ff0000                 remote  red
+            9.1  中国气象          udp://@239.0.0.1:1234 (+2 backups)  yes     中国气象
+            12   Plain         test://snow                         no      plain
 
             """)
         #expect(LineupTable.summary(lineup) == "3 channels, 1 group, guide: http://a/guide.xml, http://b/guide.xml")

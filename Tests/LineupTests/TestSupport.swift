@@ -5,7 +5,7 @@ import Testing
 /// Paths of files the tests read, found from this file's location (no bundle resources).
 enum Fixtures {
     /// `Tests/LineupTests`.
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let directory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
     /// The repository root.
     static let repository = directory.deletingLastPathComponent().deletingLastPathComponent()
 
