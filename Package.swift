@@ -47,7 +47,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
-        .testTarget(name: "LineupTests", dependencies: ["Lineup"]),
+        .testTarget(name: "LineupTests", dependencies: ["Lineup"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup"]),
         .testTarget(name: "ControlTests", dependencies: [

@@ -102,9 +102,11 @@ enum IngestBranch {
 
     /// Chooses by caps; only the first video and the first audio stream are kept.
     static func choose(mediaType: String, haveVideo: Bool, haveAudio: Bool, paced: Bool) -> IngestBranch {
-        // A paced (looped file) ingest syncs each appsink on the clock; one demuxer thread feeds
-        // them all, so each branch needs its own queue or the first sink to wait starves the rest.
-        let sink = (paced ? "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! " : "")
+        // Each branch gets its own queue (its own streaming thread): a paced (looped file) ingest
+        // syncs each appsink on the clock and one demuxer thread feeds them all, so the first sink
+        // to wait would starve the rest; and a sink added from the demuxer's pad-added on a live
+        // stream only ever prerolled when decoupled from that thread.
+        let sink = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! "
             + "appsink sync=\(paced) max-buffers=0 emit-signals=false"
         if mediaType.hasPrefix("video/") && !haveVideo {
             switch mediaType {

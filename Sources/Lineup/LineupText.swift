@@ -21,10 +21,9 @@ enum LineupText {
                 offset += encoded.count
             case .emptyInput:
                 return .success(String(decoding: bytes, as: UTF8.self))
-            case .error(let length):
+            case .error:
                 let line = 1 + bytes[..<offset].lazy.filter { $0 == 0x0A }.count
                 let byte = String(bytes[offset], radix: 16, uppercase: true)
-                _ = length
                 return .failure(DecodingProblem(
                     line: line,
                     message: "the file is not UTF-8 text (byte 0x\(byte) at offset \(offset)); save it as UTF-8"))

@@ -33,6 +33,10 @@ public actor LogoCache {
         self.session = URLSession(configuration: configuration)
     }
 
+    deinit {
+        session.invalidateAndCancel()
+    }
+
     /// `$XDG_CACHE_HOME/flipbox/logos`, else `~/.cache/flipbox/logos`.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {

@@ -200,7 +200,14 @@ enum YAMLLineupParser {
     }
 
     private static func bool(_ node: Node, key: String, log: inout DiagnosticLog) -> Bool {
-        guard let value = node.bool else {
+        let quoted = scalarText(node).flatMap { text -> Bool? in
+            switch text.lowercased() {
+            case "true", "yes", "on": true
+            case "false", "no", "off": false
+            default: nil
+            }
+        }
+        guard let value = node.bool ?? quoted else {
             let found = scalarText(node).map { "\"\($0)\"" } ?? kind(node)
             log.error(line(node), "`\(key)` must be true or false; found \(found)")
             return false

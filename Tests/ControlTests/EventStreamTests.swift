@@ -96,3 +96,20 @@ struct EventStreamDisconnectTests {
         }
     }
 }
+
+extension EventStreamDisconnectTests {
+    @Test(.timeLimit(.minutes(1))) func shutdownEndsOpenStreams() async throws {
+        let player = FakePlayer(events: [EventStreamTests.events[0]], eventsOpenFor: .seconds(3600))
+        let app = try makeControlApplication(player: player, configuration: ControlServerConfiguration(), logger: quietLogger)
+        let start = ContinuousClock.now
+        let raw = try await app.test(.live) { client in
+            let raw = try RawHTTPClient(port: try #require(client.port))
+            try raw.send("GET /api/v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            _ = try raw.read(until: "event: flip-started")
+            return raw
+        }
+        defer { raw.hangUp() }
+        #expect(ContinuousClock.now - start < .seconds(5), "graceful shutdown does not wait for event streams")
+        #expect(player.openSubscriptions == 0)
+    }
+}

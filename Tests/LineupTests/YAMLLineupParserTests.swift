@@ -170,6 +170,15 @@ import Testing
         ])
     }
 
+    @Test func booleansMayBeQuotedOrYesNo() throws {
+        let lineup = try LineupLoader.parse(text: """
+            channels:
+              - {name: A, source: test://smpte, favourite: "true", hidden: yes, radio: Off}
+            """, format: .yaml)
+        let channel = try #require(lineup.channels.first)
+        #expect(channel.isFavourite && channel.isHidden && !channel.isRadio)
+    }
+
     @Test func anchorsAndAliasesWork() throws {
         let lineup = try LineupLoader.parse(text: """
             channels:

@@ -1,0 +1,167 @@
+import Foundation
+import GStreamer
+
+/// A `flipbox` process started for a test, with helpers to drive its HTTP API through curl.
+final class FlipboxProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let log: URL
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    static var executable: URL {
+        if let path = ProcessInfo.processInfo.environment["FLIPBOX_BIN"] { return URL(fileURLWithPath: path) }
+        return repositoryRoot.appendingPathComponent(".build/debug/flipbox")
+    }
+
+    init(arguments: [String], port: Int) throws {
+        self.port = port
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-\(port).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = Self.executable
+        process.arguments = ["play"] + arguments + ["--output", "headless", "--no-keys", "--http", "127.0.0.1:\(port)"]
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.interrupt()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            // Test runners may hand children a blocked SIGTERM; SIGKILL always works.
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+    }
+
+    var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// Performs a request with curl; returns the status and the body.
+    func request(_ method: String, _ path: String, timeout: Int = 15) -> (status: Int, body: [UInt8]) {
+        curl(["-s", "-m", "\(timeout)", "-X", method, "-o", "-", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+    }
+
+    func json(_ method: String, _ path: String) -> (status: Int, object: [String: Any]) {
+        let r = request(method, path)
+        let obj = (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
+        return (r.status, obj)
+    }
+
+    /// Waits until `condition` holds on the status JSON, up to `seconds`.
+    func waitForStatus(seconds: Double, _ condition: ([String: Any]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let r = json("GET", "/api/v1/status")
+            if r.status == 200 && condition(r.object) { return true }
+            if !process.isRunning { return false }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return false
+    }
+
+    func snapshot(width: Int? = nil) throws -> BGRAImage {
+        let r = request("GET", "/api/v1/snapshot.png" + (width.map { "?width=\($0)" } ?? ""))
+        guard r.status == 200 else { throw GStreamerError(code: .io, message: "snapshot: HTTP \(r.status)") }
+        return try ImageCodec.decode(bytes: r.body)
+    }
+}
+
+/// Runs curl; the last line of its output is the HTTP status (`-w`).
+func curl(_ arguments: [String]) -> (status: Int, body: [UInt8]) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.arguments = arguments
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    do { try p.run() } catch { return (0, []) }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    var bytes = [UInt8](data)
+    guard let nl = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return (0, bytes) }
+    let status = Int(String(decoding: bytes[(nl + 1)...], as: UTF8.self)) ?? 0
+    bytes.removeSubrange(nl...)
+    return (status, bytes)
+}
+
+/// Collects a Server-Sent Events stream with `curl -N` until stopped.
+final class EventRecorder: @unchecked Sendable {
+    private let process = Process()
+    private let output: URL
+
+    init(url: String) throws {
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-events-\(UUID().uuidString).txt")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sN", url]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Stops and returns the events as (name, JSON object).
+    func stop() -> [(event: String, data: [String: Any])] {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        var events: [(String, [String: Any])] = []
+        for block in text.components(separatedBy: "\n\n") {
+            var name = "message", data = ""
+            for line in block.split(separator: "\n") {
+                if line.hasPrefix("event:") { name = line.dropFirst(6).trimmingCharacters(in: .whitespaces) }
+                if line.hasPrefix("data:") { data += line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+            }
+            if !data.isEmpty, let obj = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] {
+                events.append((name, obj))
+            }
+        }
+        return events
+    }
+}
+
+/// Sends a live MPEG-TS test stream (H.264 + AAC) over UDP to 127.0.0.1:`port`.
+final class UDPTestStream: @unchecked Sendable {
+    let pipeline: Pipeline
+
+    init(port: Int, rgb: UInt32, toneHz: Int = 660) throws {
+        try GStreamer.initialize()
+        pipeline = try Pipeline(description: """
+            videotestsrc is-live=true pattern=solid-color foreground-color=\(0xFF00_0000 | rgb) ! video/x-raw,width=320,height=180,framerate=30/1 ! \
+            x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! h264parse ! queue ! mux. \
+            audiotestsrc is-live=true freq=\(toneHz) ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
+            mpegtsmux name=mux alignment=7 ! udpsink host=127.0.0.1 port=\(port) sync=false
+            """)
+        try pipeline.setState(.playing)
+    }
+
+    func stop() { pipeline.shutdown() }
+}
+
+/// A free TCP/UDP port number on loopback (best effort).
+func freePort() -> Int { Int.random(in: 20000...40000) }
+
+/// Writes a solid-colour square SVG logo.
+func writeLogo(_ dir: URL, name: String, color: String) throws -> String {
+    let path = dir.appendingPathComponent("\(name).svg")
+    try #"<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="\#(color)"/></svg>"#
+        .write(to: path, atomically: true, encoding: .utf8)
+    return path.lastPathComponent
+}
+
+extension BGRAImage {
+    /// True when the mean colour of the box around (cx, cy) is within `tolerance` of (r, g, b).
+    func looks(_ r: Double, _ g: Double, _ b: Double, atX cx: Int, y cy: Int, size: Int = 8, tolerance: Double = 50) -> Bool {
+        let m = meanRGB(x: cx - size / 2, y: cy - size / 2, width: size, height: size)
+        return abs(m.r - r) < tolerance && abs(m.g - g) < tolerance && abs(m.b - b) < tolerance
+    }
+
+    func describe(atX cx: Int, y cy: Int) -> String {
+        let m = meanRGB(x: cx - 4, y: cy - 4, width: 8, height: 8)
+        return "(\(Int(m.r)), \(Int(m.g)), \(Int(m.b)))"
+    }
+}
