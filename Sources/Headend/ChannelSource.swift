@@ -26,14 +26,24 @@ public actor ChannelSource {
     /// Decoders fed by this source, by feed id.
     private var hotFeeds: Set<UInt> = []
 
+    /// A source silent for this long is stalled (default).
+    public static let defaultStallTimeout: Duration = .seconds(2)
+    /// A source that has not delivered anything this long after starting has failed to connect
+    /// (default); the next backup source is tried then.
+    public static let defaultConnectTimeout: Duration = .seconds(10)
+
     /// A source silent for this long is stalled.
-    public static let stallTimeout: Duration = .seconds(2)
+    public nonisolated let stallTimeout: Duration
     /// A source that has not delivered anything this long after starting has failed to connect.
-    public static let connectTimeout: Duration = .seconds(10)
+    public nonisolated let connectTimeout: Duration
 
     public init(channel: Channel, cacheBudgetBytes: Int = 32 << 20, logger: Logger,
+                stallTimeout: Duration = ChannelSource.defaultStallTimeout,
+                connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
                 onStateChange: @escaping @Sendable (ChannelState) -> Void) {
         self.channel = channel
+        self.stallTimeout = stallTimeout
+        self.connectTimeout = connectTimeout
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
         self.stateBox = StateBox()
         self.logger = logger
@@ -146,11 +156,11 @@ public actor ChannelSource {
         guard wanted else { return }
         let now = ContinuousClock.now
         if let last = cache.lastDelivery {
-            if now - last > Self.stallTimeout {
+            if now - last > stallTimeout {
                 if case .stalled = state {} else {
-                    logger.warning("channel \(channel.number) \(channel.name): no data for \(Self.stallTimeout), reconnecting")
+                    logger.warning("channel \(channel.number) \(channel.name): no data for \(stallTimeout), reconnecting")
                 }
-                setState(.stalled(reason: "no data from the source for \(Self.stallTimeout.formatted(.units(allowed: [.seconds])))"))
+                setState(.stalled(reason: "no data from the source for \(stallTimeout.formatted(.units(allowed: [.seconds])))"))
                 scheduleReconnect(advanceSource: true)
             } else if case .connecting = state {
                 setState(hotFeeds.isEmpty ? .warm : .hot)
@@ -161,8 +171,8 @@ public actor ChannelSource {
                 failures = 0
                 setState(hotFeeds.isEmpty ? .warm : .hot)
             }
-        } else if pipeline != nil, now - startedAt > Self.connectTimeout {
-            fail("nothing received within \(Self.connectTimeout.formatted(.units(allowed: [.seconds])))",
+        } else if pipeline != nil, now - startedAt > connectTimeout {
+            fail("nothing received within \(connectTimeout.formatted(.units(allowed: [.seconds])))",
                  url: channel.sources[sourceIndex % max(1, channel.sources.count)])
         }
     }

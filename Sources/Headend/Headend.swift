@@ -165,7 +165,14 @@ final class PendingFeed: @unchecked Sendable {
         guard first, let headend, let sink else { return }
         let feed = self.feed
         Task {
-            let (video, audio) = await headend.capsFor(feed: feed)
+            // Audio often trails the first keyframe a little: give it up to 300 ms so the decoder
+            // is built with its audio branch (a video-only channel just starts 300 ms later).
+            var (video, audio) = await headend.capsFor(feed: feed)
+            let deadline = ContinuousClock.now + .milliseconds(300)
+            while audio == nil && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+                (video, audio) = await headend.capsFor(feed: feed)
+            }
             guard let video else { return }
             try? await headend.startDecoder(feed: feed, videoCaps: video, audioCaps: audio, sink: sink, initial: [])
         }

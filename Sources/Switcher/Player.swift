@@ -200,7 +200,7 @@ public actor Player {
         let state = headend.sources[flight.target].state
         let why = state.reason.map { ": \($0)" } ?? ""
         let result = FlipResult(requestID: flight.id, outcome: .failed, channel: ChannelSummary(channel),
-                                error: "timed out: no picture from channel \(channel.number) \(channel.name) within \(options.tuneTimeout.formatted(.units(allowed: [.seconds])))\(why)")
+                                error: "timed out: no picture from channel \(channel.number) \(channel.name) within \(seconds(options.tuneTimeout))\(why)")
         if flight.result.resolve(result) { await settle(flight, result) }
     }
 
@@ -257,3 +257,9 @@ public actor Player {
     public nonisolated func events() -> AsyncStream<PlayerEvent> { hub.subscribe() }
 }
 
+
+/// `1.5 s`, `8 s`: a duration for people.
+func seconds(_ d: Duration) -> String {
+    let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    return s == s.rounded() ? "\(Int(s)) s" : String(format: "%.1f s", s)
+}

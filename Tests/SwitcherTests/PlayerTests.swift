@@ -1,0 +1,136 @@
+import Foundation
+import GStreamer
+import Lineup
+import Logging
+import Output
+import Switcher
+import Testing
+
+/// The player with a real headless output and real synthetic channels, in process.
+@Suite(.serialized) struct PlayerTests {
+    static let logger = Logger(label: "test")
+
+    func makePlayer(_ channels: [(String, String)], timeout: Duration = .seconds(8)) throws -> Player {
+        try GStreamer.initialize()
+        let lineup = Lineup(channels: channels.enumerated().map { i, c in
+            Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: c.0, sources: [c.1])
+        })
+        let options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all, tuneTimeout: timeout)
+        return try Player(lineup: lineup, options: options, logger: Self.logger)
+    }
+
+    func waitUntil(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Power of `frequency` in interleaved stereo 48 kHz samples (Goertzel on the left channel).
+    func tonePower(_ samples: [Int16], _ frequency: Double) -> Double {
+        let left = stride(from: 0, to: samples.count, by: 2).map { Double(samples[$0]) / 32768 }
+        let k = 2 * cos(2 * Double.pi * frequency / 48000)
+        var s1 = 0.0, s2 = 0.0
+        for x in left {
+            let s = x + k * s1 - s2
+            s2 = s1
+            s1 = s
+        }
+        return (s1 * s1 + s2 * s2 - k * s1 * s2) / Double(max(1, left.count))
+    }
+
+    @Test func audioFollowsTheShownChannel() async throws {
+        let player = try makePlayer([
+            ("Low", "test://color/ff0000?size=160x90&gop=15&tone=440"),
+            ("High", "test://color/0000ff?size=160x90&gop=15&tone=1200"),
+        ])
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        #expect(await waitUntil(15) { await player.status().channel?.number == ChannelNumber(1) })
+        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier != "cold" } })
+        try await Task.sleep(for: .milliseconds(600))
+        var audio = player.output.recentAudio(milliseconds: 300)
+        #expect(audio.count > 48 * 200, "output audio is flowing")
+        #expect(tonePower(audio, 440) > 20 * tonePower(audio, 1200), "channel 1's 440 Hz tone is heard")
+
+        let result = await player.flip(.next)
+        #expect(result.ok && result.channel?.number == "2")
+        try await Task.sleep(for: .milliseconds(600))
+        audio = player.output.recentAudio(milliseconds: 300)
+        #expect(tonePower(audio, 1200) > 20 * tonePower(audio, 440), "channel 2's 1200 Hz tone replaced channel 1's")
+        await player.shutdown()
+    }
+
+    @Test func everyRequestGetsExactlyOneResult() async throws {
+        let player = try makePlayer([
+            ("A", "test://color/ff0000?size=160x90&gop=15"),
+            ("B", "test://color/00ff00?size=160x90&gop=15"),
+            ("C", "test://color/0000ff?size=160x90&gop=15"),
+        ])
+        let events = player.events()
+        try await player.start()
+        #expect(await waitUntil(15) { await player.status().channel?.number == ChannelNumber(1) })
+        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier != "cold" } })
+
+        let collector = Task { () -> [FlipResult] in
+            var results: [FlipResult] = []
+            for await e in events { if case .flipCompleted(let r) = e { results.append(r) } }
+            return results
+        }
+        // A burst of flips, 20 ms apart, then some unknown and direct ones.
+        let burst = await withTaskGroup(of: FlipResult.self) { group in
+            for i in 0..<7 {
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(20 * i))
+                    return await player.flip(.next)
+                }
+            }
+            var all: [FlipResult] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        let unknown = await player.flip(.tune(ChannelNumber(42)))
+        let direct = await player.flip(.tune(ChannelNumber(3)))
+        await player.shutdown()
+        let published = await collector.value
+
+        #expect(Set(burst.map(\.requestID)).count == 7)
+        #expect(burst.allSatisfy { $0.outcome == .completed || $0.outcome == .superseded })
+        #expect(burst.contains { $0.outcome == .completed })
+        // 1 + 7 steps over three channels lands on channel 2.
+        let last = burst.max { $0.requestID < $1.requestID }
+        #expect(last?.outcome == .completed && last?.channel?.number == "2", "\(String(describing: last))")
+        #expect(unknown.outcome == .failed && unknown.error?.contains("unknown channel 42") == true)
+        #expect(direct.ok && direct.channel?.number == "3")
+        for r in burst + [unknown, direct] {
+            #expect(published.filter { $0.requestID == r.requestID }.count == 1, "request \(r.requestID) published once")
+            #expect(published.first { $0.requestID == r.requestID } == r, "the published result is the returned one")
+        }
+    }
+
+    @Test func aDeadSourceFailsTheFlipAndKeepsThePicture() async throws {
+        let deadPort = Int.random(in: 41000...45000)
+        let player = try makePlayer([
+            ("Alive", "test://color/ff0000?size=160x90&gop=15"),
+            ("Dead", "udp://127.0.0.1:\(deadPort)"),
+            ("Other", "test://color/00ff00?size=160x90&gop=15"),
+        ], timeout: .milliseconds(1500))
+        try await player.start()
+        #expect(await waitUntil(15) { await player.status().channel?.number == ChannelNumber(1) })
+        let result = await player.flip(.tune(ChannelNumber(2)))
+        #expect(result.outcome == .failed)
+        #expect(result.channel?.number == "2")
+        #expect(result.error?.contains("timed out") == true && result.error?.contains("1.5 s") == true, "\(result.error ?? "")")
+        #expect(await player.status().channel?.number == ChannelNumber(1), "still on the live channel")
+        // The output still shows channel 1's red picture.
+        let image = try ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil))
+        let centre = image.meanRGB(x: 150, y: 80, width: 20, height: 20)
+        #expect(centre.r > 200 && centre.g < 60 && centre.b < 60, "\(centre)")
+        // And flipping on still works.
+        let on = await player.flip(.tune(ChannelNumber(3)))
+        #expect(on.ok && on.channel?.number == "3")
+        await player.shutdown()
+    }
+}
