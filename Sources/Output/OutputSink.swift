@@ -37,7 +37,7 @@ public enum OutputSink: String, Sendable, CaseIterable {
     func audioDescription() -> String {
         switch self {
         case .headless: "fakesink name=asink sync=false async=false"
-        case .kms, .window: "autoaudiosink name=asink sync=false async=false"
+        case .kms, .window: "autoaudiosink name=asink"
         }
     }
 }

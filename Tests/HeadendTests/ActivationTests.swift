@@ -1,0 +1,76 @@
+import Foundation
+import GStreamer
+@testable import Headend
+import Lineup
+import Testing
+
+extension HeadendTests {
+    /// `Headend.activate` on a warm channel: a decoder starts at the cached keyframe.
+    @Suite struct Activation {
+        /// Records decoded frames with their arrival time (decoder streaming threads).
+        final class FrameRecorder: DecodedFrameSink, @unchecked Sendable {
+            private let lock = NSLock()
+            private var video: [(feed: UInt, frame: Buffer, at: ContinuousClock.Instant)] = []
+            private var audioCount = 0
+            func presentVideo(_ frame: Buffer, feed: UInt) { lock.withLock { video.append((feed, frame, .now)) } }
+            func presentAudio(_ samples: Buffer, feed: UInt) { lock.withLock { audioCount += 1 } }
+            var frames: [(feed: UInt, frame: Buffer, at: ContinuousClock.Instant)] { lock.withLock { video } }
+            var audioBuffers: Int { lock.withLock { audioCount } }
+        }
+
+        @Test func warmChannelShowsItsFirstFrameAtOnceInItsColour() async throws {
+            let target = DecodeTarget(width: 320, height: 180)
+            let red = makeChannel(["test://color/ff0000?size=160x90&fps=30&gop=15&tone=440"], number: 1, name: "Red")
+            let blue = makeChannel(["test://color/0000ff?size=160x90&fps=30&gop=15"], number: 2, name: "Blue")
+            let headend = Headend(lineup: Lineup(channels: [red, blue]), policy: .all, target: target,
+                                  logger: testLogger) { _, _ in }
+            await headend.applyPolicy(current: 0, last: nil)
+            let sources = headend.sources
+            let warm = await eventually(within: 8) {
+                sources.allSatisfy { $0.state == .warm && $0.cache.hasKeyframe && $0.cache.videoCaps != nil }
+            }
+            #expect(warm, "channels warm: \(headend.states().map(\.description))")
+            // Let the red channel's audio caps arrive too, so the decoder gets an audio branch.
+            _ = await eventually(within: 2) { sources[0].cache.audioCaps != nil }
+
+            let recorder = FrameRecorder()
+            let prepared = PreparedFeeds()
+            let asked = ContinuousClock.now
+            let (feed, path) = try await headend.activate(red, sink: recorder) { prepared.add($0, $1) }
+            #expect(path == .warm)
+            #expect(prepared.all.map(\.0) == [feed], "prepare runs once with the feed id")
+            #expect(prepared.all.first?.1 == .warm)
+
+            let gotFrame = await eventually(within: 1.5) { !recorder.frames.isEmpty }
+            #expect(gotFrame, "no decoded frame within 1.5 s")
+            let first = try #require(recorder.frames.first)
+            #expect(first.feed == feed)
+            let latency = first.at - asked
+            #expect(latency < .seconds(1), "first frame after \(latency)")
+            #expect(sources[0].state == .hot)
+
+            let caps = try Caps("video/x-raw,format=I420,width=\(target.width),height=\(target.height),framerate=30/1,pixel-aspect-ratio=1/1")
+            #expect(first.frame.size == target.width * target.height * 3 / 2, "an I420 frame at the target size")
+            let image = try ImageCodec.decode(bytes: try ImageCodec.png(frame: first.frame, caps: caps))
+            #expect(image.width == target.width && image.height == target.height)
+            let mean = image.meanRGB(x: 40, y: 40, width: 240, height: 100)
+            #expect(mean.r > 200 && mean.g < 60 && mean.b < 60, "the red channel decodes red: \(mean)")
+
+            // It plays on in real time, with audio.
+            #expect(await eventually(within: 2) { recorder.frames.count >= 15 && recorder.audioBuffers > 0 },
+                    "frames \(recorder.frames.count), audio buffers \(recorder.audioBuffers)")
+
+            await headend.deactivate(feed: feed)
+            #expect(sources[0].state == .warm)
+            await headend.shutdown()
+            #expect(headend.states().allSatisfy { $0 == .cold })
+        }
+
+        final class PreparedFeeds: @unchecked Sendable {
+            private let lock = NSLock()
+            private var list: [(UInt, Headend.Path)] = []
+            func add(_ feed: UInt, _ path: Headend.Path) { lock.withLock { list.append((feed, path)) } }
+            var all: [(UInt, Headend.Path)] { lock.withLock { list } }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GStreamer
+@testable import Headend
+import Testing
+
+extension HeadendTests {
+    /// `GOPCache` fed by a real live H.264 encoder.
+    @Suite struct GOPCacheBehaviour {
+        /// A live 160x90@30 H.264 encoder with a keyframe every `gop` frames, feeding `cache`.
+        final class Encoder: @unchecked Sendable {
+            let pipeline: Pipeline
+            init(cache: GOPCache, gop: Int, bitrateKbps: Int = 300, pattern: String = "ball") throws {
+                pipeline = try Pipeline(description: """
+                    videotestsrc is-live=true pattern=\(pattern) ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+                    x264enc tune=zerolatency speed-preset=ultrafast key-int-max=\(gop) bitrate=\(bitrateKbps) ! \
+                    h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! appsink name=video sync=false
+                    """)
+                pipeline.appSink(named: "video")?.onSample { s in cache.append(s, track: .video) }
+                try pipeline.setState(.playing)
+            }
+            func stop() { pipeline.shutdown() }
+        }
+
+        /// Collects the entries a consumer receives (streaming thread).
+        final class Received: @unchecked Sendable {
+            private let lock = NSLock()
+            private var entries: [GOPCache.Entry] = []
+            func add(_ e: GOPCache.Entry) { lock.withLock { entries.append(e) } }
+            var all: [GOPCache.Entry] { lock.withLock { entries } }
+        }
+
+        @Test func attachReturnsTheGOPFromItsKeyframeThenLiveEntriesInOrder() async throws {
+            let cache = GOPCache()
+            #expect(!cache.hasKeyframe)
+            let encoder = try Encoder(cache: cache, gop: 10)
+            defer { encoder.stop() }
+            // Past the first GOP, so the cached one is a later one that began at a keyframe.
+            #expect(await eventually(within: 5) { cache.hasKeyframe && cache.byteCount > 0 })
+            try await Task.sleep(for: .milliseconds(500))
+
+            let received = Received()
+            let snapshot = cache.attach(id: 1) { received.add($0) }
+            #expect(snapshot.video?.mediaType == "video/x-h264")
+            #expect(snapshot.video?.string("stream-format") == "byte-stream")
+            #expect(snapshot.audio == nil)
+            let gop = snapshot.entries
+            #expect(gop.first?.isKeyframe == true, "the cached GOP starts at a keyframe")
+            #expect(gop.dropFirst().allSatisfy { !$0.isKeyframe }, "one keyframe per cached GOP")
+            #expect(gop.count >= 1 && gop.count <= 10, "at most one GOP (10 frames) cached: \(gop.count)")
+            #expect(gop.allSatisfy { $0.pts.isValid && $0.track == .video })
+
+            #expect(await eventually(within: 3) { received.all.filter(\.isKeyframe).count >= 2 })
+            cache.detach(id: 1)
+            let after = received.all.count
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(received.all.count == after, "nothing arrives after detach")
+
+            // Live entries follow the snapshot without a gap or a repeat, in increasing time.
+            let times = (gop + received.all).map(\.pts)
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "strictly increasing pts")
+            let frame = ClockTime.second / 30
+            if let last = gop.last, let next = received.all.first {
+                #expect(next.pts - last.pts < 2 * frame, "no frame lost between snapshot and live: \(next.pts - last.pts) ns")
+            }
+
+            // Every later keyframe restarts the cache at itself.
+            #expect(cache.hasKeyframe)
+            let again = cache.attach(id: 2) { _ in }
+            cache.detach(id: 2)
+            #expect(again.entries.first?.isKeyframe == true)
+            #expect(again.entries.first.map { $0.pts > gop[0].pts } == true)
+        }
+
+        @Test func gopLargerThanTheBudgetIsDroppedAndFlagged() async throws {
+            let cache = GOPCache(budgetBytes: 4_000)
+            // A keyframe every 300 frames (10 s) at a high rate: a GOP outgrows 4 kB quickly.
+            let encoder = try Encoder(cache: cache, gop: 300, bitrateKbps: 2000, pattern: "snow")
+            defer { encoder.stop() }
+            #expect(await eventually(within: 5) { cache.isOverBudget })
+            #expect(!cache.hasKeyframe, "an over-budget GOP is not kept")
+            #expect(cache.byteCount <= cache.budgetBytes)
+            #expect(cache.lastDelivery != nil, "the source still delivers")
+        }
+
+        @Test func resetForgetsEverything() async throws {
+            let cache = GOPCache()
+            let encoder = try Encoder(cache: cache, gop: 10)
+            #expect(await eventually(within: 5) { cache.hasKeyframe })
+            encoder.stop()
+            cache.reset()
+            #expect(!cache.hasKeyframe)
+            #expect(cache.byteCount == 0)
+            #expect(cache.lastDelivery == nil)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GStreamer
+@testable import Headend
+import Lineup
+import Testing
+
+extension HeadendTests {
+    /// Real ingest of every source kind into a `ChannelSource`, from senders on loopback.
+    @Suite struct Ingest {
+        @Test func testSourceWithToneBecomesWarm() async throws {
+            let (source, log) = makeSource(["test://color/ff0000?size=160x90&fps=30&gop=15&tone=440"])
+            await source.start()
+            await expectWarm(source, log: log, audio: true)
+            await source.stop()
+            #expect(source.state == .cold)
+        }
+
+        @Test(arguments: ["udp://127.0.0.1:", "udp://@127.0.0.1:"])
+        func udpMPEGTSBecomesWarm(prefix: String) async throws {
+            let port = freePort()
+            let (source, log) = makeSource(["\(prefix)\(port)"])
+            await source.start()
+            let sender = try LoopbackSender(port: port)
+            await expectWarm(source, log: log, audio: true)
+            await source.stop()
+            sender.stop()
+        }
+
+        @Test func rtpMPEGTSBecomesWarm() async throws {
+            let port = freePort()
+            let (source, log) = makeSource(["rtp://127.0.0.1:\(port)"])
+            await source.start()
+            let sender = try LoopbackSender(port: port, rtp: true)
+            await expectWarm(source, log: log, audio: true)
+            await source.stop()
+            sender.stop()
+        }
+
+        @Test func progressiveHTTPMPEGTSBecomesWarm() async throws {
+            let dir = try TempDirectory()
+            defer { dir.remove() }
+            try await runToEnd("""
+                videotestsrc num-buffers=180 pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+                x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue ! mux. \
+                audiotestsrc num-buffers=282 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
+                mpegtsmux name=mux ! filesink location=\(dir.path("stream.ts"))
+                """)
+            let server = try HTTPFileServer(directory: dir.url)
+            defer { server.stop() }
+            let (source, log) = makeSource([server.url("stream.ts")])
+            await source.start()
+            await expectWarm(source, log: log, audio: true)
+            await source.stop()
+        }
+
+        @Test func hlsBecomesWarm() async throws {
+            let dir = try TempDirectory()
+            defer { dir.remove() }
+            try await runToEnd("""
+                videotestsrc num-buffers=150 pattern=solid-color foreground-color=0xff00ff00 ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+                x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! hls.video \
+                audiotestsrc num-buffers=235 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! hls.audio \
+                hlssink2 name=hls target-duration=1 playlist-length=0 max-files=0 \
+                location=\(dir.path("seg%05d.ts")) playlist-location=\(dir.path("live.m3u8"))
+                """)
+            let playlist = try String(contentsOfFile: dir.path("live.m3u8"), encoding: .utf8)
+            #expect(playlist.contains("seg00002.ts"), "hlssink2 wrote a few segments: \(playlist)")
+            let server = try HTTPFileServer(directory: dir.url)
+            defer { server.stop() }
+            let (source, log) = makeSource([server.url("live.m3u8")])
+            await source.start()
+            await expectWarm(source, log: log, audio: true)
+            await source.stop()
+        }
+
+        @Test func localFileLoops() async throws {
+            let dir = try TempDirectory()
+            defer { dir.remove() }
+            let clip = dir.path("clip.mp4")
+            try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y",
+                               "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30",
+                               "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                               "-t", "2", "-g", "30", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                               "-c:a", "aac", clip])
+            let (source, log) = makeSource(["file://\(clip)"])
+            await source.start()
+            let started = ContinuousClock.now
+            await expectWarm(source, log: log, audio: true)
+            // Well past the clip's 2 s: still warm and still delivering, so the loop works.
+            try await Task.sleep(until: started + .milliseconds(3500))
+            let stillDelivering = await eventually(within: 1.5) {
+                guard let last = source.cache.lastDelivery else { return false }
+                return ContinuousClock.now - started > .milliseconds(3500) && last - started > .milliseconds(3000)
+                    && ContinuousClock.now - last < .milliseconds(500)
+            }
+            #expect(stillDelivering, "file stopped delivering after its end; states: \(log.all.map(\.description))")
+            #expect(source.state == .warm, "state \(source.state); states: \(log.all.map(\.description))")
+            #expect(source.cache.hasKeyframe)
+            #expect(!log.saw { if case .failed = $0 { true } else if case .stalled = $0 { true } else { false } },
+                    "looping never fails or stalls: \(log.all.map(\.description))")
+            await source.stop()
+        }
+    }
+}
