@@ -77,6 +77,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     }
                 }
             }
+            if keypad.entry.isActive { display.showEntry(nil) }
             sink.finish()
             group.cancelAll()
         }

@@ -86,7 +86,7 @@ struct EventStreamDisconnectTests {
             let port = try #require(client.port)
             let raw = try RawHTTPClient(port: port)
             try raw.send("GET /api/v1/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
-            let head = try raw.read(until: "event: flip-started")
+            let head = try await RawHTTPClient.blocking { try raw.read(until: "event: flip-started") }
             #expect(head.hasPrefix("HTTP/1.1 200"))
             #expect(head.lowercased().contains("content-type: text/event-stream"))
             #expect(player.openSubscriptions == 1)
@@ -105,7 +105,7 @@ extension EventStreamDisconnectTests {
         let raw = try await app.test(.live) { client in
             let raw = try RawHTTPClient(port: try #require(client.port))
             try raw.send("GET /api/v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            _ = try raw.read(until: "event: flip-started")
+            _ = try await RawHTTPClient.blocking { try raw.read(until: "event: flip-started") }
             return raw
         }
         defer { raw.hangUp() }

@@ -1,14 +1,25 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// A blocking TCP client for the one test that must hang up mid-response. Loopback only.
-struct RawHTTPClient {
+/// A TCP client for the tests that must hang up mid-response. Loopback only.
+///
+/// Its blocking calls run on a thread of their own (``blocking(_:)``), never on the cooperative
+/// pool, which the server under test needs (the pool has as many threads as cores: two here).
+struct RawHTTPClient: Sendable {
     struct Failure: Error { var step: String }
 
     private let fd: Int32
+
+    /// Runs `work` on a new thread and returns its result.
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
 
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
