@@ -23,7 +23,7 @@ struct FlipResultJSON: Encodable, Sendable {
     var result: FlipResult
 
     enum CodingKeys: String, CodingKey {
-        case ok, requestId, outcome, channel, latencyMs, path, error, supersededBy
+        case ok, requestId, outcome, channel, latencyMs, path, error, failure, supersededBy
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -35,6 +35,7 @@ struct FlipResultJSON: Encodable, Sendable {
         try c.encode(result.latencyMilliseconds.map { ($0 * 10).rounded() / 10 }, forKey: .latencyMs)
         try c.encode(result.path, forKey: .path)
         try c.encode(result.error, forKey: .error)
+        try c.encode(result.failure?.rawValue, forKey: .failure)
         try c.encode(result.supersededBy, forKey: .supersededBy)
     }
 }

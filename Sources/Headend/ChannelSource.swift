@@ -102,7 +102,11 @@ public actor ChannelSource {
         let gen = generation
         let url = channel.sources[sourceIndex % max(1, channel.sources.count)]
         startedAt = .now
-        setState(.connecting)
+        // A reconnect keeps saying why the channel is down (stalled/failed) until data flows again.
+        switch state {
+        case .stalled, .failed: break
+        default: setState(.connecting)
+        }
         do {
             let plan = try IngestPlan.make(for: url)
             let p = try Pipeline(description: plan.description)
@@ -110,7 +114,7 @@ public actor ChannelSource {
                 p.child(named: element)?.set(name, string: value)
             }
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
-                IngestRouter(pipeline: p, cache: cache, paced: plan.loops, needsParsebin: plan.needsParsebin, logger: logger)
+                IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger)
                     .attach(to: element)
             } else {
                 p.appSink(named: "video")?.onSample { [cache] s in cache.append(s, track: .video) }
@@ -153,7 +157,9 @@ public actor ChannelSource {
     }
 
     private func checkHealth() {
-        guard wanted else { return }
+        // Between a failure and the reconnect there is no pipeline: nothing to judge (the cache
+        // still remembers the last delivery, which must not make a dead source look warm).
+        guard wanted, pipeline != nil else { return }
         let now = ContinuousClock.now
         if let last = cache.lastDelivery {
             if now - last > stallTimeout {
@@ -163,6 +169,7 @@ public actor ChannelSource {
                 setState(.stalled(reason: "no data from the source for \(stallTimeout.formatted(.units(allowed: [.seconds])))"))
                 scheduleReconnect(advanceSource: true)
             } else if case .connecting = state {
+                failures = 0
                 setState(hotFeeds.isEmpty ? .warm : .hot)
             } else if case .stalled = state {
                 failures = 0

@@ -20,6 +20,18 @@ struct IngestPlan: Sendable {
     var needsParsebin: Bool
     /// Looped file: pace at real time and seek back at the end.
     var loops: Bool
+    /// Deliver at real time (appsinks sync on the clock) instead of as fast as data comes:
+    /// files, and HTTP, whose server may hand over a whole file or HLS playlist in a burst.
+    var paced: Bool
+
+    init(description: String, setup: [Setup], dynamicElement: String?, needsParsebin: Bool, loops: Bool, paced: Bool? = nil) {
+        self.description = description
+        self.setup = setup
+        self.dynamicElement = dynamicElement
+        self.needsParsebin = needsParsebin
+        self.loops = loops
+        self.paced = paced ?? loops
+    }
 
     static func make(for url: String, lineupDirectory: String? = nil) throws -> IngestPlan {
         guard let scheme = SourceScheme(url: url) else {
@@ -43,7 +55,14 @@ struct IngestPlan: Sendable {
                 description: "udpsrc name=src buffer-size=4194304 caps=\"application/x-rtp,media=(string)video,clock-rate=(int)90000,encoding-name=(string)MP2T\" ! rtpjitterbuffer latency=100 ! rtpmp2tdepay ! parsebin name=parse",
                 setup: [.property(element: "src", name: "uri", value: udp)],
                 dynamicElement: "parse", needsParsebin: false, loops: false)
-        case .http, .https, .rtsp, .rtsps, .srt:
+        case .http, .https:
+            // A progressive file or a VOD/event HLS list arrives far faster than real time and
+            // ends at once; paced, it plays like a live channel (and reconnects at its end).
+            return IngestPlan(
+                description: "urisourcebin name=src",
+                setup: [.property(element: "src", name: "uri", value: url)],
+                dynamicElement: "src", needsParsebin: true, loops: false, paced: true)
+        case .rtsp, .rtsps, .srt:
             return IngestPlan(
                 description: "urisourcebin name=src",
                 setup: [.property(element: "src", name: "uri", value: url)],

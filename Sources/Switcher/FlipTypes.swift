@@ -41,6 +41,18 @@ public struct ChannelSummary: Sendable, Hashable, Codable {
     }
 }
 
+/// Why a flip failed, for programs (the HTTP status) rather than people (`FlipResult.error`).
+public enum FlipFailure: String, Sendable, Hashable, Codable {
+    /// No channel with that number or id.
+    case unknownChannel
+    /// The target showed no picture within the tune timeout.
+    case timedOut
+    /// The target's source or decoder could not start.
+    case sourceFailed
+    /// Recall with no channel to go back to, or a lineup without channels.
+    case nothingToFlipTo
+}
+
 /// The single result of one flip request. Delivered exactly once per request.
 public struct FlipResult: Sendable, Hashable {
     public enum Outcome: String, Sendable, Hashable, Codable {
@@ -60,6 +72,8 @@ public struct FlipResult: Sendable, Hashable {
     public var latency: Duration?
     public var path: FlipPath?
     public var error: String?
+    /// The kind of failure when `outcome` is `failed`.
+    public var failure: FlipFailure?
     /// The id of the request that superseded this one.
     public var supersededBy: UInt64?
 
@@ -67,7 +81,7 @@ public struct FlipResult: Sendable, Hashable {
 
     public init(
         requestID: UInt64, outcome: Outcome, channel: ChannelSummary?, latency: Duration? = nil,
-        path: FlipPath? = nil, error: String? = nil, supersededBy: UInt64? = nil
+        path: FlipPath? = nil, error: String? = nil, failure: FlipFailure? = nil, supersededBy: UInt64? = nil
     ) {
         self.requestID = requestID
         self.outcome = outcome
@@ -75,6 +89,7 @@ public struct FlipResult: Sendable, Hashable {
         self.latency = latency
         self.path = path
         self.error = error
+        self.failure = failure ?? (outcome == .failed ? .sourceFailed : nil)
         self.supersededBy = supersededBy
     }
 

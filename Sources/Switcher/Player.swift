@@ -109,7 +109,8 @@ public actor Player {
         nextRequestID += 1
         let base = inFlight?.target ?? current
         guard let target = resolve(request, from: base) else {
-            let result = FlipResult(requestID: id, outcome: .failed, channel: nil, error: unknownMessage(request))
+            let result = FlipResult(requestID: id, outcome: .failed, channel: nil, error: unknownMessage(request),
+                                    failure: unknownFailure(request))
             hub.publish(.flipStarted(requestID: id, request: request, target: nil))
             return finish(result)
         }
@@ -200,7 +201,8 @@ public actor Player {
         let state = headend.sources[flight.target].state
         let why = state.reason.map { ": \($0)" } ?? ""
         let result = FlipResult(requestID: flight.id, outcome: .failed, channel: ChannelSummary(channel),
-                                error: "timed out: no picture from channel \(channel.number) \(channel.name) within \(seconds(options.tuneTimeout))\(why)")
+                                error: "timed out: no picture from channel \(channel.number) \(channel.name) within \(seconds(options.tuneTimeout))\(why)",
+                                failure: .timedOut)
         if flight.result.resolve(result) { await settle(flight, result) }
     }
 
@@ -227,6 +229,13 @@ public actor Player {
         case .tune(let n): return lineup.index(of: n)
         case .tuneID(let id): return lineup.channels.firstIndex { $0.id == id }
         case .recall: return previous ?? current
+        }
+    }
+
+    private func unknownFailure(_ request: FlipRequest) -> FlipFailure {
+        switch request {
+        case .tune, .tuneID: .unknownChannel
+        default: .nothingToFlipTo
         }
     }
 

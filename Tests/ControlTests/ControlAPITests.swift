@@ -100,7 +100,7 @@ struct ControlAPITests {
             let response = try await client.execute(uri: "/api/v1/flip/next", method: .post)
             #expect(response.status == .ok)
             let json = try jsonObject(response)
-            #expect(Set(json.keys) == ["ok", "requestId", "outcome", "channel", "latencyMs", "path", "error", "supersededBy"])
+            #expect(Set(json.keys) == ["ok", "requestId", "outcome", "channel", "latencyMs", "path", "error", "failure", "supersededBy"])
             #expect(json["ok"] as? Bool == true)
             #expect(json["requestId"] as? Int == 1)
             #expect(json["outcome"] as? String == "completed")
@@ -126,19 +126,21 @@ struct ControlAPITests {
     }
 
     @Test(arguments: [
-        ("unknown channel 12", HTTPResponse.Status.notFound),
-        ("Unknown channel id 'x'", .notFound),
-        ("timed out after 5 s waiting for a keyframe", .gatewayTimeout),
-        ("source failed: connection refused", .badGateway),
+        ("unknown channel 12", FlipFailure.unknownChannel, HTTPResponse.Status.notFound),
+        ("unknown channel id 'x'", .unknownChannel, .notFound),
+        ("timed out after 5 s waiting for a keyframe", .timedOut, .gatewayTimeout),
+        ("source failed: connection refused", .sourceFailed, .badGateway),
+        ("no channel to go back to", .nothingToFlipTo, .conflict),
     ])
-    func failedFlipStatus(error: String, status: HTTPResponse.Status) async throws {
-        try await withControlAPI(FakePlayer(script: FakePlayer.failing(error))) { client in
+    func failedFlipStatus(error: String, failure: FlipFailure, status: HTTPResponse.Status) async throws {
+        try await withControlAPI(FakePlayer(script: FakePlayer.failing(error, failure))) { client in
             let response = try await client.execute(uri: "/api/v1/tune/12", method: .post)
             #expect(response.status == status)
             let json = try jsonObject(response)
             #expect(json["ok"] as? Bool == false)
             #expect(json["outcome"] as? String == "failed")
             #expect(json["error"] as? String == error)
+            #expect(json["failure"] as? String == failure.rawValue)
             #expect(json["channel"] is NSNull)
             #expect(json["latencyMs"] is NSNull)
             #expect(json["path"] is NSNull)

@@ -98,7 +98,7 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
         FlipResult(requestID: 0, outcome: .completed, channel: ChannelSummary(red), latency: .milliseconds(18), path: .warm)
     }
 
-    static func failing(_ error: String) -> @Sendable (FlipRequest) -> FlipResult {
-        { _ in FlipResult(requestID: 0, outcome: .failed, channel: nil, error: error) }
+    static func failing(_ error: String, _ failure: FlipFailure = .sourceFailed) -> @Sendable (FlipRequest) -> FlipResult {
+        { _ in FlipResult(requestID: 0, outcome: .failed, channel: nil, error: error, failure: failure) }
     }
 }

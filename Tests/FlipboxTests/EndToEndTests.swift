@@ -56,7 +56,11 @@ import Testing
                 "\(context): logo corner should be \(e.logo.map { "\($0)" } ?? "the picture (no logo)"), is \(img.describe(atX: Self.logoCentre.x, y: Self.logoCentre.y))")
     }
 
-    @Test func flipsThroughTheAPIAndShowsEachChannelWithItsLogo() throws {
+    @Test func flipsThroughTheAPIAndShowsEachChannelWithItsLogo() async throws {
+        try await onOwnThread { try self.flipThroughTheAPI() }
+    }
+
+    func flipThroughTheAPI() throws {
         let udpPort = freePort()
         let sender = try UDPTestStream(port: udpPort, rgb: 0x0000FF)
         defer { sender.stop() }
@@ -122,7 +126,11 @@ import Testing
         #expect(!box.logText.contains("Fatal error"), "\(box.logText)")
     }
 
-    @Test func heldKeyRetargetsAndEndsOnTheLastChannelAskedFor() throws {
+    @Test func heldKeyRetargetsAndEndsOnTheLastChannelAskedFor() async throws {
+        try await onOwnThread { try self.holdTheNextKey() }
+    }
+
+    func holdTheNextKey() throws {
         let udpPort = freePort()
         let sender = try UDPTestStream(port: udpPort, rgb: 0x0000FF)
         defer { sender.stop() }

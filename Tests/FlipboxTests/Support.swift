@@ -165,3 +165,13 @@ extension BGRAImage {
         return "(\(Int(m.r)), \(Int(m.g)), \(Int(m.b)))"
     }
 }
+
+/// Runs blocking test code (curl, sleeps, process waits) on a thread of its own, so it never
+/// occupies Swift's cooperative pool (two threads on a 2-core machine) that other tests need.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+}

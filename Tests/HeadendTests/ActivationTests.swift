@@ -7,6 +7,8 @@ import Testing
 extension HeadendTests {
     /// `Headend.activate` on a warm channel: a decoder starts at the cached keyframe.
     @Suite struct Activation {
+        init() throws { try GStreamer.initialize() }
+
         /// Records decoded frames with their arrival time (decoder streaming threads).
         final class FrameRecorder: DecodedFrameSink, @unchecked Sendable {
             private let lock = NSLock()

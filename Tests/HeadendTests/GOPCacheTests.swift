@@ -6,6 +6,8 @@ import Testing
 extension HeadendTests {
     /// `GOPCache` fed by a real live H.264 encoder.
     @Suite struct GOPCacheBehaviour {
+        init() throws { try GStreamer.initialize() }
+
         /// A live 160x90@30 H.264 encoder with a keyframe every `gop` frames, feeding `cache`.
         final class Encoder: @unchecked Sendable {
             let pipeline: Pipeline

@@ -7,6 +7,8 @@ import Testing
 extension HeadendTests {
     /// Real ingest of every source kind into a `ChannelSource`, from senders on loopback.
     @Suite struct Ingest {
+        init() throws { try GStreamer.initialize() }
+
         @Test func testSourceWithToneBecomesWarm() async throws {
             let (source, log) = makeSource(["test://color/ff0000?size=160x90&fps=30&gop=15&tone=440"])
             await source.start()
@@ -36,13 +38,14 @@ extension HeadendTests {
             sender.stop()
         }
 
-        @Test func progressiveHTTPMPEGTSBecomesWarm() async throws {
+        @Test func progressiveHTTPMPEGTSBecomesWarmPlaysInRealTimeAndRestartsAtItsEnd() async throws {
             let dir = try TempDirectory()
             defer { dir.remove() }
+            // 4 s of H.264 + AAC in MPEG-TS, served by a plain file server (no pacing on its side).
             try await runToEnd("""
-                videotestsrc num-buffers=180 pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+                videotestsrc num-buffers=120 pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
                 x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue ! mux. \
-                audiotestsrc num-buffers=282 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
+                audiotestsrc num-buffers=188 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
                 mpegtsmux name=mux ! filesink location=\(dir.path("stream.ts"))
                 """)
             let server = try HTTPFileServer(directory: dir.url)
@@ -50,6 +53,14 @@ extension HeadendTests {
             let (source, log) = makeSource([server.url("stream.ts")])
             await source.start()
             await expectWarm(source, log: log, audio: true)
+            // Paced at real time: the file does not end (and fail) the moment it is downloaded.
+            try await expectStaysWarm(source, log: log, for: 2)
+            // At its end the source says so, reconnects and is warm again by itself.
+            let ended = await eventually(within: 4) {
+                log.saw { $0.reason?.contains("the stream ended") == true }
+            }
+            #expect(ended, "states: \(log.all.map(\.description))")
+            await expectWarm(source, log: log, audio: true, within: 4)
             await source.stop()
         }
 
@@ -70,6 +81,35 @@ extension HeadendTests {
             let (source, log) = makeSource([server.url("live.m3u8")])
             await source.start()
             await expectWarm(source, log: log, audio: true)
+            try await expectStaysWarm(source, log: log, for: 2)
+            await source.stop()
+        }
+
+        @Test func liveHLSBecomesWarmAndFollowsTheLivePlaylist() async throws {
+            let dir = try TempDirectory()
+            defer { dir.remove() }
+            // A live packager: 1 s segments, a sliding 4-entry playlist.
+            let packager = try Pipeline(description: """
+                videotestsrc is-live=true pattern=solid-color foreground-color=0xffffff00 ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+                x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! hls.video \
+                audiotestsrc is-live=true samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! hls.audio \
+                hlssink2 name=hls target-duration=1 playlist-length=4 max-files=8 \
+                location=\(dir.path("seg%05d.ts")) playlist-location=\(dir.path("live.m3u8"))
+                """)
+            defer { packager.shutdown() }
+            try packager.setState(.playing)
+            let segments = await eventually(within: 6) {
+                let text = (try? String(contentsOfFile: dir.path("live.m3u8"), encoding: .utf8)) ?? ""
+                return text.components(separatedBy: "#EXTINF").count > 3
+            }
+            #expect(segments, "the packager wrote three segments")
+            let server = try HTTPFileServer(directory: dir.url)
+            defer { server.stop() }
+            let (source, log) = makeSource([server.url("live.m3u8")])
+            await source.start()
+            await expectWarm(source, log: log, audio: true)
+            // Still warm after the playlist moved on by more than one segment.
+            try await expectStaysWarm(source, log: log, for: 2.5)
             await source.stop()
         }
 

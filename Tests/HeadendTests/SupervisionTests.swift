@@ -7,6 +7,8 @@ import Testing
 extension HeadendTests {
     /// Stalls, reconnects and backup sources, with real senders going away and coming back.
     @Suite struct Supervision {
+        init() throws { try GStreamer.initialize() }
+
         @Test func stoppedSenderStallsAndRecoversByItself() async throws {
             let port = freePort()
             let (source, log) = makeSource(["udp://127.0.0.1:\(port)"])

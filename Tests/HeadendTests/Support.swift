@@ -10,10 +10,9 @@ import Glibc
 #endif
 
 /// Every test here runs real GStreamer pipelines on a 2-core machine: one suite, run serially,
-/// with the concrete suites nested in it (one per file).
-@Suite(.serialized) struct HeadendTests {
-    init() throws { try GStreamer.initialize() }
-}
+/// with the concrete suites nested in it (one per file). Nested suites are separate types:
+/// each initializes GStreamer itself.
+@Suite(.serialized) enum HeadendTests {}
 
 // MARK: - Channels and polling
 
@@ -76,6 +75,21 @@ func expectWarm(_ source: ChannelSource, log: StateLog, audio: Bool, within seco
         let caps = source.cache.audioCaps
         #expect(caps?.mediaType.hasPrefix("audio/") == true, "audio caps \(caps?.description ?? "none")", sourceLocation: sourceLocation)
     }
+}
+
+/// Checks that `source` stays warm and keeps delivering for `seconds` (no failure, no stall).
+func expectStaysWarm(_ source: ChannelSource, log: StateLog, for seconds: Double,
+                     sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+    let before = log.all.count
+    let end = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    var worst: Duration = .zero
+    while ContinuousClock.now < end {
+        try await Task.sleep(for: .milliseconds(100))
+        if let last = source.cache.lastDelivery { worst = max(worst, ContinuousClock.now - last) } else { worst = .seconds(99) }
+    }
+    let changes = log.all.dropFirst(before).map(\.description)
+    #expect(changes.isEmpty && source.state == .warm, "left warm: \(changes), now \(source.state)", sourceLocation: sourceLocation)
+    #expect(worst < .milliseconds(700), "delivery gap of \(worst)", sourceLocation: sourceLocation)
 }
 
 // MARK: - Ports
