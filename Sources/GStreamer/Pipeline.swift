@@ -131,6 +131,12 @@ public final class Pipeline: Bin, @unchecked Sendable {
                                 GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1) != 0
     }
 
+    /// Fixes the pipeline latency instead of the one its elements report (sinks then render
+    /// buffers at their running time plus this).
+    public func setLatency(_ latency: ClockTime) {
+        gst_pipeline_set_latency(fb_pipeline(object), latency)
+    }
+
     public func recalculateLatency() {
         _ = gst_bin_recalculate_latency(fb_bin(object))
     }

@@ -66,6 +66,10 @@ final class ChannelDecoder: @unchecked Sendable {
         } else {
             audioSource = nil
         }
+        // The cached GOP is pushed at once and its keyframe is timed "now": each frame is due as
+        // soon as it is decoded. Decoders report latency for frame reordering (B-frames: about
+        // 2-3 frames); honouring it would hold the first frame back that long for nothing.
+        pipeline.setLatency(0)
         try pipeline.setState(.playing)
     }
 

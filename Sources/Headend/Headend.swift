@@ -12,7 +12,7 @@ public actor Headend {
 
     public nonisolated let lineup: Lineup
     public nonisolated let sources: [ChannelSource]
-    private let policy: WarmPolicy
+    private var policy: WarmPolicy
     private let target: DecodeTarget
     private let logger: Logger
     private var nextFeed: UInt = 1
@@ -36,6 +36,9 @@ public actor Headend {
     public nonisolated func source(for channel: Channel) -> ChannelSource? {
         sources.first { $0.channel.id == channel.id }
     }
+
+    /// Changes the warm policy; takes effect at the next `applyPolicy`.
+    public func setPolicy(_ policy: WarmPolicy) { self.policy = policy }
 
     /// Warms channels according to the policy around `current`.
     public func applyPolicy(current: Int?, last: Int?) async {

@@ -32,6 +32,9 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private var ticker: Thread?
     private var running = true
     private let audioRing: AudioRing
+    private var stats = OutputStatistics()
+    private var feedTimes: [UInt: FeedTiming] = [:]
+    private var lastSinkTime: ContinuousClock.Instant?
 
     public init(sink: OutputSink, width: Int, height: Int, fps: Int, logger: Logger) throws {
         self.sink = sink
@@ -128,12 +131,21 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             guard feed == activeFeed else { return }
             lastFrame = composed
             lastPush = .now
+            if feedTimes[feed]?.firstVideo == nil {
+                feedTimes[feed, default: FeedTiming()].firstVideo = lastPush
+                if feedTimes.count > 64, let oldest = feedTimes.keys.min() { feedTimes.removeValue(forKey: oldest) }
+            }
             videoSource.push(composed)
         }
     }
 
     public func presentAudio(_ samples: Buffer, feed: UInt) {
-        guard lock.withLock({ feed == activeFeed }) else { return }
+        let shown = lock.withLock { () -> Bool in
+            guard feed == activeFeed else { return false }
+            if feedTimes[feed]?.firstAudio == nil { feedTimes[feed, default: FeedTiming()].firstAudio = .now }
+            return true
+        }
+        guard shown else { return }
         let out = samples.retimed(pts: .none, dts: .none)
         audioSource.push(out)
         audioRing.append(samples)
@@ -146,6 +158,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         let idle = ContinuousClock.now - lastPush > .milliseconds(Int64(2000 / fps))
         if idle {
             lastPush = .now
+            stats.repeatedFrames += 1
             videoSource.push(lastFrame.retimed(pts: .none, dts: .none, offset: lastFrame.offset))
         }
         lock.unlock()
@@ -155,12 +168,32 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         let feed = buffer.offset
         let now = ContinuousClock.now
         let waiter: (@Sendable (ContinuousClock.Instant) -> Void)? = lock.withLock {
+            stats.framesShown += 1
+            if let last = lastSinkTime {
+                let gap = now - last
+                if gap > stats.longestGap { stats.longestGap = gap }
+                if gap > .milliseconds(Int64(2000 / fps)) { stats.gapsOverTwoFrames += 1 }
+            }
+            lastSinkTime = now
             guard feed != sinkFeed else { return nil }
             sinkFeed = feed
             return firstFrameWaiters.removeValue(forKey: feed)
         }
         waiter?(now)
     }
+
+    /// Counters since start, or since the last `resetStatistics()`.
+    public func statistics() -> OutputStatistics { lock.withLock { stats } }
+
+    public func resetStatistics() {
+        lock.withLock {
+            stats = OutputStatistics()
+            lastSinkTime = nil
+        }
+    }
+
+    /// When the first video frame and the first audio buffer of `feed` were pushed to the output.
+    public func timing(feed: UInt) -> FeedTiming? { lock.withLock { feedTimes[feed] } }
 
     /// The composed output frame as shown, as PNG, optionally scaled to `width`.
     public func snapshotPNG(width: Int? = nil) throws -> [UInt8] {
@@ -176,6 +209,28 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     public func shutdown() async {
         lock.withLock { running = false }
         _ = try? await MediaExecutor.shared.run { [pipeline] in pipeline.shutdown() }
+    }
+}
+
+/// What the output did, for the benchmark.
+public struct OutputStatistics: Sendable {
+    /// Frames that reached the sink.
+    public var framesShown = 0
+    /// Frames repeated because no channel frame came for two frame periods.
+    public var repeatedFrames = 0
+    /// Intervals between frames at the sink longer than two frame periods.
+    public var gapsOverTwoFrames = 0
+    public var longestGap: Duration = .zero
+}
+
+/// When a feed's first video frame and first audio buffer went out.
+public struct FeedTiming: Sendable {
+    public var firstVideo: ContinuousClock.Instant?
+    public var firstAudio: ContinuousClock.Instant?
+    /// Audio start minus video start (positive: audio started later).
+    public var audioOffset: Duration? {
+        guard let v = firstVideo, let a = firstAudio else { return nil }
+        return a - v
     }
 }
 

@@ -264,6 +264,9 @@ public actor Player {
     }
 
     public nonisolated func events() -> AsyncStream<PlayerEvent> { hub.subscribe() }
+
+    /// The output feed of the channel on screen (for the benchmark's per-flip timing).
+    public var shownFeedID: UInt? { shownFeed }
 }
 
 

@@ -1,0 +1,277 @@
+import ArgumentParser
+import Foundation
+import GStreamer
+import Headend
+import Lineup
+import Logging
+import Output
+import Switcher
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure flips through the real output pipeline, headless.",
+        discussion: """
+            Without a LINEUP, serves its own channels: pre-encoded 720p30 H.264 clips (2 s keyframe \
+            interval, AAC) played live by ffmpeg senders as MPEG-TS over UDP on loopback. Latency is \
+            from the flip request to the target's first frame on the output sink. See docs/performance.md.
+            """)
+
+    @Argument(help: "A lineup to flip through instead of the generated loopback channels.")
+    var lineup: String?
+
+    @Option(help: "Number of flips.")
+    var flips = 200
+
+    @Option(help: "random or sequential.")
+    var order = "random"
+
+    @Option(help: "Warm policy during the flips: all, neighbours:N or none.")
+    var warm = "all"
+
+    @Option(help: "Generated channels (without a LINEUP).")
+    var channels = 16
+
+    @Option(help: "Milliseconds between flips (a viewer watching a moment).")
+    var interval = 300
+
+    @Option(help: "Output size.")
+    var size = "1280x720"
+
+    @Option(help: "Output frame rate.")
+    var fps = 30
+
+    @Option(help: "First UDP port of the generated channels.")
+    var port = 31000
+
+    @Flag(help: "Also measure mpv switching between two of the same streams (../shared/bench/mpv-zap.py).")
+    var peer = false
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    @Flag(help: "Log the player's messages.")
+    var verbose = false
+
+    func run() async throws {
+        guard let policy = WarmPolicy(warm) else { throw ValidationError("--warm must be all, neighbours:N or none") }
+        guard ["random", "sequential"].contains(order) else { throw ValidationError("--order must be random or sequential") }
+        let parts = size.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2 else { throw ValidationError("--size must be WIDTHxHEIGHT") }
+        guard flips > 0, channels >= 2 else { throw ValidationError("--flips must be positive and --channels at least 2") }
+        var logger = makeLogger(verbose: verbose)
+        if !verbose { logger.logLevel = .warning }
+        func say(_ s: String) { if !json { FileHandle.standardError.write(Data("bench: \(s)\n".utf8)) } }
+
+        try GStreamer.initialize()
+        var streams: BenchStreams?
+        let lineup: Lineup
+        if let path = self.lineup {
+            do { lineup = try LineupLoader.load(path: path) } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        } else {
+            let s = try BenchStreams(channels: channels, width: 1280, height: 720, fps: 30, gopSeconds: 2, basePort: port, log: say)
+            streams = s
+            lineup = Lineup(channels: s.urls.enumerated().map { i, url in
+                Channel(id: "bench\(i + 1)", number: ChannelNumber(i + 1), name: "Bench \(i + 1)", sources: [url])
+            })
+        }
+        defer { streams?.stop() }
+        let n = lineup.channels.count
+
+        // Baseline: only the channel on screen runs.
+        let options = PlayerOptions(sink: .headless, width: parts[0], height: parts[1], fps: fps, warm: .none)
+        let player = try Player(lineup: lineup, options: options, logger: logger)
+        try await player.start()
+        guard await waitUntil(seconds: 20, { await player.status().channel != nil }) else {
+            await player.shutdown()
+            throw ValidationError("the first channel showed no picture within 20 s")
+        }
+        say("measuring the baseline (one channel decoding, none warm)")
+        try await Task.sleep(for: .seconds(1))
+        let base = try await measure(seconds: 4)
+
+        say("warming \(policy) of \(n) channels")
+        await player.headend.setPolicy(policy)
+        await player.headend.applyPolicy(current: 0, last: nil)
+        let warmSet = policy.warmSet(count: n, current: 0, last: nil, favourites: [])
+        _ = await waitUntil(seconds: 20) {
+            warmSet.allSatisfy { player.headend.sources[$0].cache.hasKeyframe }
+        }
+        try await Task.sleep(for: .milliseconds(2500))
+        let warmUsage = try await measure(seconds: 4)
+        let warmCount = player.channels().filter { $0.state.tier == "warm" }.count
+        let gopBytes = player.headend.sources.map(\.cache.byteCount).reduce(0, +)
+
+        say("\(flips) \(order) flips, \(interval) ms apart")
+        player.output.resetStatistics()
+        var samples: [FlipSample] = []
+        var index = 0
+        var rng = SystemRandomNumberGenerator()
+        for i in 0..<flips {
+            let request: FlipRequest
+            if order == "sequential" {
+                request = .next
+                index = (index + 1) % n
+            } else {
+                var next = Int.random(in: 0..<(n - 1), using: &rng)
+                if next >= index { next += 1 }
+                index = next
+                request = .tune(lineup.channels[index].number)
+            }
+            let result = await player.flip(request)
+            var offset: Double?
+            if result.ok, let feed = await player.shownFeedID {
+                try await Task.sleep(for: .milliseconds(150))
+                offset = player.output.timing(feed: feed)?.audioOffset?.milliseconds
+            }
+            samples.append(FlipSample(result: result, audioOffsetMs: offset))
+            if !json && (i + 1) % 50 == 0 { say("\(i + 1) flips") }
+            try await Task.sleep(for: .milliseconds(interval + Int.random(in: 0...100, using: &rng)))
+        }
+        let outputStats = player.output.statistics()
+        await player.shutdown()
+
+        var peerResult: [String: Any]?
+        if peer, let streams {
+            say("measuring mpv on two of the same streams")
+            peerResult = runPeer(urls: Array(streams.urls.prefix(2)))
+        }
+        let report = BenchReport(
+            channels: n, policy: policy.description, order: order, flips: samples,
+            baseline: base, warm: warmUsage, warmChannels: warmCount, gopCacheBytes: gopBytes,
+            output: outputStats, peer: peerResult, size: size, fps: fps)
+        print(json ? report.json() : report.text())
+    }
+
+    func waitUntil(seconds: Double, _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    func measure(seconds: Int) async throws -> (core: Double, rss: Int) {
+        let a = ProcessUsage.now(), t = ContinuousClock.now
+        try await Task.sleep(for: .seconds(seconds))
+        let b = ProcessUsage.now()
+        return (ProcessUsage.coreShare(from: a, to: b, over: ContinuousClock.now - t), b.residentBytes)
+    }
+
+    func runPeer(urls: [String]) -> [String: Any]? {
+        let candidates = [FileManager.default.currentDirectoryPath + "/../shared/bench/mpv-zap.py",
+                          URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/bench/mpv-zap.py").standardized.path]
+        guard let script = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") else { return ["error": "mpv or mpv-zap.py not found"] }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [script] + urls + ["--zaps", "12"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return ["error": "\(error)"] }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? ["error": String(decoding: data, as: UTF8.self)]
+    }
+}
+
+struct FlipSample {
+    var result: FlipResult
+    var audioOffsetMs: Double?
+}
+
+/// The benchmark's figures, as a table or JSON.
+struct BenchReport {
+    var channels: Int
+    var policy: String
+    var order: String
+    var flips: [FlipSample]
+    var baseline: (core: Double, rss: Int)
+    var warm: (core: Double, rss: Int)
+    var warmChannels: Int
+    var gopCacheBytes: Int
+    var output: OutputStatistics
+    var peer: [String: Any]?
+    var size: String
+    var fps: Int
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(sorted.count - 1, max(0, rank))]
+    }
+
+    func latencies(_ path: FlipPath) -> [Double] {
+        flips.filter { $0.result.ok && $0.result.path == path }.compactMap(\.result.latencyMilliseconds).sorted()
+    }
+
+    var summary: [String: Any] {
+        var paths: [String: Any] = [:]
+        for path in [FlipPath.hot, .warm, .cold] {
+            let l = latencies(path)
+            guard !l.isEmpty else { continue }
+            paths[path.rawValue] = [
+                "count": l.count,
+                "p50_ms": round1(Self.percentile(l, 0.5)), "p95_ms": round1(Self.percentile(l, 0.95)),
+                "p99_ms": round1(Self.percentile(l, 0.99)), "max_ms": round1(l.last),
+            ]
+        }
+        let offsets = flips.compactMap(\.audioOffsetMs).sorted()
+        let others = max(1, warmChannels)
+        var result: [String: Any] = [
+            "channels": channels, "warm_policy": policy, "order": order, "output": "\(size)@\(fps) headless",
+            "flips": flips.count, "failed": flips.filter { !$0.result.ok }.count, "paths": paths,
+            "output_frames_shown": output.framesShown, "output_frames_repeated": output.repeatedFrames,
+            "output_gaps_over_two_frames": output.gapsOverTwoFrames, "output_longest_gap_ms": round1(output.longestGap.milliseconds),
+            "av_offset_ms": ["min": round1(offsets.first), "p50": round1(Self.percentile(offsets, 0.5)), "max": round1(offsets.last), "count": offsets.count],
+            "cpu_core_share_baseline": round3(baseline.core), "cpu_core_share_all_warm": round3(warm.core),
+            "warm_channels": warmChannels,
+            "cpu_core_share_per_warm_channel": round3((warm.core - baseline.core) / Double(others)),
+            "rss_mb_baseline": round1(Double(baseline.rss) / 1_048_576), "rss_mb_all_warm": round1(Double(warm.rss) / 1_048_576),
+            "gop_cache_mb": round1(Double(gopCacheBytes) / 1_048_576),
+            "rss_mb_per_warm_channel_beyond_gop_cache": round1(Double(warm.rss - baseline.rss - gopCacheBytes) / 1_048_576 / Double(others)),
+        ]
+        let failures = flips.filter { !$0.result.ok }.compactMap(\.result.error)
+        if !failures.isEmpty { result["failures"] = Array(Set(failures)).sorted() }
+        if let peer { result["peer"] = peer }
+        return result
+    }
+
+    func json() -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func text() -> String {
+        let s = summary
+        var lines = ["Flipbox bench: \(channels) channels, warm \(policy), \(flips.count) \(order) flips, output \(size)@\(fps) headless", ""]
+        lines.append("path   flips   p50 ms   p95 ms   p99 ms   max ms")
+        for path in ["hot", "warm", "cold"] {
+            guard let p = (s["paths"] as? [String: Any])?[path] as? [String: Any] else { continue }
+            func f(_ k: String) -> String { String(format: "%8.1f", p[k] as? Double ?? .nan) }
+            lines.append("\(path.padding(toLength: 6, withPad: " ", startingAt: 0)) \(String(format: "%5d", p["count"] as? Int ?? 0)) \(f("p50_ms")) \(f("p95_ms")) \(f("p99_ms")) \(f("max_ms"))")
+        }
+        lines.append("failed flips: \(s["failed"] ?? 0)\((s["failures"] as? [String]).map { " (\($0.joined(separator: "; ")))" } ?? "")")
+        lines.append("output: \(output.framesShown) frames shown, \(output.repeatedFrames) repeated (no channel frame for 2 periods), \(output.gapsOverTwoFrames) gaps over 2 frame periods, longest \(String(format: "%.1f", output.longestGap.milliseconds)) ms")
+        if let av = s["av_offset_ms"] as? [String: Any], (av["count"] as? Int ?? 0) > 0 {
+            lines.append("audio start − video start after a flip: min \(av["min"] ?? "-") ms, p50 \(av["p50"] ?? "-") ms, max \(av["max"] ?? "-") ms")
+        }
+        lines.append(String(format: "CPU (share of one core): baseline %.3f, %d channels warm %.3f, per warm channel %.4f",
+                            baseline.core, warmChannels, warm.core, s["cpu_core_share_per_warm_channel"] as? Double ?? 0))
+        lines.append(String(format: "memory: baseline %.1f MB, all warm %.1f MB, GOP caches %.1f MB, per warm channel beyond its GOP cache %.2f MB",
+                            Double(baseline.rss) / 1_048_576, Double(warm.rss) / 1_048_576, Double(gopCacheBytes) / 1_048_576,
+                            s["rss_mb_per_warm_channel_beyond_gop_cache"] as? Double ?? 0))
+        if let peer {
+            lines.append("peer mpv (same streams): \(peer.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+private func round1(_ v: Double?) -> Any { v.map { ($0 * 10).rounded() / 10 } ?? NSNull() }
+private func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }

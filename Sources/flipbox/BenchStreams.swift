@@ -1,0 +1,74 @@
+import Foundation
+
+/// Live MPEG-TS streams on loopback for the benchmark: one pre-encoded clip per channel
+/// (720p30 H.264 with B-frames, a 2 s keyframe interval, AAC), each played in a loop, in real
+/// time, by its own `ffmpeg -re` sender to `udp://127.0.0.1:PORT`. The senders run outside
+/// this process so they do not count in its CPU figures.
+final class BenchStreams {
+    let urls: [String]
+    private var senders: [Process] = []
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    init(channels: Int, width: Int, height: Int, fps: Int, gopSeconds: Int, basePort: Int, log: (String) -> Void) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
+            throw Failure(description: "the benchmark streams need ffmpeg (run deploy/install-deps.sh)")
+        }
+        let cache = (ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? NSHomeDirectory() + "/.cache") + "/flipbox/bench"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        var urls: [String] = []
+        for i in 0..<channels {
+            let clip = "\(cache)/clip-\(width)x\(height)-\(fps)-g\(gopSeconds)-\(i).ts"
+            if !FileManager.default.fileExists(atPath: clip) {
+                log("encoding benchmark clip \(i + 1)/\(channels) (once, cached in \(cache))")
+                let hue = (i * 360) / max(1, channels)
+                let tmp = clip + ".part.ts"
+                try Self.run("/usr/bin/ffmpeg", [
+                    "-loglevel", "error", "-y",
+                    "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps),hue=h=\(hue)",
+                    "-f", "lavfi", "-i", "sine=frequency=\(300 + 60 * i):sample_rate=48000",
+                    "-t", "\(gopSeconds * 4)",
+                    "-c:v", "libx264", "-preset", "veryfast", "-g", "\(fps * gopSeconds)", "-keyint_min", "\(fps * gopSeconds)",
+                    "-sc_threshold", "0", "-b:v", "3000k", "-maxrate", "3000k", "-bufsize", "3000k", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", "-b:a", "128k", "-f", "mpegts", tmp,
+                ])
+                try FileManager.default.moveItem(atPath: tmp, toPath: clip)
+            }
+            let url = "udp://127.0.0.1:\(basePort + i)"
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            p.arguments = ["-loglevel", "error", "-re", "-stream_loop", "-1", "-i", clip, "-c", "copy",
+                           "-f", "mpegts", "\(url)?pkt_size=1316"]
+            p.standardInput = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            senders.append(p)
+            urls.append(url)
+        }
+        self.urls = urls
+    }
+
+    func stop() {
+        for p in senders where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        for p in senders { p.waitUntilExit() }
+        senders = []
+    }
+
+    deinit { stop() }
+
+    static func run(_ tool: String, _ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        p.standardInput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw Failure(description: "\(URL(fileURLWithPath: tool).lastPathComponent) failed: \(String(decoding: message, as: UTF8.self))")
+        }
+    }
+}

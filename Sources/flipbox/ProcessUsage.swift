@@ -1,0 +1,39 @@
+import Foundation
+
+/// CPU time and resident memory of this process, from /proc (Linux).
+struct ProcessUsage {
+    /// User + system CPU time.
+    var cpu: Duration
+    /// Resident set size in bytes.
+    var residentBytes: Int
+
+    static func now() -> ProcessUsage {
+        var cpu: Duration = .zero
+        if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+           let close = stat.lastIndex(of: ")") {
+            // Fields after "pid (comm)": state is field 3; utime 14, stime 15 (clock ticks).
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) {
+                let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+                cpu = .milliseconds(Int64((u + s) / ticks * 1000))
+            }
+        }
+        var rss = 0
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) {
+            rss = (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+        return ProcessUsage(cpu: cpu, residentBytes: rss)
+    }
+
+    /// Share of one core used between `a` and `b` over `wall`.
+    static func coreShare(from a: ProcessUsage, to b: ProcessUsage, over wall: Duration) -> Double {
+        let w = wall.seconds
+        return w > 0 ? (b.cpu - a.cpu).seconds / w : 0
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
+}
