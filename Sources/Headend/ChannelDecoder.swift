@@ -22,55 +22,85 @@ public struct DecodeTarget: Sendable {
 
 /// A decode pipeline for one shown channel, fed with compressed buffers from its GOP cache.
 ///
+/// Built idle and running (so a flip does not wait for pipeline set-up), then bound to one feed.
 /// Buffers are re-timed so that the first keyframe plays "now" in the decoder's clock and the
 /// rest follow in real time; the appsinks sync on that clock, so video and audio leave together.
 final class ChannelDecoder: @unchecked Sendable {
-    let feed: UInt
+    /// Decoders are built per codec family; `other` uses decodebin and is never kept spare.
+    enum Codec: Sendable, Hashable {
+        case h264, h265, other
+
+        init(_ caps: Caps) {
+            switch caps.mediaType {
+            case "video/x-h264": self = .h264
+            case "video/x-h265": self = .h265
+            default: self = .other
+            }
+        }
+    }
+
+    let codec: Codec
     private let pipeline: Pipeline
     private let videoSource: AppSource
-    private let audioSource: AppSource?
+    private let audioSource: AppSource
     private let lock = NSLock()
+    private var feedValue: UInt = 0
+    private weak var sink: DecodedFrameSink?
     private var offset: Int64?
     private var anchorPTS: ClockTime = 0
 
-    /// Builds the pipeline (media thread). `videoCaps`/`audioCaps` are the compressed formats.
-    init(feed: UInt, videoCaps: Caps, audioCaps: Caps?, target: DecodeTarget, sink: DecodedFrameSink) throws {
-        self.feed = feed
+    /// Builds and starts an idle decoder (media thread).
+    init(codec: Codec, target: DecodeTarget) throws {
+        self.codec = codec
         let videoChain: String
-        switch videoCaps.mediaType {
-        case "video/x-h264": videoChain = "h264parse ! avdec_h264 thread-type=slice"
-        case "video/x-h265": videoChain = "h265parse ! avdec_h265 thread-type=slice"
-        default: videoChain = "decodebin"
+        switch codec {
+        case .h264: videoChain = "h264parse ! avdec_h264 thread-type=slice"
+        case .h265: videoChain = "h265parse ! avdec_h265 thread-type=slice"
+        case .other: videoChain = "decodebin"
         }
-        var description = "appsrc name=vsrc format=time is-live=true min-latency=0 ! \(videoChain) ! videoconvert ! videoscale ! \(target.videoCaps) ! appsink name=vout sync=true qos=false max-buffers=4"
-        if audioCaps != nil {
-            description += " appsrc name=asrc format=time is-live=true min-latency=0 ! decodebin ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! appsink name=aout sync=true qos=false max-buffers=16"
-        }
+        let description = """
+            appsrc name=vsrc format=time is-live=true min-latency=0 ! \(videoChain) ! videoconvert ! videoscale ! \(target.videoCaps) ! appsink name=vout sync=true async=false qos=false max-buffers=4 \
+            appsrc name=asrc format=time is-live=true min-latency=0 ! decodebin ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! appsink name=aout sync=true async=false qos=false max-buffers=16
+            """
         pipeline = try Pipeline(description: description)
-        guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout") else {
+        guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout"),
+              let asrc = pipeline.appSource(named: "asrc"), let aout = pipeline.appSink(named: "aout") else {
             pipeline.shutdown()
             throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
         }
         videoSource = vsrc
-        vsrc.caps = videoCaps
-        weak let weakSink = sink
-        vout.onSample { sample in
-            if let b = sample.buffer { weakSink?.presentVideo(b, feed: feed) }
+        audioSource = asrc
+        vout.onSample { [weak self] sample in
+            guard let self, let b = sample.buffer else { return }
+            let (feed, sink) = self.binding
+            sink?.presentVideo(b, feed: feed)
         }
-        if let audioCaps, let asrc = pipeline.appSource(named: "asrc"), let aout = pipeline.appSink(named: "aout") {
-            asrc.caps = audioCaps
-            audioSource = asrc
-            aout.onSample { sample in
-                if let b = sample.buffer { weakSink?.presentAudio(b, feed: feed) }
-            }
-        } else {
-            audioSource = nil
+        aout.onSample { [weak self] sample in
+            guard let self, let b = sample.buffer else { return }
+            let (feed, sink) = self.binding
+            sink?.presentAudio(b, feed: feed)
         }
+        // The sinks do not wait to preroll (`async=false`): a channel without audio never feeds
+        // the audio branch, which must not hold the pipeline out of PLAYING.
         // The cached GOP is pushed at once and its keyframe is timed "now": each frame is due as
         // soon as it is decoded. Decoders report latency for frame reordering (B-frames: about
         // 2-3 frames); honouring it would hold the first frame back that long for nothing.
         pipeline.setLatency(0)
         try pipeline.setState(.playing)
+    }
+
+    private var binding: (UInt, DecodedFrameSink?) { lock.withLock { (feedValue, sink) } }
+
+    var feed: UInt { lock.withLock { feedValue } }
+
+    /// Dedicates the decoder to `feed`: sets the compressed formats; frames go to `sink`.
+    func bind(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink) {
+        videoSource.caps = videoCaps
+        if let audioCaps { audioSource.caps = audioCaps }
+        lock.withLock {
+            feedValue = feed
+            self.sink = sink
+        }
     }
 
     var messages: AsyncStream<BusMessage> { pipeline.messages }
@@ -101,7 +131,7 @@ final class ChannelDecoder: @unchecked Sendable {
         let retimed = entry.buffer.retimed(pts: shift(entry.pts), dts: shift(entry.dts))
         switch entry.track {
         case .video: videoSource.push(retimed)
-        case .audio: audioSource?.push(retimed)
+        case .audio: audioSource.push(retimed)
         }
     }
 

@@ -18,6 +18,9 @@ public actor Headend {
     private var nextFeed: UInt = 1
     private var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
     private var pending: [UInt: PendingFeed] = [:]
+    private var spare: ChannelDecoder?
+    private var spareScheduled = false
+    private var isShutDown = false
 
     /// How a flip reached its target.
     public enum Path: String, Sendable { case hot, warm, cold }
@@ -52,6 +55,7 @@ public actor Headend {
                 await source.stop()
             }
         }
+        scheduleSpare()
     }
 
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
@@ -95,7 +99,15 @@ public actor Headend {
     fileprivate func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
         do {
-            let decoder = try ChannelDecoder(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, target: target, sink: sink)
+            let codec = ChannelDecoder.Codec(videoCaps)
+            let decoder: ChannelDecoder
+            if let ready = spare, ready.codec == codec {
+                decoder = ready
+                spare = nil
+            } else {
+                decoder = try ChannelDecoder(codec: codec, target: target)
+            }
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
             let logger = self.logger
@@ -107,9 +119,31 @@ public actor Headend {
                     }
                 }
             }
+            if codec == .h264 { scheduleSpare() }
         } catch {
             logger.error("cannot start a decoder for channel \(entry.source.channel.number): \(error)")
             throw error
+        }
+    }
+
+    /// Builds a spare H.264 decoder a moment after a flip, so the next flip does not pay for
+    /// pipeline set-up (about 15 ms) and the build does not compete with this flip's first frame.
+    private func scheduleSpare() {
+        guard spare == nil, !spareScheduled else { return }
+        spareScheduled = true
+        Task {
+            try? await Task.sleep(for: .milliseconds(250))
+            self.buildSpare()
+        }
+    }
+
+    private func buildSpare() {
+        spareScheduled = false
+        guard spare == nil, !isShutDown else { return }
+        do {
+            spare = try ChannelDecoder(codec: .h264, target: target)
+        } catch {
+            logger.warning("cannot prepare a spare decoder: \(error)")
         }
     }
 
@@ -126,6 +160,9 @@ public actor Headend {
     public nonisolated func states() -> [ChannelState] { sources.map(\.state) }
 
     public func shutdown() async {
+        isShutDown = true
+        spare?.shutdown()
+        spare = nil
         for feed in Array(decoders.keys) { await deactivate(feed: feed) }
         for s in sources { await s.shutdown() }
     }
