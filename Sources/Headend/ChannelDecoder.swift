@@ -26,17 +26,34 @@ public struct DecodeTarget: Sendable {
 /// Buffers are re-timed so that the first keyframe plays "now" in the decoder's clock and the
 /// rest follow in real time; the appsinks sync on that clock, so video and audio leave together.
 final class ChannelDecoder: @unchecked Sendable {
-    /// Decoders are built per codec family; `other` uses decodebin and is never kept spare.
-    enum Codec: Sendable, Hashable {
-        case h264, h265, other
+    /// Decoders are built per codec family; only fully known families are kept spare.
+    struct Codec: Sendable, Hashable {
+        enum Video: Sendable, Hashable { case h264, h265, other }
+        /// `aac` also serves channels without audio (the branch then never gets data).
+        enum Audio: Sendable, Hashable { case aac, other }
+        var video: Video
+        var audio: Audio
 
-        init(_ caps: Caps) {
+        init(video: Video, audio: Audio) {
+            self.video = video
+            self.audio = audio
+        }
+
+        init(video caps: Caps, audio: Caps?) {
             switch caps.mediaType {
-            case "video/x-h264": self = .h264
-            case "video/x-h265": self = .h265
-            default: self = .other
+            case "video/x-h264": video = .h264
+            case "video/x-h265": video = .h265
+            default: video = .other
+            }
+            if let audio, !(audio.mediaType == "audio/mpeg" && audio.int("mpegversion") == 4) {
+                self.audio = .other
+            } else {
+                self.audio = .aac
             }
         }
+
+        /// H.264 with AAC (or no audio): what nearly every channel is, and the spare decoder's kind.
+        static let common = Codec(video: .h264, audio: .aac)
     }
 
     let codec: Codec
@@ -53,14 +70,16 @@ final class ChannelDecoder: @unchecked Sendable {
     init(codec: Codec, target: DecodeTarget) throws {
         self.codec = codec
         let videoChain: String
-        switch codec {
+        switch codec.video {
         case .h264: videoChain = "h264parse ! avdec_h264 thread-type=slice"
         case .h265: videoChain = "h265parse ! avdec_h265 thread-type=slice"
         case .other: videoChain = "decodebin"
         }
+        // Known decoders are linked up front; decodebin would plug them only when data comes.
+        let audioChain = codec.audio == .aac ? "aacparse ! avdec_aac" : "decodebin"
         let description = """
             appsrc name=vsrc format=time is-live=true min-latency=0 ! \(videoChain) ! videoconvert ! videoscale ! \(target.videoCaps) ! appsink name=vout sync=true async=false qos=false max-buffers=4 \
-            appsrc name=asrc format=time is-live=true min-latency=0 ! decodebin ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! appsink name=aout sync=true async=false qos=false max-buffers=16
+            appsrc name=asrc format=time is-live=true min-latency=0 ! \(audioChain) ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! appsink name=aout sync=true async=false qos=false max-buffers=16
             """
         pipeline = try Pipeline(description: description)
         guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout"),

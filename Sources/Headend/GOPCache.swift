@@ -1,8 +1,9 @@
 import Foundation
 import GStreamer
 
-/// Compressed video and audio of one channel since its last keyframe, with the caps needed to
-/// start a decoder there. Filled on the ingest streaming threads; read by flips.
+/// Compressed video and audio of one channel since its last keyframe (and the audio that plays
+/// from that keyframe on, even when it arrived before it), with the caps needed to start a
+/// decoder there. The cached entries always start with the keyframe once there is one. Filled on the ingest streaming threads; read by flips.
 ///
 /// Thread-safe. Consumers attached with `attach` get the cached GOP and then every new entry,
 /// in arrival order, under the same lock, so nothing is lost or doubled between the two.
@@ -39,6 +40,7 @@ public final class GOPCache: @unchecked Sendable {
     public var audioCaps: Caps? { lock.withLock { audioCapsValue } }
     /// True when a keyframe is cached (a flip here is a warm flip).
     public var hasKeyframe: Bool { lock.withLock { entries.first?.isKeyframe == true } }
+    // Before the first keyframe, `entries` may hold audio only (carried forward at the keyframe).
     public var byteCount: Int { lock.withLock { bytes } }
     /// True when the last GOP outgrew `budgetBytes` and was dropped.
     public var isOverBudget: Bool { lock.withLock { overBudgetValue } }
@@ -61,15 +63,27 @@ public final class GOPCache: @unchecked Sendable {
             audioCapsValue = caps
         }
         if entry.isKeyframe {
+            // Muxers often send audio ahead of the video of the same moment: keep the audio that
+            // plays from the keyframe on, placed after it, so a flip starts with sound.
+            let carried = entries.filter { $0.track == .audio && $0.pts.isValid && $0.pts >= entry.pts }
             entries.removeAll(keepingCapacity: true)
-            bytes = 0
+            entries.append(entry)
+            entries.append(contentsOf: carried)
+            bytes = carried.reduce(buffer.size) { $0 + $1.buffer.size }
             overBudgetValue = false
-        }
-        if entries.isEmpty && !entry.isKeyframe {
-            // Nothing cached until the first keyframe; consumers still see live data.
+        } else if entries.isEmpty && entry.track == .video {
+            // No video cached until the first keyframe; consumers still see live data.
         } else {
             entries.append(entry)
             bytes += buffer.size
+            if entries.first?.isKeyframe != true, entry.pts.isValid, entry.pts > 3 * ClockTime.second {
+                // Audio waiting for a keyframe: keep the last 3 s.
+                let cut = entry.pts - 3 * ClockTime.second
+                while let first = entries.first, first.pts < cut {
+                    bytes -= first.buffer.size
+                    entries.removeFirst()
+                }
+            }
             if bytes > budgetBytes {
                 entries.removeAll(keepingCapacity: false)
                 bytes = 0

@@ -99,12 +99,13 @@ public actor Headend {
     fileprivate func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
         do {
-            let codec = ChannelDecoder.Codec(videoCaps)
+            let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
             let decoder: ChannelDecoder
             if let ready = spare, ready.codec == codec {
                 decoder = ready
                 spare = nil
             } else {
+                logger.debug("channel \(entry.source.channel.number): no spare decoder ready, building one")
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
@@ -119,14 +120,14 @@ public actor Headend {
                     }
                 }
             }
-            if codec == .h264 { scheduleSpare() }
+            if codec == .common { scheduleSpare() }
         } catch {
             logger.error("cannot start a decoder for channel \(entry.source.channel.number): \(error)")
             throw error
         }
     }
 
-    /// Builds a spare H.264 decoder a moment after a flip, so the next flip does not pay for
+    /// Builds a spare H.264/AAC decoder a moment after a flip, so the next flip does not pay for
     /// pipeline set-up (about 15 ms) and the build does not compete with this flip's first frame.
     private func scheduleSpare() {
         guard spare == nil, !spareScheduled else { return }
@@ -141,7 +142,7 @@ public actor Headend {
         spareScheduled = false
         guard spare == nil, !isShutDown else { return }
         do {
-            spare = try ChannelDecoder(codec: .h264, target: target)
+            spare = try ChannelDecoder(codec: .common, target: target)
         } catch {
             logger.warning("cannot prepare a spare decoder: \(error)")
         }
