@@ -124,9 +124,11 @@ enum IngestBranch {
         // Each branch gets its own queue (its own streaming thread): a paced (looped file) ingest
         // syncs each appsink on the clock and one demuxer thread feeds them all, so the first sink
         // to wait would starve the rest; and a sink added from the demuxer's pad-added on a live
-        // stream only ever prerolled when decoupled from that thread.
+        // stream only ever prerolled when decoupled from that thread. Live ingests do not preroll
+        // at all (`async=false`): a sink added after the pipeline reached PLAYING would otherwise
+        // sometimes wait for a preroll that never completes, and the channel stays silent.
         let sink = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! "
-            + "appsink sync=\(paced) max-buffers=0 emit-signals=false"
+            + "appsink sync=\(paced) async=\(paced) max-buffers=0 emit-signals=false"
         if mediaType.hasPrefix("video/") && !haveVideo {
             switch mediaType {
             case "video/x-h264":
