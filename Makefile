@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media clean
+.PHONY: deps build demo test media bench clean
 
 deps:
 	@./deploy/install-deps.sh
@@ -29,6 +29,11 @@ demo: build media
 test: build media
 	@$(SWIFT) test $(BUILD_FLAGS) --parallel --num-workers 2 2>&1 | grep -v "prohibited flag" | tee .build/test.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
 		status=$${PIPESTATUS[0]}; exit $$status
+
+# Flip latency, CPU and memory per warm channel (docs/performance.md), next to mpv.
+bench: deps
+	@$(SWIFT) build -c release 2>&1 | grep -E "error|Build complete" || true
+	.build/release/flipbox bench --flips 200 --channels 16 --peer
 
 clean:
 	rm -rf .build Channels/media
