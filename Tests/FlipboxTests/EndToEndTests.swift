@@ -60,19 +60,27 @@ import Testing
         try await onOwnThread { try self.flipThroughTheAPI() }
     }
 
-    func flipThroughTheAPI() throws {
+    /// Starts the UDP sender and `flipbox play` on the test lineup; returns once channel 1 is on
+    /// screen and every channel (the UDP one too) has had time to cache a keyframe.
+    func startOnChannelOne() throws -> (sender: UDPTestStream, box: FlipboxProcess) {
         let udpPort = freePort()
         let sender = try UDPTestStream(port: udpPort, rgb: 0x0000FF)
-        defer { sender.stop() }
         let lineup = try makeLineup(udpPort: udpPort)
-        let port = freePort()
-        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "640x360"], port: port)
-        defer { box.stop() }
-
+        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "640x360"], port: freePort())
         let started = box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }
+        if !started {
+            box.stop()
+            sender.stop()
+        }
         try #require(started, "flipbox did not start on channel 1:\n\(box.logText)")
-        // Let every channel (the UDP one too) get a keyframe cached.
         Thread.sleep(forTimeInterval: 2.5)
+        return (sender, box)
+    }
+
+    func flipThroughTheAPI() throws {
+        let (sender, box) = try startOnChannelOne()
+        defer { sender.stop(); box.stop() }
+        let port = box.port
         let events = try EventRecorder(url: "http://127.0.0.1:\(port)/api/v1/events")
         Thread.sleep(forTimeInterval: 0.3)
 
@@ -131,15 +139,8 @@ import Testing
     }
 
     func holdTheNextKey() throws {
-        let udpPort = freePort()
-        let sender = try UDPTestStream(port: udpPort, rgb: 0x0000FF)
-        defer { sender.stop() }
-        let lineup = try makeLineup(udpPort: udpPort)
-        let port = freePort()
-        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "640x360"], port: port)
-        defer { box.stop() }
-        try #require(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText)")
-        Thread.sleep(forTimeInterval: 2.5)
+        let (sender, box) = try startOnChannelOne()
+        defer { sender.stop(); box.stop() }
 
         // Six "next" presses 30 ms apart: 1 -> 3 (six steps around four channels).
         let results = ResultList()

@@ -106,6 +106,11 @@ func freePort() -> Int {
 }
 
 private func canBind(port: Int, type: Int32) -> Bool {
+    withLoopbackSocket(port: port, type: type) { fd, address, length in bind(fd, address, length) == 0 }
+}
+
+/// Opens a socket of `type` and calls `body` with it and the address 127.0.0.1:`port`.
+private func withLoopbackSocket(port: Int, type: Int32, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Bool {
     let fd = socket(AF_INET, type, 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
@@ -114,22 +119,13 @@ private func canBind(port: Int, type: Int32) -> Bool {
     addr.sin_port = in_port_t(UInt16(port).bigEndian)
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     return withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
 }
 
 /// True when something accepts TCP connections on 127.0.0.1:`port`.
 func acceptsConnections(port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_port = in_port_t(UInt16(port).bigEndian)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
+    withLoopbackSocket(port: port, type: Int32(SOCK_STREAM.rawValue)) { fd, address, length in connect(fd, address, length) == 0 }
 }
 
 // MARK: - Senders
