@@ -80,6 +80,10 @@ struct PlayCommand: AsyncParsableCommand {
             resolved.warm = policy
         }
         let control = try controlConfiguration()
+        do { try control.validate() } catch {
+            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
 
         try GStreamer.initialize()
         let player: Player
