@@ -121,13 +121,13 @@ enum IngestBranch {
 
     /// Chooses by caps; only the first video and the first audio stream are kept.
     static func choose(mediaType: String, haveVideo: Bool, haveAudio: Bool, paced: Bool) -> IngestBranch {
-        // Each branch gets its own queue (its own streaming thread): a paced (looped file) ingest
-        // syncs each appsink on the clock and one demuxer thread feeds them all, so the first sink
-        // to wait would starve the rest; and a sink added from the demuxer's pad-added on a live
-        // stream only ever prerolled when decoupled from that thread. Live ingests do not preroll
-        // at all (`async=false`): a sink added after the pipeline reached PLAYING would otherwise
-        // sometimes wait for a preroll that never completes, and the channel stays silent.
-        let sink = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! "
+        // A paced (looped file or HTTP) ingest syncs each appsink on the clock and one demuxer
+        // thread feeds them all, so each branch gets its own queue (its own thread) or the first
+        // sink to wait would starve the rest. Live ingests need no queue (one thread fewer per
+        // stream) and do not preroll at all (`async=false`): a sink added after the pipeline
+        // reached PLAYING would otherwise sometimes wait for a preroll that never completes, and
+        // the channel would stay silent.
+        let sink = (paced ? "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! " : "")
             + "appsink sync=\(paced) async=\(paced) max-buffers=0 emit-signals=false"
         if mediaType.hasPrefix("video/") && !haveVideo {
             switch mediaType {
