@@ -38,6 +38,16 @@ extension HeadendTests {
             sender.stop()
         }
 
+        @Test func srtCallerToALoopbackListenerBecomesWarm() async throws {
+            let port = freePort()
+            let sender = try LoopbackSender(port: port, srt: true)
+            let (source, log) = makeSource(["srt://127.0.0.1:\(port)"])
+            await source.start()
+            await expectWarm(source, log: log, audio: true)
+            await source.stop()
+            sender.stop()
+        }
+
         @Test func progressiveHTTPMPEGTSBecomesWarmPlaysInRealTimeAndRestartsAtItsEnd() async throws {
             let dir = try TempDirectory()
             defer { dir.remove() }

@@ -135,7 +135,8 @@ final class LoopbackSender: @unchecked Sendable {
     let port: Int
     private let pipeline: Pipeline
 
-    init(port: Int, rtp: Bool = false, audio: Bool = true, rgb: UInt32 = 0x00FF00) throws {
+    /// `srt`: serve the stream as an SRT listener on `port` instead of sending UDP to it.
+    init(port: Int, rtp: Bool = false, srt: Bool = false, audio: Bool = true, rgb: UInt32 = 0x00FF00) throws {
         self.port = port
         var d = "videotestsrc is-live=true pattern=solid-color foreground-color=\(0xFF00_0000 | rgb) ! video/x-raw,width=160,height=90,framerate=30/1 ! "
             + "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue ! mux. "
@@ -144,7 +145,8 @@ final class LoopbackSender: @unchecked Sendable {
         }
         d += "mpegtsmux name=mux alignment=7 ! "
         if rtp { d += "rtpmp2tpay ! " }
-        d += "udpsink host=127.0.0.1 port=\(port) sync=false"
+        d += srt ? "srtsink uri=srt://127.0.0.1:\(port)?mode=listener wait-for-connection=false sync=false"
+                 : "udpsink host=127.0.0.1 port=\(port) sync=false"
         pipeline = try Pipeline(description: d)
         try pipeline.setState(.playing)
     }
