@@ -22,8 +22,8 @@ public actor Headend {
     private var spareScheduled = false
     private var isShutDown = false
 
-    /// How a flip reached its target.
-    public enum Path: String, Sendable { case hot, warm, cold }
+    /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
+    public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
 
     public init(lineup: Lineup, policy: WarmPolicy, target: DecodeTarget, logger: Logger,
                 onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {

@@ -112,8 +112,6 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         }
     }
 
-    /// The feed on screen now.
-    public var shownFeed: UInt { lock.withLock { activeFeed } }
 
     public func presentVideo(_ frame: Buffer, feed: UInt) {
         lock.lock()

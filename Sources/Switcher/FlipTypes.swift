@@ -22,9 +22,7 @@ public enum FlipRequest: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// How the target was reached: already decoding, from its GOP cache, or by connecting.
-public enum FlipPath: String, Sendable, Hashable, Codable {
-    case hot, warm, cold
-}
+public typealias FlipPath = Headend.Path
 
 /// The identity of a channel as the API shows it.
 public struct ChannelSummary: Sendable, Hashable, Codable {

@@ -62,6 +62,8 @@ public actor Player {
         let startedAt: ContinuousClock.Instant
         let result = OneShot<FlipResult>()
         let feed = OneShot<UInt>()
+        /// Set once the player has applied the result (see `settle`).
+        let settledMark = OneShot<Bool>()
         init(id: UInt64, request: FlipRequest, target: Int, startedAt: ContinuousClock.Instant) {
             self.id = id
             self.request = request
@@ -134,16 +136,15 @@ public actor Player {
         do {
             // The output learns the feed before the decoder exists, so no first frame is missed.
             let output = self.output
-            let activation = try await headend.activate(channel, sink: output) { feed, route in
+            let activation = try await headend.activate(channel, sink: output) { feed, path in
                 guard flight.result.resolved == nil else { return }
-                let path = FlipPath(rawValue: route.rawValue) ?? .cold
                 output.expect(feed: feed, overlays: overlay.map { [$0] } ?? []) { at in
                     flight.result.resolve(FlipResult(requestID: id, outcome: .completed, channel: summary,
                                                      latency: at - t0, path: path))
                 }
             }
             flight.feed.resolve(activation.feed)
-            if settled.contains(flight.id) {
+            if flight.settledMark.resolved != nil {
                 // Superseded while the decoder was being set up.
                 output.cancel(feed: activation.feed)
                 await headend.deactivate(feed: activation.feed)
@@ -166,8 +167,7 @@ public actor Player {
     /// Applies a resolved flight once: on completion the target becomes current and the old
     /// decoder stops; otherwise the flight's decoder stops and the screen stays as it was.
     private func settle(_ flight: Flight, _ result: FlipResult) async {
-        guard !settled.contains(flight.id) else { return }
-        settled.insert(flight.id)
+        guard flight.settledMark.resolve(true) else { return }
         if inFlight === flight { inFlight = nil }
         let feed = flight.feed.resolved
         switch result.outcome {
@@ -188,7 +188,6 @@ public actor Player {
         }
     }
 
-    private var settled: Set<UInt64> = []
 
     private func retire(_ flight: Flight, supersededBy id: UInt64) async {
         let target = lineup.channels[flight.target]
