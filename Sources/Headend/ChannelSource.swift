@@ -37,7 +37,7 @@ public actor ChannelSource {
     /// A source that has not delivered anything this long after starting has failed to connect.
     public nonisolated let connectTimeout: Duration
 
-    public init(channel: Channel, cacheBudgetBytes: Int = 32 << 20, logger: Logger,
+    public init(channel: Channel, cacheBudgetBytes: Int = WarmBudget.defaultChannelBytes, logger: Logger,
                 stallTimeout: Duration = ChannelSource.defaultStallTimeout,
                 connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
                 onStateChange: @escaping @Sendable (ChannelState) -> Void) {
@@ -74,14 +74,15 @@ public actor ChannelSource {
         }
     }
 
-    /// Stops the ingest and forgets the cache (the channel goes cold).
-    public func stop() {
+    /// Stops the ingest and forgets the cache (the channel goes cold). `reason`, when given,
+    /// says why the channel is held cold (`parked`).
+    public func stop(reason: String? = nil) {
         wanted = false
         watchdog?.cancel()
         watchdog = nil
         teardown()
         cache.reset()
-        setState(.cold)
+        setState(reason.map { .parked(reason: $0) } ?? .cold)
     }
 
     /// Marks the channel hot (decoded for the screen) or back to warm.

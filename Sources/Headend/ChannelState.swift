@@ -4,6 +4,9 @@
 public enum ChannelState: Sendable, Hashable, CustomStringConvertible {
     /// Nothing running.
     case cold
+    /// Nothing running although the warm policy asked for it: the warm budget holds it cold,
+    /// or its keyframe interval is too long to cache. The reason says which.
+    case parked(reason: String)
     /// Source started, no keyframe cached yet.
     case connecting
     /// Source delivering; compressed data since the last keyframe is cached; not decoding.
@@ -20,6 +23,7 @@ public enum ChannelState: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .cold: "cold"
         case .connecting: "cold"
+        case .parked: "cold"
         case .warm: "warm"
         case .hot: "hot"
         case .stalled: "stalled"
@@ -32,6 +36,7 @@ public enum ChannelState: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .cold: "cold"
         case .connecting: "connecting"
+        case .parked(let reason): "cold: \(reason)"
         case .warm: "warm"
         case .hot: "playing"
         case .stalled(let reason): "stalled: \(reason)"
@@ -39,9 +44,10 @@ public enum ChannelState: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A short reason for `stalled`/`failed`, nil otherwise.
+    /// A short reason for `parked`/`stalled`/`failed`, nil otherwise.
     public var reason: String? {
         switch self {
+        case .parked(let reason): reason
         case .stalled(let reason): reason
         case .failed(let error): error
         default: nil

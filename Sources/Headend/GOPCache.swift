@@ -29,11 +29,28 @@ public final class GOPCache: @unchecked Sendable {
     private var consumers: [UInt: @Sendable (Entry) -> Void] = [:]
     private var lastArrival: ContinuousClock.Instant?
     private var overBudgetValue = false
-    /// Bytes a GOP may take before the cache gives up on it (keyframe interval too long).
-    public let budgetBytes: Int
+    private var budget: Int
+    private var measuredGOPBytes: Int?
 
-    public init(budgetBytes: Int = 32 << 20) {
-        self.budgetBytes = budgetBytes
+    public init(budgetBytes: Int = WarmBudget.defaultChannelBytes) {
+        self.budget = budgetBytes
+    }
+
+    /// Bytes a GOP may take before the cache gives up on it (keyframe interval too long).
+    public var budgetBytes: Int {
+        get { lock.withLock { budget } }
+        set { lock.withLock { budget = newValue } }
+    }
+
+    /// The bytes one GOP of this channel takes: the last whole GOP (keyframe to keyframe), or
+    /// the size at which a GOP outgrew `budgetBytes`, or the one filling now when that is
+    /// larger. Nil until a whole GOP was seen. Kept across `reset()` (the stream is the same
+    /// one when the channel is started again).
+    public var gopBytes: Int? {
+        lock.withLock {
+            guard let measuredGOPBytes else { return nil }
+            return entries.first?.isKeyframe == true ? max(measuredGOPBytes, bytes) : measuredGOPBytes
+        }
     }
 
     public var videoCaps: Caps? { lock.withLock { videoCapsValue } }
@@ -65,6 +82,7 @@ public final class GOPCache: @unchecked Sendable {
         if entry.isKeyframe {
             // Muxers often send audio ahead of the video of the same moment: keep the audio that
             // plays from the keyframe on, placed after it, so a flip starts with sound.
+            if entries.first?.isKeyframe == true { measuredGOPBytes = bytes }
             let carried = entries.filter { $0.track == .audio && $0.pts.isValid && $0.pts >= entry.pts }
             entries.removeAll(keepingCapacity: true)
             entries.append(entry)
@@ -84,7 +102,8 @@ public final class GOPCache: @unchecked Sendable {
                     entries.removeFirst()
                 }
             }
-            if bytes > budgetBytes {
+            if bytes > budget {
+                if entries.first?.isKeyframe == true { measuredGOPBytes = bytes }
                 entries.removeAll(keepingCapacity: false)
                 bytes = 0
                 overBudgetValue = true

@@ -13,6 +13,11 @@ public actor Headend {
     public nonisolated let lineup: Lineup
     public nonisolated let sources: [ChannelSource]
     private var policy: WarmPolicy
+    private var budget: WarmBudget
+    /// Where the last `applyPolicy` was asked for, so the budget watch can plan again.
+    private var around: (current: Int?, last: Int?)?
+    private var lastPlan: WarmPlan?
+    private var budgetWatch: Task<Void, Never>?
     private let target: DecodeTarget
     private let logger: Logger
     private var nextFeed: UInt = 1
@@ -25,14 +30,26 @@ public actor Headend {
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
 
-    public init(lineup: Lineup, policy: WarmPolicy, target: DecodeTarget, logger: Logger,
+    /// `budget` nil: the lineup's settings (`warm-max-channels`, `warm-memory`,
+    /// `warm-channel-memory`); a setting that does not parse is logged and ignored.
+    public init(lineup: Lineup, policy: WarmPolicy, budget: WarmBudget? = nil, target: DecodeTarget, logger: Logger,
                 onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {
         self.lineup = lineup
         self.policy = policy
         self.target = target
         self.logger = logger
+        let resolved: WarmBudget
+        if let budget {
+            resolved = budget
+        } else {
+            do { resolved = try WarmBudget(settings: lineup.settings) } catch {
+                logger.warning("lineup settings: \(error); no warm budget")
+                resolved = .unlimited
+            }
+        }
+        self.budget = resolved
         self.sources = lineup.channels.map { channel in
-            ChannelSource(channel: channel, logger: logger) { state in onStateChange(channel, state) }
+            ChannelSource(channel: channel, cacheBudgetBytes: resolved.cacheLimit, logger: logger) { state in onStateChange(channel, state) }
         }
     }
 
@@ -43,19 +60,66 @@ public actor Headend {
     /// Changes the warm policy; takes effect at the next `applyPolicy`.
     public func setPolicy(_ policy: WarmPolicy) { self.policy = policy }
 
-    /// Warms channels according to the policy around `current`.
-    public func applyPolicy(current: Int?, last: Int?) async {
+    /// Changes the warm budget; takes effect at the next `applyPolicy`.
+    public func setBudget(_ budget: WarmBudget) {
+        self.budget = budget
+        for source in sources { source.cache.budgetBytes = budget.cacheLimit }
+    }
+
+    /// The warm budget in force.
+    public var warmBudget: WarmBudget { budget }
+
+    /// Warms channels according to the policy and the budget around `current`, and returns the
+    /// plan it applied. Until shutdown, the plan is also re-checked every second against what
+    /// the channels' GOPs measure (a channel whose GOP outgrows the budget goes cold, and says so).
+    @discardableResult
+    public func applyPolicy(current: Int?, last: Int?) async -> WarmPlan {
+        around = (current, last)
+        let plan = plan(current: current, last: last)
+        await apply(plan)
+        scheduleSpare()
+        if budgetWatch == nil && !isShutDown {
+            budgetWatch = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    await self?.replan()
+                }
+            }
+        }
+        return plan
+    }
+
+    /// The plan for `current`/`last` under the policy, the budget and the measured GOP sizes.
+    func plan(current: Int?, last: Int?) -> WarmPlan {
         let favourites = lineup.channels.indices.filter { lineup.channels[$0].isFavourite }
-        let warm = policy.warmSet(count: sources.count, current: current, last: last, favourites: favourites)
-        let shown = Set(decoders.values.map { ObjectIdentifier($0.source) })
+        let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) })
+        let shown = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
+        let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites,
+                                     shown: shown, gopBytes: sources.map(\.cache.gopBytes))
+        return WarmPlan.make(policy: policy, budget: budget, inputs: inputs)
+    }
+
+    private func apply(_ plan: WarmPlan) async {
+        if plan != lastPlan, !plan.heldCold.isEmpty {
+            logger.debug("warm plan: \(plan.running.count) running, held cold: \(plan.heldCold.sorted { $0.key < $1.key }.map { "\(lineup.channels[$0.key].number) (\($0.value))" }.joined(separator: ", "))")
+        }
+        lastPlan = plan
         for (i, source) in sources.enumerated() {
-            if warm.contains(i) || shown.contains(ObjectIdentifier(source)) {
+            if plan.running.contains(i) {
                 await source.start()
-            } else {
+            } else if let reason = plan.heldCold[i] {
+                if await source.isRunning || source.state != .parked(reason: reason) { await source.stop(reason: reason) }
+            } else if await source.isRunning || source.state != .cold {
                 await source.stop()
             }
         }
-        scheduleSpare()
+    }
+
+    /// Plans again around the last `applyPolicy` (GOP sizes change as they are measured).
+    private func replan() async {
+        guard !isShutDown, let around else { return }
+        let plan = plan(current: around.current, last: around.last)
+        if plan != lastPlan { await apply(plan) }
     }
 
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
@@ -67,12 +131,13 @@ public actor Headend {
         }
         let feed = nextFeed
         nextFeed += 1
+        // Shown from now on, so no plan stops the source while it connects.
+        decoders[feed] = (nil, source)
         let wasRunning = await source.isRunning
         if !wasRunning { await source.start() }
         let warm = source.cache.hasKeyframe
         let pendingFeed = PendingFeed(feed: feed, warm: warm, headend: self, sink: sink)
         pending[feed] = pendingFeed
-        decoders[feed] = (nil, source)
         let snapshot = source.cache.attach(id: feed) { entry in pendingFeed.receive(entry) }
         let path: Path
         if warm, snapshot.entries.first?.isKeyframe == true, let videoCaps = snapshot.video {
@@ -162,6 +227,8 @@ public actor Headend {
 
     public func shutdown() async {
         isShutDown = true
+        budgetWatch?.cancel()
+        budgetWatch = nil
         spare?.shutdown()
         spare = nil
         for feed in Array(decoders.keys) { await deactivate(feed: feed) }

@@ -27,6 +27,16 @@ public enum WarmPolicy: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// How many channels on each side count as neighbours when the budget ranks channels:
+    /// the policy's own radius, 2 when every channel is warm.
+    public var neighbourRadius: Int {
+        switch self {
+        case .all: 2
+        case .none: 0
+        case .neighbours(let n): n
+        }
+    }
+
     /// Indices of the channels to keep warm, given the lineup size, the current index, the last
     /// channel's index and the favourites' indices.
     public func warmSet(count: Int, current: Int?, last: Int?, favourites: [Int]) -> Set<Int> {

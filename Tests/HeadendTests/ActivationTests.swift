@@ -68,6 +68,56 @@ extension HeadendTests {
             #expect(headend.states().allSatisfy { $0 == .cold })
         }
 
+        /// Flips back and forth between two warm channels, the old decoder running until the new
+        /// one shows a frame, as the player does. Each flip's first frame must be the new channel's
+        /// colour and arrive within two output frame periods (30 fps) of the request; the median
+        /// of six flips is judged, so one scheduling hiccup on a busy machine does not decide it.
+        @Test func warmFlipShowsTheNewChannelWithinTwoOutputFrames() async throws {
+            let target = DecodeTarget(width: 320, height: 180)
+            let red = makeChannel(["test://color/ff0000?size=320x180&fps=30&gop=30&tone=440"], number: 1, name: "Red")
+            let blue = makeChannel(["test://color/0000ff?size=320x180&fps=30&gop=30&tone=660"], number: 2, name: "Blue")
+            let headend = Headend(lineup: Lineup(channels: [red, blue]), policy: .all, target: target, logger: testLogger) { _, _ in }
+            await headend.applyPolicy(current: 0, last: nil)
+            let sources = headend.sources
+            let warm = await eventually(within: 8) {
+                sources.allSatisfy { $0.state == .warm && $0.cache.hasKeyframe && $0.cache.audioCaps != nil }
+            }
+            #expect(warm, "channels warm: \(headend.states().map(\.description))")
+            let caps = try Caps("video/x-raw,format=I420,width=\(target.width),height=\(target.height),framerate=30/1,pixel-aspect-ratio=1/1")
+            let framePeriod = Duration.milliseconds(1000) / 30
+
+            let recorder = FrameRecorder()
+            var shown: UInt?
+            var latencies: [Duration] = []
+            for flip in 0..<6 {
+                let channel = flip % 2 == 0 ? red : blue
+                // Let the spare decoder be rebuilt, as between a viewer's flips.
+                try await Task.sleep(for: .milliseconds(400))
+                let asked = ContinuousClock.now
+                let (feed, path) = try await headend.activate(channel, sink: recorder) { _, _ in }
+                #expect(path == .warm)
+                let got = await eventually(within: 2) { recorder.frames.contains { $0.feed == feed } }
+                #expect(got, "flip \(flip): no frame of channel \(channel.name)")
+                guard got, let first = recorder.frames.first(where: { $0.feed == feed }) else { break }
+                latencies.append(first.at - asked)
+                let image = try ImageCodec.decode(bytes: try ImageCodec.png(frame: first.frame, caps: caps))
+                let mean = image.meanRGB(x: 40, y: 40, width: 240, height: 100)
+                let isRed = mean.r > 200 && mean.g < 60 && mean.b < 60
+                let isBlue = mean.b > 200 && mean.r < 60 && mean.g < 60
+                #expect(channel.name == "Red" ? isRed : isBlue, "flip \(flip) to \(channel.name): first frame \(mean)")
+                if let shown { await headend.deactivate(feed: shown) }
+                shown = feed
+            }
+            let sorted = latencies.sorted()
+            #expect(sorted.count == 6)
+            if !sorted.isEmpty {
+                let median = sorted[sorted.count / 2]
+                #expect(median <= framePeriod * 2, "median first frame after \(median), output frame period \(framePeriod); all: \(sorted)")
+            }
+            if let shown { await headend.deactivate(feed: shown) }
+            await headend.shutdown()
+        }
+
         final class PreparedFeeds: @unchecked Sendable {
             private let lock = NSLock()
             private var list: [(UInt, Headend.Path)] = []

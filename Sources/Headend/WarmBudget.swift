@@ -1,0 +1,127 @@
+import Foundation
+
+/// Limits on the warm set: how many channels may run at once and how many bytes of GOP cache
+/// they may hold in total, plus the most one channel's GOP may take.
+///
+/// The count includes the channel on screen (it runs an ingest and holds a GOP cache like the
+/// warm ones). Lineup `settings`: `warm-max-channels: 8`, `warm-memory: 256MB`,
+/// `warm-channel-memory: 16MB`; command line: `--warm-max`, `--warm-memory`.
+public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
+    /// Most channels running at once (on screen included); nil: no limit.
+    public var maxChannels: Int?
+    /// Most bytes of GOP cache over all running channels; nil: no limit.
+    public var memoryBytes: Int?
+    /// Most bytes one channel's GOP may take. A channel whose keyframe interval needs more is
+    /// not kept warm, and its state says so.
+    public var channelBytes: Int
+
+    /// The per-channel GOP limit when none is configured.
+    public static let defaultChannelBytes = 32 << 20
+    /// What a channel not measured yet is assumed to need (a 2 s GOP at 4 Mb/s).
+    public static let assumedGOPBytes = 1 << 20
+
+    public static let unlimited = WarmBudget()
+
+    public init(maxChannels: Int? = nil, memoryBytes: Int? = nil, channelBytes: Int = WarmBudget.defaultChannelBytes) {
+        self.maxChannels = maxChannels
+        self.memoryBytes = memoryBytes
+        self.channelBytes = channelBytes
+    }
+
+    /// The bytes a single channel's GOP cache may hold: the per-channel limit, and never more
+    /// than the whole memory budget.
+    public var cacheLimit: Int { min(channelBytes, memoryBytes ?? .max) }
+
+    /// The lineup's `settings` keys for the budget.
+    public enum SettingKey {
+        public static let maxChannels = "warm-max-channels"
+        public static let memory = "warm-memory"
+        public static let channelMemory = "warm-channel-memory"
+    }
+
+    /// What is wrong with a budget setting, for the person who wrote it.
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public var setting: String
+        public var value: String
+        public var expected: String
+        public var description: String { "\(setting) '\(value)' is not \(expected)" }
+    }
+
+    /// Reads the budget from a lineup's `settings`; keys that are absent leave no limit.
+    public init(settings: [String: String]) throws {
+        self.init()
+        if let text = settings[SettingKey.maxChannels] {
+            maxChannels = try Self.channelCount(text, setting: SettingKey.maxChannels)
+        }
+        if let text = settings[SettingKey.memory] {
+            memoryBytes = try Self.bytes(text, setting: SettingKey.memory)
+        }
+        if let text = settings[SettingKey.channelMemory] {
+            channelBytes = try Self.bytes(text, setting: SettingKey.channelMemory)
+        }
+    }
+
+    /// The lineup's settings, overridden by command-line values where given
+    /// (`--warm-max N`, `--warm-memory 256MB`).
+    public init(settings: [String: String], maxChannels: Int?, memory: String?) throws {
+        try self.init(settings: settings)
+        if let maxChannels {
+            guard maxChannels >= 1 else {
+                throw Invalid(setting: "--warm-max", value: "\(maxChannels)", expected: "a number of channels of at least 1")
+            }
+            self.maxChannels = maxChannels
+        }
+        if let memory { memoryBytes = try Self.bytes(memory, setting: "--warm-memory") }
+    }
+
+    /// Parses a channel count of at least 1.
+    public static func channelCount(_ text: String, setting: String) throws -> Int {
+        guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 1 else {
+            throw Invalid(setting: setting, value: text, expected: "a number of channels of at least 1")
+        }
+        return n
+    }
+
+    /// Parses a size: `256MB`, `1.5G`, `512k`, `1048576` (units are powers of 1024).
+    public static func bytes(_ text: String, setting: String) throws -> Int {
+        guard let n = parseBytes(text), n > 0 else {
+            throw Invalid(setting: setting, value: text, expected: "a size such as 256MB, 1G or 512KB")
+        }
+        return n
+    }
+
+    /// `256MB`, `256M`, `256MiB`, `1.5G`, `512k`, `4096` -> bytes; nil when malformed.
+    public static func parseBytes(_ text: String) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let digits = t.prefix { $0.isNumber || $0 == "." }
+        guard !digits.isEmpty, let value = Double(digits), value.isFinite, value >= 0 else { return nil }
+        let unit = t.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
+        let scale: Double
+        switch unit {
+        case "", "b": scale = 1
+        case "k", "kb", "kib": scale = 1024
+        case "m", "mb", "mib": scale = 1024 * 1024
+        case "g", "gb", "gib": scale = 1024 * 1024 * 1024
+        default: return nil
+        }
+        let bytes = value * scale
+        guard bytes < Double(Int.max / 2) else { return nil }
+        return Int(bytes.rounded())
+    }
+
+    /// `256 MB` style, for messages.
+    public static func format(bytes: Int) -> String {
+        let mb = Double(bytes) / 1_048_576
+        if mb >= 10 { return "\(Int(mb.rounded())) MB" }
+        if mb >= 1 { return "\((mb * 10).rounded() / 10) MB" }
+        return "\(Int((Double(bytes) / 1024).rounded())) KB"
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let maxChannels { parts.append("at most \(maxChannels) channels") }
+        if let memoryBytes { parts.append("\(Self.format(bytes: memoryBytes)) of GOP cache") }
+        if channelBytes != Self.defaultChannelBytes { parts.append("\(Self.format(bytes: channelBytes)) per channel") }
+        return parts.isEmpty ? "no budget" : parts.joined(separator: ", ")
+    }
+}

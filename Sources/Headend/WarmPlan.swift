@@ -1,0 +1,98 @@
+/// Which channels run, worked out from the warm policy, the budget and what each channel's GOP
+/// needs. Pure: no GStreamer, no clock; `Headend` applies it.
+///
+/// The policy says which channels should be warm; the budget trims that set in priority order
+/// (the channel on screen, the last channel, the neighbours by distance with the next one before
+/// the previous one, favourites, then the rest by distance), so over budget the least likely
+/// channels go cold first. Channels being decoded always run.
+public struct WarmPlan: Sendable, Hashable {
+    /// Channels to keep running (warm, or hot when shown), by lineup index.
+    public var running: Set<Int>
+    /// Channels the policy wanted warm that the budget holds cold, with the reason.
+    public var heldCold: [Int: String]
+
+    public init(running: Set<Int>, heldCold: [Int: String] = [:]) {
+        self.running = running
+        self.heldCold = heldCold
+    }
+
+    /// What the plan is made from.
+    public struct Inputs: Sendable, Hashable {
+        public var count: Int
+        public var current: Int?
+        public var last: Int?
+        public var favourites: [Int]
+        /// Channels being decoded (on screen, or a flip on its way): they always run.
+        public var shown: Set<Int>
+        /// The bytes one GOP of each channel takes, where measured (see `GOPCache.gopBytes`).
+        public var gopBytes: [Int?]
+
+        public init(count: Int, current: Int?, last: Int?, favourites: [Int] = [], shown: Set<Int> = [], gopBytes: [Int?]? = nil) {
+            self.count = count
+            self.current = current
+            self.last = last
+            self.favourites = favourites
+            self.shown = shown
+            self.gopBytes = gopBytes ?? Array(repeating: nil, count: count)
+        }
+    }
+
+    public static func make(policy: WarmPolicy, budget: WarmBudget, inputs: Inputs) -> WarmPlan {
+        let wanted = policy.warmSet(count: inputs.count, current: inputs.current, last: inputs.last, favourites: inputs.favourites)
+            .union(inputs.shown)
+        var plan = WarmPlan(running: [])
+        var bytes = 0
+        let limit = budget.cacheLimit
+        for i in priority(count: inputs.count, current: inputs.current, last: inputs.last, favourites: inputs.favourites,
+                           radius: policy.neighbourRadius)
+        where wanted.contains(i) {
+            let measured = i < inputs.gopBytes.count ? inputs.gopBytes[i] : nil
+            let need = min(measured ?? WarmBudget.assumedGOPBytes, limit)
+            let must = inputs.shown.contains(i) || i == inputs.current
+            if !must {
+                if let measured, measured > limit {
+                    plan.heldCold[i] = "keyframe interval too long: one GOP needs \(WarmBudget.format(bytes: measured)), "
+                        + "more than the \(WarmBudget.format(bytes: limit)) a channel may cache"
+                    continue
+                }
+                if let max = budget.maxChannels, plan.running.count >= max {
+                    plan.heldCold[i] = "over the warm budget of \(max) channel\(max == 1 ? "" : "s")"
+                    continue
+                }
+                if let memory = budget.memoryBytes, bytes + need > memory {
+                    plan.heldCold[i] = "over the warm memory budget of \(WarmBudget.format(bytes: memory)) "
+                        + "(its GOP needs \(WarmBudget.format(bytes: need)), \(WarmBudget.format(bytes: bytes)) in use)"
+                    continue
+                }
+            }
+            plan.running.insert(i)
+            bytes += need
+        }
+        return plan
+    }
+
+    /// Every channel index once, most likely next first: `current`, `last`, the neighbours
+    /// within `radius` by distance (next before previous), favourites in lineup order, then the
+    /// rest by distance.
+    public static func priority(count: Int, current: Int?, last: Int?, favourites: [Int], radius: Int) -> [Int] {
+        guard count > 0 else { return [] }
+        var order: [Int] = []
+        var seen = Set<Int>()
+        func add(_ i: Int) {
+            guard (0..<count).contains(i), seen.insert(i).inserted else { return }
+            order.append(i)
+        }
+        if let current { add(current) }
+        if let last { add(last) }
+        let byDistance: [Int]
+        if let current {
+            byDistance = (1..<max(1, count)).flatMap { d in [(current + d) % count, ((current - d) % count + count) % count] }
+        } else {
+            byDistance = Array(0..<count)
+        }
+        if current != nil { for i in byDistance.prefix(2 * max(0, radius)) { add(i) } }
+        for f in favourites.sorted() { add(f) }
+        for i in byDistance { add(i) }
+        return order
+    }
+}

@@ -1,0 +1,111 @@
+@testable import Headend
+import Testing
+
+/// The warm policy with a budget, as pure logic: no GStreamer, no clock.
+@Suite struct WarmPlanTests {
+    let mb = 1 << 20
+
+    @Test func priorityIsCurrentLastNeighboursByDistanceFavouritesThenTheRest() {
+        // 10 channels, on 4, last 8, favourites 0 and 9, neighbours within 2.
+        let order = WarmPlan.priority(count: 10, current: 4, last: 8, favourites: [9, 0], radius: 2)
+        #expect(order == [4, 8, 5, 3, 6, 2, 0, 9, 7, 1])
+        #expect(Set(order).count == 10)
+    }
+
+    @Test func priorityWrapsAroundTheLineupAndWorksWithoutACurrentChannel() {
+        #expect(WarmPlan.priority(count: 5, current: 0, last: nil, favourites: [], radius: 1) == [0, 1, 4, 2, 3])
+        #expect(WarmPlan.priority(count: 3, current: nil, last: nil, favourites: [2], radius: 1) == [2, 0, 1])
+        #expect(WarmPlan.priority(count: 0, current: nil, last: nil, favourites: [], radius: 1).isEmpty)
+        #expect(WarmPlan.priority(count: 1, current: 0, last: 0, favourites: [0], radius: 3) == [0])
+    }
+
+    @Test func withoutABudgetThePolicyDecides() {
+        let inputs = WarmPlan.Inputs(count: 6, current: 2, last: nil)
+        #expect(WarmPlan.make(policy: .all, budget: .unlimited, inputs: inputs) == WarmPlan(running: Set(0..<6)))
+        #expect(WarmPlan.make(policy: .neighbours(1), budget: .unlimited, inputs: inputs) == WarmPlan(running: [1, 2, 3]))
+        #expect(WarmPlan.make(policy: .none, budget: .unlimited, inputs: inputs) == WarmPlan(running: [2]))
+    }
+
+    @Test func aChannelBudgetKeepsTheMostLikelyChannelsAndSaysWhyTheOthersAreCold() {
+        let budget = WarmBudget(maxChannels: 3)
+        let plan = WarmPlan.make(policy: .all, budget: budget, inputs: WarmPlan.Inputs(count: 6, current: 0, last: nil))
+        #expect(plan.running == [0, 1, 5])
+        #expect(plan.heldCold.keys.sorted() == [2, 3, 4])
+        #expect(plan.heldCold[2] == "over the warm budget of 3 channels")
+
+        // After a flip from 0 to 3: 3 is on screen, 0 is the last channel, then 4 (next) beats 2.
+        let moved = WarmPlan.make(policy: .all, budget: budget, inputs: WarmPlan.Inputs(count: 6, current: 3, last: 0))
+        #expect(moved.running == [3, 0, 4])
+    }
+
+    @Test func favouritesComeAfterTheNeighboursAndBeforeTheRest() {
+        let inputs = WarmPlan.Inputs(count: 12, current: 5, last: nil, favourites: [10])
+        #expect(WarmPlan.make(policy: .all, budget: WarmBudget(maxChannels: 6), inputs: inputs).running == [5, 6, 4, 7, 3, 10])
+        #expect(WarmPlan.make(policy: .all, budget: WarmBudget(maxChannels: 4), inputs: inputs).running == [5, 6, 4, 7])
+        // The neighbours policy wants only its radius and the favourites; the budget trims that.
+        #expect(WarmPlan.make(policy: .neighbours(1), budget: WarmBudget(maxChannels: 3), inputs: inputs).running == [5, 6, 4])
+        #expect(WarmPlan.make(policy: .neighbours(1), budget: WarmBudget(maxChannels: 9), inputs: inputs).running == [5, 6, 4, 10])
+    }
+
+    @Test func channelsBeingDecodedAlwaysRunAndCountAgainstTheBudget() {
+        // A flip from 0 to 4 is on its way: both are decoded.
+        let inputs = WarmPlan.Inputs(count: 8, current: 0, last: nil, shown: [0, 4])
+        let plan = WarmPlan.make(policy: .all, budget: WarmBudget(maxChannels: 3), inputs: inputs)
+        #expect(plan.running.isSuperset(of: [0, 4]))
+        #expect(plan.running.count == 3, "\(plan.running)")
+        #expect(plan.running.contains(1), "the next channel fills the one slot left")
+        // The on-screen channel runs even when it alone is over the budget.
+        let tight = WarmPlan.make(policy: .all, budget: WarmBudget(memoryBytes: mb), inputs:
+            WarmPlan.Inputs(count: 3, current: 1, last: nil, gopBytes: [nil, 5 * mb, nil]))
+        #expect(tight.running == [1])
+    }
+
+    @Test func aMemoryBudgetAddsMeasuredGOPsInPriorityOrderAndSkipsWhatDoesNotFit() {
+        // On 0; GOPs 2 MB each except channel 1 (9 MB); budget 10 MB.
+        let sizes: [Int?] = [2 * mb, 9 * mb, 2 * mb, 2 * mb, 2 * mb, 2 * mb]
+        let plan = WarmPlan.make(policy: .all, budget: WarmBudget(memoryBytes: 10 * mb),
+                                 inputs: WarmPlan.Inputs(count: 6, current: 0, last: nil, gopBytes: sizes))
+        // 0 (2), then 1 does not fit (2 + 9 > 10), 5 (4), 2 (6), 4 (8), 3 (10).
+        #expect(plan.running == [0, 5, 2, 4, 3])
+        #expect(plan.heldCold[1]?.hasPrefix("over the warm memory budget of 10 MB") == true, "\(plan.heldCold)")
+        // Channels not measured yet are counted at the assumed size.
+        let unknown = WarmPlan.make(policy: .all, budget: WarmBudget(memoryBytes: 3 * WarmBudget.assumedGOPBytes),
+                                    inputs: WarmPlan.Inputs(count: 6, current: 0, last: nil))
+        #expect(unknown.running == [0, 1, 5])
+    }
+
+    @Test func aGOPTooLongForTheChannelLimitHoldsTheChannelColdWithAReason() {
+        let budget = WarmBudget(channelBytes: 4 * mb)
+        let plan = WarmPlan.make(policy: .all, budget: budget,
+                                 inputs: WarmPlan.Inputs(count: 3, current: 0, last: nil, gopBytes: [nil, 6 * mb, 3 * mb]))
+        #expect(plan.running == [0, 2])
+        #expect(plan.heldCold[1] == "keyframe interval too long: one GOP needs 6.0 MB, more than the 4.0 MB a channel may cache")
+        // The whole memory budget is also a per-channel limit.
+        #expect(WarmBudget(memoryBytes: mb, channelBytes: 4 * mb).cacheLimit == mb)
+    }
+
+    @Test func budgetsParseFromSettingsAndTheCommandLine() throws {
+        #expect(WarmBudget.parseBytes("256MB") == 256 * mb)
+        #expect(WarmBudget.parseBytes("256 MiB") == 256 * mb)
+        #expect(WarmBudget.parseBytes("1.5G") == 3 * 512 * mb)
+        #expect(WarmBudget.parseBytes("512k") == 512 * 1024)
+        #expect(WarmBudget.parseBytes("4096") == 4096)
+        #expect(WarmBudget.parseBytes("lots") == nil)
+        #expect(WarmBudget.parseBytes("12 parsecs") == nil)
+        #expect(WarmBudget.parseBytes("") == nil)
+
+        let budget = try WarmBudget(settings: ["warm-max-channels": "8", "warm-memory": "64MB", "warm-channel-memory": "8MB", "warm": "all"])
+        #expect(budget == WarmBudget(maxChannels: 8, memoryBytes: 64 * mb, channelBytes: 8 * mb))
+        #expect(try WarmBudget(settings: [:]) == .unlimited)
+        #expect(throws: WarmBudget.Invalid.self) { try WarmBudget(settings: ["warm-max-channels": "0"]) }
+        #expect(throws: WarmBudget.Invalid.self) { try WarmBudget(settings: ["warm-memory": "a lot"]) }
+        #expect("\(budget)" == "at most 8 channels, 64 MB of GOP cache, 8.0 MB per channel")
+    }
+
+    @Test func heldColdIsAColdTierWithItsReason() {
+        let state = ChannelState.parked(reason: "over the warm budget of 3 channels")
+        #expect(state.tier == "cold")
+        #expect(state.reason == "over the warm budget of 3 channels")
+        #expect(state.description == "cold: over the warm budget of 3 channels")
+    }
+}
