@@ -23,7 +23,7 @@ struct FlipResultJSON: Encodable, Sendable {
     var result: FlipResult
 
     enum CodingKeys: String, CodingKey {
-        case ok, requestId, outcome, channel, latencyMs, path, error, failure, supersededBy
+        case ok, requestId, outcome, channel, latencyMs, path, error, failure, supersededBy, interstitialShown
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -37,6 +37,7 @@ struct FlipResultJSON: Encodable, Sendable {
         try c.encode(result.error, forKey: .error)
         try c.encode(result.failure?.rawValue, forKey: .failure)
         try c.encode(result.supersededBy, forKey: .supersededBy)
+        try c.encode(result.interstitialShown, forKey: .interstitialShown)
     }
 }
 
@@ -90,18 +91,20 @@ struct ErrorJSON: Encodable, Sendable {
 struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
-    /// `flip-started`, `flip-retargeted`, `flip-completed` or `channel-state`.
+    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown` or `card-hidden`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
         case .flipRetargeted: "flip-retargeted"
         case .flipCompleted: "flip-completed"
         case .channelState: "channel-state"
+        case .cardShown: "card-shown"
+        case .cardHidden: "card-hidden"
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case requestId, request, target, channel, state, detail, reason
+        case requestId, request, target, channel, state, detail, reason, kind
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -123,6 +126,15 @@ struct PlayerEventJSON: Encodable, Sendable {
             try c.encode(state.tier, forKey: .state)
             try c.encode(state.description, forKey: .detail)
             try c.encode(state.reason, forKey: .reason)
+        case .cardShown(let requestID, let channel, let kind):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(requestID, forKey: .requestId)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(kind, forKey: .kind)
+        case .cardHidden(let requestID, let channel):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(requestID, forKey: .requestId)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
         }
     }
 }

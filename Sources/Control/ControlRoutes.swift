@@ -79,6 +79,7 @@ struct ControlRoutes<Player: PlayerControl> {
                 return JSONResponse.error(.serviceUnavailable, "no snapshot: \(error)")
             }
         }
+        ThumbnailRoute(player: player).register(on: router)
         route(router, RouterPath(stringLiteral: APIPath.events), .get) { request, _ in
             let events = player.events()
             var headers = HTTPFields()

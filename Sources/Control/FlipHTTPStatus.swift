@@ -4,7 +4,8 @@ import Switcher
 /// The HTTP status for a flip result. The body always carries the whole result.
 ///
 /// Completed 200, superseded 409; failed by `FlipResult.failure`: unknown channel 404, timed out
-/// 504, nothing to flip to 409, a source that failed 502.
+/// 504, nothing to flip to 409, a source that failed 502, a locked channel 403, a cancelled
+/// request 499 (the client went away).
 enum FlipHTTPStatus {
     static func of(_ result: FlipResult) -> HTTPResponse.Status {
         switch result.outcome {
@@ -18,6 +19,8 @@ enum FlipHTTPStatus {
             case .timedOut: return .gatewayTimeout
             case .nothingToFlipTo: return .conflict
             case .sourceFailed: return .badGateway
+            case .locked: return .forbidden
+            case .cancelled: return .init(code: 499, reasonPhrase: "Client Closed Request")
             }
         }
     }

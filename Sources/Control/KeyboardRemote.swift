@@ -47,10 +47,16 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
     private func handleKeys() async {
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
         let keys = self.keys
+        // Entry updates reach the screen in the order they were made.
+        let (entryUpdates, entrySink) = AsyncStream.makeStream(of: String?.self)
+        let player = self.player
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await key in keys { sink.yield(.key(key)) }
                 sink.yield(.keysEnded)
+            }
+            group.addTask {
+                for await text in entryUpdates { await player.showEntry(text) }
             }
             var keypad = RemoteKeypad(entryTimeout: entryTimeout)
             loop: for await input in inputs {
@@ -67,7 +73,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                         onQuit()
                         break loop
                     }
-                    perform(command, in: &group)
+                    perform(command, in: &group, entry: entrySink)
                 }
                 if case .key = input, let deadline = keypad.deadline {
                     // Stale ticks are harmless: the keypad only commits once its deadline has passed.
@@ -77,13 +83,17 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     }
                 }
             }
-            if keypad.entry.isActive { display.showEntry(nil) }
+            if keypad.entry.isActive {
+                display.showEntry(nil)
+                await player.showEntry(nil)
+            }
+            entrySink.finish()
             sink.finish()
             group.cancelAll()
         }
     }
 
-    private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>) {
+    private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>, entry: AsyncStream<String?>.Continuation) {
         let player = self.player
         let display = self.display
         let logger = self.logger
@@ -96,8 +106,10 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             }
         case .showEntry(let text):
             display.showEntry(text)
+            entry.yield(text)
         case .hideEntry:
             display.showEntry(nil)
+            entry.yield(nil)
         case .info:
             group.addTask {
                 display.showLine(RemoteStatusLine.info(await player.status()))

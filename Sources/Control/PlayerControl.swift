@@ -11,4 +11,17 @@ public protocol PlayerControl: Sendable {
     func snapshotPNG(width: Int?) async throws -> [UInt8]
     /// A new subscription to every event from now on. Ends when the player stops.
     func events() -> AsyncStream<PlayerEvent>
+    /// Shows the channel number being typed on screen (`12`), or hides it with nil.
+    func showEntry(_ text: String?) async
+    /// A JPEG of a warm channel's latest keyframe, optionally scaled to `width`. Throws
+    /// `ThumbnailError` (unknown channel, not warm, ...).
+    func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8]
+}
+
+extension PlayerControl {
+    public func showEntry(_ text: String?) async {}
+
+    public func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8] {
+        throw ThumbnailError(.unsupported, "this player does not make thumbnails")
+    }
 }

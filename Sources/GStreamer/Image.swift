@@ -44,7 +44,9 @@ public enum ImageCodec {
         pipeline.child(named: "src")?.set("location", string: path)
         guard let sink = pipeline.appSink(named: "sink") else { throw GStreamerError(code: .decode, message: "internal: no sink") }
         _ = try? pipeline.setState(.paused)
-        guard let sample = sink.pullPreroll(timeout: 5 * .second), let caps = sample.caps,
+        // Returns as soon as the picture is decoded, or at once when the file cannot be read.
+        _ = try? pipeline.waitForState(timeout: 5 * .second)
+        guard let sample = sink.pullPreroll(timeout: 0), let caps = sample.caps,
               let w = caps.int("width"), let h = caps.int("height") else {
             let reason = pipeline.firstError ?? "not a picture GStreamer can decode"
             throw GStreamerError(code: .decode, message: "cannot read the image \(path): \(reason)")
@@ -86,13 +88,19 @@ public enum ImageCodec {
 
     /// Encodes a raw video frame as PNG, optionally scaled to `width` (height follows the aspect).
     public static func png(frame: Buffer, caps: Caps, width: Int? = nil) throws(GStreamerError) -> [UInt8] {
-        var target = "image/png"
+        try encode(frame: frame, caps: caps, as: "image/png", width: width)
+    }
+
+    /// Encodes a raw video frame as `mediaType` (`image/png`, `image/jpeg`), optionally scaled
+    /// to `width` with the height following the aspect.
+    static func encode(frame: Buffer, caps: Caps, as mediaType: String, width: Int?) throws(GStreamerError) -> [UInt8] {
+        var target = mediaType
         if let width, let fw = caps.int("width"), let fh = caps.int("height"), fw > 0 {
             let h = max(2, Int((Double(width) * Double(fh) / Double(fw)).rounded()))
             target += ",width=\(width),height=\(h),pixel-aspect-ratio=1/1"
         }
         let out = try Sample(buffer: frame, caps: caps).converted(to: try Caps(target))
-        guard let b = out.buffer else { throw GStreamerError(code: .encode, message: "PNG encoding produced nothing") }
+        guard let b = out.buffer else { throw GStreamerError(code: .encode, message: "encoding a frame as \(mediaType) produced nothing") }
         return b.bytes()
     }
 

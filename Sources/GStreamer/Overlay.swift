@@ -56,10 +56,16 @@ public final class VideoFormat: @unchecked Sendable {
     public func solidFrame(r: UInt8, g: UInt8, b: UInt8) throws(GStreamerError) -> Buffer {
         let image = BGRAImage(width: width, height: height,
                               pixels: [UInt8]((0..<(width * height)).flatMap { _ in [b, g, r, 255] }))
+        return try frame(image: image)
+    }
+
+    /// A frame of this format showing `image`, scaled to fill it (a full-screen card).
+    /// Transparent parts of the image come out black.
+    public func frame(image: BGRAImage) throws(GStreamerError) -> Buffer {
         let src = Buffer(bytes: image.pixels)
-        let srcCaps = try Caps("video/x-raw,format=BGRA,width=\(width),height=\(height),framerate=0/1,pixel-aspect-ratio=1/1")
+        let srcCaps = try Caps("video/x-raw,format=BGRA,width=\(image.width),height=\(image.height),framerate=0/1,pixel-aspect-ratio=1/1")
         let out = try Sample(buffer: src, caps: srcCaps).converted(to: caps)
-        guard let buffer = out.buffer else { throw GStreamerError(code: .encode, message: "cannot make a blank frame") }
+        guard let buffer = out.buffer else { throw GStreamerError(code: .encode, message: "cannot convert a picture to an output frame") }
         return buffer
     }
 }

@@ -45,6 +45,7 @@ public actor ChannelSource {
         self.stallTimeout = stallTimeout
         self.connectTimeout = connectTimeout
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
+        self.cache.traceKey = "\(channel.number)"
         self.stateBox = StateBox()
         self.logger = logger
         self.onStateChange = onStateChange
@@ -103,6 +104,7 @@ public actor ChannelSource {
         let gen = generation
         let url = channel.sources[sourceIndex % max(1, channel.sources.count)]
         startedAt = .now
+        ColdTrace.mark("\(channel.number)", "connect")
         // A reconnect keeps saying why the channel is down (stalled/failed) until data flows again.
         switch state {
         case .stalled, .failed: break
@@ -129,6 +131,7 @@ public actor ChannelSource {
             }
             loopArmed = false
             try p.setState(.playing)
+            ColdTrace.mark("\(channel.number)", "playing")
         } catch {
             fail("\(error)", url: url)
         }
@@ -291,6 +294,7 @@ final class IngestRouter: @unchecked Sendable {
     private func routeParsed(_ pad: Pad) {
         guard let pipeline else { return }
         let mediaType = pad.caps?.mediaType ?? ""
+        ColdTrace.mark(cache.traceKey, "parsed pad \(mediaType)")
         let branch: IngestBranch = lock.withLock {
             let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, haveAudio: haveAudio, paced: paced)
             if case .video = b { haveVideo = true }

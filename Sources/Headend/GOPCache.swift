@@ -32,6 +32,8 @@ public final class GOPCache: @unchecked Sendable {
     private var budget: Int
     private var measuredGOPBytes: Int?
 
+    var traceKey = ""
+    private var traced: Set<String> = []
     public init(budgetBytes: Int = WarmBudget.defaultChannelBytes) {
         self.budget = budgetBytes
     }
@@ -73,6 +75,10 @@ public final class GOPCache: @unchecked Sendable {
                           isKeyframe: track == .video && buffer.isKeyframe)
         lock.lock()
         defer { lock.unlock() }
+        if ColdTrace.enabled {
+            let what = entry.isKeyframe ? "keyframe" : (track == .video ? "video" : "audio")
+            if traced.insert(what).inserted { ColdTrace.mark(traceKey, "cache first \(what) (caps \(sample.caps != nil))") }
+        }
         lastArrival = .now
         if track == .video {
             if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }
@@ -131,6 +137,7 @@ public final class GOPCache: @unchecked Sendable {
             entries.removeAll()
             bytes = 0
             lastArrival = nil
+            traced = []
         }
     }
 }

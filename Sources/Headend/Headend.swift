@@ -131,12 +131,14 @@ public actor Headend {
         }
         let feed = nextFeed
         nextFeed += 1
+        ColdTrace.start("\(channel.number)")
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
         let wasRunning = await source.isRunning
         if !wasRunning { await source.start() }
         let warm = source.cache.hasKeyframe
         let pendingFeed = PendingFeed(feed: feed, warm: warm, headend: self, sink: sink)
+        pendingFeed.traceKey = "\(channel.number)"
         pending[feed] = pendingFeed
         let snapshot = source.cache.attach(id: feed) { entry in pendingFeed.receive(entry) }
         let path: Path
@@ -148,6 +150,7 @@ public actor Headend {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
             source.cache.detach(id: feed)
             let cold = PendingFeed(feed: feed, warm: false, headend: self, sink: sink)
+            cold.traceKey = "\(channel.number)"
             pending[feed] = cold
             _ = source.cache.attach(id: feed) { entry in cold.receive(entry) }
             path = .cold
@@ -163,6 +166,7 @@ public actor Headend {
     /// Called (media thread) once a cold feed has its first keyframe and caps.
     fileprivate func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
+        ColdTrace.mark("\(entry.source.channel.number)", "startDecoder audio \(audioCaps != nil) spare \(spare != nil)")
         do {
             let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
             let decoder: ChannelDecoder
@@ -173,6 +177,7 @@ public actor Headend {
                 logger.debug("channel \(entry.source.channel.number): no spare decoder ready, building one")
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
+            decoder.traceKey = "\(entry.source.channel.number)"
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
@@ -250,6 +255,7 @@ final class PendingFeed: @unchecked Sendable {
     private var requested = false
     private var cancelled = false
 
+    var traceKey = ""
     init(feed: UInt, warm: Bool, headend: Headend, sink: DecodedFrameSink) {
         self.feed = feed
         self.warm = warm
@@ -267,6 +273,7 @@ final class PendingFeed: @unchecked Sendable {
         }
         if cancelled || (!warm && held.isEmpty && !entry.isKeyframe) { lock.unlock(); return }
         held.append(entry)
+        if !warm && !requested { ColdTrace.mark(traceKey, "pending: first keyframe held") }
         let first = !warm && !requested
         requested = true
         lock.unlock()
@@ -282,6 +289,7 @@ final class PendingFeed: @unchecked Sendable {
                 (video, audio) = await headend.capsFor(feed: feed)
             }
             guard let video else { return }
+            ColdTrace.mark(self.traceKey, "caps wait over: audio \(audio != nil)")
             try? await headend.startDecoder(feed: feed, videoCaps: video, audioCaps: audio, sink: sink, initial: [])
         }
     }

@@ -78,6 +78,8 @@ public struct Channel: Hashable, Sendable, Identifiable {
     /// Source URLs, primary first, then backups in order.
     public var sources: [String]
     public var logo: LogoReference?
+    /// How the logo is shown: the lineup's `settings` with the channel's own options over them.
+    public var logoStyle: LogoStyle
     public var group: String?
     /// XMLTV channel id used to match the guide (`tvg-id` in M3U, `guide` in YAML).
     public var guideID: String?
@@ -99,7 +101,7 @@ public struct Channel: Hashable, Sendable, Identifiable {
 
     public init(
         id: String, number: ChannelNumber, name: String, sources: [String],
-        logo: LogoReference? = nil, group: String? = nil, guideID: String? = nil,
+        logo: LogoReference? = nil, logoStyle: LogoStyle = LogoStyle(), group: String? = nil, guideID: String? = nil,
         contentRating: String? = nil, interstitial: String? = nil,
         language: String? = nil, country: String? = nil, isRadio: Bool = false,
         isFavourite: Bool = false, isHidden: Bool = false,
@@ -111,6 +113,7 @@ public struct Channel: Hashable, Sendable, Identifiable {
         self.name = name
         self.sources = sources
         self.logo = logo
+        self.logoStyle = logoStyle
         self.group = group
         self.guideID = guideID
         self.contentRating = contentRating

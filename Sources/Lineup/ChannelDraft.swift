@@ -30,6 +30,8 @@ struct ChannelDraft: Sendable {
     var name: String = ""
     var sources: [Located<String>] = []
     var logo: Located<String>?
+    /// The channel's own logo options (over the lineup's).
+    var logoStyle = LogoStyle()
     var group: String?
     var guideID: String?
     var contentRating: String?
@@ -50,4 +52,6 @@ struct LineupDraft: Sendable {
     var channels: [ChannelDraft] = []
     var guideURLs: [String] = []
     var settings: [String: String] = [:]
+    /// Logo options from the settings, the defaults of every channel.
+    var logoDefaults = LogoStyle()
 }

@@ -14,6 +14,7 @@ enum LineupAssembler {
         let ids = ChannelIdentifiers.assign(draft.channels, numbers: numbers, log: &log)
         var firstLineOfName: [String: Int] = [:]
         var channels: [Channel] = []
+        let defaults = draft.logoDefaults
 
         for (index, draft) in draft.channels.enumerated() {
             var sources: [String] = []
@@ -46,7 +47,7 @@ enum LineupAssembler {
 
             channels.append(Channel(
                 id: ids[index], number: numbers[index], name: draft.name, sources: sources,
-                logo: logo, group: draft.group, guideID: draft.guideID,
+                logo: logo, logoStyle: defaults.overridden(by: draft.logoStyle), group: draft.group, guideID: draft.guideID,
                 contentRating: draft.contentRating, interstitial: draft.interstitial,
                 language: draft.language, country: draft.country, isRadio: draft.isRadio,
                 isFavourite: draft.isFavourite, isHidden: draft.isHidden,

@@ -15,7 +15,7 @@ public enum LineupTable {
                 channel.name,
                 channel.group ?? "",
                 source(channel),
-                logo(channel.logo),
+                channel.logoStyle.isShown == false ? "off" : logo(channel.logo),
                 channel.id,
             ]
         }

@@ -88,6 +88,14 @@ enum M3UParser {
                 }
             } else if draft.settings[attribute.key] == nil {
                 draft.settings[attribute.key] = value
+                if let option = LogoStyle.Option(attribute: attribute.key) {
+                    if option == .show, LogoStyle.onOff(value) == nil {
+                        // Some playlists name the playlist's own picture so; it is not ours to show.
+                        log.warning(line, "#EXTM3U logo=\"\(value)\" ignored: logo= takes on or off")
+                    } else if let problem = draft.logoDefaults.set(option, text: value, name: "#EXTM3U \(attribute.key)") {
+                        log.error(line, problem)
+                    }
+                }
             }
         }
     }
@@ -106,6 +114,7 @@ enum M3UParser {
             channel.guideID = tvgID
         }
         if let logo = info.value("tvg-logo") { channel.logo = Located(value: logo, line: line) }
+        readLogoOptions(info, into: &channel, line: line, log: &log)
         if let text = info.value("tvg-chno") ?? info.value("channel-number") {
             if let number = ChannelNumber(text) {
                 channel.number = Located(value: number, line: line)
@@ -120,6 +129,23 @@ enum M3UParser {
             channel.isRadio = ["true", "1", "yes"].contains(radio.lowercased())
         }
         return channel
+    }
+
+    /// `logo="off"` (or `on`), `logo-corner`, `logo-size`, `logo-margin`, `logo-opacity`. A `logo`
+    /// that is neither on nor off is taken as the image when there is no `tvg-logo`.
+    private static func readLogoOptions(_ info: M3UAttributeLine, into channel: inout ChannelDraft, line: Int, log: inout DiagnosticLog) {
+        for option in LogoStyle.Option.allCases {
+            guard let text = info.value(option.attribute) else { continue }
+            if option == .show, LogoStyle.onOff(text) == nil {
+                if channel.logo == nil {
+                    channel.logo = Located(value: text, line: line)
+                } else {
+                    log.warning(line, "logo=\"\(text)\" ignored: the image is tvg-logo; logo= takes on or off")
+                }
+                continue
+            }
+            if let problem = channel.logoStyle.set(option, text: text, name: option.attribute) { log.error(line, problem) }
+        }
     }
 
     /// `key=value` (value may be empty); nil for an empty line.

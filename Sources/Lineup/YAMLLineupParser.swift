@@ -34,7 +34,9 @@ enum YAMLLineupParser {
         for (keyNode, value) in top {
             let key = scalarText(keyNode) ?? ""
             switch key {
-            case "settings": draft.settings = readSettings(value, log: &log)
+            case "settings":
+                draft.settings = readSettings(value, log: &log)
+                draft.logoDefaults = readLogoSettings(value, log: &log)
             case "guide": draft.guideURLs = readStrings(value, key: "guide", log: &log)
             case "channels": break
             default:
@@ -75,6 +77,54 @@ enum YAMLLineupParser {
             settings[key] = text
         }
         return settings
+    }
+
+    /// The logo options among the settings (`logo`, `logo-corner`, `logo-size`, `logo-margin`,
+    /// `logo-opacity`); a bad value is an error on its line.
+    private static func readLogoSettings(_ node: Node, log: inout DiagnosticLog) -> LogoStyle {
+        var style = LogoStyle()
+        guard case .mapping(let mapping) = node else { return style }
+        for (keyNode, value) in mapping {
+            let key = scalarText(keyNode) ?? ""
+            guard let option = LogoStyle.Option(attribute: key), let text = scalarText(value) else { continue }
+            if let problem = style.set(option, text: text, name: "setting '\(key)'") { log.error(line(value), problem) }
+        }
+        return style
+    }
+
+    static let logoKeys = ["src", "show", "corner", "size", "margin", "opacity"]
+
+    /// `logo: path-or-URL`, `logo: off`, or `logo: {src: ..., corner: ..., size: ..., margin: ..., opacity: ..., show: ...}`.
+    private static func readLogo(_ node: Node, into channel: inout ChannelDraft, log: inout DiagnosticLog) {
+        if case .mapping(let mapping) = node {
+            for (keyNode, value) in mapping {
+                let key = scalarText(keyNode) ?? ""
+                if isNull(value) { continue }
+                let at = line(value)
+                if key == "src" {
+                    if let src = string(value, key: "logo.src", log: &log), !src.isEmpty {
+                        channel.logo = Located(value: src, line: at)
+                    }
+                    continue
+                }
+                guard let option = LogoStyle.Option(rawValue: key) else {
+                    log.error(line(keyNode), "unknown logo key '\(key)'\(suggestion(for: key, among: logoKeys))")
+                    continue
+                }
+                guard let text = scalarText(value) else {
+                    log.error(at, "`logo.\(key)` must be a single value; found \(kind(value))")
+                    continue
+                }
+                if let problem = channel.logoStyle.set(option, text: text, name: "`logo.\(key)`") { log.error(at, problem) }
+            }
+            return
+        }
+        guard let text = string(node, key: "logo", log: &log), !text.isEmpty else { return }
+        if let shown = LogoStyle.onOff(text) {
+            channel.logoStyle.isShown = shown
+        } else {
+            channel.logo = Located(value: text, line: line(node))
+        }
     }
 
     private static func readChannel(_ node: Node, log: inout DiagnosticLog) -> ChannelDraft? {
@@ -127,10 +177,7 @@ enum YAMLLineupParser {
                         channel.sources.append(Located(value: url, line: line(item)))
                     }
                 }
-            case "logo":
-                if let logo = string(value, key: key, log: &log), !logo.isEmpty {
-                    channel.logo = Located(value: logo, line: at)
-                }
+            case "logo": readLogo(value, into: &channel, log: &log)
             case "group": channel.group = nonEmpty(string(value, key: key, log: &log))
             case "rating": channel.contentRating = nonEmpty(string(value, key: key, log: &log))
             case "guide": channel.guideID = nonEmpty(string(value, key: key, log: &log))

@@ -9,6 +9,10 @@ import Logging
 /// channel's overlays (its logo) are blended into each frame before it is pushed, so the logo
 /// changes in the same frame as the picture. Frames are tagged with their feed id, and a probe
 /// on the sink reports the first frame of each feed reaching it: that completes a flip.
+///
+/// The picture is either the shown feed or a full-screen card (an interstitial). A card replaces
+/// the old channel at once, and gives way to the first frame of the expected feed, but not before
+/// its minimum time. Above the picture sit the output-wide layers (`OutputLayer`), in order.
 public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     public let sink: OutputSink
     public let width: Int
@@ -22,9 +26,21 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
 
     private let lock = NSLock()
     private var activeFeed: UInt = 0
+    private var activeToken: UInt64 = 0
     private var activeOverlays: [Overlay] = []
     private var pendingFeed: UInt?
+    private var pendingToken: UInt64 = 0
     private var pendingOverlays: [Overlay] = []
+    /// The card on screen instead of a feed, and until when it must stay.
+    private var card: Buffer?
+    private var cardHoldUntil: ContinuousClock.Instant?
+    /// The pending feed's newest frame, waiting for the card's minimum time.
+    private var heldFrame: Buffer?
+    /// The feed a card replaced, to go back to if the flip is abandoned.
+    private var suspended: (feed: UInt, token: UInt64, overlays: [Overlay])?
+    private var layers: [OutputLayer: [Overlay]] = [:]
+    /// The picture without the output-wide layers (to recompose when a layer changes).
+    private var lastBase: Buffer
     private var lastFrame: Buffer
     private var lastPush: ContinuousClock.Instant = .now
     private var sinkFeed: UInt = 0
@@ -60,6 +76,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         asrc.caps = try Caps(DecodeTarget.audioCaps)
         audioRing = AudioRing(capacity: 48000 * 2 * 2)
         lastFrame = try videoFormat.solidFrame(r: 0, g: 0, b: 0)
+        lastBase = lastFrame
         sinkPad.onBuffer { [weak self] buffer in self?.reachedSink(buffer) }
     }
 
@@ -90,13 +107,16 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     public var messages: AsyncStream<BusMessage> { pipeline.messages }
 
     /// Announces that frames of `feed` should replace the current picture as soon as the first
-    /// one arrives, with `overlays` on them. `onFirstFrame` runs once, when that first frame
-    /// reaches the sink. A newer `expect` replaces an older pending one (its waiter never runs).
-    public func expect(feed: UInt, overlays: [Overlay], onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
+    /// one arrives, with `overlays` on them. `token` names the request the feed belongs to (see
+    /// `showCard`). `onFirstFrame` runs once, when that first frame reaches the sink. A newer
+    /// `expect` replaces an older pending one (its waiter never runs).
+    public func expect(feed: UInt, token: UInt64 = 0, overlays: [Overlay], onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
         lock.withLock {
             if let old = pendingFeed { firstFrameWaiters.removeValue(forKey: old) }
             pendingFeed = feed
+            pendingToken = token
             pendingOverlays = overlays
+            heldFrame = nil
             firstFrameWaiters[feed] = onFirstFrame
         }
     }
@@ -107,19 +127,85 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             if pendingFeed == feed {
                 pendingFeed = nil
                 pendingOverlays = []
+                heldFrame = nil
             }
             firstFrameWaiters.removeValue(forKey: feed)
         }
     }
 
+    /// Stops waiting to report the first frame of `feed`, but keeps it pending: if its picture
+    /// comes later (a source that recovers behind a "no signal" card), it still replaces the card.
+    public func forgetWaiter(feed: UInt) {
+        lock.withLock { _ = firstFrameWaiters.removeValue(forKey: feed) }
+    }
+
+    /// Shows `frame` (a full-screen card for request `token`) instead of any channel picture.
+    /// Returns false, and shows nothing, when the feed of request `token` is already on screen:
+    /// a card never covers the picture it announces. The card gives way to the first frame of
+    /// the pending feed, but no earlier than `minimum` from now.
+    @discardableResult
+    public func showCard(_ frame: Buffer, token: UInt64, minimum: Duration) -> Bool {
+        lock.withLock {
+            guard token == 0 || activeToken != token || activeFeed == 0 else { return false }
+            if activeFeed != 0 { suspended = (activeFeed, activeToken, activeOverlays) }
+            activeFeed = 0
+            activeToken = token
+            activeOverlays = []
+            // A card replacing a card keeps the older one's minimum time.
+            let until = ContinuousClock.now + minimum
+            cardHoldUntil = card == nil ? until : max(cardHoldUntil ?? until, until)
+            card = frame
+            setBase(frame.retimed(pts: .none, dts: .none, offset: 0))
+            return true
+        }
+    }
+
+    /// Whether a card is on screen.
+    public var isShowingCard: Bool { lock.withLock { card != nil } }
+
+    /// Takes the card down and goes back to the feed it replaced (an abandoned flip), if that
+    /// feed is still the one to show. With no feed to go back to, the card stays.
+    public func restoreAfterCard(feed: UInt) {
+        lock.withLock {
+            guard card != nil, let s = suspended, s.feed == feed else { return }
+            card = nil
+            cardHoldUntil = nil
+            heldFrame = nil
+            activeFeed = s.feed
+            activeToken = s.token
+            activeOverlays = s.overlays
+            suspended = nil
+        }
+    }
+
+    /// Sets the overlays of one output-wide layer (an empty list removes it) and shows the change
+    /// at once, also on a still picture.
+    public func setLayer(_ layer: OutputLayer, _ overlays: [Overlay]) {
+        lock.withLock {
+            if overlays.isEmpty { layers.removeValue(forKey: layer) } else { layers[layer] = overlays }
+            setBase(lastBase)
+        }
+    }
+
+    /// Composes `base` with the output-wide layers and pushes it (under the lock).
+    private func setBase(_ base: Buffer) {
+        lastBase = base
+        let extra = OutputLayer.allCases.flatMap { layers[$0] ?? [] }
+        let composed = extra.isEmpty ? base : videoFormat.blend(extra, into: base).retimed(pts: .none, dts: .none, offset: base.offset)
+        lastFrame = composed
+        lastPush = .now
+        videoSource.push(composed)
+    }
 
     public func presentVideo(_ frame: Buffer, feed: UInt) {
         lock.lock()
         if feed == pendingFeed {
-            activeFeed = feed
-            activeOverlays = pendingOverlays
-            pendingFeed = nil
-            pendingOverlays = []
+            if let hold = cardHoldUntil, ContinuousClock.now < hold {
+                heldFrame = frame
+                lock.unlock()
+                return
+            }
+            promotePending()
         }
         guard feed == activeFeed else { lock.unlock(); return }
         let overlays = activeOverlays
@@ -127,14 +213,26 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         let composed = videoFormat.blend(overlays, into: frame).retimed(pts: .none, dts: .none, offset: feed)
         lock.withLock {
             guard feed == activeFeed else { return }
-            lastFrame = composed
-            lastPush = .now
+            setBase(composed)
             if feedTimes[feed]?.firstVideo == nil {
                 feedTimes[feed, default: FeedTiming()].firstVideo = lastPush
                 if feedTimes.count > 64, let oldest = feedTimes.keys.min() { feedTimes.removeValue(forKey: oldest) }
             }
-            videoSource.push(composed)
         }
+    }
+
+    /// The pending feed becomes the shown one; a card gives way (under the lock).
+    private func promotePending() {
+        guard let feed = pendingFeed else { return }
+        activeFeed = feed
+        activeToken = pendingToken
+        activeOverlays = pendingOverlays
+        pendingFeed = nil
+        pendingOverlays = []
+        card = nil
+        cardHoldUntil = nil
+        heldFrame = nil
+        suspended = nil
     }
 
     public func presentAudio(_ samples: Buffer, feed: UInt) {
@@ -153,6 +251,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// repeats the last composed frame at the output rate.
     private func tick() {
         lock.lock()
+        if let held = heldFrame, let feed = pendingFeed, let hold = cardHoldUntil, ContinuousClock.now >= hold {
+            // The card's minimum time is over and the channel's picture is waiting (a still source).
+            let overlays = pendingOverlays
+            promotePending()
+            setBase(videoFormat.blend(overlays, into: held).retimed(pts: .none, dts: .none, offset: feed))
+        }
         let idle = ContinuousClock.now - lastPush > .milliseconds(Int64(2000 / fps))
         if idle {
             lastPush = .now
@@ -208,6 +312,20 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         lock.withLock { running = false }
         _ = try? await MediaExecutor.shared.run { [pipeline] in pipeline.shutdown() }
     }
+}
+
+/// Output-wide overlays above the picture, drawn in this order (later ones on top).
+public enum OutputLayer: Int, Sendable, Hashable, CaseIterable, Comparable {
+    /// A second channel in a corner window.
+    case pictureInPicture
+    /// The info banner.
+    case banner
+    /// The channel number being typed.
+    case entry
+    /// A short message, such as "No channel 42".
+    case message
+
+    public static func < (a: OutputLayer, b: OutputLayer) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// What the output did, for the benchmark.

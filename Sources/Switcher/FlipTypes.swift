@@ -47,8 +47,13 @@ public enum FlipFailure: String, Sendable, Hashable, Codable {
     case timedOut
     /// The target's source or decoder could not start.
     case sourceFailed
-    /// Recall with no channel to go back to, or a lineup without channels.
+    /// Recall with no channel to go back to, next/previous with no channel left to visit, or a
+    /// lineup without channels.
     case nothingToFlipTo
+    /// The channel is locked (parental lock).
+    case locked
+    /// The caller stopped waiting for the result (its task was cancelled).
+    case cancelled
 }
 
 /// The single result of one flip request. Delivered exactly once per request.
@@ -74,12 +79,15 @@ public struct FlipResult: Sendable, Hashable {
     public var failure: FlipFailure?
     /// The id of the request that superseded this one.
     public var supersededBy: UInt64?
+    /// Whether the interstitial card was on screen during this flip.
+    public var interstitialShown: Bool
 
     public var ok: Bool { outcome == .completed }
 
     public init(
         requestID: UInt64, outcome: Outcome, channel: ChannelSummary?, latency: Duration? = nil,
-        path: FlipPath? = nil, error: String? = nil, failure: FlipFailure? = nil, supersededBy: UInt64? = nil
+        path: FlipPath? = nil, error: String? = nil, failure: FlipFailure? = nil,
+        interstitialShown: Bool = false, supersededBy: UInt64? = nil
     ) {
         self.requestID = requestID
         self.outcome = outcome
@@ -89,6 +97,7 @@ public struct FlipResult: Sendable, Hashable {
         self.error = error
         self.failure = failure ?? (outcome == .failed ? .sourceFailed : nil)
         self.supersededBy = supersededBy
+        self.interstitialShown = interstitialShown
     }
 
     /// Latency in milliseconds, for JSON and logs.
@@ -142,4 +151,8 @@ public enum PlayerEvent: Sendable, Hashable {
     case flipRetargeted(requestID: UInt64, target: ChannelSummary)
     case flipCompleted(FlipResult)
     case channelState(channel: ChannelSummary, state: ChannelState)
+    /// An interstitial card went on screen for a request: `kind` is `tuning` or `no-signal`.
+    case cardShown(requestID: UInt64, channel: ChannelSummary, kind: String)
+    /// The card gave way to the channel's picture (or to the channel flipped back to).
+    case cardHidden(requestID: UInt64, channel: ChannelSummary)
 }

@@ -13,71 +13,83 @@ public struct PlayerOptions: Sendable {
     public var fps: Int
     public var warm: WarmPolicy
     public var logo: LogoPlacement
-    /// A flip that shows no frame within this time fails.
-    public var tuneTimeout: Duration
+    /// Card timing, tune timeout, skips and flip scope.
+    public var switcher: SwitcherSettings
     public var startChannel: ChannelNumber?
+    /// The directory of the card templates (`Interstitials/`); nil uses the built-in cards.
+    public var interstitials: String?
+    /// Where the last channel is remembered; nil remembers nothing.
+    public var stateFile: String?
+    /// Channels that refuse to play (parental lock).
+    public var locked: Set<ChannelNumber>
+    /// How long a message ("No channel 42") stays on screen.
+    public var messageDuration: Duration
+
+    /// A flip that shows no frame within this time fails.
+    public var tuneTimeout: Duration {
+        get { switcher.tuneTimeout }
+        set { switcher.tuneTimeout = newValue }
+    }
 
     public init(sink: OutputSink = .headless, width: Int = 1280, height: Int = 720, fps: Int = 30,
                 warm: WarmPolicy = .all, logo: LogoPlacement = LogoPlacement(),
-                tuneTimeout: Duration = .seconds(8), startChannel: ChannelNumber? = nil) {
+                tuneTimeout: Duration = .seconds(8), startChannel: ChannelNumber? = nil,
+                switcher: SwitcherSettings? = nil, interstitials: String? = nil, stateFile: String? = nil,
+                locked: Set<ChannelNumber> = [], messageDuration: Duration = .milliseconds(2500)) {
         self.sink = sink
         self.width = width
         self.height = height
         self.fps = fps
         self.warm = warm
         self.logo = logo
-        self.tuneTimeout = tuneTimeout
+        self.switcher = switcher ?? SwitcherSettings(tuneTimeout: tuneTimeout)
         self.startChannel = startChannel
+        self.interstitials = interstitials
+        self.stateFile = stateFile
+        self.locked = locked
+        self.messageDuration = messageDuration
     }
 }
 
 /// The channel-flipping player: lineup in, one output out.
 ///
-/// Every `flip` gets a request id and exactly one `FlipResult`: `completed` when the target's
+/// Every flip gets a request id and exactly one `FlipResult`: `completed` when the target's
 /// first frame reached the output sink, `failed` with a reason, or `superseded` when a newer
 /// request retargeted it (a held key). Requests are relative to the newest target, so ten
 /// quick "next" presses land ten channels on.
+///
+/// The rules live in `SwitcherMachine` (pure, tested with a manual clock); the player carries
+/// out its effects: decoders, the output, cards, timers, events and the remembered channel.
 public actor Player {
     public nonisolated let lineup: Lineup
     public nonisolated let options: PlayerOptions
     public nonisolated let output: OutputPipeline
     public nonisolated let headend: Headend
+    public nonisolated let cards: InterstitialCards
     private nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
+    private let logoCache: LogoCache
+    private let store: LastChannelStore?
     private let logger: Logger
     private let startedAt = ContinuousClock.now
 
-    private var current: Int?
-    private var previous: Int?
-    private var shownFeed: UInt?
-    private var inFlight: Flight?
-    private var nextRequestID: UInt64 = 1
+    private var machine: SwitcherMachine
+    private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
-
-    /// One flip on its way.
-    final class Flight: Sendable {
-        let id: UInt64
-        let request: FlipRequest
-        let target: Int
-        let startedAt: ContinuousClock.Instant
-        let result = OneShot<FlipResult>()
-        let feed = OneShot<UInt>()
-        /// Set once the player has applied the result (see `settle`).
-        let settledMark = OneShot<Bool>()
-        init(id: UInt64, request: FlipRequest, target: Int, startedAt: ContinuousClock.Instant) {
-            self.id = id
-            self.request = request
-            self.target = target
-            self.startedAt = startedAt
-        }
-    }
+    private var messageGeneration = 0
+    private var entryGeneration = 0
 
     public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(), logger: Logger) throws {
         self.lineup = lineup
         self.options = options
         self.logger = logger
+        self.logoCache = logoCache
         output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, logger: logger)
+        cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
+        store = options.stateFile.map(LastChannelStore.init(path:))
+        machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0, locked: options.locked.contains($0.number)) },
+                                  settings: options.switcher)
         let hub = self.hub
         headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height),
                           logger: logger) { channel, state in
@@ -85,11 +97,18 @@ public actor Player {
         }
     }
 
+    /// The channel to start on: the option, else the remembered channel, else the first.
+    public nonisolated func startIndex() -> Int {
+        if let n = options.startChannel, let i = lineup.index(of: n) { return i }
+        if let i = store?.storedIndex(in: lineup) { return i }
+        return 0
+    }
+
     /// Starts the output and the warm channels, then tunes the start channel (not awaited).
     public func start() async throws {
         guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
         try await output.start()
-        let start = options.startChannel.flatMap { lineup.index(of: $0) } ?? 0
+        let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)
         for channel in lineup.channels { _ = await logos.overlay(for: channel) }
         let number = lineup.channels[start].number
@@ -99,157 +118,222 @@ public actor Player {
     public func shutdown() async {
         await headend.shutdown()
         await output.shutdown()
+        store?.flush()
         hub.finish()
     }
 
     // MARK: Flipping
 
-    /// Flips and returns the single result of this request.
+    /// Flips and returns the single result of this request. If the calling task is cancelled,
+    /// the flip is abandoned and its result is `failed` with `cancelled`.
     public func flip(_ request: FlipRequest) async -> FlipResult {
-        let t0 = ContinuousClock.now
-        let id = nextRequestID
-        nextRequestID += 1
-        let base = inFlight?.target ?? current
-        guard let target = resolve(request, from: base) else {
-            let result = FlipResult(requestID: id, outcome: .failed, channel: nil, error: unknownMessage(request),
-                                    failure: unknownFailure(request))
-            hub.publish(.flipStarted(requestID: id, request: request, target: nil))
-            return finish(result)
+        syncFailedChannels()
+        let (id, effects) = machine.request(request, at: .now)
+        logger.debug("flip #\(id) \(request)")
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<FlipResult, Never>) in
+                waiters[id] = continuation
+                perform(effects)
+            }
+        } onCancel: {
+            Task { await self.cancel(requestID: id) }
         }
-        let channel = lineup.channels[target]
-        hub.publish(.flipStarted(requestID: id, request: request, target: ChannelSummary(channel)))
-        if let old = inFlight {
-            inFlight = nil
-            await retire(old, supersededBy: id)
+    }
+
+    /// The same flip, for callers outside Swift concurrency: `completion` runs exactly once.
+    public nonisolated func flip(_ request: FlipRequest, completion: @escaping @Sendable (FlipResult) -> Void) {
+        Task { completion(await self.flip(request)) }
+    }
+
+    public func next() async -> FlipResult { await flip(.next) }
+    public func previous() async -> FlipResult { await flip(.previous) }
+    public func tune(number: ChannelNumber) async -> FlipResult { await flip(.tune(number)) }
+    public func tune(id: String) async -> FlipResult { await flip(.tuneID(id)) }
+    public func recall() async -> FlipResult { await flip(.recall) }
+
+    private func cancel(requestID: UInt64) {
+        perform(machine.cancel(requestID: requestID))
+    }
+
+    /// Lets next/previous skip channels whose source failed.
+    private func syncFailedChannels() {
+        for (i, state) in headend.states().enumerated() {
+            if case .failed = state { machine.channelFailed(i, true) } else { machine.channelFailed(i, false) }
         }
-        if target == current && inFlight == nil {
-            // Already on screen: nothing to do.
-            return finish(FlipResult(requestID: id, outcome: .completed, channel: ChannelSummary(channel),
-                                     latency: ContinuousClock.now - t0, path: .hot))
-        }
-        let flight = Flight(id: id, request: request, target: target, startedAt: t0)
-        inFlight = flight
-        logger.info("flip #\(id) \(request) -> \(channel.number) \(channel.name)")
-        let overlay = await logos.overlay(for: channel)
-        guard inFlight === flight else { return await flight.result.wait() }
-        let summary = ChannelSummary(channel)
-        do {
-            // The output learns the feed before the decoder exists, so no first frame is missed.
-            let output = self.output
-            let activation = try await headend.activate(channel, sink: output) { feed, path in
-                guard flight.result.resolved == nil else { return }
-                output.expect(feed: feed, overlays: overlay.map { [$0] } ?? []) { at in
-                    flight.result.resolve(FlipResult(requestID: id, outcome: .completed, channel: summary,
-                                                     latency: at - t0, path: path))
+    }
+
+    /// Carries out the machine's effects, in order. Slow work (decoders, rendering, sleeping)
+    /// runs in tasks that report back to the machine.
+    private func perform(_ effects: [SwitcherMachine.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .activate(let id, let channel):
+                Task { await self.activate(requestID: id, channel: channel) }
+            case .stop(let feed):
+                output.cancel(feed: feed)
+                let headend = self.headend
+                Task { await headend.deactivate(feed: feed) }
+            case .showCard(let card):
+                Task { await self.renderAndShow(card) }
+            case .restore(let feed):
+                output.restoreAfterCard(feed: feed)
+            case .schedule(let timer, let deadline):
+                Task {
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    await self.fire(timer)
+                }
+            case .deliver(let result):
+                deliver(result)
+            case .message(let text):
+                showMessage(text)
+            case .committed(let current, let previous, let played):
+                let headend = self.headend
+                Task { await headend.applyPolicy(current: current, last: previous) }
+                if played, let store {
+                    let channel = lineup.channels[current]
+                    let logger = self.logger
+                    store.save(.init(id: channel.id, number: channel.number.description, lineup: lineup.file)) { logger.warning("\($0)") }
+                }
+            case .event(let event):
+                hub.publish(event)
+                switch event {
+                case .cardShown(let id, let channel, let kind):
+                    logger.info("flip #\(id): \(kind) card shown for \(channel.number) \(channel.name)")
+                case .cardHidden(let id, let channel):
+                    logger.debug("flip #\(id): card for \(channel.number) hidden")
+                case .flipRetargeted(let id, let target):
+                    logger.debug("flip #\(id) retargeted to \(target.number)")
+                default: break
                 }
             }
-            flight.feed.resolve(activation.feed)
-            if flight.settledMark.resolved != nil {
-                // Superseded while the decoder was being set up.
-                output.cancel(feed: activation.feed)
-                await headend.deactivate(feed: activation.feed)
+        }
+    }
+
+    private func activate(requestID id: UInt64, channel index: Int) async {
+        let channel = lineup.channels[index]
+        let overlay = await logos.overlay(for: channel)
+        guard machine.pending?.requestID == id else { return }
+        logger.info("flip #\(id) -> \(channel.number) \(channel.name)")
+        let output = self.output
+        do {
+            let activation = try await headend.activate(channel, sink: output) { feed, path in
+                output.expect(feed: feed, token: id, overlays: overlay.map { [$0] } ?? []) { at in
+                    Task { await self.firstFrame(requestID: id, feed: feed, path: path, at: at) }
+                }
             }
+            perform(machine.activated(requestID: id, feed: activation.feed))
         } catch {
-            flight.result.resolve(FlipResult(requestID: id, outcome: .failed, channel: summary, error: "\(error)"))
-        }
-        if inFlight === flight {
-            let timeout = options.tuneTimeout
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                await self?.timeOut(flight)
-            }
-        }
-        let result = await flight.result.wait()
-        await settle(flight, result)
-        return result
-    }
-
-    /// Applies a resolved flight once: on completion the target becomes current and the old
-    /// decoder stops; otherwise the flight's decoder stops and the screen stays as it was.
-    private func settle(_ flight: Flight, _ result: FlipResult) async {
-        guard flight.settledMark.resolve(true) else { return }
-        if inFlight === flight { inFlight = nil }
-        let feed = flight.feed.resolved
-        switch result.outcome {
-        case .completed:
-            if current != flight.target { previous = current }
-            current = flight.target
-            let oldFeed = shownFeed
-            shownFeed = feed
-            if let oldFeed, oldFeed != feed { await headend.deactivate(feed: oldFeed) }
-            _ = finish(result)
-            await headend.applyPolicy(current: current, last: previous)
-        case .failed, .superseded:
-            if let feed {
-                output.cancel(feed: feed)
-                await headend.deactivate(feed: feed)
-            }
-            _ = finish(result)
+            perform(machine.activationFailed(requestID: id, reason: "\(error)"))
         }
     }
 
-
-    private func retire(_ flight: Flight, supersededBy id: UInt64) async {
-        let target = lineup.channels[flight.target]
-        flight.result.resolve(FlipResult(requestID: flight.id, outcome: .superseded, channel: ChannelSummary(target), supersededBy: id))
-        if let r = flight.result.resolved { await settle(flight, r) }
+    private func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: ContinuousClock.Instant) {
+        perform(machine.firstFrame(requestID: requestID, feed: feed, path: path, at: at))
     }
 
-    private func timeOut(_ flight: Flight) async {
-        let channel = lineup.channels[flight.target]
-        let state = headend.sources[flight.target].state
-        let why = state.reason.map { ": \($0)" } ?? ""
-        let result = FlipResult(requestID: flight.id, outcome: .failed, channel: ChannelSummary(channel),
-                                error: "timed out: no picture from channel \(channel.number) \(channel.name) within \(seconds(options.tuneTimeout))\(why)",
-                                failure: .timedOut)
-        if flight.result.resolve(result) { await settle(flight, result) }
+    private func fire(_ timer: SwitcherMachine.Timer) {
+        var detail: String?
+        if case .timeout = timer, let target = machine.pending?.channel {
+            let state = headend.sources[target].state
+            detail = state.reason ?? (state == .connecting ? "still connecting" : nil)
+        }
+        perform(machine.timerFired(timer, at: .now, detail: detail))
     }
 
-    private func finish(_ result: FlipResult) -> FlipResult {
+    private func renderAndShow(_ card: SwitcherMachine.Card) async {
+        let channel = lineup.channels[card.channel]
+        let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
+        let template: String?
+        let status: String
+        switch card.kind {
+        case .tuning:
+            template = channel.interstitial ?? channel.group.flatMap { lineup.settings["interstitial.\($0)"] } ?? lineup.settings["interstitial"]
+            status = Self.tuningStatus(headend.sources[card.channel].state)
+        case .noSignal(let reason):
+            template = InterstitialCards.noSignalName
+            status = reason
+        }
+        let fields = CardFields(number: channel.number.description, name: channel.name, group: channel.group ?? "",
+                                logoPath: logoPath, status: status)
+        let frame = await cards.render(template: template, fields: fields)
+        // Still wanted? (The picture may have come, or a newer flip may have taken over.)
+        guard machine.wantsCard(card) else { return }
+        if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
+            perform(machine.cardShown(card))
+        }
+    }
+
+    static func tuningStatus(_ state: ChannelState) -> String {
+        switch state {
+        case .stalled(let reason): "Waiting for the signal: \(reason)"
+        case .failed(let error): "Retrying: \(error)"
+        case .warm, .hot: "Tuning…"
+        default: "Connecting…"
+        }
+    }
+
+    private func deliver(_ result: FlipResult) {
         if result.outcome != .superseded { lastFlip = result }
         hub.publish(.flipCompleted(result))
+        let card = result.interstitialShown ? ", card shown" : ""
         switch result.outcome {
         case .completed:
-            logger.info("flip #\(result.requestID) completed on \(result.channel?.number ?? "?") in \(String(format: "%.1f", result.latencyMilliseconds ?? 0)) ms (\(result.path?.rawValue ?? "?"))")
+            logger.info("flip #\(result.requestID) completed on \(result.channel?.number ?? "?") in \(String(format: "%.1f", result.latencyMilliseconds ?? 0)) ms (\(result.path?.rawValue ?? "?")\(card))")
         case .failed:
             logger.warning("flip #\(result.requestID) failed: \(result.error ?? "")")
         case .superseded:
             logger.debug("flip #\(result.requestID) superseded by #\(result.supersededBy ?? 0)")
         }
-        return result
+        waiters.removeValue(forKey: result.requestID)?.resume(returning: result)
     }
 
-    private func resolve(_ request: FlipRequest, from base: Int?) -> Int? {
-        let count = lineup.channels.count
-        guard count > 0 else { return nil }
-        switch request {
-        case .next: return base.map { ($0 + 1) % count } ?? 0
-        case .previous: return base.map { ($0 - 1 + count) % count } ?? 0
-        case .tune(let n): return lineup.index(of: n)
-        case .tuneID(let id): return lineup.channels.firstIndex { $0.id == id }
-        case .recall: return previous ?? current
+    // MARK: On-screen text
+
+    /// Shows a message over the picture for `options.messageDuration`.
+    public func showMessage(_ text: String) {
+        messageGeneration += 1
+        let generation = messageGeneration
+        let output = self.output
+        let duration = options.messageDuration
+        Task {
+            let overlay = await Self.renderText(text, style: .message, output: output)
+            guard await self.messageGeneration == generation, let overlay else { return }
+            output.setLayer(.message, [overlay])
+            try? await Task.sleep(for: duration)
+            if await self.messageGeneration == generation { output.setLayer(.message, []) }
         }
     }
 
-    private func unknownFailure(_ request: FlipRequest) -> FlipFailure {
-        switch request {
-        case .tune, .tuneID: .unknownChannel
-        default: .nothingToFlipTo
+    /// Shows the channel number being typed (`12_`), or hides it with nil.
+    public func showEntry(_ text: String?) {
+        entryGeneration += 1
+        let generation = entryGeneration
+        let output = self.output
+        guard let text else {
+            output.setLayer(.entry, [])
+            return
+        }
+        Task {
+            let overlay = await Self.renderText(text + "_", style: .entry, output: output)
+            guard await self.entryGeneration == generation, let overlay else { return }
+            output.setLayer(.entry, [overlay])
         }
     }
 
-    private func unknownMessage(_ request: FlipRequest) -> String {
-        switch request {
-        case .tune(let n): "unknown channel \(n)"
-        case .tuneID(let id): "unknown channel id \(id)"
-        default: "no channel to flip to"
+    private static let textQueue = DispatchQueue(label: "flipbox-osd")
+
+    private static func renderText(_ text: String, style: OnScreenText.Style, output: OutputPipeline) async -> Overlay? {
+        await withCheckedContinuation { continuation in
+            textQueue.async {
+                continuation.resume(returning: try? OnScreenText.overlay(text, style: style, width: output.width, height: output.height))
+            }
         }
     }
 
     // MARK: State
 
     public func status() -> PlayerStatus {
-        PlayerStatus(channel: current.map { lineup.channels[$0] },
+        PlayerStatus(channel: machine.current.map { lineup.channels[$0] },
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
                      uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip)
     }
@@ -265,7 +349,10 @@ public actor Player {
     public nonisolated func events() -> AsyncStream<PlayerEvent> { hub.subscribe() }
 
     /// The output feed of the channel on screen (for the benchmark's per-flip timing).
-    public var shownFeedID: UInt? { shownFeed }
+    public var shownFeedID: UInt? { machine.shownFeed }
+
+    /// Which channels next/previous visit; takes effect at the next flip.
+    public func setFlipScope(_ scope: FlipScope) { machine.settings.scope = scope }
 }
 
 

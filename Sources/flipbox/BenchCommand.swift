@@ -29,6 +29,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Warm policy during the flips: all, neighbours:N or none.")
     var warm = "all"
 
+    @Option(help: "Most channels running at once, the one on screen included. Default: the lineup's warm-max-channels, else no limit.")
+    var warmMax: Int?
+
+    @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
+    var warmMemory: String?
+
     @Option(help: "Generated channels (without a LINEUP).")
     var channels = 16
 
@@ -80,6 +86,10 @@ struct BenchCommand: AsyncParsableCommand {
         }
         defer { streams?.stop() }
         let n = lineup.channels.count
+        let budget: WarmBudget
+        do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
+            throw ValidationError("\(error)")
+        }
 
         // Baseline: only the channel on screen runs.
         let options = PlayerOptions(sink: .headless, width: parts[0], height: parts[1], fps: fps, warm: .none)
@@ -93,12 +103,12 @@ struct BenchCommand: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(1))
         let base = try await measure(seconds: 4)
 
-        say("warming \(policy) of \(n) channels")
+        say("warming \(policy) of \(n) channels (\(budget))")
         await player.headend.setPolicy(policy)
-        await player.headend.applyPolicy(current: 0, last: nil)
-        let warmSet = policy.warmSet(count: n, current: 0, last: nil, favourites: [])
+        await player.headend.setBudget(budget)
+        let plan = await player.headend.applyPolicy(current: 0, last: nil)
         _ = await waitUntil(seconds: 20) {
-            warmSet.allSatisfy { player.headend.sources[$0].cache.hasKeyframe }
+            plan.running.allSatisfy { player.headend.sources[$0].cache.hasKeyframe }
         }
         try await Task.sleep(for: .milliseconds(2500))
         let warmUsage = try await measure(seconds: 4)
@@ -140,7 +150,7 @@ struct BenchCommand: AsyncParsableCommand {
             peerResult = runPeer(urls: Array(streams.urls.prefix(2)))
         }
         let report = BenchReport(
-            channels: n, policy: policy.description, order: order, flips: samples,
+            channels: n, policy: policy.description, budget: budget.description, order: order, flips: samples,
             baseline: base, warm: warmUsage, warmChannels: warmCount, gopCacheBytes: gopBytes,
             output: outputStats, peer: peerResult, size: size, fps: fps)
         print(json ? report.json() : report.text())
@@ -189,6 +199,7 @@ struct FlipSample {
 struct BenchReport {
     var channels: Int
     var policy: String
+    var budget: String
     var order: String
     var flips: [FlipSample]
     var baseline: (core: Double, rss: Int)
@@ -224,7 +235,7 @@ struct BenchReport {
         let offsets = flips.compactMap(\.audioOffsetMs).sorted()
         let others = max(1, warmChannels)
         var result: [String: Any] = [
-            "channels": channels, "warm_policy": policy, "order": order, "output": "\(size)@\(fps) headless",
+            "channels": channels, "warm_policy": policy, "warm_budget": budget, "order": order, "output": "\(size)@\(fps) headless",
             "flips": flips.count, "failed": flips.filter { !$0.result.ok }.count, "paths": paths,
             "output_frames_shown": output.framesShown, "output_frames_repeated": output.repeatedFrames,
             "output_gaps_over_two_frames": output.gapsOverTwoFrames, "output_longest_gap_ms": round1(output.longestGap.milliseconds),
@@ -249,7 +260,7 @@ struct BenchReport {
 
     func text() -> String {
         let s = summary
-        var lines = ["Flipbox bench: \(channels) channels, warm \(policy), \(flips.count) \(order) flips, output \(size)@\(fps) headless", ""]
+        var lines = ["Flipbox bench: \(channels) channels, warm \(policy) (\(budget)), \(flips.count) \(order) flips, output \(size)@\(fps) headless", ""]
         lines.append("path   flips   p50 ms   p95 ms   p99 ms   max ms")
         for path in ["hot", "warm", "cold"] {
             guard let p = (s["paths"] as? [String: Any])?[path] as? [String: Any] else { continue }

@@ -41,7 +41,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Warm policy: all, neighbours:N or none. Default: the lineup's setting, else all.")
     var warm: String?
 
-    @Option(help: "Start channel number. Default: the first channel.")
+    @Option(help: "Start channel number. Default: the lineup's settings.start, else the last channel played, else the first.")
     var start: String?
 
     @Option(help: "Logo corner: top-left, top-right, bottom-left, bottom-right.")
@@ -52,6 +52,9 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Option(help: "Logo opacity, 0 to 1.")
     var logoOpacity: Double = 0.9
+
+    @OptionGroup(title: "Switcher")
+    var switcher: SwitcherOptions
 
     @Flag(help: "Do not read keys from the terminal.")
     var noKeys = false
@@ -79,6 +82,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             resolved.warm = policy
         }
+        try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let control = try controlConfiguration()
         do { try control.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))

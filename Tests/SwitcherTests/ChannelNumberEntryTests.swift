@@ -1,4 +1,4 @@
-import Control
+import Switcher
 import Lineup
 import Testing
 

@@ -1,0 +1,244 @@
+import Foundation
+import GStreamer
+import Lineup
+
+/// Why a thumbnail could not be made, for the person asking. Switcher and Control call it `ThumbnailError`.
+public struct ThumbnailFailure: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Code: String, Sendable {
+        /// No channel with that number.
+        case unknownChannel
+        /// The channel is cold, connecting, stalled or failed.
+        case notWarm
+        /// The channel is warm but holds no keyframe (yet, or its GOP outgrew the cache).
+        case noPicture
+        /// The keyframe could not be decoded or encoded.
+        case failed
+        /// Decoding took longer than `Thumbnailer.timeout`.
+        case timedOut
+        /// The player behind the API does not make thumbnails.
+        case unsupported
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// Still pictures of warm channels, made by decoding only the keyframe cached in a channel's
+/// `GOPCache` (nothing decodes continuously): appsrc (keyframe with its SPS/PPS, caps from the
+/// cache) ! parser ! decoder ! videoconvert ! videoscale ! jpegenc ! appsink, built for one
+/// picture and torn down.
+///
+/// Isolated to the media thread: pipelines are built, started and stopped there; waiting for
+/// the picture suspends and never blocks it. The JPEG is kept per channel and width and served
+/// again until the cache holds a newer keyframe, so a channel costs at most one keyframe decode
+/// per GOP however often it is asked; concurrent requests for one picture share one decode.
+///
+/// One per process (`shared`): remembered pictures are keyed by the cache, and dropped once
+/// their cache is gone.
+public actor Thumbnailer {
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
+
+    public static let shared = Thumbnailer()
+
+    /// A picture takes longer than this: it fails with `timedOut`.
+    public static let timeout: Duration = .seconds(2)
+    /// Widths remembered per channel; the oldest goes first.
+    static let widthsPerChannel = 4
+
+    /// One JPEG of a channel's keyframe.
+    public struct Picture: Sendable {
+        public var jpeg: [UInt8]
+        public var width: Int
+        public var height: Int
+        /// Running time of the keyframe in the channel's ingest: equal for pictures of the same keyframe.
+        public var keyframeTime: ClockTime
+        /// How long decoding and encoding took when it was made.
+        public var madeIn: Duration
+        /// True when served from the remembered JPEG, without decoding.
+        public var reused: Bool
+    }
+
+    private struct Key: Hashable {
+        var cache: ObjectIdentifier
+        var width: Int?
+    }
+
+    private struct Made {
+        weak var cache: GOPCache?
+        /// The keyframe the picture is of (held, so its identity cannot be reused).
+        let keyframe: Buffer
+        let task: Task<Picture, any Error>
+        let at: ContinuousClock.Instant
+    }
+
+    private var made: [Key: Made] = [:]
+    /// Ids for the moment a cache is read (`attach` + `detach`), counting down from the top so
+    /// they never meet the headend's feed ids, which count up from 1.
+    private var nextReadID = UInt.max
+
+    public init() {}
+
+    /// A JPEG of the keyframe cached in `cache`, `width` pixels wide (height following the
+    /// picture's aspect) or at the stream's size when nil.
+    public func picture(of cache: GOPCache, width: Int?) async throws(ThumbnailFailure) -> Picture {
+        forgetGone()
+        guard let (keyframe, caps) = cachedKeyframe(cache) else {
+            throw ThumbnailFailure(.noPicture, "no keyframe cached yet")
+        }
+        let key = Key(cache: ObjectIdentifier(cache), width: width)
+        if let known = made[key], known.keyframe === keyframe.buffer {
+            do {
+                var picture = try await known.task.value
+                picture.reused = true
+                return picture
+            } catch {
+                // A failed picture is tried again on the next request.
+                if made[key]?.task == known.task { made[key] = nil }
+                throw error as? ThumbnailFailure ?? ThumbnailFailure(.failed, "\(error)")
+            }
+        }
+        let task = Task { () async throws -> Picture in
+            try await self.decode(keyframe, caps: caps, width: width)
+        }
+        made[key] = Made(cache: cache, keyframe: keyframe.buffer, task: task, at: .now)
+        trim(cache)
+        do {
+            return try await task.value
+        } catch {
+            if made[key]?.task == task { made[key] = nil }
+            throw error as? ThumbnailFailure ?? ThumbnailFailure(.failed, "\(error)")
+        }
+    }
+
+    /// The cached keyframe and the caps to decode it.
+    private func cachedKeyframe(_ cache: GOPCache) -> (GOPCache.Entry, Caps)? {
+        let id = nextReadID
+        nextReadID -= 1
+        let snapshot = cache.attach(id: id) { _ in }
+        cache.detach(id: id)
+        guard let first = snapshot.entries.first, first.isKeyframe, first.track == .video, let caps = snapshot.video else {
+            return nil
+        }
+        return (first, caps)
+    }
+
+    private func decode(_ keyframe: GOPCache.Entry, caps: Caps, width: Int?) async throws(ThumbnailFailure) -> Picture {
+        let started = ContinuousClock.now
+        let size = Self.outputSize(caps: caps, width: width)
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(description: Self.description(for: caps, width: size.width, height: size.height))
+        } catch {
+            throw ThumbnailFailure(.failed, "cannot build a thumbnail decoder for \(caps.mediaType): \(error)")
+        }
+        defer { pipeline.shutdown() }
+        guard let source = pipeline.appSource(named: "src"), let sink = pipeline.appSink(named: "sink") else {
+            throw ThumbnailFailure(.failed, "internal: thumbnail pipeline incomplete")
+        }
+        let delivery = Delivery()
+        sink.onSample { sample in delivery.deliver(.success(sample)) }
+        let messages = Task {
+            for await message in pipeline.messages {
+                switch message {
+                case .error(_, let text, _): delivery.deliver(.failure(ThumbnailFailure(.failed, "cannot decode the keyframe: \(text)")))
+                case .endOfStream: delivery.deliver(.failure(ThumbnailFailure(.failed, "the decoder produced no picture from the keyframe")))
+                default: break
+                }
+            }
+        }
+        defer { messages.cancel() }
+        let timer = Task {
+            try await Task.sleep(for: Self.timeout)
+            delivery.deliver(.failure(ThumbnailFailure(.timedOut, "no picture after \(Self.timeout.formatted(.units(allowed: [.seconds])))")))
+        }
+        defer { timer.cancel() }
+        source.caps = caps
+        do {
+            try pipeline.setState(.playing)
+        } catch {
+            throw ThumbnailFailure(.failed, "cannot start the thumbnail decoder: \(pipeline.firstError ?? error.message)")
+        }
+        source.push(keyframe.buffer.retimed(pts: 0, dts: 0))
+        source.endOfStream()
+        let sample = try await delivery.wait().get()
+        guard let buffer = sample.buffer, ImageCodec.isJPEG(buffer.bytes()) else {
+            throw ThumbnailFailure(.failed, "the encoder produced no JPEG")
+        }
+        return Picture(jpeg: buffer.bytes(), width: sample.caps?.int("width") ?? size.width,
+                       height: sample.caps?.int("height") ?? size.height, keyframeTime: keyframe.pts,
+                       madeIn: ContinuousClock.now - started, reused: false)
+    }
+
+    /// The picture size: `width` (or the stream's display width) and the height that keeps the
+    /// aspect, both even.
+    static func outputSize(caps: Caps, width: Int?) -> (width: Int, height: Int) {
+        let w = caps.int("width") ?? 1280, h = caps.int("height") ?? 720
+        let par = caps.fraction("pixel-aspect-ratio").map { $0.1 > 0 ? Double($0.0) / Double($0.1) : 1 } ?? 1
+        let displayWidth = Double(w) * par
+        let outWidth = width ?? Int(displayWidth.rounded())
+        let outHeight = Double(outWidth) * Double(h) / max(1, displayWidth)
+        func even(_ v: Double) -> Int { max(2, Int((v / 2).rounded()) * 2) }
+        return (even(Double(outWidth)), even(outHeight))
+    }
+
+    /// The one-picture pipeline for a stream of `caps`. Only numbers are interpolated.
+    static func description(for caps: Caps, width: Int, height: Int) -> String {
+        let decode: String
+        switch caps.mediaType {
+        case "video/x-h264": decode = "h264parse ! avdec_h264 thread-type=slice"
+        case "video/x-h265": decode = "h265parse ! avdec_h265 thread-type=slice"
+        default: decode = "decodebin"
+        }
+        return """
+            appsrc name=src format=time ! \(decode) ! videoconvert ! videoscale ! \
+            video/x-raw,width=\(width),height=\(height),pixel-aspect-ratio=1/1 ! jpegenc quality=85 ! \
+            appsink name=sink sync=false async=false max-buffers=1
+            """
+    }
+
+    /// Forgets pictures of caches that are gone (their channel or player was shut down).
+    private func forgetGone() {
+        made = made.filter { $0.value.cache != nil }
+    }
+
+    /// Keeps at most `widthsPerChannel` widths of `cache`.
+    private func trim(_ cache: GOPCache) {
+        let id = ObjectIdentifier(cache)
+        let mine = made.filter { $0.key.cache == id }.sorted { $0.value.at < $1.value.at }
+        for (key, _) in mine.dropLast(Self.widthsPerChannel) { made[key] = nil }
+    }
+}
+
+/// The first of: a sample, a pipeline error, end of stream, a timeout. Delivered once (any thread).
+private final class Delivery: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Sample, ThumbnailFailure>?
+    private var waiter: CheckedContinuation<Result<Sample, ThumbnailFailure>, Never>?
+
+    func deliver(_ value: Result<Sample, ThumbnailFailure>) {
+        lock.lock()
+        guard result == nil else { lock.unlock(); return }
+        result = value
+        let waiter = self.waiter
+        self.waiter = nil
+        lock.unlock()
+        waiter?.resume(returning: value)
+    }
+
+    func wait() async -> Result<Sample, ThumbnailFailure> {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if let result {
+                lock.unlock()
+                continuation.resume(returning: result)
+            } else {
+                waiter = continuation
+                lock.unlock()
+            }
+        }
+    }
+}

@@ -1,0 +1,400 @@
+import Headend
+import Lineup
+
+/// Which channels next/previous visit.
+public enum FlipScope: Sendable, Hashable, CustomStringConvertible {
+    /// Every channel (minus the skipped ones).
+    case all
+    /// Favourites only.
+    case favourites
+    /// The channels of the current channel's group.
+    case group
+
+    /// `all`, `favourites` (or `favorites`), `group`.
+    public init?(_ text: String) {
+        switch text.lowercased() {
+        case "all": self = .all
+        case "favourites", "favorites": self = .favourites
+        case "group": self = .group
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .all: "all"
+        case .favourites: "favourites"
+        case .group: "group"
+        }
+    }
+}
+
+/// How the switcher behaves: card timing, tune timeout, what next/previous skip.
+public struct SwitcherSettings: Sendable, Hashable {
+    /// The card appears only when the target shows no frame within this time.
+    public var cardDelay: Duration
+    /// A card, once up, stays at least this long (no flicker).
+    public var cardMinimum: Duration
+    /// A flip that shows no frame within this time fails, and its card turns into "no signal".
+    public var tuneTimeout: Duration
+    /// next/previous skip channels marked hidden.
+    public var skipHidden: Bool
+    /// next/previous skip channels whose source failed.
+    public var skipFailed: Bool
+    public var scope: FlipScope
+
+    public init(cardDelay: Duration = .milliseconds(80), cardMinimum: Duration = .milliseconds(400),
+                tuneTimeout: Duration = .seconds(8), skipHidden: Bool = true, skipFailed: Bool = true,
+                scope: FlipScope = .all) {
+        self.cardDelay = cardDelay
+        self.cardMinimum = cardMinimum
+        self.tuneTimeout = tuneTimeout
+        self.skipHidden = skipHidden
+        self.skipFailed = skipFailed
+        self.scope = scope
+    }
+}
+
+/// The channel switcher's logic, with no clock, threads or pipelines: inputs (requests, frames,
+/// timers) go in with the time they happened, effects come out for a driver (`Player`) to carry
+/// out. Tested with a manual clock.
+///
+/// Rules it keeps:
+/// - every request gets an id and exactly one result (`deliver`): completed, failed or superseded;
+/// - a request made while another is on its way retargets it (relative requests count from the
+///   newest target), so a held key never queues flips;
+/// - the card is asked for only when the target has no frame `cardDelay` after the request;
+///   once up, it carries over to a retargeted flip at once, and a timeout or a source failure
+///   turns it into a "no signal" card naming the reason;
+/// - a refused request (unknown number, locked channel, nothing to flip to) changes nothing and
+///   says why on screen.
+public struct SwitcherMachine: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    public enum Timer: Hashable, Sendable {
+        case card(requestID: UInt64)
+        case timeout(requestID: UInt64)
+    }
+
+    public enum CardKind: Hashable, Sendable {
+        /// The channel is loading.
+        case tuning
+        /// The channel gave no picture; the reason is for the viewer.
+        case noSignal(reason: String)
+    }
+
+    /// A card the driver should render and put on screen for `requestID`, if the machine still
+    /// wants it when it is ready (`wantsCard`).
+    public struct Card: Hashable, Sendable {
+        public var requestID: UInt64
+        public var channel: Int
+        public var kind: CardKind
+        /// How long it stays at least.
+        public var minimum: Duration
+    }
+
+    public enum Effect: Hashable, Sendable {
+        /// Start decoding `channel` for request `requestID` (report `activated`/`activationFailed`,
+        /// and `firstFrame` when its first frame reaches the output).
+        case activate(requestID: UInt64, channel: Int)
+        /// Stop the decoder of `feed` and forget it on the output.
+        case stop(feed: UInt)
+        case showCard(Card)
+        /// Take the card down and show `feed` again (an abandoned flip).
+        case restore(feed: UInt)
+        case schedule(Timer, at: Instant)
+        case deliver(FlipResult)
+        /// A short message on screen ("No channel 42").
+        case message(String)
+        /// The channel on screen changed (or failed and shows "no signal" when `played` is false).
+        case committed(current: Int, previous: Int?, played: Bool)
+        case event(PlayerEvent)
+    }
+
+    /// What the machine needs to know about a channel.
+    public struct ChannelInfo: Hashable, Sendable {
+        public var summary: ChannelSummary
+        public var number: ChannelNumber
+        public var group: String?
+        public var hidden: Bool
+        public var favourite: Bool
+        public var locked: Bool
+
+        public init(_ channel: Channel, locked: Bool = false) {
+            summary = ChannelSummary(channel)
+            number = channel.number
+            group = channel.group
+            hidden = channel.isHidden
+            favourite = channel.isFavourite
+            self.locked = locked
+        }
+    }
+
+    struct Flight: Hashable, Sendable {
+        var id: UInt64
+        var request: FlipRequest
+        var target: Int
+        var startedAt: Instant
+        var feed: UInt?
+        var cardShown = false
+    }
+
+    public let channels: [ChannelInfo]
+    public var settings: SwitcherSettings
+    public private(set) var current: Int?
+    public private(set) var previous: Int?
+    /// The feed whose picture is on screen (or expected behind a "no signal" card).
+    public private(set) var shownFeed: UInt?
+    private(set) var flight: Flight?
+    /// The card on screen: for which request and channel, and whether it is "no signal".
+    private(set) var card: (requestID: UInt64, channel: Int, noSignal: Bool)?
+    private var failedChannels: Set<Int> = []
+    /// The request whose failure should show "no signal", until a newer request.
+    private var failedRequest: UInt64?
+    private var nextID: UInt64 = 1
+
+    public init(channels: [ChannelInfo], settings: SwitcherSettings = SwitcherSettings()) {
+        self.channels = channels
+        self.settings = settings
+    }
+
+    /// The request on its way, if any: its id and target.
+    public var pending: (requestID: UInt64, channel: Int)? { flight.map { ($0.id, $0.target) } }
+
+    /// Whether a card is on screen.
+    public var isShowingCard: Bool { card != nil }
+
+    // MARK: Inputs
+
+    /// A new request. Returns its id and the effects.
+    public mutating func request(_ request: FlipRequest, at now: Instant) -> (id: UInt64, effects: [Effect]) {
+        let id = nextID
+        nextID += 1
+        var effects: [Effect] = []
+        let base = flight?.target ?? current
+        let target: Int
+        switch resolve(request, from: base) {
+        case .failure(let failure, let message):
+            effects.append(.event(.flipStarted(requestID: id, request: request, target: nil)))
+            effects.append(.deliver(FlipResult(requestID: id, outcome: .failed, channel: refusedChannel(request),
+                                               error: message, failure: failure)))
+            effects.append(.message(message))
+            return (id, effects)
+        case .success(let t):
+            target = t
+        }
+        let summary = channels[target].summary
+        effects.append(.event(.flipStarted(requestID: id, request: request, target: summary)))
+
+        failedRequest = nil
+        var carryCard = card != nil
+        if let old = flight {
+            flight = nil
+            effects.append(.event(.flipRetargeted(requestID: old.id, target: summary)))
+            effects.append(.deliver(FlipResult(requestID: old.id, outcome: .superseded, channel: channels[old.target].summary,
+                                               interstitialShown: old.cardShown, supersededBy: id)))
+            if let feed = old.feed { effects.append(.stop(feed: feed)) }
+            if old.cardShown { carryCard = true }
+        }
+
+        if target == current, let shown = shownFeed, card?.noSignal != true {
+            // Back on the channel already decoding (a retarget that returned, or a re-tune).
+            if card != nil {
+                effects.append(.restore(feed: shown))
+                effects.append(.event(.cardHidden(requestID: card!.requestID, channel: channels[card!.channel].summary)))
+                card = nil
+            }
+            effects.append(.deliver(FlipResult(requestID: id, outcome: .completed, channel: summary,
+                                               latency: .zero, path: .hot, interstitialShown: false)))
+            return (id, effects)
+        }
+
+        var next = Flight(id: id, request: request, target: target, startedAt: now)
+        effects.append(.activate(requestID: id, channel: target))
+        effects.append(.schedule(.timeout(requestID: id), at: now + settings.tuneTimeout))
+        if carryCard {
+            // A card is already up: it changes to the new target at once instead of flashing the old channel.
+            effects.append(.showCard(Card(requestID: id, channel: target, kind: .tuning, minimum: .zero)))
+        } else {
+            effects.append(.schedule(.card(requestID: id), at: now + settings.cardDelay))
+        }
+        flight = next
+        return (id, effects)
+    }
+
+    /// The decoder of request `requestID` was set up with `feed`.
+    public mutating func activated(requestID: UInt64, feed: UInt) -> [Effect] {
+        if flight?.id == requestID {
+            flight?.feed = feed
+            return []
+        }
+        // Completed already (its first frame came first), or superseded meanwhile.
+        return feed == shownFeed ? [] : [.stop(feed: feed)]
+    }
+
+    /// The decoder of request `requestID` could not start.
+    public mutating func activationFailed(requestID: UInt64, reason: String) -> [Effect] {
+        guard let f = flight, f.id == requestID else { return [] }
+        return fail(f, failure: .sourceFailed, reason: reason)
+    }
+
+    /// The first frame of `feed` (request `requestID`) reached the output sink at `at`.
+    public mutating func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: Instant) -> [Effect] {
+        if let f = flight, f.id == requestID {
+            flight = nil
+            var effects: [Effect] = []
+            if let old = shownFeed, old != feed { effects.append(.stop(feed: old)) }
+            if let c = card {
+                effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
+                card = nil
+            }
+            if current != f.target { previous = current }
+            current = f.target
+            shownFeed = feed
+            effects.append(.deliver(FlipResult(requestID: f.id, outcome: .completed, channel: channels[f.target].summary,
+                                               latency: at - f.startedAt, path: path, interstitialShown: f.cardShown)))
+            effects.append(.committed(current: f.target, previous: previous, played: true))
+            return effects
+        }
+        if feed == shownFeed, let c = card, c.noSignal {
+            // The channel came back behind its "no signal" card.
+            card = nil
+            return [.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)),
+                    .committed(current: c.channel, previous: previous, played: true)]
+        }
+        return []
+    }
+
+    /// A timer set by a `schedule` effect fired. `detail` says what the target's source is doing
+    /// (for the "no signal" reason).
+    public mutating func timerFired(_ timer: Timer, at now: Instant, detail: String? = nil) -> [Effect] {
+        switch timer {
+        case .card(let id):
+            guard let f = flight, f.id == id, card?.requestID != id else { return [] }
+            return [.showCard(Card(requestID: id, channel: f.target, kind: .tuning, minimum: settings.cardMinimum))]
+        case .timeout(let id):
+            guard let f = flight, f.id == id else { return [] }
+            var reason = "no picture within \(seconds(settings.tuneTimeout))"
+            if let detail, !detail.isEmpty { reason += ": \(detail)" }
+            return fail(f, failure: .timedOut, reason: reason)
+        }
+    }
+
+    /// Whether the card for `requestID` of `kind` should still go on screen (checked by the
+    /// driver when the rendered card is ready).
+    public func wantsCard(_ c: Card) -> Bool {
+        switch c.kind {
+        case .tuning: flight?.id == c.requestID
+        case .noSignal: flight == nil && failedRequest == c.requestID
+        }
+    }
+
+    /// The output put the card for `c` on screen.
+    public mutating func cardShown(_ c: Card) -> [Effect] {
+        guard wantsCard(c) else { return [] }
+        if case .tuning = c.kind { flight?.cardShown = true }
+        let noSignal: Bool
+        if case .noSignal = c.kind { noSignal = true } else { noSignal = false }
+        card = (c.requestID, c.channel, noSignal)
+        return [.event(.cardShown(requestID: c.requestID, channel: channels[c.channel].summary,
+                                  kind: noSignal ? "no-signal" : "tuning"))]
+    }
+
+    /// The caller of request `requestID` gave up waiting (its task was cancelled).
+    public mutating func cancel(requestID: UInt64) -> [Effect] {
+        guard let f = flight, f.id == requestID else { return [] }
+        flight = nil
+        var effects: [Effect] = []
+        if let feed = f.feed { effects.append(.stop(feed: feed)) }
+        if let c = card, !c.noSignal, let shown = shownFeed {
+            effects.append(.restore(feed: shown))
+            effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
+            card = nil
+        }
+        effects.append(.deliver(FlipResult(requestID: f.id, outcome: .failed, channel: channels[f.target].summary,
+                                           error: "cancelled by the caller", failure: .cancelled,
+                                           interstitialShown: f.cardShown)))
+        return effects
+    }
+
+    /// A channel's source failed (or recovered): next/previous skip failed channels when set to.
+    public mutating func channelFailed(_ channel: Int, _ failed: Bool) {
+        if failed { failedChannels.insert(channel) } else { failedChannels.remove(channel) }
+    }
+
+    // MARK: Rules
+
+    private mutating func fail(_ f: Flight, failure: FlipFailure, reason: String) -> [Effect] {
+        flight = nil
+        failedRequest = f.id
+        var effects: [Effect] = []
+        let summary = channels[f.target].summary
+        let card = Card(requestID: f.id, channel: f.target, kind: .noSignal(reason: reason), minimum: .zero)
+        if let old = shownFeed, old != f.feed { effects.append(.stop(feed: old)) }
+        if current != f.target { previous = current }
+        current = f.target
+        // A feed that timed out keeps running behind the card: if its source comes back, so does the picture.
+        shownFeed = f.feed
+        effects.append(.showCard(card))
+        effects.append(.deliver(FlipResult(requestID: f.id, outcome: .failed, channel: summary,
+                                           error: "channel \(summary.number) \(summary.name): \(reason)",
+                                           failure: failure, interstitialShown: true)))
+        effects.append(.committed(current: f.target, previous: previous, played: false))
+        return effects
+    }
+
+    enum Resolution { case success(Int), failure(FlipFailure, String) }
+
+    func resolve(_ request: FlipRequest, from base: Int?) -> Resolution {
+        guard !channels.isEmpty else { return .failure(.nothingToFlipTo, "The lineup has no channels") }
+        switch request {
+        case .next, .previous:
+            let step = request == .next ? 1 : -1
+            let count = channels.count
+            let group = (current ?? base).flatMap { channels[$0].group }
+            let start = base ?? (step == 1 ? count - 1 : 0)
+            for k in 1...count {
+                let i = ((start + step * k) % count + count) % count
+                if i != base || base == nil, eligible(i, group: group) { return .success(i) }
+            }
+            switch settings.scope {
+            case .favourites: return .failure(.nothingToFlipTo, "No other favourite channel")
+            case .group: return .failure(.nothingToFlipTo, "No other channel in \(group ?? "this group")")
+            case .all: return .failure(.nothingToFlipTo, "No other channel to flip to")
+            }
+        case .tune(let n):
+            guard let i = channels.firstIndex(where: { $0.number == n }) else { return .failure(.unknownChannel, "No channel \(n)") }
+            return checkLock(i)
+        case .tuneID(let id):
+            guard let i = channels.firstIndex(where: { $0.summary.id == id }) else { return .failure(.unknownChannel, "No channel with id \(id)") }
+            return checkLock(i)
+        case .recall:
+            guard let p = previous else { return .failure(.nothingToFlipTo, "No previous channel") }
+            return checkLock(p)
+        }
+    }
+
+    private func checkLock(_ i: Int) -> Resolution {
+        channels[i].locked ? .failure(.locked, "Channel \(channels[i].number) \(channels[i].summary.name) is locked") : .success(i)
+    }
+
+    private func eligible(_ i: Int, group: String?) -> Bool {
+        let c = channels[i]
+        if c.locked { return false }
+        if settings.skipHidden && c.hidden { return false }
+        if settings.skipFailed && failedChannels.contains(i) { return false }
+        switch settings.scope {
+        case .all: return true
+        case .favourites: return c.favourite
+        case .group: return group == nil || c.group == group
+        }
+    }
+
+    private func refusedChannel(_ request: FlipRequest) -> ChannelSummary? {
+        switch request {
+        case .tune(let n): channels.first { $0.number == n }?.summary
+        case .tuneID(let id): channels.first { $0.summary.id == id }?.summary
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import GStreamer
+import Lineup
+import Logging
+import Output
+import Switcher
+import Testing
+
+/// Cards on the real output, checked by the pixels of the snapshot.
+@Suite(.serialized) struct InterstitialTests {
+    static let logger = Logger(label: "test")
+    static let cardsDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Interstitials").path
+
+    func makePlayer(_ channels: [(String, String)], timeout: Duration = .seconds(8), stateFile: String? = nil) throws -> Player {
+        try GStreamer.initialize()
+        let lineup = Lineup(channels: channels.enumerated().map { i, c in
+            Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: c.0, sources: [c.1], group: "Tests")
+        })
+        let options = PlayerOptions(sink: .headless, width: 640, height: 360, fps: 30, warm: .all, tuneTimeout: timeout,
+                                    interstitials: Self.cardsDirectory, stateFile: stateFile)
+        return try Player(lineup: lineup, options: options, logger: Self.logger)
+    }
+
+    func snapshot(_ player: Player) async throws -> BGRAImage {
+        try ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil))
+    }
+
+    /// Columns of bright (near-white) pixels in rows `rows`: the extent of rendered text.
+    func brightColumns(_ image: BGRAImage, rows: ClosedRange<Int>) -> [Int] {
+        var columns: Set<Int> = []
+        for y in rows {
+            for x in 0..<image.width {
+                let p = image.rgba(x: x, y: y)
+                if p.r > 200 && p.g > 200 && p.b > 200 { columns.insert(x) }
+            }
+        }
+        return columns.sorted()
+    }
+
+    @Test func aSlowFlipShowsTheCardWithTheChannelNameThenThePicture() async throws {
+        let port = Int.random(in: 41000...45000)
+        let player = try makePlayer([
+            ("Red", "test://color/ff0000?size=160x90&gop=15"),
+            ("Slow Channel Two", "udp://127.0.0.1:\(port)"),
+        ])
+        let events = EventLog(player.events())
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
+
+        let flip = Task { await player.flip(.tune(ChannelNumber(2))) }
+        #expect(await events.waitFor(5) { if case .cardShown(_, let c, "tuning") = $0 { c.number == "2" } else { false } },
+                "the card goes up when the channel has no picture after 80 ms")
+        let card = try await snapshot(player)
+        let corner = card.meanRGB(x: 4, y: 4, width: 24, height: 24)
+        #expect(abs(corner.r - 20) < 16 && abs(corner.g - 33) < 16 && abs(corner.b - 61) < 16, "the default card's background, not the red channel: \(corner)")
+        // The name line (y 470...515 of 720 in the template) holds a long centred line of white text.
+        let name = brightColumns(card, rows: 232...258)
+        #expect(name.count > 120, "the channel name is drawn (\(name.count) bright columns)")
+        if let first = name.first, let last = name.last {
+            #expect(first < 250 && last > 390, "centred and about 16 characters wide: \(first)...\(last)")
+        }
+        // The number line holds a short one.
+        let number = brightColumns(card, rows: 180...208)
+        #expect(!number.isEmpty && number.count < 60, "the number 2 is drawn: \(number.count) columns")
+
+        // The source comes alive: its picture replaces the card and the flip completes.
+        let sender = try BlueSender(port: port)
+        defer { sender.stop() }
+        let result = await flip.value
+        #expect(result.ok && result.interstitialShown && result.path == .cold, "\(result)")
+        let picture = try await snapshot(player)
+        let centre = picture.meanRGB(x: 300, y: 160, width: 40, height: 40)
+        #expect(centre.b > 180 && centre.r < 60, "the channel's blue picture, no card: \(centre)")
+        #expect(await events.contains { if case .cardHidden(let id, _) = $0 { id == result.requestID } else { false } })
+        await player.shutdown()
+    }
+
+    @Test func warmFlipsDoNotShowTheCard() async throws {
+        let player = try makePlayer([
+            ("A", "test://color/ff0000?size=160x90&gop=15"),
+            ("B", "test://color/00ff00?size=160x90&gop=15"),
+            ("C", "test://color/0000ff?size=160x90&gop=15"),
+        ])
+        let events = EventLog(player.events())
+        try await player.start()
+        #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
+        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier == "warm" || $0.state.tier == "hot" } })
+        var results: [FlipResult] = []
+        for _ in 0..<9 {
+            results.append(await player.flip(.next))
+            try await Task.sleep(for: .milliseconds(150))
+        }
+        await player.shutdown()
+        #expect(results.allSatisfy { $0.ok && $0.path == .warm })
+        // The rule: a card only when the picture takes longer than the delay. Warm flips take
+        // about 20 ms, so (nearly) all of them show none.
+        for r in results where r.interstitialShown {
+            #expect((r.latency ?? .zero) >= .milliseconds(80), "a card was shown for a flip of \(r.latencyMilliseconds ?? 0) ms")
+        }
+        #expect(results.filter { !$0.interstitialShown }.count >= 7)
+        let shownFor = Set(await events.all.compactMap { if case .cardShown(let id, _, _) = $0 { id } else { nil } })
+        #expect(shownFor == Set(results.filter(\.interstitialShown).map(\.requestID)), "the events agree with the results")
+    }
+
+    @Test func aDeadSourceEndsInTheNoSignalCardAndAFailedCompletion() async throws {
+        let deadPort = Int.random(in: 41000...45000)
+        let player = try makePlayer([
+            ("Alive", "test://color/ff0000?size=160x90&gop=15"),
+            ("Dead", "udp://127.0.0.1:\(deadPort)"),
+            ("Other", "test://color/00ff00?size=160x90&gop=15"),
+        ], timeout: .milliseconds(1500))
+        let events = EventLog(player.events())
+        try await player.start()
+        #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
+        let result = await player.flip(.tune(ChannelNumber(2)))
+        #expect(result.outcome == .failed && result.failure == .timedOut && result.interstitialShown)
+        #expect(result.error?.contains("no picture within 1.5 s") == true, "\(result.error ?? "")")
+        #expect(await events.waitFor(3) { if case .cardShown(_, _, "no-signal") = $0 { true } else { false } })
+        let card = try await snapshot(player)
+        let corner = card.meanRGB(x: 4, y: 4, width: 24, height: 24)
+        #expect(abs(corner.r - 43) < 16 && abs(corner.g - 13) < 16 && abs(corner.b - 13) < 16, "the no-signal background: \(corner)")
+        #expect(brightColumns(card, rows: 125...152).count > 100, "\"No signal\" is written")
+        #expect(await player.status().channel?.number == ChannelNumber(2), "the viewer is on channel 2, told it has no signal")
+        // Flipping on works, and the picture replaces the card.
+        let on = await player.flip(.next)
+        #expect(on.ok && on.channel?.number == "3")
+        let picture = try await snapshot(player)
+        let centre = picture.meanRGB(x: 300, y: 160, width: 40, height: 40)
+        #expect(centre.g > 180 && centre.r < 60, "\(centre)")
+        await player.shutdown()
+    }
+
+    @Test func fiftyFlipsWithKeyRepeatEndOnTheRightChannel() async throws {
+        let colours = ["ff0000", "00ff00", "0000ff", "ffff00", "00ffff", "ff00ff"]
+        let player = try makePlayer(colours.enumerated().map { ("C\($0.offset + 1)", "test://color/\($0.element)?size=160x90&gop=15") })
+        let events = EventLog(player.events())
+        try await player.start()
+        #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
+        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier == "warm" || $0.state.tier == "hot" } })
+        let results = await keyRepeat(player, .next, count: 50, spacing: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(Set(results.map(\.requestID)).count == 50)
+        let last = results.max { $0.requestID < $1.requestID }
+        // 50 nexts from channel 1 over six channels: channel 3.
+        #expect(last?.ok == true && last?.channel?.number == "3", "\(String(describing: last))")
+        #expect(await player.status().channel?.number == ChannelNumber(3))
+        let completions = await events.all.compactMap { if case .flipCompleted(let r) = $0 { r } else { nil } }
+        for r in results {
+            #expect(completions.filter { $0.requestID == r.requestID }.count == 1, "one completion for request \(r.requestID)")
+        }
+        let picture = try await snapshot(player)
+        let centre = picture.meanRGB(x: 300, y: 160, width: 40, height: 40)
+        #expect(centre.b > 180 && centre.r < 60 && centre.g < 60, "channel 3's blue: \(centre)")
+        await player.shutdown()
+    }
+
+    @Test func theLastChannelIsRememberedAcrossRestarts() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-state-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("state.json").path
+        let channels = [("A", "test://color/ff0000?size=160x90&gop=15"), ("B", "test://color/00ff00?size=160x90&gop=15"),
+                        ("C", "test://color/0000ff?size=160x90&gop=15")]
+        let first = try makePlayer(channels, stateFile: file)
+        #expect(first.startIndex() == 0, "nothing remembered yet")
+        try await first.start()
+        #expect(await waitUntil(15) { await first.status().channel != nil })
+        let r = await first.flip(.tune(ChannelNumber(3)))
+        #expect(r.ok)
+        await first.shutdown()
+        let record = LastChannelStore(path: file).load()
+        #expect(record?.id == "c3" && record?.number == "3")
+
+        let second = try makePlayer(channels, stateFile: file)
+        #expect(second.startIndex() == 2, "starts on the remembered channel")
+        // A broken file is no file.
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try makePlayer(channels, stateFile: file).startIndex() == 0)
+    }
+
+    @Test func aBrokenTemplateFallsBackToTheDefaultCardAndTextIsEscaped() throws {
+        try GStreamer.initialize()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-cards-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(atPath: Self.cardsDirectory + "/default.svg", toPath: dir.appendingPathComponent("default.svg").path)
+        try Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{{width}}\"><rect".utf8).write(to: dir.appendingPathComponent("broken.svg"))
+        let format = try VideoFormat(caps: try Caps("video/x-raw,format=I420,width=320,height=180,framerate=30/1,pixel-aspect-ratio=1/1"))
+        let cards = InterstitialCards(directory: dir.path, format: format, logger: Self.logger)
+        let fields = CardFields(number: "7", name: "Tom & Jerry <Live>", status: "Tuning…")
+        let fallback = cards.renderNow(template: "broken", fields: fields)
+        let normal = cards.renderNow(template: nil, fields: fields)
+        #expect(fallback.bytes() == normal.bytes(), "a broken template shows the default card")
+        let missing = cards.renderNow(template: "no-such-card", fields: fields)
+        #expect(missing.bytes() == normal.bytes())
+        // The escaped name really is drawn: the card differs from one without a name.
+        let unnamed = cards.renderNow(template: nil, fields: CardFields(number: "7", name: "", status: "Tuning…"))
+        #expect(unnamed.bytes() != normal.bytes())
+        #expect(InterstitialCards.escape("Tom & Jerry <\"Live\">") == "Tom &amp; Jerry &lt;&quot;Live&quot;&gt;")
+    }
+}
+
+/// Collects a player's events as they come.
+actor EventLog {
+    private(set) var all: [PlayerEvent] = []
+
+    init(_ stream: AsyncStream<PlayerEvent>) {
+        Task { await self.consume(stream) }
+    }
+
+    private func consume(_ stream: AsyncStream<PlayerEvent>) async {
+        for await e in stream { all.append(e) }
+    }
+
+    func contains(_ match: (PlayerEvent) -> Bool) -> Bool { all.contains(where: match) }
+
+    /// Waits up to `seconds` for an event matching `match` (already seen ones count).
+    func waitFor(_ seconds: Double, _ match: (PlayerEvent) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if all.contains(where: match) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
+
+/// A live blue H.264 MPEG-TS stream sent to a UDP port on loopback.
+final class BlueSender: @unchecked Sendable {
+    let pipeline: Pipeline
+    init(port: Int) throws {
+        pipeline = try Pipeline(description: """
+            videotestsrc is-live=true pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+            x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! mpegtsmux alignment=7 ! \
+            udpsink host=127.0.0.1 port=\(port) sync=false
+            """)
+        try pipeline.setState(.playing)
+    }
+    func stop() { pipeline.shutdown() }
+}

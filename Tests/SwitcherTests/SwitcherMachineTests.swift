@@ -1,0 +1,389 @@
+import Headend
+import Lineup
+import Switcher
+import Testing
+
+/// The switcher's rules with a manual clock: times are made up, nothing sleeps.
+@Suite struct SwitcherMachineTests {
+    typealias Effect = SwitcherMachine.Effect
+    let t0 = ContinuousClock.now
+
+    func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
+
+    static func lineup(_ count: Int = 6, configure: (inout Channel) -> Void = { _ in }) -> [SwitcherMachine.ChannelInfo] {
+        (1...count).map { n in
+            var c = Channel(id: "c\(n)", number: ChannelNumber(n), name: "Channel \(n)", sources: ["test://"])
+            configure(&c)
+            return SwitcherMachine.ChannelInfo(c)
+        }
+    }
+
+    func results(_ effects: [Effect]) -> [FlipResult] {
+        effects.compactMap { if case .deliver(let r) = $0 { r } else { nil } }
+    }
+
+    func activations(_ effects: [Effect]) -> [(UInt64, Int)] {
+        effects.compactMap { if case .activate(let id, let c) = $0 { (id, c) } else { nil } }
+    }
+
+    func cards(_ effects: [Effect]) -> [SwitcherMachine.Card] {
+        effects.compactMap { if case .showCard(let c) = $0 { c } else { nil } }
+    }
+
+    func stops(_ effects: [Effect]) -> [UInt] {
+        effects.compactMap { if case .stop(let f) = $0 { f } else { nil } }
+    }
+
+    func timers(_ effects: [Effect]) -> [SwitcherMachine.Timer: ContinuousClock.Instant] {
+        var out: [SwitcherMachine.Timer: ContinuousClock.Instant] = [:]
+        for e in effects { if case .schedule(let t, let when) = e { out[t] = when } }
+        return out
+    }
+
+    /// A machine already showing channel `index` + 1 on feed 100.
+    func machine(on index: Int = 0, channels: [SwitcherMachine.ChannelInfo] = lineup(),
+                 settings: SwitcherSettings = SwitcherSettings()) -> SwitcherMachine {
+        var m = SwitcherMachine(channels: channels, settings: settings)
+        let (id, _) = m.request(.tune(channels[index].number), at: at(-1000))
+        _ = m.activated(requestID: id, feed: 100)
+        _ = m.firstFrame(requestID: id, feed: 100, path: .warm, at: at(-990))
+        return m
+    }
+
+    @Test func warmFlipCompletesWithoutACard() {
+        var m = machine()
+        let (id, effects) = m.request(.next, at: at(0))
+        #expect(activations(effects).map(\.1) == [1])
+        let t = timers(effects)
+        #expect(t[.card(requestID: id)] == at(80), "the card waits 80 ms")
+        #expect(t[.timeout(requestID: id)] == at(8000))
+        #expect(m.activated(requestID: id, feed: 101).isEmpty)
+        let done = m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(18))
+        let r = results(done)
+        #expect(r.count == 1 && r[0].outcome == .completed && r[0].channel?.number == "2")
+        #expect(r[0].latency == .milliseconds(18) && r[0].path == .warm && !r[0].interstitialShown)
+        #expect(stops(done) == [100], "the old channel's decoder stops")
+        #expect(done.contains(.committed(current: 1, previous: 0, played: true)))
+        // The card timer and the timeout fire later and change nothing.
+        #expect(m.timerFired(.card(requestID: id), at: at(80)).isEmpty)
+        #expect(m.timerFired(.timeout(requestID: id), at: at(8000)).isEmpty)
+        #expect(m.current == 1 && m.previous == 0 && m.shownFeed == 101)
+    }
+
+    @Test func slowFlipShowsTheCardUntilTheFirstFrame() {
+        var m = machine()
+        let (id, _) = m.request(.tune(ChannelNumber(4)), at: at(0))
+        _ = m.activated(requestID: id, feed: 101)
+        let show = m.timerFired(.card(requestID: id), at: at(80))
+        let card = cards(show)
+        #expect(card.count == 1 && card[0].channel == 3 && card[0].kind == .tuning && card[0].minimum == .milliseconds(400))
+        #expect(m.wantsCard(card[0]))
+        let shown = m.cardShown(card[0])
+        #expect(shown.contains(.event(.cardShown(requestID: id, channel: m.channels[3].summary, kind: "tuning"))))
+        let done = m.firstFrame(requestID: id, feed: 101, path: .cold, at: at(900))
+        let r = results(done)
+        #expect(r.count == 1 && r[0].ok && r[0].interstitialShown && r[0].path == .cold)
+        #expect(done.contains(.event(.cardHidden(requestID: id, channel: m.channels[3].summary))))
+        #expect(!m.isShowingCard)
+    }
+
+    @Test func aCardReadyAfterThePictureCameIsNotShown() {
+        var m = machine()
+        let (id, _) = m.request(.next, at: at(0))
+        let card = cards(m.timerFired(.card(requestID: id), at: at(80)))
+        _ = m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(85))
+        #expect(!m.wantsCard(card[0]), "the render finished after the first frame: never put it up")
+        #expect(m.cardShown(card[0]).isEmpty)
+    }
+
+    @Test func heldKeyRetargetsAndEveryRequestGetsExactlyOneResult() {
+        var m = machine(channels: Self.lineup(12))
+        var delivered: [UInt64: [FlipResult]] = [:]
+        var ids: [UInt64] = []
+        var feed: UInt = 200
+        var stopped: [UInt] = []
+        func take(_ effects: [Effect]) {
+            for r in results(effects) { delivered[r.requestID, default: []].append(r) }
+            stopped += stops(effects)
+        }
+        // Key repeat every 50 ms; each request gets its decoder, but no frame comes in time.
+        for k in 0..<8 {
+            let (id, effects) = m.request(.next, at: at(50 * k))
+            ids.append(id)
+            take(effects)
+            feed += 1
+            take(m.activated(requestID: id, feed: feed))
+        }
+        #expect(m.pending?.channel == 8, "eight nexts from channel 1 aim at channel 9")
+        take(m.firstFrame(requestID: ids.last!, feed: feed, path: .warm, at: at(400)))
+        for id in ids { #expect(delivered[id]?.count == 1, "request \(id) has exactly one result") }
+        for (i, id) in ids.dropLast().enumerated() {
+            #expect(delivered[id]?.first?.outcome == .superseded)
+            #expect(delivered[id]?.first?.supersededBy == ids[i + 1])
+        }
+        #expect(delivered[ids.last!]?.first?.outcome == .completed)
+        #expect(delivered[ids.last!]?.first?.channel?.number == "9")
+        #expect(Set(stopped) == Set((201...207).map { UInt($0) } + [100]), "every superseded decoder and the old channel stop")
+    }
+
+    @Test func aDecoderThatArrivesAfterItsRequestWasSupersededIsStopped() {
+        var m = machine()
+        let (first, _) = m.request(.next, at: at(0))
+        let (second, _) = m.request(.next, at: at(30))
+        #expect(m.activated(requestID: first, feed: 101) == [.stop(feed: 101)])
+        #expect(m.activated(requestID: second, feed: 102).isEmpty)
+    }
+
+    @Test func aCardOnScreenFollowsTheRetargetAtOnce() {
+        var m = machine()
+        let (first, _) = m.request(.next, at: at(0))
+        let card = cards(m.timerFired(.card(requestID: first), at: at(80)))[0]
+        _ = m.cardShown(card)
+        let (second, effects) = m.request(.next, at: at(200))
+        let next = cards(effects)
+        #expect(next.count == 1 && next[0].requestID == second && next[0].channel == 2, "no second delay: the card just changes")
+        #expect(timers(effects)[.card(requestID: second)] == nil)
+        #expect(results(effects).first?.interstitialShown == true, "the superseded flip had its card shown")
+    }
+
+    @Test func retargetingBackToTheShownChannelRestoresItsPicture() {
+        var m = machine(on: 2)
+        let (first, _) = m.request(.next, at: at(0))
+        _ = m.activated(requestID: first, feed: 101)
+        _ = m.cardShown(cards(m.timerFired(.card(requestID: first), at: at(80)))[0])
+        let (back, effects) = m.request(.previous, at: at(150))
+        #expect(effects.contains(.restore(feed: 100)))
+        #expect(stops(effects) == [101])
+        let r = results(effects)
+        #expect(r.map(\.requestID) == [first, back])
+        #expect(r[1].outcome == .completed && r[1].path == .hot && r[1].channel?.number == "3")
+        #expect(!m.isShowingCard && m.current == 2)
+    }
+
+    @Test func timeoutTurnsTheCardIntoNoSignalAndTheChannelCanComeBack() {
+        var m = machine()
+        let (id, _) = m.request(.tune(ChannelNumber(5)), at: at(0))
+        _ = m.activated(requestID: id, feed: 101)
+        _ = m.cardShown(cards(m.timerFired(.card(requestID: id), at: at(80)))[0])
+        let fail = m.timerFired(.timeout(requestID: id), at: at(8000), detail: "connection refused")
+        let r = results(fail)
+        #expect(r.count == 1 && r[0].outcome == .failed && r[0].failure == .timedOut)
+        #expect(r[0].error?.contains("Channel 5") == true && r[0].error?.contains("connection refused") == true)
+        let noSignal = cards(fail)
+        #expect(noSignal.count == 1 && noSignal[0].kind == .noSignal(reason: "no picture within 8 s: connection refused"))
+        #expect(fail.contains(.committed(current: 4, previous: 0, played: false)))
+        #expect(stops(fail) == [100], "the old channel stops; the viewer is on channel 5 now")
+        #expect(m.wantsCard(noSignal[0]))
+        _ = m.cardShown(noSignal[0])
+        // Later the source recovers: its picture replaces the card without a new flip.
+        let back = m.firstFrame(requestID: id, feed: 101, path: .cold, at: at(20000))
+        #expect(results(back).isEmpty, "the request already had its one result")
+        #expect(back.contains(.committed(current: 4, previous: 0, played: true)))
+        #expect(!m.isShowingCard)
+        // And next goes on from channel 5.
+        #expect(activations(m.request(.next, at: at(21000)).effects).map(\.1) == [5])
+    }
+
+    @Test func aSourceThatCannotStartFailsWithNoSignal() {
+        var m = machine()
+        let (id, _) = m.request(.next, at: at(0))
+        let fail = m.activationFailed(requestID: id, reason: "no decoder for HEVC")
+        #expect(results(fail).first?.failure == .sourceFailed)
+        #expect(cards(fail).first?.kind == .noSignal(reason: "no decoder for HEVC"))
+        #expect(m.shownFeed == nil)
+        // A flip away from the failed channel shows the next card at once (the no-signal card is up).
+        _ = m.cardShown(cards(fail)[0])
+        let (_, effects) = m.request(.next, at: at(500))
+        #expect(cards(effects).first?.kind == .tuning)
+    }
+
+    @Test func unknownNumbersAreRefusedOnScreenAndChangeNothing() {
+        var m = machine(on: 1)
+        let (id, effects) = m.request(.tune(ChannelNumber(42)), at: at(0))
+        let r = results(effects)
+        #expect(r.count == 1 && r[0].requestID == id && r[0].failure == .unknownChannel)
+        #expect(effects.contains(.message("No channel 42")))
+        #expect(activations(effects).isEmpty && cards(effects).isEmpty)
+        #expect(m.current == 1 && m.pending == nil)
+        let (_, byID) = m.request(.tuneID("nope"), at: at(10))
+        #expect(results(byID).first?.failure == .unknownChannel)
+    }
+
+    @Test func anUnknownNumberDoesNotDisturbAFlipOnItsWay() {
+        var m = machine()
+        let (id, _) = m.request(.next, at: at(0))
+        _ = m.request(.tune(ChannelNumber(99)), at: at(10))
+        #expect(m.pending?.requestID == id)
+        #expect(results(m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(20))).first?.ok == true)
+    }
+
+    @Test func lockedChannelsAreRefusedAndSkipped() {
+        let channels = Self.lineup(4).enumerated().map { i, c in
+            var c = c
+            c.locked = i == 1
+            return c
+        }
+        var m = machine(channels: channels)
+        let (_, effects) = m.request(.tune(ChannelNumber(2)), at: at(0))
+        #expect(results(effects).first?.failure == .locked)
+        #expect(effects.contains(.message("Channel 2 Channel 2 is locked")))
+        #expect(activations(m.request(.next, at: at(10)).effects).map(\.1) == [2], "next skips the locked channel 2")
+    }
+
+    @Test func nextAndPreviousSkipHiddenAndFailedChannels() {
+        let channels = Self.lineup(5) { c in c.isHidden = c.number == ChannelNumber(2) }
+        var m = machine(channels: channels)
+        m.channelFailed(2, true)
+        #expect(activations(m.request(.next, at: at(0)).effects).map(\.1) == [3], "2 is hidden, 3 failed")
+        var keep = machine(channels: channels, settings: SwitcherSettings(skipHidden: false, skipFailed: false))
+        keep.channelFailed(2, true)
+        #expect(activations(keep.request(.next, at: at(0)).effects).map(\.1) == [1])
+        // Wrap-around backwards from channel 1 goes to 5.
+        var back = machine(channels: channels)
+        #expect(activations(back.request(.previous, at: at(0)).effects).map(\.1) == [4])
+        // A hidden channel can still be tuned by number.
+        var tune = machine(channels: channels)
+        #expect(activations(tune.request(.tune(ChannelNumber(2)), at: at(0)).effects).map(\.1) == [1])
+    }
+
+    @Test func favouritesAndGroupScopes() {
+        let channels = Self.lineup(6) { c in
+            c.isFavourite = [1, 4, 6].contains(c.number.major)
+            c.group = c.number.major <= 3 ? "News" : "Sport"
+        }
+        var fav = machine(channels: channels, settings: SwitcherSettings(scope: .favourites))
+        var seen: [Int] = []
+        for k in 0..<3 {
+            let (id, effects) = fav.request(.next, at: at(k * 100))
+            let target = activations(effects)[0].1
+            seen.append(target)
+            _ = fav.firstFrame(requestID: id, feed: UInt(300 + k), path: .warm, at: at(k * 100 + 20))
+        }
+        #expect(seen == [3, 5, 0], "favourites 4, 6, then around to 1")
+
+        var group = machine(on: 3, channels: channels, settings: SwitcherSettings(scope: .group))
+        seen = []
+        for k in 0..<3 {
+            let (id, effects) = group.request(.next, at: at(k * 100))
+            seen.append(activations(effects)[0].1)
+            _ = group.firstFrame(requestID: id, feed: UInt(300 + k), path: .warm, at: at(k * 100 + 20))
+        }
+        #expect(seen == [4, 5, 3], "Sport only: 5, 6, back to 4")
+
+        var none = machine(channels: Self.lineup(3), settings: SwitcherSettings(scope: .favourites))
+        let (_, effects) = none.request(.next, at: at(0))
+        #expect(results(effects).first?.failure == .nothingToFlipTo)
+        #expect(effects.contains(.message("No other favourite channel")))
+    }
+
+    @Test func recallGoesBackAndForth() {
+        var m = machine(on: 0)
+        let (a, _) = m.request(.tune(ChannelNumber(5)), at: at(0))
+        _ = m.firstFrame(requestID: a, feed: 101, path: .warm, at: at(20))
+        let (b, effects) = m.request(.recall, at: at(100))
+        #expect(activations(effects).map(\.1) == [0])
+        _ = m.firstFrame(requestID: b, feed: 102, path: .warm, at: at(120))
+        #expect(activations(m.request(.recall, at: at(200)).effects).map(\.1) == [4])
+        var fresh = SwitcherMachine(channels: Self.lineup())
+        #expect(results(fresh.request(.recall, at: at(0)).effects).first?.failure == .nothingToFlipTo)
+    }
+
+    @Test func cancellingAFlipRestoresThePictureTheCardCovered() {
+        var m = machine()
+        let (id, _) = m.request(.next, at: at(0))
+        _ = m.activated(requestID: id, feed: 101)
+        _ = m.cardShown(cards(m.timerFired(.card(requestID: id), at: at(80)))[0])
+        let effects = m.cancel(requestID: id)
+        #expect(results(effects).first?.failure == .cancelled)
+        #expect(stops(effects) == [101])
+        #expect(effects.contains(.restore(feed: 100)))
+        #expect(m.current == 0 && m.pending == nil && !m.isShowingCard)
+        #expect(m.cancel(requestID: id).isEmpty, "a second cancel changes nothing")
+    }
+
+    @Test func digitEntryCommitsAfterItsTimeoutAndAnUnknownNumberIsRefused() {
+        var entry = ChannelNumberEntry(timeout: .milliseconds(1500))
+        var m = machine(channels: Self.lineup(12))
+        #expect(entry.type(digit: 1, now: at(0)) == .show("1"))
+        #expect(entry.type(digit: 2, now: at(300)) == .show("12"))
+        #expect(entry.expire(now: at(1500)) == .ignore, "not yet: 1.5 s after the last digit")
+        guard case .commit(let number) = entry.expire(now: at(1800)) else {
+            Issue.record("the entry should commit 1.5 s after the last digit")
+            return
+        }
+        #expect(activations(m.request(.tune(number), at: at(1800)).effects).map(\.1) == [11])
+        _ = entry.type(digit: 4, now: at(3000))
+        _ = entry.type(digit: 2, now: at(3100))
+        guard case .commit(let unknown) = entry.commit() else { Issue.record("Enter commits"); return }
+        let (_, effects) = m.request(.tune(unknown), at: at(3200))
+        #expect(effects.contains(.message("No channel 42")))
+        #expect(m.pending?.channel == 11, "the refused number leaves the flip to 12 alone")
+    }
+
+    /// Random interleavings of requests, decoders, frames, timers and cancels: every request
+    /// still ends with exactly one result.
+    @Test(arguments: 1...20) func exactlyOnceUnderRandomInterleavings(seed: UInt64) {
+        var rng = SplitMix(seed: seed)
+        var m = SwitcherMachine(channels: Self.lineup(8))
+        var delivered: [UInt64: Int] = [:]
+        var requested: [UInt64] = []
+        var open: [(id: UInt64, feed: UInt)] = []
+        var timersDue: [(SwitcherMachine.Timer, ContinuousClock.Instant)] = []
+        var cardsWanted: [SwitcherMachine.Card] = []
+        var feed: UInt = 1
+        var now = 0
+        func take(_ effects: [Effect]) {
+            for r in results(effects) { delivered[r.requestID, default: 0] += 1 }
+            for (t, when) in timers(effects) { timersDue.append((t, when)) }
+            cardsWanted += cards(effects)
+            for (id, _) in activations(effects) {
+                feed += 1
+                open.append((id, feed))
+            }
+        }
+        let requests: [FlipRequest] = [.next, .previous, .recall, .tune(ChannelNumber(3)), .tune(ChannelNumber(77)), .tuneID("c5")]
+        for _ in 0..<200 {
+            now += Int(rng.next() % 120)
+            switch rng.next() % 7 {
+            case 0, 1:
+                let (id, effects) = m.request(requests[Int(rng.next() % UInt64(requests.count))], at: at(now))
+                requested.append(id)
+                take(effects)
+            case 2 where !open.isEmpty:
+                let (id, f) = open.removeFirst()
+                take(rng.next() % 5 == 0 ? m.activationFailed(requestID: id, reason: "broken") : m.activated(requestID: id, feed: f))
+                open.append((id, f))
+            case 3 where !open.isEmpty:
+                let (id, f) = open.remove(at: Int(rng.next() % UInt64(open.count)))
+                take(m.firstFrame(requestID: id, feed: f, path: .warm, at: at(now)))
+            case 4 where !timersDue.isEmpty:
+                let (t, when) = timersDue.removeFirst()
+                now = max(now, Int((when - t0).components.seconds * 1000))
+                take(m.timerFired(t, at: when))
+            case 5 where !cardsWanted.isEmpty:
+                let c = cardsWanted.removeFirst()
+                if m.wantsCard(c) { take(m.cardShown(c)) }
+            case 6 where !requested.isEmpty:
+                take(m.cancel(requestID: requested[Int(rng.next() % UInt64(requested.count))]))
+            default: break
+            }
+        }
+        // Let every timer fire: whatever is still on its way times out.
+        for (t, when) in timersDue { take(m.timerFired(t, at: when)) }
+        for id in requested { #expect(delivered[id] == 1, "seed \(seed): request \(id) got \(delivered[id] ?? 0) results") }
+        #expect(m.pending == nil)
+    }
+}
+
+/// A small deterministic random generator for the interleaving test.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
