@@ -93,7 +93,7 @@ public final class InterstitialCards: @unchecked Sendable {
         let key = svg
         if let hit = lock.withLock({ rendered[key] }) { return hit }
         do {
-            let image = try ImageCodec.decode(bytes: Array(svg.utf8))
+            let image = try ImageCodec.renderSVG(svg)
             let frame = try format.frame(image: image)
             lock.withLock {
                 rendered[key] = frame

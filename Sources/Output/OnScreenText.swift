@@ -38,7 +38,7 @@ public enum OnScreenText {
                 """
             (x, y) = ((width - boxW) / 2, height - boxH - Int(Double(height) * 0.08))
         }
-        let image = try ImageCodec.decode(bytes: Array(svg.utf8))
+        let image = try ImageCodec.renderSVG(svg)
         return Overlay(image: image, x: max(0, x), y: max(0, y))
     }
 }

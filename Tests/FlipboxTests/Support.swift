@@ -21,7 +21,11 @@ final class FlipboxProcess: @unchecked Sendable {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-\(port).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = Self.executable
-        process.arguments = ["play"] + arguments + ["--output", "headless", "--no-keys", "--http", "127.0.0.1:\(port)"]
+        // Each box remembers its last channel in a directory of its own, so runs never start
+        // where an earlier run left off.
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-state-\(port)-\(UUID().uuidString)")
+        process.arguments = ["play"] + arguments + ["--output", "headless", "--no-keys", "--http", "127.0.0.1:\(port)",
+                                                    "--state-dir", state.path]
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
