@@ -58,6 +58,14 @@ struct ControlRoutes<Player: PlayerControl> {
             guard !id.isEmpty else { return JSONResponse.error(.badRequest, "the channel id is empty") }
             return await Self.flip(.tuneID(id), player: player, logger: logger)
         }
+        route(router, "/api/v1/flip-scope/{scope}", .post) { _, context in
+            let text = context.parameters.get("scope") ?? ""
+            guard let scope = FlipScope(text) else {
+                return JSONResponse.error(.badRequest, "'\(text)' is not a flip scope; use all, favourites or group")
+            }
+            await player.setFlipScope(scope)
+            return JSONResponse.make(.ok, ["scope": scope.description])
+        }
         route(router, RouterPath(stringLiteral: APIPath.snapshot), .get) { request, _ in
             var width: Int?
             if let text = request.uri.queryParameters.get("width") {

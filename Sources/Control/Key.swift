@@ -16,6 +16,8 @@ public enum Key: Sendable, Hashable {
     case quit
     /// `i` or `I`.
     case info
+    /// `f` or `F`: which channels next/previous visit (all, favourites, the group).
+    case scope
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other
 }

@@ -70,6 +70,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case 0x7F, 0x08: .backspace
         case UInt8(ascii: "q"), UInt8(ascii: "Q"): .quit
         case UInt8(ascii: "i"), UInt8(ascii: "I"): .info
+        case UInt8(ascii: "f"), UInt8(ascii: "F"): .scope
         default: .other
         }
     }

@@ -114,6 +114,11 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             group.addTask {
                 display.showLine(RemoteStatusLine.info(await player.status()))
             }
+        case .cycleScope:
+            group.addTask {
+                let scope = await player.cycleFlipScope()
+                display.showLine("↕ next/previous: \(scope)")
+            }
         case .quit:
             break
         }

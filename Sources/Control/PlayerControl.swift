@@ -13,6 +13,10 @@ public protocol PlayerControl: Sendable {
     func events() -> AsyncStream<PlayerEvent>
     /// Shows the channel number being typed on screen (`12`), or hides it with nil.
     func showEntry(_ text: String?) async
+    /// Sets which channels next/previous visit.
+    func setFlipScope(_ scope: FlipScope) async
+    /// Moves to the next flip scope (all → favourites → group → all) and returns it.
+    func cycleFlipScope() async -> FlipScope
     /// A JPEG of a warm channel's latest keyframe, optionally scaled to `width`. Throws
     /// `ThumbnailError` (unknown channel, not warm, ...).
     func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8]
@@ -20,6 +24,8 @@ public protocol PlayerControl: Sendable {
 
 extension PlayerControl {
     public func showEntry(_ text: String?) async {}
+    public func setFlipScope(_ scope: FlipScope) async {}
+    public func cycleFlipScope() async -> FlipScope { .all }
 
     public func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8] {
         throw ThumbnailError(.unsupported, "this player does not make thumbnails")

@@ -10,6 +10,8 @@ public enum RemoteCommand: Sendable, Hashable {
     case hideEntry
     /// Show what is playing.
     case info
+    /// Switch next/previous between all channels, favourites and the current group.
+    case cycleScope
     /// Leave the player.
     case quit
 }

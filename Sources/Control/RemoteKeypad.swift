@@ -5,7 +5,7 @@ import Switcher
 ///
 /// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
 /// by Enter, a fourth digit or the timeout; Backspace deletes a typed digit, else → recall; `i` → info;
-/// `q` → quit. Flipping with the arrows abandons a number being typed.
+/// `f` → next flip scope (all, favourites, group); `q` → quit. Flipping with the arrows abandons a number being typed.
 public struct RemoteKeypad: Sendable, Hashable {
     public private(set) var entry: ChannelNumberEntry
 
@@ -33,6 +33,8 @@ public struct RemoteKeypad: Sendable, Hashable {
             return entry.isActive ? commands(for: entry.deleteLast(now: now)) : [.flip(.recall)]
         case .info:
             return [.info]
+        case .scope:
+            return [.cycleScope]
         case .quit:
             return abandonEntry() + [.quit]
         case .other:

@@ -351,8 +351,31 @@ public actor Player {
     /// The output feed of the channel on screen (for the benchmark's per-flip timing).
     public var shownFeedID: UInt? { machine.shownFeed }
 
-    /// Which channels next/previous visit; takes effect at the next flip.
-    public func setFlipScope(_ scope: FlipScope) { machine.settings.scope = scope }
+    /// Which channels next/previous visit; takes effect at the next flip. Says so on screen.
+    public func setFlipScope(_ scope: FlipScope) {
+        machine.settings.scope = scope
+        logger.info("next/previous now visit: \(scope)")
+        switch scope {
+        case .all: showMessage("All channels")
+        case .favourites: showMessage("Favourites only")
+        case .group:
+            let group = machine.current.flatMap { lineup.channels[$0].group }
+            showMessage(group.map { "Only \($0)" } ?? "Only this group")
+        }
+    }
+
+    /// All → favourites → group → all.
+    public func cycleFlipScope() -> FlipScope {
+        let next: FlipScope = switch machine.settings.scope {
+        case .all: .favourites
+        case .favourites: .group
+        case .group: .all
+        }
+        setFlipScope(next)
+        return next
+    }
+
+    public var flipScope: FlipScope { machine.settings.scope }
 }
 
 

@@ -100,7 +100,7 @@ struct ControlAPITests {
             let response = try await client.execute(uri: "/api/v1/flip/next", method: .post)
             #expect(response.status == .ok)
             let json = try jsonObject(response)
-            #expect(Set(json.keys) == ["ok", "requestId", "outcome", "channel", "latencyMs", "path", "error", "failure", "supersededBy"])
+            #expect(Set(json.keys) == ["ok", "requestId", "outcome", "channel", "latencyMs", "path", "error", "failure", "supersededBy", "interstitialShown"])
             #expect(json["ok"] as? Bool == true)
             #expect(json["requestId"] as? Int == 1)
             #expect(json["outcome"] as? String == "completed")
@@ -235,5 +235,23 @@ struct ControlAPITests {
             #expect(html.contains("/api/v1/snapshot.png"))
             #expect(!html.contains("http://") && !html.contains("https://"), "the page loads nothing from elsewhere")
         }
+    }
+}
+
+@Suite("Control API: flip scope")
+struct FlipScopeAPITests {
+    @Test func setsTheScopeAndRefusesUnknownOnes() async throws {
+        let player = FakePlayer()
+        try await withControlAPI(player) { client in
+            let ok = try await client.execute(uri: "/api/v1/flip-scope/favourites", method: .post)
+            #expect(ok.status == .ok)
+            #expect(try jsonObject(ok)["scope"] as? String == "favourites")
+            let group = try await client.execute(uri: "/api/v1/flip-scope/group", method: .post)
+            #expect(group.status == .ok)
+            let bad = try await client.execute(uri: "/api/v1/flip-scope/sport", method: .post)
+            #expect(bad.status == .badRequest)
+            #expect((try jsonObject(bad)["error"] as? String)?.contains("'sport' is not a flip scope") == true)
+        }
+        #expect(player.scopeRequests == [.favourites, .group])
     }
 }

@@ -46,7 +46,7 @@ struct EventStreamTests {
             guard messages.count == 4 else { return }
             #expect(messages[0].1 == #"{"request":"tune 7","requestId":4,"target":{"id":"red","name":"Red Test","number":"7"}}"#)
             #expect(messages[1].1 == #"{"requestId":4,"target":{"id":"red","name":"Red Test","number":"7"}}"#)
-            #expect(messages[2].1 == #"{"channel":{"id":"red","name":"Red Test","number":"7"},"error":null,"failure":null,"latencyMs":18,"ok":true,"outcome":"completed","path":"warm","requestId":4,"supersededBy":null}"#)
+            #expect(messages[2].1 == #"{"channel":{"id":"red","name":"Red Test","number":"7"},"error":null,"failure":null,"interstitialShown":false,"latencyMs":18,"ok":true,"outcome":"completed","path":"warm","requestId":4,"supersededBy":null}"#)
             #expect(messages[3].1 == #"{"channel":{"id":"red","name":"Red Test","number":"7"},"detail":"failed: 404 from origin","reason":"404 from origin","state":"failed"}"#)
         }
     }

@@ -52,6 +52,10 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
         self.eventsOpenFor = eventsOpenFor
     }
 
+    private var scopes: [FlipScope] = []
+    var scopeRequests: [FlipScope] { lock.withLock { scopes } }
+    func setFlipScope(_ scope: FlipScope) async { lock.withLock { scopes.append(scope) } }
+
     var flipRequests: [FlipRequest] { lock.withLock { requests } }
     var snapshotRequests: [Int?] { lock.withLock { snapshotWidths } }
     /// Event streams handed out and not yet terminated.
