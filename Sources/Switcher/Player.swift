@@ -113,6 +113,11 @@ public actor Player {
         for channel in lineup.channels { _ = await logos.overlay(for: channel) }
         let number = lineup.channels[start].number
         Task { _ = await self.flip(.tune(number)) }
+        // Load the SVG renderer and its fonts now rather than on the first card that counts.
+        let cards = self.cards
+        Task.detached(priority: .background) {
+            _ = await cards.render(template: nil, fields: CardFields(number: "0", name: "warm-up"))
+        }
     }
 
     public func shutdown() async {
@@ -169,6 +174,13 @@ public actor Player {
             switch effect {
             case .activate(let id, let channel):
                 Task { await self.activate(requestID: id, channel: channel) }
+                switch headend.sources[channel].state {
+                case .warm, .hot: break
+                default:
+                    // A channel that is not warm will need its card: render it now, so it is ready at the delay.
+                    let card = SwitcherMachine.Card(requestID: id, channel: channel, kind: .tuning, minimum: .zero)
+                    Task { _ = await self.cardFrame(card) }
+                }
             case .stop(let feed):
                 output.cancel(feed: feed)
                 let headend = self.headend
@@ -241,6 +253,18 @@ public actor Player {
     }
 
     private func renderAndShow(_ card: SwitcherMachine.Card) async {
+        let t0 = ContinuousClock.now
+        let frame = await cardFrame(card)
+        logger.debug("flip #\(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", milliseconds(ContinuousClock.now - t0))) ms")
+        // Still wanted? (The picture may have come, or a newer flip may have taken over.)
+        guard machine.wantsCard(card) else { return }
+        if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
+            perform(machine.cardShown(card))
+        }
+    }
+
+    /// The rendered card (cached by its text, so a pre-rendered one comes back at once).
+    private func cardFrame(_ card: SwitcherMachine.Card) async -> Buffer {
         let channel = lineup.channels[card.channel]
         let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
         let template: String?
@@ -255,12 +279,7 @@ public actor Player {
         }
         let fields = CardFields(number: channel.number.description, name: channel.name, group: channel.group ?? "",
                                 logoPath: logoPath, status: status)
-        let frame = await cards.render(template: template, fields: fields)
-        // Still wanted? (The picture may have come, or a newer flip may have taken over.)
-        guard machine.wantsCard(card) else { return }
-        if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
-            perform(machine.cardShown(card))
-        }
+        return await cards.render(template: template, fields: fields)
     }
 
     static func tuningStatus(_ state: ChannelState) -> String {
@@ -378,6 +397,10 @@ public actor Player {
     public var flipScope: FlipScope { machine.settings.scope }
 }
 
+
+func milliseconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+}
 
 /// `1.5 s`, `8 s`: a duration for people.
 func seconds(_ d: Duration) -> String {
