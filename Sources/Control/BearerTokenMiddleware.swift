@@ -4,7 +4,7 @@ import Hummingbird
 /// Lets an `/api` request through only with the configured bearer token; other paths pass untouched.
 ///
 /// The token is taken from `Authorization: Bearer TOKEN`, or, for the URLs a browser opens without
-/// headers (the event stream and the snapshot), from `?token=TOKEN`. A missing or wrong token gets
+/// headers (the event stream, the snapshot and thumbnails), from `?token=TOKEN`. A missing or wrong token gets
 /// 401 with a JSON error and `WWW-Authenticate: Bearer`.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: String
@@ -19,7 +19,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         let presented = Self.bearerToken(request.headers[.authorization])
-            ?? (queryTokenPaths.contains(path) ? request.uri.queryParameters.get("token") : nil)
+            ?? (acceptsQueryToken(request) ? request.uri.queryParameters.get("token") : nil)
         guard let presented else {
             return Self.unauthorized("this API needs a token: send 'Authorization: Bearer TOKEN'")
         }
@@ -27,6 +27,14 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.unauthorized("the token is wrong")
         }
         return try await next(request, context)
+    }
+
+    /// The event stream, the snapshot and channel thumbnails (what `<img>` and `EventSource`
+    /// open without headers) may carry the token in the query.
+    private func acceptsQueryToken(_ request: Request) -> Bool {
+        let path = request.uri.path
+        return queryTokenPaths.contains(path)
+            || (request.method == .get && path.hasPrefix("/api/v1/channels/") && path.hasSuffix("/thumbnail.jpg"))
     }
 
     /// The token of an `Authorization: Bearer TOKEN` header, nil for anything else.

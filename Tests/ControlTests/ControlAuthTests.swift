@@ -80,6 +80,11 @@ struct ControlAuthTests {
             #expect(wrong.status == .unauthorized)
             let status = try await client.execute(uri: "/api/v1/status?token=s3cret", method: .get)
             #expect(status.status == .unauthorized)
+            // Thumbnails are pictures too (the fake player has none: 501, past the token check).
+            let thumbnail = try await client.execute(uri: "/api/v1/channels/7/thumbnail.jpg?token=s3cret", method: .get)
+            #expect(thumbnail.status != .unauthorized)
+            let wrongThumbnail = try await client.execute(uri: "/api/v1/channels/7/thumbnail.jpg?token=nope", method: .get)
+            #expect(wrongThumbnail.status == .unauthorized)
         }
     }
 

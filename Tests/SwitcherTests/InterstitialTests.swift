@@ -158,6 +158,33 @@ import Testing
         await player.shutdown()
     }
 
+    @Test func typedDigitsAndRefusalsShowOnScreen() async throws {
+        let player = try makePlayer([("Red", "test://color/ff0000?size=160x90&gop=15")])
+        let events = EventLog(player.events())
+        try await player.start()
+        #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
+        // The entry box sits in the top-left corner (5 % margins), dark with white digits.
+        func entryBox(_ image: BGRAImage) -> (dark: Bool, digits: Int) {
+            let box = image.meanRGB(x: 34, y: 20, width: 8, height: 4)
+            return (box.r < 120, brightColumns(image, rows: 24...50).filter { $0 > 32 && $0 < 140 }.count)
+        }
+        await player.showEntry("42")
+        #expect(await waitUntil(3) { (try? await entryBox(snapshot(player)).digits) ?? 0 > 20 }, "the digits are drawn")
+        let typed = try await snapshot(player)
+        #expect(entryBox(typed).dark, "on a dark box over the red picture")
+        let refused = await player.flip(.tune(ChannelNumber(42)))
+        #expect(refused.failure == .unknownChannel)
+        await player.showEntry(nil)
+        // "No channel 42" near the bottom, centred, over the picture that stays red.
+        #expect(await waitUntil(3) { (try? brightColumns(await snapshot(player), rows: 290...315).count) ?? 0 > 80 },
+                "the refusal is written on screen")
+        let after = try await snapshot(player)
+        #expect(entryBox(after).digits == 0, "the entry is gone")
+        let centre = after.meanRGB(x: 300, y: 120, width: 40, height: 40)
+        #expect(centre.r > 200 && centre.g < 60, "channel 1 still plays: \(centre)")
+        await player.shutdown()
+    }
+
     @Test func theLastChannelIsRememberedAcrossRestarts() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-state-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -199,6 +226,11 @@ import Testing
         // The escaped name really is drawn: the card differs from one without a name.
         let unnamed = cards.renderNow(template: nil, fields: CardFields(number: "7", name: "", status: "Tuning…"))
         #expect(unnamed.bytes() != normal.bytes())
+        // A channel's own card (news.svg has a red background) is not the default one.
+        try FileManager.default.copyItem(atPath: Self.cardsDirectory + "/news.svg", toPath: dir.appendingPathComponent("news.svg").path)
+        let news = try ImageCodec.decode(bytes: try ImageCodec.png(frame: cards.renderNow(template: "news", fields: fields), caps: format.caps))
+        let corner = news.meanRGB(x: 2, y: 2, width: 8, height: 8)
+        #expect(corner.r > 100 && corner.g < 30, "the news card's own background: \(corner)")
         #expect(InterstitialCards.escape("Tom & Jerry <\"Live\">") == "Tom &amp; Jerry &lt;&quot;Live&quot;&gt;")
     }
 }
