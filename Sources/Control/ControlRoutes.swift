@@ -105,7 +105,9 @@ struct ControlRoutes<Player: PlayerControl> {
 
     /// Performs one flip and answers with its result once it completed, failed or was superseded.
     static func flip(_ request: FlipRequest, player: Player, logger: Logger) async -> Response {
-        let result = await player.flip(request)
+        // A client that hangs up does not take back its key press: the flip runs to its end in
+        // a task of its own instead of being cancelled with the request.
+        let result = await Task { await player.flip(request) }.value
         logger.debug("control API flip", metadata: [
             "request": "\(request)", "outcome": "\(result.outcome.rawValue)", "error": "\(result.error ?? "")",
         ])
