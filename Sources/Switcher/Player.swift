@@ -24,6 +24,9 @@ public struct PlayerOptions: Sendable {
     public var locked: Set<ChannelNumber>
     /// How long a message ("No channel 42") stays on screen.
     public var messageDuration: Duration
+    /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
+    /// lineup's `banner-seconds` setting, else 4.
+    public var bannerSeconds: Double? = nil
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -68,7 +71,9 @@ public actor Player {
     public nonisolated let cards: InterstitialCards
     private nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
-    private let logoCache: LogoCache
+    let logoCache: LogoCache
+    /// Banner, picture-in-picture and multiview (Player+Overlays.swift).
+    nonisolated let screen = ScreenOverlays()
     private let store: LastChannelStore?
     private let logger: Logger
     private let startedAt = ContinuousClock.now
@@ -173,6 +178,7 @@ public actor Player {
         for effect in effects {
             switch effect {
             case .activate(let id, let channel):
+                bannerFlipStarted()
                 Task { await self.activate(requestID: id, channel: channel) }
                 switch headend.sources[channel].state {
                 case .warm, .hot: break
@@ -198,9 +204,9 @@ public actor Player {
                 deliver(result)
             case .message(let text):
                 showMessage(text)
-            case .committed(let current, let previous, let played):
-                let headend = self.headend
-                Task { await headend.applyPolicy(current: current, last: previous) }
+            case .committed(let current, _, let played):
+                // Tasks may run out of order: each applies the newest state, not the one it was made with.
+                Task { await self.applyWarmPolicy() }
                 if played, let store {
                     let channel = lineup.channels[current]
                     let logger = self.logger
@@ -219,6 +225,10 @@ public actor Player {
                 }
             }
         }
+    }
+
+    private func applyWarmPolicy() async {
+        await headend.applyPolicy(current: machine.current, last: machine.previous)
     }
 
     private func activate(requestID id: UInt64, channel index: Int) async {
@@ -294,6 +304,7 @@ public actor Player {
     private func deliver(_ result: FlipResult) {
         if result.outcome != .superseded { lastFlip = result }
         hub.publish(.flipCompleted(result))
+        if result.outcome == .completed { overlaysAfterFlip(result) }
         let card = result.interstitialShown ? ", card shown" : ""
         switch result.outcome {
         case .completed:
