@@ -1,3 +1,4 @@
+import Foundation
 import Lineup
 import Switcher
 
@@ -60,7 +61,7 @@ struct StatusJSON: Encodable, Sendable {
 struct ChannelStatusJSON: Encodable, Sendable {
     var status: ChannelStatus
 
-    enum CodingKeys: String, CodingKey { case number, name, id, group, logo, state, detail, reason, sources }
+    enum CodingKeys: String, CodingKey { case number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden }
 
     func encode(to encoder: any Encoder) throws {
         let channel = status.channel
@@ -74,6 +75,12 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(status.state.description, forKey: .detail)
         try c.encode(status.state.reason, forKey: .reason)
         try c.encode(channel.sources.count, forKey: .sources)
+        // Only warm and playing channels have a recent keyframe to show.
+        let picture = status.state.tier == "warm" || status.state.tier == "hot"
+        let path = channel.number.description.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? channel.number.description
+        try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
+        try c.encode(channel.isFavourite, forKey: .favourite)
+        try c.encode(channel.isHidden, forKey: .hidden)
     }
 }
 

@@ -61,7 +61,8 @@ struct ControlAPITests {
             let channels = try #require(try jsonObject(response)["channels"] as? [[String: Any]])
             #expect(channels.count == 2)
             let red = channels[0]
-            #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources"])
+            #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources", "thumbnail", "favourite", "hidden"])
+            #expect(red["thumbnail"] as? String == "/api/v1/channels/7/thumbnail.jpg", "channel 7 is playing: it has a picture")
             #expect(red["number"] as? String == "7")
             #expect(red["group"] as? String == "Tests")
             #expect(red["logo"] as? String == "/logos/red.png")
@@ -77,6 +78,7 @@ struct ControlAPITests {
             #expect(news["detail"] as? String == "stalled: no data for 5 s")
             #expect(news["reason"] as? String == "no data for 5 s")
             #expect(news["sources"] as? Int == 2)
+            #expect(news["thumbnail"] is NSNull, "a stalled channel has no picture to show")
         }
     }
 
