@@ -36,9 +36,9 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private var cardHoldUntil: ContinuousClock.Instant?
     /// The pending feed's newest frame, waiting for the card's minimum time.
     private var heldFrame: Buffer?
-    /// The feed a card replaced, to go back to if the flip is abandoned.
-    private var suspended: (feed: UInt, token: UInt64, overlays: [Overlay])?
     private var layers: [OutputLayer: [Overlay]] = [:]
+    /// The request token and overlays of every feed announced and not cancelled, to go back to one.
+    private var feeds: [UInt: (token: UInt64, overlays: [Overlay])] = [:]
     /// The picture without the output-wide layers (to recompose when a layer changes).
     private var lastBase: Buffer
     private var lastFrame: Buffer
@@ -117,6 +117,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             pendingToken = token
             pendingOverlays = overlays
             heldFrame = nil
+            feeds[feed] = (token, overlays)
             firstFrameWaiters[feed] = onFirstFrame
         }
     }
@@ -130,6 +131,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
                 heldFrame = nil
             }
             firstFrameWaiters.removeValue(forKey: feed)
+            feeds.removeValue(forKey: feed)
         }
     }
 
@@ -147,7 +149,6 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     public func showCard(_ frame: Buffer, token: UInt64, minimum: Duration) -> Bool {
         lock.withLock {
             guard token == 0 || activeToken != token || activeFeed == 0 else { return false }
-            if activeFeed != 0 { suspended = (activeFeed, activeToken, activeOverlays) }
             activeFeed = 0
             activeToken = token
             activeOverlays = []
@@ -163,18 +164,18 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// Whether a card is on screen.
     public var isShowingCard: Bool { lock.withLock { card != nil } }
 
-    /// Takes the card down and goes back to the feed it replaced (an abandoned flip), if that
-    /// feed is still the one to show. With no feed to go back to, the card stays.
-    public func restoreAfterCard(feed: UInt) {
+    /// Shows `feed` again (an abandoned flip: the card, or a frame of the abandoned feed that
+    /// got on screen first, gives way to the channel still playing). Nothing happens when `feed`
+    /// is already shown, or was cancelled.
+    public func restore(feed: UInt) {
         lock.withLock {
-            guard card != nil, let s = suspended, s.feed == feed else { return }
+            guard activeFeed != feed || card != nil, let known = feeds[feed] else { return }
             card = nil
             cardHoldUntil = nil
             heldFrame = nil
-            activeFeed = s.feed
-            activeToken = s.token
-            activeOverlays = s.overlays
-            suspended = nil
+            activeFeed = feed
+            activeToken = known.token
+            activeOverlays = known.overlays
         }
     }
 
@@ -184,6 +185,16 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         lock.withLock {
             if overlays.isEmpty { layers.removeValue(forKey: layer) } else { layers[layer] = overlays }
             setBase(lastBase)
+        }
+    }
+
+    /// Sets one layer's overlays like `setLayer`, but shows them with the next channel frame
+    /// instead of pushing the picture again, unless no frame went out for a frame period (a still
+    /// picture). For layers that change every frame (the picture-in-picture window).
+    public func updateLayer(_ layer: OutputLayer, _ overlays: [Overlay]) {
+        lock.withLock {
+            if overlays.isEmpty { layers.removeValue(forKey: layer) } else { layers[layer] = overlays }
+            if ContinuousClock.now - lastPush >= .milliseconds(Int64(1000 / fps)) { setBase(lastBase) }
         }
     }
 
@@ -232,7 +243,6 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         card = nil
         cardHoldUntil = nil
         heldFrame = nil
-        suspended = nil
     }
 
     public func presentAudio(_ samples: Buffer, feed: UInt) {

@@ -194,7 +194,7 @@ public actor Player {
             case .showCard(let card):
                 Task { await self.renderAndShow(card) }
             case .restore(let feed):
-                output.restoreAfterCard(feed: feed)
+                output.restore(feed: feed)
             case .schedule(let timer, let deadline):
                 Task {
                     try? await Task.sleep(until: deadline, clock: .continuous)

@@ -100,7 +100,8 @@ public struct SwitcherMachine: Sendable {
         /// Stop the decoder of `feed` and forget it on the output.
         case stop(feed: UInt)
         case showCard(Card)
-        /// Take the card down and show `feed` again (an abandoned flip).
+        /// Show `feed` again: an abandoned flip gives way to the channel still playing (its card,
+        /// or a first frame that reached the screen before the flip was abandoned).
         case restore(feed: UInt)
         case schedule(Timer, at: Instant)
         case deliver(FlipResult)
@@ -199,9 +200,9 @@ public struct SwitcherMachine: Sendable {
 
         if target == current, let shown = shownFeed, card?.noSignal != true {
             // Back on the channel already decoding (a retarget that returned, or a re-tune).
-            if card != nil {
-                effects.append(.restore(feed: shown))
-                effects.append(.event(.cardHidden(requestID: card!.requestID, channel: channels[card!.channel].summary)))
+            effects.append(.restore(feed: shown))
+            if let c = card {
+                effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
                 card = nil
             }
             effects.append(.deliver(FlipResult(requestID: id, outcome: .completed, channel: summary,
@@ -306,10 +307,12 @@ public struct SwitcherMachine: Sendable {
         flight = nil
         var effects: [Effect] = []
         if let feed = f.feed { effects.append(.stop(feed: feed)) }
-        if let c = card, !c.noSignal, let shown = shownFeed {
+        if let shown = shownFeed, card?.noSignal != true {
             effects.append(.restore(feed: shown))
-            effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
-            card = nil
+            if let c = card {
+                effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
+                card = nil
+            }
         }
         effects.append(.deliver(FlipResult(requestID: f.id, outcome: .failed, channel: channels[f.target].summary,
                                            error: "cancelled by the caller", failure: .cancelled,

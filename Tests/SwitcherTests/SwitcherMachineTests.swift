@@ -160,6 +160,19 @@ import Testing
         #expect(!m.isShowingCard && m.current == 2)
     }
 
+    @Test func aQuickReturnRestoresTheShownFeedEvenWithoutACard() {
+        // next, then previous 20 ms later: the first flip's frame may already be on screen
+        // (its report not yet in), so the output is told to show the playing channel again.
+        var m = machine(on: 2)
+        let (first, _) = m.request(.next, at: at(0))
+        _ = m.activated(requestID: first, feed: 101)
+        let (_, effects) = m.request(.previous, at: at(20))
+        #expect(effects.contains(.restore(feed: 100)))
+        #expect(stops(effects) == [101])
+        #expect(m.firstFrame(requestID: first, feed: 101, path: .warm, at: at(22)).isEmpty, "a late report of the abandoned flip changes nothing")
+        #expect(m.current == 2 && m.shownFeed == 100)
+    }
+
     @Test func timeoutTurnsTheCardIntoNoSignalAndTheChannelCanComeBack() {
         var m = machine()
         let (id, _) = m.request(.tune(ChannelNumber(5)), at: at(0))
