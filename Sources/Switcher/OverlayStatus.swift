@@ -1,0 +1,68 @@
+import Lineup
+
+/// Why an overlay request cannot be done, for the person asking.
+public struct OverlayError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Code: String, Sendable {
+        /// No channel with that number.
+        case unknownChannel
+        /// A value out of range (grid, size, corner).
+        case badValue
+        /// The overlay is not open (swap without a PiP, select without a multiview).
+        case notOpen
+        /// The channel cannot be decoded (the headend's reason).
+        case failed
+        /// The player behind the API has no overlays.
+        case unsupported
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// Whether the info banner is up, and for which channel.
+public struct BannerStatus: Sendable, Hashable, Codable {
+    public var shown: Bool
+    public var channel: ChannelSummary?
+    public init(shown: Bool, channel: ChannelSummary?) {
+        self.shown = shown
+        self.channel = channel
+    }
+}
+
+/// The picture-in-picture window: open or not, its channel, corner and size.
+public struct PiPStatus: Sendable, Hashable, Codable {
+    public var open: Bool
+    public var channel: ChannelSummary?
+    public var corner: String
+    /// Width as a fraction of the output width.
+    public var size: Double
+    public init(open: Bool, channel: ChannelSummary?, corner: String, size: Double) {
+        self.open = open
+        self.channel = channel
+        self.corner = corner
+        self.size = size
+    }
+}
+
+/// The multiview: open or not, its grid, the channels shown (row by row) and the highlighted one.
+public struct MultiviewStatus: Sendable, Hashable, Codable {
+    public var open: Bool
+    public var grid: Int
+    public var channels: [ChannelSummary]
+    public var highlight: ChannelSummary?
+    public init(open: Bool, grid: Int, channels: [ChannelSummary], highlight: ChannelSummary?) {
+        self.open = open
+        self.grid = grid
+        self.channels = channels
+        self.highlight = highlight
+    }
+}
+
+/// A move of the multiview's highlight.
+public enum MultiviewMove: String, Sendable, Hashable, Codable {
+    case up, down, left, right
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GStreamer
+import Lineup
+import Output
+import Switcher
+import Testing
+
+/// The info banner on the real output, checked by the pixels of the snapshot.
+@Suite(.serialized) struct BannerTests {
+    /// Two channels of the same red, so only the banner's text tells them apart.
+    static let channels = [
+        ("Red One", "test://color/ff0000?size=160x90&gop=15"),
+        ("Crimson Channel Two", "test://color/ff0000?size=160x90&gop=15"),
+    ]
+    let box = InfoBanner.box(width: 640, height: 360)
+
+    @Test func theBannerFollowsEveryFlipWithTheNewChannelAndGoesOnDelete() async throws {
+        let player = try await overlayPlayer(Self.channels, bannerSeconds: 60)
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        let box = self.box
+        // After the start flip, the banner covers the bottom of the red picture.
+        #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
+        #expect(await waitUntil(5) {
+            guard let s = try? await overlaySnapshot(player) else { return false }
+            return region(s, (300, 40, 40, 40), is: (255, 0, 0)) && !region(s, inner(box, 4), is: (255, 0, 0))
+        }, "the banner is drawn over the red picture after the first flip")
+        #expect(await player.bannerStatus().channel?.number == "1")
+        let first = try await overlaySnapshot(player)
+
+        let result = await player.flip(.tune(ChannelNumber(2)))
+        #expect(result.ok, "\(result)")
+        // The banner comes back naming channel 2: its text differs from channel 1's.
+        let text = (box.x + 20, box.y + 10, box.width - 40, box.height - 20)
+        #expect(await waitUntil(5) {
+            guard let now = try? await overlaySnapshot(player) else { return false }
+            return !region(now, inner(box, 4), is: (255, 0, 0)) && difference(now, first, text) > 4
+        }, "channel 2's banner differs from channel 1's")
+        #expect(await player.bannerStatus() == BannerStatus(shown: true, channel: ChannelSummary(number: "2", name: "Crimson Channel Two", id: "c2")))
+
+        await player.hideBanner()
+        let bare = region(try await overlaySnapshot(player), inner(box, 4), is: (255, 0, 0), tolerance: 20)
+        #expect(bare, "no banner after a hide: the bare red picture")
+        #expect(await player.bannerStatus().shown == false)
+        await player.shutdown()
+    }
+
+    @Test func noBannerAfterFlipsWithZeroSecondsButTheInfoKeyTogglesIt() async throws {
+        let player = try await overlayPlayer(Self.channels, bannerSeconds: 0)
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        let box = self.box
+        #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
+        try await Task.sleep(for: .milliseconds(300))
+        let bare = region(try await overlaySnapshot(player), inner(box, 4), is: (255, 0, 0), tolerance: 20)
+        #expect(bare, "no banner after the flip")
+        #expect(await player.toggleBanner().shown)
+        #expect(await waitUntil(5) { (try? await overlaySnapshot(player)).map { !region($0, inner(box, 4), is: (255, 0, 0)) } ?? false },
+                "i shows it")
+        #expect(await player.toggleBanner().shown == false)
+        let hidden = region(try await overlaySnapshot(player), inner(box, 4), is: (255, 0, 0), tolerance: 20)
+        #expect(hidden, "i again hides it")
+        await player.shutdown()
+    }
+
+    @Test func theBannerTimesOut() async throws {
+        let player = try await overlayPlayer(Self.channels, bannerSeconds: 0.6)
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        let box = self.box
+        #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
+        #expect(await waitUntil(5) {
+            guard let s = try? await overlaySnapshot(player) else { return false }
+            return region(s, (300, 40, 40, 40), is: (255, 0, 0)) && !region(s, inner(box, 4), is: (255, 0, 0))
+        }, "shown after the flip")
+        #expect(await waitUntil(5) { (try? await overlaySnapshot(player)).map { region($0, inner(box, 4), is: (255, 0, 0), tolerance: 20) } ?? false },
+                "gone after its time")
+        #expect(await player.bannerStatus().shown == false)
+        await player.shutdown()
+    }
+}
