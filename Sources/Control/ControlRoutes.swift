@@ -88,6 +88,7 @@ struct ControlRoutes<Player: PlayerControl> {
             }
         }
         ThumbnailRoute(player: player).register(on: router)
+        OverlayRoutes(player: player, logger: logger).register(on: router)
         route(router, RouterPath(stringLiteral: APIPath.events), .get) { request, _ in
             let events = player.events()
             var headers = HTTPFields()

@@ -1,6 +1,8 @@
 /// A key pressed on the terminal, as the remote understands it.
 public enum Key: Sendable, Hashable {
     case up, down, pageUp, pageDown
+    /// The left and right arrows (they move the multiview's highlight).
+    case left, right
     /// `+` or `=` (and keypad `+`).
     case plus
     /// `-` (and keypad `-`).
@@ -18,6 +20,12 @@ public enum Key: Sendable, Hashable {
     case info
     /// `f` or `F`: which channels next/previous visit (all, favourites, the group).
     case scope
+    /// `p` or `P`: picture-in-picture on or off.
+    case pip
+    /// `s` or `S`: swap the main picture and the picture-in-picture.
+    case swap
+    /// `m` or `M`: the multiview on or off.
+    case multiview
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other
 }

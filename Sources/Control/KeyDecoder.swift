@@ -71,6 +71,9 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "q"), UInt8(ascii: "Q"): .quit
         case UInt8(ascii: "i"), UInt8(ascii: "I"): .info
         case UInt8(ascii: "f"), UInt8(ascii: "F"): .scope
+        case UInt8(ascii: "p"), UInt8(ascii: "P"): .pip
+        case UInt8(ascii: "s"), UInt8(ascii: "S"): .swap
+        case UInt8(ascii: "m"), UInt8(ascii: "M"): .multiview
         default: .other
         }
     }
@@ -119,6 +122,8 @@ public struct KeyDecoder: Sendable, Hashable {
         switch (parameters, final) {
         case ([], UInt8(ascii: "A")): .up
         case ([], UInt8(ascii: "B")): .down
+        case ([], UInt8(ascii: "C")): .right
+        case ([], UInt8(ascii: "D")): .left
         case ([UInt8(ascii: "5")], UInt8(ascii: "~")): .pageUp
         case ([UInt8(ascii: "6")], UInt8(ascii: "~")): .pageDown
         default: .other
@@ -130,6 +135,8 @@ public struct KeyDecoder: Sendable, Hashable {
         switch byte {
         case UInt8(ascii: "A"): .up
         case UInt8(ascii: "B"): .down
+        case UInt8(ascii: "C"): .right
+        case UInt8(ascii: "D"): .left
         case UInt8(ascii: "k"): .plus
         case UInt8(ascii: "m"): .minus
         case UInt8(ascii: "n"): .dot

@@ -1,9 +1,11 @@
+import Lineup
 import Logging
 import ServiceLifecycle
 import Switcher
 
 /// Drives a player from key presses: arrows and `+`/`-` flip, digits tune after the entry timeout or
-/// Enter, Backspace recalls, `i` shows what is playing, `q` quits. Prints one line per flip result.
+/// Enter, Backspace recalls, `i` shows what is playing (and the banner), `p`/`s` picture-in-picture
+/// and swap, `m` the multiview (arrows and Enter inside it), `q` quits. Prints one line per flip result.
 ///
 /// A `Service`: `run()` returns when `q` is pressed (after calling `onQuit` once), when the keys
 /// end, or on graceful shutdown. Flips run concurrently, so a quick ▲▲▲ retargets instead of queueing.
@@ -36,6 +38,8 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         /// An entry deadline may have passed.
         case tick
         case keysEnded
+        /// The player said whether the multiview is open (after `m`, a move or a select).
+        case multiview(Bool)
     }
 
     public func run() async throws {
@@ -66,6 +70,9 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 case .key(let key): commands = keypad.press(key, now: now)
                 case .tick: commands = keypad.expire(now: now)
                 case .keysEnded: break loop
+                case .multiview(let open):
+                    keypad.multiviewOpen = open
+                    commands = []
                 }
                 for command in commands {
                     if case .quit = command {
@@ -73,7 +80,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                         onQuit()
                         break loop
                     }
-                    perform(command, in: &group, entry: entrySink)
+                    perform(command, in: &group, entry: entrySink, inputs: sink)
                 }
                 if case .key = input, let deadline = keypad.deadline {
                     // Stale ticks are harmless: the keypad only commits once its deadline has passed.
@@ -93,7 +100,8 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         }
     }
 
-    private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>, entry: AsyncStream<String?>.Continuation) {
+    private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>, entry: AsyncStream<String?>.Continuation,
+                         inputs: AsyncStream<Input>.Continuation) {
         let player = self.player
         let display = self.display
         let logger = self.logger
@@ -113,6 +121,54 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         case .info:
             group.addTask {
                 display.showLine(RemoteStatusLine.info(await player.status()))
+                _ = await player.toggleBanner()
+            }
+        case .pip:
+            group.addTask {
+                do {
+                    let pip = try await player.togglePiP()
+                    display.showLine(pip.open ? "▣ picture-in-picture: \(pip.channel.map { "\($0.number) \($0.name)" } ?? "?")" : "▣ picture-in-picture closed")
+                } catch {
+                    display.showLine("▣ no picture-in-picture: \(error)")
+                }
+            }
+        case .swap:
+            group.addTask {
+                do {
+                    let result = try await player.swapPiP()
+                    display.showLine(RemoteStatusLine.flip(result, request: .tune(ChannelNumber(0))))
+                } catch {
+                    display.showLine("▣ \(error)")
+                }
+            }
+        case .multiview:
+            group.addTask {
+                do {
+                    let status = try await player.toggleMultiview(grid: 3)
+                    inputs.yield(.multiview(status.open))
+                    display.showLine(status.open ? "▦ multiview: arrows move, Enter tunes, m closes" : "▦ multiview closed")
+                } catch {
+                    inputs.yield(.multiview(false))
+                    display.showLine("▦ no multiview: \(error)")
+                }
+            }
+        case .multiviewMove(let move):
+            group.addTask {
+                do {
+                    _ = try await player.moveMultiview(move)
+                } catch {
+                    inputs.yield(.multiview(false))
+                }
+            }
+        case .multiviewSelect:
+            group.addTask {
+                inputs.yield(.multiview(false))
+                do {
+                    let result = try await player.selectMultiview()
+                    display.showLine(RemoteStatusLine.flip(result, request: .tune(ChannelNumber(0))))
+                } catch {
+                    display.showLine("▦ \(error)")
+                }
             }
         case .cycleScope:
             group.addTask {

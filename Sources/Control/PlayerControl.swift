@@ -20,6 +20,25 @@ public protocol PlayerControl: Sendable {
     /// A JPEG of a warm channel's latest keyframe, optionally scaled to `width`. Throws
     /// `ThumbnailError` (unknown channel, not warm, ...).
     func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8]
+
+    // Overlays (banner, picture-in-picture, multiview); see Player+Overlays.swift. Errors are `OverlayError`.
+    /// Shows the info banner for `seconds` (nil: the configured time; 0: until dismissed).
+    func showBanner(seconds: Double?) async -> BannerStatus
+    func hideBanner() async -> BannerStatus
+    func toggleBanner() async -> BannerStatus
+    /// Opens the PiP window: `number` (nil: the last channel), `corner`, `size` (fraction of the output width).
+    func openPiP(number: ChannelNumber?, corner: LogoStyle.Corner?, size: Double?) async throws -> PiPStatus
+    func tunePiP(number: ChannelNumber) async throws -> PiPStatus
+    /// Swaps main and PiP; the result of the main picture's flip.
+    func swapPiP() async throws -> FlipResult
+    func closePiP() async -> PiPStatus
+    func togglePiP() async throws -> PiPStatus
+    func openMultiview(grid: Int) async throws -> MultiviewStatus
+    func closeMultiview() async -> MultiviewStatus
+    func toggleMultiview(grid: Int) async throws -> MultiviewStatus
+    func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus
+    /// Tunes the highlighted channel and closes the multiview.
+    func selectMultiview() async throws -> FlipResult
 }
 
 extension PlayerControl {
@@ -30,4 +49,19 @@ extension PlayerControl {
     public func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8] {
         throw ThumbnailError(.unsupported, "this player does not make thumbnails")
     }
+
+    public func showBanner(seconds: Double?) async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
+    public func hideBanner() async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
+    public func toggleBanner() async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
+    public func openPiP(number: ChannelNumber?, corner: LogoStyle.Corner?, size: Double?) async throws -> PiPStatus { throw Self.noOverlays }
+    public func tunePiP(number: ChannelNumber) async throws -> PiPStatus { throw Self.noOverlays }
+    public func swapPiP() async throws -> FlipResult { throw Self.noOverlays }
+    public func closePiP() async -> PiPStatus { PiPStatus(open: false, channel: nil, corner: "", size: 0) }
+    public func togglePiP() async throws -> PiPStatus { throw Self.noOverlays }
+    public func openMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
+    public func closeMultiview() async -> MultiviewStatus { MultiviewStatus(open: false, grid: 0, channels: [], highlight: nil) }
+    public func toggleMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
+    public func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus { throw Self.noOverlays }
+    public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
+    private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

@@ -8,8 +8,18 @@ public enum RemoteCommand: Sendable, Hashable {
     case showEntry(String)
     /// Hide the typed number (committed or cancelled).
     case hideEntry
-    /// Show what is playing.
+    /// Show what is playing (and the on-screen banner on or off).
     case info
+    /// Picture-in-picture on or off.
+    case pip
+    /// Swap the main picture and the picture-in-picture.
+    case swap
+    /// The multiview on or off.
+    case multiview
+    /// Move the multiview's highlight.
+    case multiviewMove(MultiviewMove)
+    /// Tune the multiview's highlighted channel.
+    case multiviewSelect
     /// Switch next/previous between all channels, favourites and the current group.
     case cycleScope
     /// Leave the player.

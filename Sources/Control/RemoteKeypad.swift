@@ -5,9 +5,15 @@ import Switcher
 ///
 /// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
 /// by Enter, a fourth digit or the timeout; Backspace deletes a typed digit, else → recall; `i` → info;
-/// `f` → next flip scope (all, favourites, group); `q` → quit. Flipping with the arrows abandons a number being typed.
+/// `f` → next flip scope (all, favourites, group); `p` → picture-in-picture, `s` → swap, `m` → multiview;
+/// `q` → quit. Flipping with the arrows abandons a number being typed.
+///
+/// While the multiview is open (`multiviewOpen`, set from the player's answer to `m`), the four
+/// arrows move its highlight and Enter tunes the highlighted channel (a typed number still wins).
 public struct RemoteKeypad: Sendable, Hashable {
     public private(set) var entry: ChannelNumberEntry
+    /// Whether the multiview is on screen; the arrows and Enter act on it then.
+    public var multiviewOpen = false
 
     public init(entryTimeout: Duration = ChannelNumberEntry.defaultTimeout) {
         entry = ChannelNumberEntry(timeout: entryTimeout)
@@ -18,6 +24,16 @@ public struct RemoteKeypad: Sendable, Hashable {
 
     /// The commands for one key press, in order.
     public mutating func press(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        if multiviewOpen, !entry.isActive {
+            switch key {
+            case .up: return [.multiviewMove(.up)]
+            case .down: return [.multiviewMove(.down)]
+            case .left: return [.multiviewMove(.left)]
+            case .right: return [.multiviewMove(.right)]
+            case .enter: return [.multiviewSelect]
+            default: break
+            }
+        }
         switch key {
         case .up, .pageUp, .plus:
             return abandonEntry() + [.flip(.next)]
@@ -35,6 +51,14 @@ public struct RemoteKeypad: Sendable, Hashable {
             return [.info]
         case .scope:
             return [.cycleScope]
+        case .pip:
+            return [.pip]
+        case .swap:
+            return [.swap]
+        case .multiview:
+            return abandonEntry() + [.multiview]
+        case .left, .right:
+            return []
         case .quit:
             return abandonEntry() + [.quit]
         case .other:

@@ -23,8 +23,8 @@ struct KeyDecoderTests {
 
     @Test func unknownSequencesAreOneOtherKey() {
         var decoder = KeyDecoder()
-        // Right arrow, F5, Shift-Up, Alt-x, then a digit.
-        let input = Self.esc + "[C" + Self.esc + "[15~" + Self.esc + "[1;2A" + Self.esc + "x" + "5"
+        // Keypad 5 (ESC [ E), F5, Shift-Up, Alt-x, then a digit.
+        let input = Self.esc + "[E" + Self.esc + "[15~" + Self.esc + "[1;2A" + Self.esc + "x" + "5"
         #expect(decoder.decode(Self.bytes(input)) == [.other, .other, .other, .other, .digit(5)])
     }
 

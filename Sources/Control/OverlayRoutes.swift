@@ -1,0 +1,171 @@
+import Foundation
+import Hummingbird
+import Lineup
+import Logging
+import Switcher
+
+/// The overlay endpoints: the info banner, picture-in-picture and the multiview.
+///
+/// - `POST /api/v1/overlay/banner[?seconds=N]` shows the banner, `DELETE` hides it.
+/// - `POST /api/v1/pip` opens the window; `channel`, `corner`, `size` from the query or a JSON
+///   body. `DELETE /api/v1/pip` closes it; `POST /api/v1/pip/swap`; `POST /api/v1/pip/tune/{number}`.
+/// - `POST /api/v1/multiview[?grid=2|3|4]` opens the mosaic, `DELETE` closes it;
+///   `POST /api/v1/multiview/move/{up|down|left|right}`; `POST /api/v1/multiview/select`.
+///
+/// Bad values 400, unknown channel 404, nothing open 409, channel not decodable 502, a player
+/// without overlays 501. Swap and select answer like a flip (its result and status).
+struct OverlayRoutes<Player: PlayerControl> {
+    let player: Player
+    let logger: Logger
+
+    /// The JSON body of `POST /api/v1/pip` (every field optional).
+    struct PiPRequest: Decodable {
+        var channel: ChannelNumber?
+        var corner: String?
+        var size: Double?
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        let player = self.player
+        let logger = self.logger
+
+        on(router, "/api/v1/overlay/banner", [
+            .post: { request, _ in
+                var seconds: Double?
+                if let text = request.uri.queryParameters.get("seconds") {
+                    guard let value = Double(text), value >= 0, value <= 3600 else {
+                        return JSONResponse.error(.badRequest, "seconds must be a number from 0 (until dismissed) to 3600")
+                    }
+                    seconds = value
+                }
+                return JSONResponse.make(.ok, await player.showBanner(seconds: seconds))
+            },
+            .delete: { _, _ in JSONResponse.make(.ok, await player.hideBanner()) },
+        ])
+
+        on(router, "/api/v1/pip", [
+            .post: { request, _ in
+                var body = PiPRequest()
+                let bytes = try await request.body.collect(upTo: 64 * 1024)
+                if bytes.readableBytes > 0 {
+                    do {
+                        body = try JSONDecoder().decode(PiPRequest.self, from: Data(bytes.readableBytesView))
+                    } catch {
+                        return JSONResponse.error(.badRequest, #"the body must be JSON such as {"channel": 7, "corner": "top-left", "size": 0.3}"#)
+                    }
+                }
+                let query = request.uri.queryParameters
+                if let text = query.get("channel") {
+                    guard let number = ChannelNumber(text) else {
+                        return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
+                    }
+                    body.channel = number
+                }
+                if let text = query.get("corner") { body.corner = text }
+                if let text = query.get("size") {
+                    guard let size = Double(text) else { return JSONResponse.error(.badRequest, "size must be a number such as 0.3") }
+                    body.size = size
+                }
+                var corner: LogoStyle.Corner?
+                if let text = body.corner {
+                    guard let c = LogoStyle.Corner(rawValue: text.lowercased()) else {
+                        return JSONResponse.error(.badRequest, "'\(text)' is not a corner; use top-left, top-right, bottom-left or bottom-right")
+                    }
+                    corner = c
+                }
+                let (number, size) = (body.channel, body.size)
+                return await Self.answer { try await player.openPiP(number: number, corner: corner, size: size) }
+            },
+            .delete: { _, _ in JSONResponse.make(.ok, await player.closePiP()) },
+        ])
+
+        on(router, "/api/v1/pip/swap", [
+            .post: { _, _ in await Self.flipAnswer(logger: logger) { try await player.swapPiP() } },
+        ])
+
+        on(router, "/api/v1/pip/tune/{number}", [
+            .post: { _, context in
+                let text = context.parameters.get("number").flatMap { $0.removingPercentEncoding } ?? ""
+                guard let number = ChannelNumber(text) else {
+                    return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
+                }
+                return await Self.answer { try await player.tunePiP(number: number) }
+            },
+        ])
+
+        on(router, "/api/v1/multiview", [
+            .post: { request, _ in
+                var grid = 3
+                if let text = request.uri.queryParameters.get("grid") {
+                    guard let value = Int(text) else { return JSONResponse.error(.badRequest, "grid must be 2, 3 or 4") }
+                    grid = value
+                }
+                return await Self.answer { try await player.openMultiview(grid: grid) }
+            },
+            .delete: { _, _ in JSONResponse.make(.ok, await player.closeMultiview()) },
+        ])
+
+        on(router, "/api/v1/multiview/move/{direction}", [
+            .post: { _, context in
+                let text = context.parameters.get("direction") ?? ""
+                guard let move = MultiviewMove(rawValue: text) else {
+                    return JSONResponse.error(.badRequest, "'\(text)' is not a direction; use up, down, left or right")
+                }
+                return await Self.answer { try await player.moveMultiview(move) }
+            },
+        ])
+
+        on(router, "/api/v1/multiview/select", [
+            .post: { _, _ in await Self.flipAnswer(logger: logger) { try await player.selectMultiview() } },
+        ])
+    }
+
+    /// 200 with the value, or the overlay error's status and message.
+    static func answer<T: Encodable & Sendable>(_ body: () async throws -> T) async -> Response {
+        do {
+            return JSONResponse.make(.ok, try await body())
+        } catch let error as OverlayError {
+            return JSONResponse.error(status(error.code), error.message)
+        } catch {
+            return JSONResponse.error(.internalServerError, "\(error)")
+        }
+    }
+
+    /// A flip's result as the flip endpoints answer it, or the overlay error.
+    static func flipAnswer(logger: Logger, _ body: () async throws -> FlipResult) async -> Response {
+        do {
+            let result = try await body()
+            logger.debug("overlay flip", metadata: ["outcome": "\(result.outcome.rawValue)"])
+            return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
+        } catch let error as OverlayError {
+            return JSONResponse.error(status(error.code), error.message)
+        } catch {
+            return JSONResponse.error(.internalServerError, "\(error)")
+        }
+    }
+
+    static func status(_ code: OverlayError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .unknownChannel: .notFound
+        case .badValue: .badRequest
+        case .notOpen: .conflict
+        case .failed: .badGateway
+        case .unsupported: .notImplemented
+        }
+    }
+
+    /// Registers the handlers of `path`, and a 405 with `Allow` for the other common methods.
+    private func on(
+        _ router: Router<BasicRequestContext>, _ path: RouterPath,
+        _ handlers: [HTTPRequest.Method: @Sendable (Request, BasicRequestContext) async throws -> Response]
+    ) {
+        for (method, handler) in handlers { router.on(path, method: method, use: handler) }
+        let allowed = handlers.keys.map(\.rawValue).sorted().joined(separator: ", ")
+        for other in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where handlers[other] == nil {
+            router.on(path, method: other) { request, _ in
+                JSONResponse.error(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); use \(allowed)",
+                                   headers: [.allow: allowed])
+            }
+        }
+    }
+}
