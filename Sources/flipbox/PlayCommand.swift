@@ -53,6 +53,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Logo opacity, 0 to 1.")
     var logoOpacity: Double = 0.9
 
+    @Option(help: "Seconds the info banner stays after a flip; 0: none after flips (i still shows it). Default: the lineup's banner-seconds, else 4.")
+    var bannerSeconds: Double?
+
     @OptionGroup(title: "Switcher")
     var switcher: SwitcherOptions
 
@@ -81,6 +84,12 @@ struct PlayCommand: AsyncParsableCommand {
                 throw ValidationError("\(path): settings.warm '\(setting)' is not all, none or neighbours:N")
             }
             resolved.warm = policy
+        }
+        if bannerSeconds == nil, let setting = lineup.settings["banner-seconds"] {
+            guard let seconds = Double(setting), (0...3600).contains(seconds) else {
+                throw ValidationError("\(path): settings.banner-seconds '\(setting)' is not a number of seconds from 0 to 3600")
+            }
+            resolved.bannerSeconds = seconds
         }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let control = try controlConfiguration()
@@ -158,6 +167,10 @@ struct PlayCommand: AsyncParsableCommand {
         if let warm {
             guard let policy = WarmPolicy(warm) else { throw ValidationError("--warm must be all, none or neighbours:N, not '\(warm)'") }
             options.warm = policy
+        }
+        if let bannerSeconds {
+            guard (0...3600).contains(bannerSeconds) else { throw ValidationError("--banner-seconds must be from 0 (no banner after flips) to 3600") }
+            options.bannerSeconds = bannerSeconds
         }
         if let start {
             guard let n = ChannelNumber(start) else { throw ValidationError("--start must be a channel number like 7 or 9.1") }
