@@ -126,14 +126,10 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
             throw GStreamerError(code: .decode, message: "cannot scale a picture-in-picture frame")
         }
         var out = [UInt8](repeating: 230, count: r.width * r.height * 4)
-        pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                let rowBytes = iw * 4
-                for y in 0..<ih {
-                    let d = ((y + border) * r.width + border) * 4
-                    for i in 0..<rowBytes { dst[d + i] = src[y * rowBytes + i] }
-                }
-            }
+        let rowBytes = iw * 4
+        for y in 0..<ih {
+            let d = ((y + border) * r.width + border) * 4
+            out.replaceSubrange(d..<(d + rowBytes), with: pixels[(y * rowBytes)..<((y + 1) * rowBytes)])
         }
         return Overlay(image: BGRAImage(width: r.width, height: r.height, pixels: out), x: r.x, y: r.y)
     }
