@@ -172,12 +172,14 @@ extension Player {
         let stale: UInt? = screen.lock.withLock {
             guard screen.pipGeneration == generation else {
                 // Closed or retuned meanwhile: this decoder is not wanted.
-                if screen.pipFeed == nil { window.close() } else if let current = screen.pipFeed { window.show(feed: current) }
+                if let current = screen.pipFeed { window.show(feed: current) } else { window.close() }
                 return feed
             }
             defer {
                 screen.pipFeed = feed
                 screen.pipChannel = index
+                // The newest tune wins, whatever order the activations' `prepare` ran in.
+                window.show(feed: feed)
             }
             return screen.pipFeed
         }
@@ -209,7 +211,8 @@ extension Player {
                 screen.pipFeed = nil
                 screen.pipChannel = nil
             }
-            screen.pipWindow?.close()
+            // Without a window open, the layer may hold the multiview: leave it.
+            if screen.pipFeed != nil { screen.pipWindow?.close() }
             return screen.pipFeed
         }
         if let feed { await headend.deactivate(feed: feed) }
@@ -255,8 +258,9 @@ extension Player {
             screen.multiview = ScreenOverlays.Multiview(grid: grid, first: first, count: count, highlight: current)
             return screen.multiviewGeneration
         }
-        Task {
+        Task { [weak self] in
             while screen.lock.withLock({ screen.multiviewGeneration == generation }) {
+                guard let self else { return }
                 await self.refreshMultiview(generation)
                 try? await Task.sleep(for: Self.multiviewRefresh)
             }
