@@ -65,8 +65,6 @@ final class ChannelDecoder: @unchecked Sendable {
     private weak var sink: DecodedFrameSink?
     private var offset: Int64?
     private var anchorPTS: ClockTime = 0
-    var traceKey = ""
-    private var tracedFeed: UInt = 0
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -94,10 +92,6 @@ final class ChannelDecoder: @unchecked Sendable {
         vout.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
             let (feed, sink) = self.binding
-            if ColdTrace.enabled, self.lock.withLock({ self.tracedFeed != feed }) {
-                self.lock.withLock { self.tracedFeed = feed }
-                ColdTrace.mark(self.traceKey, "first decoded frame")
-            }
             sink?.presentVideo(b, feed: feed)
         }
         aout.onSample { [weak self] sample in

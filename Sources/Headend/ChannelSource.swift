@@ -45,7 +45,6 @@ public actor ChannelSource {
         self.stallTimeout = stallTimeout
         self.connectTimeout = connectTimeout
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
-        self.cache.traceKey = "\(channel.number)"
         self.stateBox = StateBox()
         self.logger = logger
         self.onStateChange = onStateChange
@@ -104,7 +103,6 @@ public actor ChannelSource {
         let gen = generation
         let url = channel.sources[sourceIndex % max(1, channel.sources.count)]
         startedAt = .now
-        ColdTrace.mark("\(channel.number)", "connect")
         // A reconnect keeps saying why the channel is down (stalled/failed) until data flows again.
         switch state {
         case .stalled, .failed: break
@@ -121,7 +119,10 @@ public actor ChannelSource {
                     .attach(to: element)
             } else {
                 p.appSink(named: "video")?.onSample { [cache] s in cache.append(s, track: .video) }
-                p.appSink(named: "audio")?.onSample { [cache] s in cache.append(s, track: .audio) }
+                if let audio = p.appSink(named: "audio") {
+                    cache.markAudioStream()
+                    audio.onSample { [cache] s in cache.append(s, track: .audio) }
+                }
             }
             pipeline = p
             Task { [weak self] in
@@ -131,7 +132,6 @@ public actor ChannelSource {
             }
             loopArmed = false
             try p.setState(.playing)
-            ColdTrace.mark("\(channel.number)", "playing")
         } catch {
             fail("\(error)", url: url)
         }
@@ -294,7 +294,6 @@ final class IngestRouter: @unchecked Sendable {
     private func routeParsed(_ pad: Pad) {
         guard let pipeline else { return }
         let mediaType = pad.caps?.mediaType ?? ""
-        ColdTrace.mark(cache.traceKey, "parsed pad \(mediaType)")
         let branch: IngestBranch = lock.withLock {
             let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, haveAudio: haveAudio, paced: paced)
             if case .video = b { haveVideo = true }
@@ -309,6 +308,7 @@ final class IngestRouter: @unchecked Sendable {
                 bin.appSink(named: "video")?.onSample { [cache] s in cache.append(s, track: .video) }
             case .audio(let d):
                 bin = try pipeline.addBranch(d)
+                cache.markAudioStream()
                 bin.appSink(named: "audio")?.onSample { [cache] s in cache.append(s, track: .audio) }
             case .discard:
                 bin = try pipeline.addBranch("fakesink sync=false async=false")

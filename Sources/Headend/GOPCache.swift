@@ -32,8 +32,6 @@ public final class GOPCache: @unchecked Sendable {
     private var budget: Int
     private var measuredGOPBytes: Int?
 
-    var traceKey = ""
-    private var traced: Set<String> = []
     public init(budgetBytes: Int = WarmBudget.defaultChannelBytes) {
         self.budget = budgetBytes
     }
@@ -63,6 +61,16 @@ public final class GOPCache: @unchecked Sendable {
     public var byteCount: Int { lock.withLock { bytes } }
     /// True when the last GOP outgrew `budgetBytes` and was dropped.
     public var isOverBudget: Bool { lock.withLock { overBudgetValue } }
+    private let streamLock = NSLock()
+    private var audioStream = false
+
+    /// True once the ingest routed an audio stream here (its format may not be known yet).
+    /// Readable under the cache lock, i.e. from a consumer.
+    public var hasAudioStream: Bool { streamLock.withLock { audioStream } }
+
+    /// Called by the ingest when it routes an audio stream to this cache.
+    public func markAudioStream() { streamLock.withLock { audioStream = true } }
+
     /// When the source last delivered anything.
     public var lastDelivery: ContinuousClock.Instant? { lock.withLock { lastArrival } }
 
@@ -75,10 +83,6 @@ public final class GOPCache: @unchecked Sendable {
                           isKeyframe: track == .video && buffer.isKeyframe)
         lock.lock()
         defer { lock.unlock() }
-        if ColdTrace.enabled {
-            let what = entry.isKeyframe ? "keyframe" : (track == .video ? "video" : "audio")
-            if traced.insert(what).inserted { ColdTrace.mark(traceKey, "cache first \(what) (caps \(sample.caps != nil))") }
-        }
         lastArrival = .now
         if track == .video {
             if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }
@@ -137,7 +141,7 @@ public final class GOPCache: @unchecked Sendable {
             entries.removeAll()
             bytes = 0
             lastArrival = nil
-            traced = []
+            streamLock.withLock { audioStream = false }
         }
     }
 }

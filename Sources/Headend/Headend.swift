@@ -131,14 +131,13 @@ public actor Headend {
         }
         let feed = nextFeed
         nextFeed += 1
-        ColdTrace.start("\(channel.number)")
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
         let wasRunning = await source.isRunning
         if !wasRunning { await source.start() }
         let warm = source.cache.hasKeyframe
-        let pendingFeed = PendingFeed(feed: feed, warm: warm, headend: self, sink: sink)
-        pendingFeed.traceKey = "\(channel.number)"
+        let pendingFeed = PendingFeed(feed: feed, warm: warm, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
+                                      headend: self, sink: sink)
         pending[feed] = pendingFeed
         let snapshot = source.cache.attach(id: feed) { entry in pendingFeed.receive(entry) }
         let path: Path
@@ -149,8 +148,8 @@ public actor Headend {
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
             source.cache.detach(id: feed)
-            let cold = PendingFeed(feed: feed, warm: false, headend: self, sink: sink)
-            cold.traceKey = "\(channel.number)"
+            let cold = PendingFeed(feed: feed, warm: false, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
+                                   headend: self, sink: sink)
             pending[feed] = cold
             _ = source.cache.attach(id: feed) { entry in cold.receive(entry) }
             path = .cold
@@ -166,7 +165,6 @@ public actor Headend {
     /// Called (media thread) once a cold feed has its first keyframe and caps.
     fileprivate func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
-        ColdTrace.mark("\(entry.source.channel.number)", "startDecoder audio \(audioCaps != nil) spare \(spare != nil)")
         do {
             let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
             let decoder: ChannelDecoder
@@ -177,7 +175,6 @@ public actor Headend {
                 logger.debug("channel \(entry.source.channel.number): no spare decoder ready, building one")
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
-            decoder.traceKey = "\(entry.source.channel.number)"
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
@@ -242,23 +239,37 @@ public actor Headend {
 }
 
 /// Connects a GOP cache consumer to a decoder that may not exist yet: everything arriving
-/// before the decoder is ready is held (for a cold flip, from the first keyframe on) and pushed
-/// in order once it is.
+/// before the decoder is ready is held (for a cold flip, from the first keyframe on, plus the
+/// last second of audio before it, which may play from the keyframe on) and pushed in order
+/// once it is.
+///
+/// A cold feed asks for its decoder at the first keyframe, as soon as the audio format is known
+/// too: at once when audio has arrived or the ingest has no audio stream, else at the first
+/// audio buffer, or 300 ms later without audio. No polling: the cache's own deliveries drive it.
 final class PendingFeed: @unchecked Sendable {
     let feed: UInt
     private let warm: Bool
+    private let cache: GOPCache
     private weak var headend: Headend?
     private weak var sink: DecodedFrameSink?
     private let lock = NSLock()
     private var decoder: ChannelDecoder?
     private var held: [GOPCache.Entry] = []
+    private var haveKeyframe = false
+    private var sawAudio: Bool
+    private var audioTimerArmed = false
     private var requested = false
     private var cancelled = false
 
-    var traceKey = ""
-    init(feed: UInt, warm: Bool, headend: Headend, sink: DecodedFrameSink) {
+    /// How long a cold feed waits for the audio format after its first keyframe.
+    static let audioWait: Duration = .milliseconds(300)
+
+    /// `audioKnown`: the cache already had the audio format when the feed attached.
+    init(feed: UInt, warm: Bool, cache: GOPCache, audioKnown: Bool, headend: Headend, sink: DecodedFrameSink) {
         self.feed = feed
         self.warm = warm
+        self.cache = cache
+        self.sawAudio = audioKnown
         self.headend = headend
         self.sink = sink
     }
@@ -271,35 +282,72 @@ final class PendingFeed: @unchecked Sendable {
             decoder.push(entry)
             return
         }
-        if cancelled || (!warm && held.isEmpty && !entry.isKeyframe) { lock.unlock(); return }
+        if cancelled { lock.unlock(); return }
+        if entry.track == .audio { sawAudio = true }
+        if !warm && !haveKeyframe && !entry.isKeyframe {
+            // Before the first keyframe: keep the last second of audio, drop video.
+            if entry.track == .audio {
+                held.append(entry)
+                if entry.pts.isValid, let first = held.first, first.pts.isValid, entry.pts > first.pts + ClockTime.second {
+                    held.removeFirst()
+                }
+            }
+            lock.unlock()
+            return
+        }
+        if entry.isKeyframe { haveKeyframe = true }
         held.append(entry)
-        if !warm && !requested { ColdTrace.mark(traceKey, "pending: first keyframe held") }
-        let first = !warm && !requested
-        requested = true
+        var start = false
+        var armTimer = false
+        if !warm && !requested {
+            if sawAudio || !cache.hasAudioStream {
+                requested = true
+                start = true
+            } else if !audioTimerArmed {
+                audioTimerArmed = true
+                armTimer = true
+            }
+        }
         lock.unlock()
-        guard first, let headend, let sink else { return }
+        if start { requestDecoder() }
+        if armTimer {
+            Task { [weak self] in
+                try? await Task.sleep(for: PendingFeed.audioWait)
+                self?.audioWaitOver()
+            }
+        }
+    }
+
+    private func audioWaitOver() {
+        let start = lock.withLock {
+            guard !requested, !cancelled else { return false }
+            requested = true
+            return true
+        }
+        if start { requestDecoder() }
+    }
+
+    private func requestDecoder() {
+        guard let headend, let sink else { return }
         let feed = self.feed
         Task {
-            // Audio often trails the first keyframe a little: give it up to 300 ms so the decoder
-            // is built with its audio branch (a video-only channel just starts 300 ms later).
-            var (video, audio) = await headend.capsFor(feed: feed)
-            let deadline = ContinuousClock.now + .milliseconds(300)
-            while audio == nil && ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(20))
-                (video, audio) = await headend.capsFor(feed: feed)
-            }
+            let (video, audio) = await headend.capsFor(feed: feed)
             guard let video else { return }
-            ColdTrace.mark(self.traceKey, "caps wait over: audio \(audio != nil)")
             try? await headend.startDecoder(feed: feed, videoCaps: video, audioCaps: audio, sink: sink, initial: [])
         }
     }
 
-    /// Pushes `backlog` and anything held meanwhile, then forwards live.
+    /// Pushes `backlog` and anything held meanwhile, keyframe first (the decoder times
+    /// everything from it; audio held from before it follows and plays if it is not older),
+    /// then forwards live.
     func go(live decoder: ChannelDecoder, backlog: [GOPCache.Entry]) {
         lock.withLock {
             guard !cancelled else { return }
-            for e in backlog { decoder.push(e) }
-            for e in held { decoder.push(e) }
+            var ordered = backlog + held
+            if let k = ordered.firstIndex(where: \.isKeyframe), k > 0 {
+                ordered.insert(ordered.remove(at: k), at: 0)
+            }
+            for e in ordered { decoder.push(e) }
             held = []
             self.decoder = decoder
         }

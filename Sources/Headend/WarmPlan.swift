@@ -43,13 +43,15 @@ public struct WarmPlan: Sendable, Hashable {
         var plan = WarmPlan(running: [])
         var bytes = 0
         let limit = budget.cacheLimit
-        for i in priority(count: inputs.count, current: inputs.current, last: inputs.last, favourites: inputs.favourites,
-                           radius: policy.neighbourRadius)
-        where wanted.contains(i) {
+        func must(_ i: Int) -> Bool { inputs.shown.contains(i) || i == inputs.current }
+        let ranked = priority(count: inputs.count, current: inputs.current, last: inputs.last, favourites: inputs.favourites,
+                              radius: policy.neighbourRadius).filter { wanted.contains($0) }
+        // Channels that must run take their share of the budget first.
+        for i in ranked.filter(must) + ranked.filter({ !must($0) }) {
             let measured = i < inputs.gopBytes.count ? inputs.gopBytes[i] : nil
             let need = min(measured ?? WarmBudget.assumedGOPBytes, limit)
-            let must = inputs.shown.contains(i) || i == inputs.current
-            if !must {
+            let required = must(i)
+            if !required {
                 if let measured, measured > limit {
                     plan.heldCold[i] = "keyframe interval too long: one GOP needs \(WarmBudget.format(bytes: measured)), "
                         + "more than the \(WarmBudget.format(bytes: limit)) a channel may cache"

@@ -2,8 +2,8 @@ import Foundation
 
 /// Live MPEG-TS streams on loopback for the benchmark: one pre-encoded clip per channel
 /// (720p30 H.264 with B-frames, a 2 s keyframe interval, AAC), each played in a loop, in real
-/// time, by its own `ffmpeg -re` sender to `udp://127.0.0.1:PORT`. The senders run outside
-/// this process so they do not count in its CPU figures.
+/// time, by its own `ffmpeg -re` sender to `udp://127.0.0.1:PORT`, the senders started a
+/// fraction of a GOP apart. The senders run outside this process so they do not count in its CPU figures.
 final class BenchStreams {
     let urls: [String]
     private var senders: [Process] = []
@@ -18,11 +18,14 @@ final class BenchStreams {
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         var urls: [String] = []
         for i in 0..<channels {
-            let clip = "\(cache)/clip-\(width)x\(height)-\(fps)-g\(gopSeconds)-\(i).ts"
+            // Matroska, not MPEG-TS: `ffmpeg -stream_loop` over a TS file drops the first keyframe
+            // of every loop (one 4 s keyframe gap per 8 s clip, which made a quarter of cold flips
+            // wait a second GOP); a Matroska clip loops with every keyframe.
+            let clip = "\(cache)/clip-\(width)x\(height)-\(fps)-g\(gopSeconds)-\(i).mkv"
             if !FileManager.default.fileExists(atPath: clip) {
                 log("encoding benchmark clip \(i + 1)/\(channels) (once, cached in \(cache))")
                 let hue = (i * 360) / max(1, channels)
-                let tmp = clip + ".part.ts"
+                let tmp = clip + ".part.mkv"
                 try Self.run("/usr/bin/ffmpeg", [
                     "-loglevel", "error", "-y",
                     "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps),hue=h=\(hue)",
@@ -30,7 +33,7 @@ final class BenchStreams {
                     "-t", "\(gopSeconds * 4)",
                     "-c:v", "libx264", "-preset", "veryfast", "-g", "\(fps * gopSeconds)", "-keyint_min", "\(fps * gopSeconds)",
                     "-sc_threshold", "0", "-b:v", "3000k", "-maxrate", "3000k", "-bufsize", "3000k", "-pix_fmt", "yuv420p",
-                    "-c:a", "aac", "-b:a", "128k", "-f", "mpegts", tmp,
+                    "-c:a", "aac", "-b:a", "128k", "-f", "matroska", tmp,
                 ])
                 try FileManager.default.moveItem(atPath: tmp, toPath: clip)
             }
@@ -45,6 +48,10 @@ final class BenchStreams {
             try p.run()
             senders.append(p)
             urls.append(url)
+            // Staggered starts spread the channels' keyframes over the GOP, as independent live
+            // channels are; started together they would be in phase, and every cold flip made a
+            // fixed time after the previous one would wait about the same part of a GOP.
+            if i + 1 < channels { Thread.sleep(forTimeInterval: Double(gopSeconds) / Double(channels)) }
         }
         self.urls = urls
     }

@@ -41,6 +41,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Warm policy: all, neighbours:N or none. Default: the lineup's setting, else all.")
     var warm: String?
 
+    @Option(help: "Most channels running at once, the one on screen included. Default: the lineup's warm-max-channels, else no limit.")
+    var warmMax: Int?
+
+    @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
+    var warmMemory: String?
+
     @Option(help: "Start channel number. Default: the lineup's settings.start, else the last channel played, else the first.")
     var start: String?
 
@@ -85,6 +91,10 @@ struct PlayCommand: AsyncParsableCommand {
             }
             resolved.warm = policy
         }
+        let budget: WarmBudget
+        do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
+            throw ValidationError("\(path): \(error)")
+        }
         if bannerSeconds == nil, let setting = lineup.settings["banner-seconds"] {
             guard let seconds = Double(setting), (0...3600).contains(seconds) else {
                 throw ValidationError("\(path): settings.banner-seconds '\(setting)' is not a number of seconds from 0 to 3600")
@@ -102,6 +112,7 @@ struct PlayCommand: AsyncParsableCommand {
         let player: Player
         do {
             player = try Player(lineup: lineup, options: resolved, logger: logger)
+            await player.headend.setBudget(budget)
             try await player.start()
         } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))

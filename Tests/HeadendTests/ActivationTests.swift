@@ -118,6 +118,39 @@ extension HeadendTests {
             await headend.shutdown()
         }
 
+        /// A cold flip: the source is started by the flip, the decoder starts at its first keyframe
+        /// (with its audio when the channel has some) and the channel is warm for next time.
+        @Test(arguments: [true, false])
+        func coldChannelStartsAtItsFirstKeyframe(withAudio: Bool) async throws {
+            let target = DecodeTarget(width: 320, height: 180)
+            let tone = withAudio ? "&tone=550" : ""
+            let green = makeChannel(["test://color/00ff00?size=320x180&fps=30&gop=30\(tone)"], number: 1, name: "Green")
+            let other = makeChannel(["test://color/ff0000?size=160x90&fps=30&gop=15"], number: 2, name: "Other")
+            let headend = Headend(lineup: Lineup(channels: [green, other]), policy: .none, target: target, logger: testLogger) { _, _ in }
+            await headend.applyPolicy(current: 1, last: nil)
+            #expect(headend.states()[0] == .cold)
+
+            let recorder = FrameRecorder()
+            let (feed, path) = try await headend.activate(green, sink: recorder) { _, _ in }
+            #expect(path == .cold)
+            let got = await eventually(within: 5) { recorder.frames.contains { $0.feed == feed } }
+            #expect(got, "no frame from the cold channel; states \(headend.states().map(\.description))")
+            if let first = recorder.frames.first(where: { $0.feed == feed }) {
+                let caps = try Caps("video/x-raw,format=I420,width=\(target.width),height=\(target.height),framerate=30/1,pixel-aspect-ratio=1/1")
+                let image = try ImageCodec.decode(bytes: try ImageCodec.png(frame: first.frame, caps: caps))
+                let mean = image.meanRGB(x: 40, y: 40, width: 240, height: 100)
+                #expect(mean.g > 200 && mean.r < 60 && mean.b < 60, "the first frame is the channel's own: \(mean)")
+            }
+            if withAudio {
+                #expect(await eventually(within: 2) { recorder.audioBuffers > 0 }, "a cold channel with sound plays it")
+            }
+            // The supervisor notices the delivery within its 250 ms check.
+            #expect(await eventually(within: 1) { headend.sources[0].state == .hot }, "state \(headend.sources[0].state)")
+            await headend.deactivate(feed: feed)
+            #expect(headend.sources[0].state == .warm, "warm for next time")
+            await headend.shutdown()
+        }
+
         final class PreparedFeeds: @unchecked Sendable {
             private let lock = NSLock()
             private var list: [(UInt, Headend.Path)] = []
