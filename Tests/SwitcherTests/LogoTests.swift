@@ -165,7 +165,8 @@ import Testing
             Channel(id: "two", number: ChannelNumber(2), name: "Two", sources: ["test://color/2040a0?size=160x90&gop=15"],
                     logo: .file(red), logoStyle: LogoStyle(isShown: false)),
         ])
-        let options = PlayerOptions(sink: .headless, width: Self.width, height: Self.height, fps: 30, warm: .all)
+        var options = PlayerOptions(sink: .headless, width: Self.width, height: Self.height, fps: 30, warm: .all)
+        options.bannerSeconds = 0  // the banner after a flip shows the logo too
         let player = try Player(lineup: lineup, options: options, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         try await player.start()
         let deadline = ContinuousClock.now + .seconds(15)
