@@ -136,11 +136,17 @@ extension Player {
         }
         closeMultiview()
         let screen = self.screen, output = self.output
-        screen.lock.withLock {
+        let (window, placement) = screen.lock.withLock { () -> (PictureInPictureWindow, PictureInPicturePlacement) in
             if let corner { screen.pipPlacement.corner = corner }
             if let size { screen.pipPlacement = PictureInPicturePlacement(corner: screen.pipPlacement.corner, size: size) }
-            if screen.pipWindow == nil { screen.pipWindow = PictureInPictureWindow(output: output, placement: screen.pipPlacement) }
-            screen.pipWindow?.place(screen.pipPlacement)
+            let window = screen.pipWindow ?? PictureInPictureWindow(output: output, placement: screen.pipPlacement)
+            screen.pipWindow = window
+            return (window, screen.pipPlacement)
+        }
+        do {
+            try await window.configure(placement)
+        } catch {
+            throw OverlayError(.failed, "cannot build the picture-in-picture window: \(error)")
         }
         if screen.lock.withLock({ screen.pipChannel == index && screen.pipFeed != nil }) { return pipStatus() }
         return try await tunePiP(index)
@@ -383,6 +389,13 @@ extension Player {
                 output.setLayer(.pictureInPicture, [overlay])
             }
         }
+    }
+
+    /// Closes the overlays and stops the window's scaler (from `shutdown`).
+    func shutdownOverlays() async {
+        closeMultiview()
+        await closePiP()
+        await screen.lock.withLock { screen.pipWindow }?.shutdown()
     }
 
     // MARK: Helpers

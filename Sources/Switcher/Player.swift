@@ -126,6 +126,7 @@ public actor Player {
     }
 
     public func shutdown() async {
+        await shutdownOverlays()
         await headend.shutdown()
         await output.shutdown()
         store?.flush()
