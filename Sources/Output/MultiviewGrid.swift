@@ -20,7 +20,8 @@ public struct MultiviewTile: Sendable, Hashable {
 
 /// The multiview mosaic: a grid of `grid` x `grid` channel pictures, each labelled with its number
 /// and name, one cell highlighted. Drawn as one full-output picture from SVG (pictures embedded as
-/// JPEG data URLs), so it costs one render per refresh and one blend per output frame.
+/// JPEG data URLs), so it costs one render per refresh; the output shows it instead of the channel
+/// (`OutputPipeline.setCover`), with no blending per frame.
 public enum MultiviewGrid {
     public static let grids: ClosedRange<Int> = 2...4
 
@@ -38,9 +39,14 @@ public enum MultiviewGrid {
         cell(0, grid: grid, width: width, height: height).width & ~1
     }
 
-    /// The grid as a full-output overlay. Blocking (renders with GStreamer's SVG decoder); call it
-    /// off the media thread and off the cooperative pool.
-    public static func overlay(tiles: [MultiviewTile], grid: Int, highlight: Int?, width: Int, height: Int) throws(GStreamerError) -> Overlay {
+    /// The grid as a full-output frame of `format` (for `OutputPipeline.setCover`). Blocking
+    /// (renders with GStreamer's SVG decoder); call it off the media thread and off the cooperative pool.
+    public static func frame(tiles: [MultiviewTile], grid: Int, highlight: Int?, format: VideoFormat) throws(GStreamerError) -> Buffer {
+        try format.frame(image: image(tiles: tiles, grid: grid, highlight: highlight, width: format.width, height: format.height))
+    }
+
+    /// The grid as a picture of `width` x `height`. Blocking, like `frame`.
+    public static func image(tiles: [MultiviewTile], grid: Int, highlight: Int?, width: Int, height: Int) throws(GStreamerError) -> BGRAImage {
         let e = InterstitialCards.escape
         var body = ##"<rect width="100%" height="100%" fill="#05080d"/>"##
         for (i, tile) in tiles.prefix(grid * grid).enumerated() {
@@ -66,6 +72,6 @@ public enum MultiviewGrid {
             \(body)
             </svg>
             """
-        return Overlay(image: try ImageCodec.renderSVG(svg), x: 0, y: 0)
+        return try ImageCodec.renderSVG(svg)
     }
 }

@@ -37,6 +37,9 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// The pending feed's newest frame, waiting for the card's minimum time.
     private var heldFrame: Buffer?
     private var layers: [OutputLayer: [Overlay]] = [:]
+    /// A full-screen picture over the channel (the multiview, `setCover`), and the picture it covered.
+    private var cover: Buffer?
+    private var uncoveredBase: Buffer?
     /// The request token and overlays of every feed announced and not cancelled, to go back to one.
     private var feeds: [UInt: (token: UInt64, overlays: [Overlay])] = [:]
     /// The picture without the output-wide layers (to recompose when a layer changes).
@@ -198,6 +201,24 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         }
     }
 
+    /// Covers the picture with a full-screen `frame` of the output's format (the multiview), or
+    /// uncovers it with nil. While covered, channel frames are neither blended nor shown (their
+    /// sound plays on); the layers are still drawn above the cover. Far cheaper than a full-screen
+    /// overlay, which would be blended into every frame.
+    public func setCover(_ frame: Buffer?) {
+        lock.withLock {
+            if let frame {
+                if cover == nil { uncoveredBase = lastBase }
+                cover = frame
+                setBase(frame.retimed(pts: .none, dts: .none, offset: lastBase.offset))
+            } else if cover != nil {
+                cover = nil
+                setBase(uncoveredBase ?? lastBase)
+                uncoveredBase = nil
+            }
+        }
+    }
+
     /// Composes `base` with the output-wide layers and pushes it (under the lock).
     private func setBase(_ base: Buffer) {
         lastBase = base
@@ -219,6 +240,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             promotePending()
         }
         guard feed == activeFeed else { lock.unlock(); return }
+        if let cover {
+            // Covered: the channel's frame is neither blended nor shown; the cover goes out at its pace.
+            setBase(cover.retimed(pts: .none, dts: .none, offset: feed))
+            lock.unlock()
+            return
+        }
         let overlays = activeOverlays
         lock.unlock()
         let composed = videoFormat.blend(overlays, into: frame).retimed(pts: .none, dts: .none, offset: feed)

@@ -217,7 +217,7 @@ extension Player {
                 screen.pipFeed = nil
                 screen.pipChannel = nil
             }
-            // Without a window open, the layer may hold the multiview: leave it.
+            // Nothing to take down when no window is open.
             if screen.pipFeed != nil { screen.pipWindow?.close() }
             return screen.pipFeed
         }
@@ -282,7 +282,7 @@ extension Player {
             guard screen.multiview != nil else { return }
             screen.multiviewGeneration += 1
             screen.multiview = nil
-            output.setLayer(.pictureInPicture, [])
+            output.setCover(nil)
         }
         return multiviewStatus()
     }
@@ -379,14 +379,13 @@ extension Player {
             return (mv, screen.multiviewDraws)
         }) else { return }
         Task {
-            let overlay = await Self.render {
-                try MultiviewGrid.overlay(tiles: mv.tiles, grid: mv.grid, highlight: mv.highlight - mv.first,
-                                          width: output.width, height: output.height)
+            let frame = await Self.render {
+                try MultiviewGrid.frame(tiles: mv.tiles, grid: mv.grid, highlight: mv.highlight - mv.first, format: output.videoFormat)
             }
             screen.lock.withLock {
-                guard let overlay, screen.multiviewGeneration == generation, screen.multiview != nil, draw > screen.multiviewLanded else { return }
+                guard let frame, screen.multiviewGeneration == generation, screen.multiview != nil, draw > screen.multiviewLanded else { return }
                 screen.multiviewLanded = draw
-                output.setLayer(.pictureInPicture, [overlay])
+                output.setCover(frame)
             }
         }
     }
