@@ -1,4 +1,5 @@
 import Control
+import Foundation
 import Lineup
 import Switcher
 import Testing
@@ -39,5 +40,68 @@ import Testing
         #expect(keypad.press(.enter, now: now) == [.hideEntry, .flip(.tune(ChannelNumber(4)))])
         keypad.multiviewOpen = false
         #expect(keypad.press(.down, now: now) == [.flip(.previous)])
+    }
+
+    /// A player with a multiview that records what the keys ask of it.
+    final class MultiviewPlayer: PlayerControl, @unchecked Sendable {
+        let base = FakePlayer()
+        private let lock = NSLock()
+        private var log: [String] = []
+        var calls: [String] { lock.withLock { log } }
+        private func record(_ s: String) { lock.withLock { log.append(s) } }
+        func flip(_ request: FlipRequest) async -> FlipResult {
+            record("flip \(request)")
+            return await base.flip(request)
+        }
+        func status() async -> PlayerStatus { await base.status() }
+        func channels() async -> [ChannelStatus] { await base.channels() }
+        func snapshotPNG(width: Int?) async throws -> [UInt8] { try await base.snapshotPNG(width: width) }
+        func events() -> AsyncStream<PlayerEvent> { base.events() }
+        func toggleBanner() async -> BannerStatus {
+            record("banner")
+            return BannerStatus(shown: true, channel: nil)
+        }
+        func toggleMultiview(grid: Int) async throws -> MultiviewStatus {
+            record("multiview \(grid)")
+            return MultiviewStatus(open: true, grid: grid, channels: [], highlight: nil)
+        }
+        func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus {
+            record("move \(move.rawValue)")
+            return MultiviewStatus(open: true, grid: 3, channels: [], highlight: nil)
+        }
+        func selectMultiview() async throws -> FlipResult {
+            record("select")
+            return await base.flip(.tune(ChannelNumber(5)))
+        }
+    }
+
+    func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<100 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test func theRemoteLearnsTheMultiviewIsOpenFromThePlayer() async throws {
+        let player = MultiviewPlayer()
+        let (keys, typing) = AsyncStream.makeStream(of: Key.self)
+        let remote = KeyboardRemote(player: player, keys: keys, display: RemoteDisplay(showLine: { _ in }, showEntry: { _ in }),
+                                    logger: quietLogger)
+        let running = Task { try await remote.run() }
+        typing.yield(.info)
+        typing.yield(.multiview)
+        #expect(await eventually { player.calls.contains("multiview 3") })
+        try await Task.sleep(for: .milliseconds(100))
+        for key in [Key.right, .down, .enter] { typing.yield(key) }
+        #expect(await eventually { player.calls.contains("select") })
+        // Closed by the select: the arrows flip again.
+        typing.yield(.up)
+        #expect(await eventually { player.calls.contains("flip next") })
+        typing.finish()
+        try await running.value
+        let calls = player.calls.filter { !$0.hasPrefix("flip") }
+        #expect(Set(calls.prefix(2)) == ["banner", "multiview 3"], "i and m run side by side")
+        #expect(Array(calls.dropFirst(2)) == ["move right", "move down", "select"])
     }
 }
