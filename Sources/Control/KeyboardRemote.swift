@@ -100,6 +100,11 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         }
     }
 
+    /// The request a swap or a multiview select amounted to (for its status line).
+    private static func request(for result: FlipResult) -> FlipRequest {
+        result.channel.flatMap { ChannelNumber($0.number) }.map { .tune($0) } ?? .tuneID(result.channel?.id ?? "the channel")
+    }
+
     private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>, entry: AsyncStream<String?>.Continuation,
                          inputs: AsyncStream<Input>.Continuation) {
         let player = self.player
@@ -136,7 +141,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             group.addTask {
                 do {
                     let result = try await player.swapPiP()
-                    display.showLine(RemoteStatusLine.flip(result, request: .tune(ChannelNumber(0))))
+                    display.showLine(RemoteStatusLine.flip(result, request: Self.request(for: result)))
                 } catch {
                     display.showLine("▣ \(error)")
                 }
@@ -165,7 +170,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 inputs.yield(.multiview(false))
                 do {
                     let result = try await player.selectMultiview()
-                    display.showLine(RemoteStatusLine.flip(result, request: .tune(ChannelNumber(0))))
+                    display.showLine(RemoteStatusLine.flip(result, request: Self.request(for: result)))
                 } catch {
                     display.showLine("▦ \(error)")
                 }
