@@ -78,4 +78,22 @@ import Testing
         #expect(await player.bannerStatus().shown == false)
         await player.shutdown()
     }
+
+    @Test func aFlipTakesTheOldChannelsBannerDownBeforeTheNewPictureComes() async throws {
+        let port = Int.random(in: 41000...45000)
+        let player = try await overlayPlayer([
+            ("Red One", "test://color/ff0000?size=160x90&gop=15"),
+            ("Silent Two", "udp://127.0.0.1:\(port)"),
+        ], bannerSeconds: 60)
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
+        #expect(await waitUntil(5) { await player.bannerStatus().shown })
+        // Channel 2 sends nothing: its flip stays pending, and channel 1's banner must not stay up meanwhile.
+        let flip = Task { await player.flip(.tune(ChannelNumber(2))) }
+        #expect(await waitUntil(2) { await player.bannerStatus().shown == false }, "the old channel's banner goes as the flip starts")
+        flip.cancel()
+        _ = await flip.value
+        await player.shutdown()
+    }
 }
