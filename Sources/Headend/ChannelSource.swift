@@ -88,9 +88,29 @@ public actor ChannelSource {
     /// Marks the channel hot (decoded for the screen) or back to warm.
     func setHot(_ feed: UInt, _ hot: Bool) {
         if hot { hotFeeds.insert(feed) } else { hotFeeds.remove(feed) }
+        followVariants()
         if case .stalled = state { return }
         if case .failed = state { return }
         if cache.lastDelivery != nil { setState(hotFeeds.isEmpty ? .warm : .hot) }
+    }
+
+    /// The connection speed (kbps) told to adaptive demuxers: 1 while warm, so HLS follows its
+    /// lowest-bitrate variant (cheap to keep, its keyframes are what a flip starts from); the
+    /// largest value while hot, so it takes the best variant. (Not 0, "measure": the ingest is
+    /// paced to real time, so the demuxer would measure the playback rate of the low variant and
+    /// never move up.)
+    var variantSpeed: UInt32 { hotFeeds.isEmpty ? 1 : 4_294_967 }
+
+    /// Tells the running adaptive demuxers the speed for the current tier. They switch at their
+    /// next segment; segments start at a keyframe, so the picture changes without a gap.
+    private func followVariants() {
+        guard let pipeline else { return }
+        for demuxer in pipeline.descendants(factory: "hlsdemux") + pipeline.descendants(factory: "hlsdemux2") {
+            demuxer.set("connection-speed", uint: variantSpeed)
+        }
+        if let src = pipeline.child(named: "src"), src.hasProperty("connection-speed") {
+            src.set("connection-speed", uint64: UInt(variantSpeed))
+        }
     }
 
     private var startedAt: ContinuousClock.Instant = .now
@@ -113,6 +133,10 @@ public actor ChannelSource {
             let p = try Pipeline(description: plan.description)
             for case .property(let element, let name, let value) in plan.setup {
                 p.child(named: element)?.set(name, string: value)
+            }
+            if let src = p.child(named: "src"), src.hasProperty("connection-speed") {
+                // Adaptive streams (HLS) start on the variant the tier asks for.
+                src.set("connection-speed", uint64: UInt(variantSpeed))
             }
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
                 IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger)
