@@ -39,11 +39,11 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private var layers: [OutputLayer: [Overlay]] = [:]
     /// A full-screen picture over the channel (the multiview, `setCover`), and the picture it covered.
     private var cover: Buffer?
-    private var uncoveredBase: Buffer?
+    private var uncoveredBase: Base?
     /// The request token and overlays of every feed announced and not cancelled, to go back to one.
     private var feeds: [UInt: (token: UInt64, overlays: [Overlay])] = [:]
     /// The picture without the output-wide layers (to recompose when a layer changes).
-    private var lastBase: Buffer
+    private var lastBase: Base
     private var lastFrame: Buffer
     private var lastPush: ContinuousClock.Instant = .now
     private var sinkFeed: UInt = 0
@@ -79,7 +79,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         asrc.caps = try Caps(DecodeTarget.audioCaps)
         audioRing = AudioRing(capacity: 48000 * 2 * 2)
         lastFrame = try videoFormat.solidFrame(r: 0, g: 0, b: 0)
-        lastBase = lastFrame
+        lastBase = Base(picture: lastFrame, overlays: [], offset: 0)
         sinkPad.onBuffer { [weak self] buffer in self?.reachedSink(buffer) }
     }
 
@@ -159,7 +159,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             let until = ContinuousClock.now + minimum
             cardHoldUntil = card == nil ? until : max(cardHoldUntil ?? until, until)
             card = frame
-            setBase(frame.retimed(pts: .none, dts: .none, offset: 0))
+            setBase(Base(picture: frame, overlays: [], offset: 0))
             return true
         }
     }
@@ -210,7 +210,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             if let frame {
                 if cover == nil { uncoveredBase = lastBase }
                 cover = frame
-                setBase(frame.retimed(pts: .none, dts: .none, offset: lastBase.offset))
+                setBase(Base(picture: frame, overlays: [], offset: lastBase.offset))
             } else if cover != nil {
                 cover = nil
                 setBase(uncoveredBase ?? lastBase)
@@ -219,11 +219,29 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         }
     }
 
-    /// Composes `base` with the output-wide layers and pushes it (under the lock).
-    private func setBase(_ base: Buffer) {
+    /// The picture under the output-wide layers: a frame as it came (channel, card or cover)
+    /// and the channel's own overlays (its logo), kept apart so a layer change can recompose
+    /// a still picture.
+    struct Base {
+        var picture: Buffer
+        var overlays: [Overlay]
+        /// The feed id the composed frame carries.
+        var offset: UInt
+    }
+
+    /// The output-wide layers' overlays, bottom first (under the lock).
+    private var layerOverlays: [Overlay] { OutputLayer.allCases.flatMap { layers[$0] ?? [] } }
+
+    /// Composes `base` with the output-wide layers in one blend and pushes it (under the lock).
+    private func setBase(_ base: Base) {
+        let all = base.overlays + layerOverlays
+        let composed = all.isEmpty ? base.picture : videoFormat.blend(all, into: base.picture)
+        push(base, composed: composed.retimed(pts: .none, dts: .none, offset: base.offset))
+    }
+
+    /// Pushes a frame composed from `base` (under the lock).
+    private func push(_ base: Base, composed: Buffer) {
         lastBase = base
-        let extra = OutputLayer.allCases.flatMap { layers[$0] ?? [] }
-        let composed = extra.isEmpty ? base : videoFormat.blend(extra, into: base).retimed(pts: .none, dts: .none, offset: base.offset)
         lastFrame = composed
         lastPush = .now
         videoSource.push(composed)
@@ -242,16 +260,18 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         guard feed == activeFeed else { lock.unlock(); return }
         if let cover {
             // Covered: the channel's frame is neither blended nor shown; the cover goes out at its pace.
-            setBase(cover.retimed(pts: .none, dts: .none, offset: feed))
+            setBase(Base(picture: cover, overlays: [], offset: feed))
             lock.unlock()
             return
         }
         let overlays = activeOverlays
+        // The logo and the layers in one blend: one copy of the frame, not one per blend.
+        let all = overlays + layerOverlays
         lock.unlock()
-        let composed = videoFormat.blend(overlays, into: frame).retimed(pts: .none, dts: .none, offset: feed)
+        let composed = (all.isEmpty ? frame : videoFormat.blend(all, into: frame)).retimed(pts: .none, dts: .none, offset: feed)
         lock.withLock {
             guard feed == activeFeed else { return }
-            setBase(composed)
+            push(Base(picture: frame, overlays: overlays, offset: feed), composed: composed)
             if feedTimes[feed]?.firstVideo == nil {
                 feedTimes[feed, default: FeedTiming()].firstVideo = lastPush
                 if feedTimes.count > 64, let oldest = feedTimes.keys.min() { feedTimes.removeValue(forKey: oldest) }
@@ -292,7 +312,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             // The card's minimum time is over and the channel's picture is waiting (a still source).
             let overlays = pendingOverlays
             promotePending()
-            setBase(videoFormat.blend(overlays, into: held).retimed(pts: .none, dts: .none, offset: feed))
+            setBase(Base(picture: held, overlays: overlays, offset: feed))
         }
         let idle = ContinuousClock.now - lastPush > .milliseconds(Int64(2000 / fps))
         if idle {
