@@ -138,12 +138,6 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         }
     }
 
-    /// Stops waiting to report the first frame of `feed`, but keeps it pending: if its picture
-    /// comes later (a source that recovers behind a "no signal" card), it still replaces the card.
-    public func forgetWaiter(feed: UInt) {
-        lock.withLock { _ = firstFrameWaiters.removeValue(forKey: feed) }
-    }
-
     /// Shows `frame` (a full-screen card for request `token`) instead of any channel picture.
     /// Returns false, and shows nothing, when the feed of request `token` is already on screen:
     /// a card never covers the picture it announces. The card gives way to the first frame of
@@ -163,9 +157,6 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             return true
         }
     }
-
-    /// Whether a card is on screen.
-    public var isShowingCard: Bool { lock.withLock { card != nil } }
 
     /// Shows `feed` again (an abandoned flip: the card, or a frame of the abandoned feed that
     /// got on screen first, gives way to the channel still playing). Nothing happens when `feed`
