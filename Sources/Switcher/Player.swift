@@ -115,12 +115,14 @@ public actor Player {
         try await output.start()
         let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)
-        for channel in lineup.channels { _ = await logos.overlay(for: channel) }
         let number = lineup.channels[start].number
         Task { _ = await self.flip(.tune(number)) }
-        // Load the SVG renderer and its fonts now rather than on the first card that counts.
-        let cards = self.cards
+        // Then, without holding up the first picture: every channel's logo (decoded once, so no
+        // later flip waits for one), and the SVG renderer with its fonts (so the first card
+        // that counts does not pay for loading them).
+        let logos = self.logos, channels = lineup.channels, cards = self.cards
         Task.detached(priority: .background) {
+            for channel in channels { _ = await logos.overlay(for: channel) }
             _ = await cards.render(template: nil, fields: CardFields(number: "0", name: "warm-up"))
         }
     }
