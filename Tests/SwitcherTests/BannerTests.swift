@@ -14,6 +14,18 @@ import Testing
     ]
     let box = InfoBanner.box(width: 640, height: 360)
 
+    /// The red picture shows above the banner's box, and the box is not plain red: a banner.
+    func bannerOverRed(_ player: Player) async -> Bool {
+        guard let s = try? await overlaySnapshot(player) else { return false }
+        return region(s, (300, 40, 40, 40), is: (255, 0, 0)) && !region(s, inner(box, 4), is: (255, 0, 0))
+    }
+
+    /// The banner's box shows the bare red picture.
+    func bareRed(_ player: Player) async -> Bool {
+        guard let s = try? await overlaySnapshot(player) else { return false }
+        return region(s, inner(box, 4), is: (255, 0, 0), tolerance: 20)
+    }
+
     @Test func theBannerFollowsEveryFlipWithTheNewChannelAndGoesOnDelete() async throws {
         let player = try await overlayPlayer(Self.channels, bannerSeconds: 60)
         try await player.start()
@@ -21,10 +33,7 @@ import Testing
         let box = self.box
         // After the start flip, the banner covers the bottom of the red picture.
         #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
-        #expect(await waitUntil(5) {
-            guard let s = try? await overlaySnapshot(player) else { return false }
-            return region(s, (300, 40, 40, 40), is: (255, 0, 0)) && !region(s, inner(box, 4), is: (255, 0, 0))
-        }, "the banner is drawn over the red picture after the first flip")
+        #expect(await waitUntil(5) { await bannerOverRed(player) }, "the banner is drawn over the red picture after the first flip")
         #expect(await player.bannerStatus().channel?.number == "1")
         let first = try await overlaySnapshot(player)
 
@@ -39,8 +48,7 @@ import Testing
         #expect(await player.bannerStatus() == BannerStatus(shown: true, channel: ChannelSummary(number: "2", name: "Crimson Channel Two", id: "c2")))
 
         await player.hideBanner()
-        let bare = region(try await overlaySnapshot(player), inner(box, 4), is: (255, 0, 0), tolerance: 20)
-        #expect(bare, "no banner after a hide: the bare red picture")
+        #expect(await bareRed(player), "no banner after a hide: the bare red picture")
         #expect(await player.bannerStatus().shown == false)
         await player.shutdown()
     }
@@ -52,14 +60,12 @@ import Testing
         let box = self.box
         #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
         try await Task.sleep(for: .milliseconds(300))
-        let bare = region(try await overlaySnapshot(player), inner(box, 4), is: (255, 0, 0), tolerance: 20)
-        #expect(bare, "no banner after the flip")
+        #expect(await bareRed(player), "no banner after the flip")
         #expect(await player.toggleBanner().shown)
         #expect(await waitUntil(5) { (try? await overlaySnapshot(player)).map { !region($0, inner(box, 4), is: (255, 0, 0)) } ?? false },
                 "i shows it")
         #expect(await player.toggleBanner().shown == false)
-        let hidden = region(try await overlaySnapshot(player), inner(box, 4), is: (255, 0, 0), tolerance: 20)
-        #expect(hidden, "i again hides it")
+        #expect(await bareRed(player), "i again hides it")
         await player.shutdown()
     }
 
@@ -67,14 +73,9 @@ import Testing
         let player = try await overlayPlayer(Self.channels, bannerSeconds: 0.6)
         try await player.start()
         defer { Task { await player.shutdown() } }
-        let box = self.box
         #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
-        #expect(await waitUntil(5) {
-            guard let s = try? await overlaySnapshot(player) else { return false }
-            return region(s, (300, 40, 40, 40), is: (255, 0, 0)) && !region(s, inner(box, 4), is: (255, 0, 0))
-        }, "shown after the flip")
-        #expect(await waitUntil(5) { (try? await overlaySnapshot(player)).map { region($0, inner(box, 4), is: (255, 0, 0), tolerance: 20) } ?? false },
-                "gone after its time")
+        #expect(await waitUntil(5) { await bannerOverRed(player) }, "shown after the flip")
+        #expect(await waitUntil(5) { await bareRed(player) }, "gone after its time")
         #expect(await player.bannerStatus().shown == false)
         await player.shutdown()
     }
