@@ -46,7 +46,7 @@ struct FlipResultJSON: Encodable, Sendable {
 struct StatusJSON: Encodable, Sendable {
     var status: PlayerStatus
 
-    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip }
+    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -54,6 +54,7 @@ struct StatusJSON: Encodable, Sendable {
         try c.encode(status.output, forKey: .output)
         try c.encode(status.uptime.components.seconds, forKey: .uptimeSeconds)
         try c.encode(status.lastFlip.map(FlipResultJSON.init), forKey: .lastFlip)
+        try c.encodeIfPresent(status.resources, forKey: .resources)
     }
 }
 

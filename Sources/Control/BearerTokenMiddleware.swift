@@ -1,7 +1,12 @@
 import Foundation
 import Hummingbird
 
-/// Lets an `/api` request through only with the configured bearer token; other paths pass untouched.
+/// Lets a request through only with the configured bearer token, except for the public paths
+/// (the web remote's page, which holds nothing and reads the token from its own URL).
+///
+/// Deny by default: the check does not try to know which paths the router serves. Paths are
+/// compared as the router sees them (empty segments dropped, so `//api/v1/tune/2` is
+/// `/api/v1/tune/2`), and anything that is not a public path needs the token, whatever it spells.
 ///
 /// The token is taken from `Authorization: Bearer TOKEN`, or, for the URLs a browser opens without
 /// headers (the event stream, the snapshot and thumbnails), from `?token=TOKEN`. A missing or wrong token gets
@@ -10,12 +15,13 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: String
     /// Paths that also accept `?token=`.
     let queryTokenPaths: Set<String>
+    /// Paths served without a token.
+    let publicPaths: Set<String> = ["/"]
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let path = request.uri.path
-        guard path == "/api" || path.hasPrefix("/api/") else {
+        guard !publicPaths.contains(Self.routedPath(request.uri.path)) else {
             return try await next(request, context)
         }
         let presented = Self.bearerToken(request.headers[.authorization])
@@ -32,9 +38,14 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The event stream, the snapshot and channel thumbnails (what `<img>` and `EventSource`
     /// open without headers) may carry the token in the query.
     private func acceptsQueryToken(_ request: Request) -> Bool {
-        let path = request.uri.path
+        let path = Self.routedPath(request.uri.path)
         return queryTokenPaths.contains(path)
             || (request.method == .get && path.hasPrefix("/api/v1/channels/") && path.hasSuffix("/thumbnail.jpg"))
+    }
+
+    /// The path as the router matches it: segments split on `/` with the empty ones dropped.
+    static func routedPath(_ path: String) -> String {
+        "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
     }
 
     /// The token of an `Authorization: Bearer TOKEN` header, nil for anything else.

@@ -53,6 +53,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
         self.messages = stream
         self.continuation = continuation
         super.init(takingOwnership: pipeline)
+        PipelineCensus.track(object)
         installBusHandler()
     }
 
@@ -80,8 +81,12 @@ public final class Pipeline: Bin, @unchecked Sendable {
                 continuation.yield(message)
             }
         }
+        // A sync handler that answers GST_BUS_DROP owns the message and must unref it; a message
+        // left alive keeps its source element, and so its whole pipeline, alive for good.
         gst_bus_set_sync_handler(bus, { _, message, data in
-            if let message { CallbackBox<Handler>.from(data).value(message) }
+            guard let message else { return GST_BUS_DROP }
+            CallbackBox<Handler>.from(data).value(message)
+            gst_message_unref(message)
             return GST_BUS_DROP
         }, CallbackBox<Handler>(handler).retainedPointer(), { data in CallbackBox<Handler>.release(data) })
     }
@@ -151,4 +156,39 @@ public final class Pipeline: Bin, @unchecked Sendable {
         gst_element_set_state(pointer, GST_STATE_NULL)
         continuation.finish()
     }
+}
+
+/// Counts the GStreamer pipelines that exist, whoever holds them: a pipeline counts from its
+/// creation until GStreamer frees it (not until the Swift object goes), so a reference left
+/// behind anywhere shows up here. Thread-safe.
+public enum PipelineCensus {
+    private static let registry = Registry()
+
+    /// Pipelines created and not yet freed.
+    public static var alive: Int { registry.count }
+
+    /// Whether the pipeline behind `pipeline` still exists (for tests: hold only its `identity`).
+    public static func isAlive(_ identity: Pipeline.Identity) -> Bool { registry.contains(identity.address) }
+
+    static func track(_ object: UnsafeMutableRawPointer) {
+        registry.insert(UInt(bitPattern: object))
+        g_object_weak_ref(fb_object(object), { _, freed in
+            PipelineCensus.registry.remove(UInt(bitPattern: freed))
+        }, nil)
+    }
+
+    private final class Registry: @unchecked Sendable {
+        private let lock = NSLock()
+        private var addresses: Set<UInt> = []
+        var count: Int { lock.withLock { addresses.count } }
+        func contains(_ a: UInt) -> Bool { lock.withLock { addresses.contains(a) } }
+        func insert(_ a: UInt) { _ = lock.withLock { addresses.insert(a) } }
+        func remove(_ a: UInt) { _ = lock.withLock { addresses.remove(a) } }
+    }
+}
+
+extension Pipeline {
+    /// Names a pipeline without keeping it alive.
+    public struct Identity: Sendable, Hashable { let address: UInt }
+    public var identity: Identity { Identity(address: UInt(bitPattern: object)) }
 }

@@ -137,11 +137,15 @@ public struct PlayerStatus: Sendable, Hashable {
     public var output: OutputFormat
     public var uptime: Duration
     public var lastFlip: FlipResult?
-    public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?) {
+    /// What the process holds (pipelines, open files, memory); nil when not measured.
+    public var resources: ProcessResources?
+    public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?,
+                resources: ProcessResources? = nil) {
         self.channel = channel
         self.output = output
         self.uptime = uptime
         self.lastFlip = lastFlip
+        self.resources = resources
     }
 }
 

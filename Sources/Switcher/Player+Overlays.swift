@@ -50,7 +50,7 @@ extension Player {
     }
 
     public func bannerStatus() -> BannerStatus {
-        BannerStatus(shown: screen.lock.withLock { screen.bannerShown }, channel: status().channel.map(ChannelSummary.init))
+        BannerStatus(shown: screen.lock.withLock { screen.bannerShown }, channel: machine.current.map { ChannelSummary(lineup.channels[$0]) })
     }
 
     /// A flip starts: the banner goes (it names the old channel) and comes back with the new one.
@@ -401,7 +401,7 @@ extension Player {
 
     /// The lineup index of the channel on screen.
     var currentChannelIndex: Int? {
-        status().channel.flatMap { lineup.index(of: $0.number) }
+        machine.current
     }
 
     private static var overlayQueue: DispatchQueue { overlayRenderQueue }

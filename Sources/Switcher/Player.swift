@@ -78,7 +78,7 @@ public actor Player {
     private let logger: Logger
     private let startedAt = ContinuousClock.now
 
-    private var machine: SwitcherMachine
+    var machine: SwitcherMachine
     private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
     private var messageGeneration = 0
@@ -368,7 +368,7 @@ public actor Player {
     public func status() -> PlayerStatus {
         PlayerStatus(channel: machine.current.map { lineup.channels[$0] },
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
-                     uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip)
+                     uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current())
     }
 
     public nonisolated func channels() -> [ChannelStatus] {

@@ -108,6 +108,9 @@ struct PlayCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
 
+        // Every warm channel holds sockets and pipes; take the open-file room the system allows.
+        let fileLimit = ProcessResources.raiseFileLimit()
+        logger.debug("open-file limit: \(fileLimit)")
         try GStreamer.initialize()
         let player: Player
         do {

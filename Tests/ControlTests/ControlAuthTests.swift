@@ -94,4 +94,28 @@ struct ControlAuthTests {
             #expect(response.status == .ok)
         }
     }
+
+    /// The router drops empty path segments; the token check must see the same path. Sent over a
+    /// real socket so the path arrives exactly as written (`curl --path-as-is`).
+    @Test(arguments: ["POST //api/v1/tune/2", "POST /api//v1/tune/2", "POST ///api/v1/flip/next", "GET //api/v1/status",
+                      "GET //api/v1/events", "GET //api/v1/snapshot.png", "POST //api/v1/overlay/banner", "POST //api/v1/pip",
+                      "GET /API/v1/status", "GET /%61pi/v1/status", "POST /./api/v1/tune/2", "GET //api/v1/channels/7/thumbnail.jpg",
+                      "GET //api/v1/snapshot.png?token=nope"])
+    func extraSlashesAndSpellingsNeedTheToken(requestLine: String) async throws {
+        let player = FakePlayer()
+        let app = try makeControlApplication(player: player, configuration: Self.secured, logger: quietLogger)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let answer = try await RawHTTPClient.blocking {
+                let connection = try RawHTTPClient(port: port)
+                defer { connection.hangUp() }
+                try connection.send("\(requestLine) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return try connection.read(until: "\r\n\r\n")
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 401"), "\(requestLine): \(answer.prefix(80))")
+        }
+        #expect(player.flipRequests.isEmpty)
+        #expect(player.snapshotRequests.isEmpty)
+        #expect(player.openSubscriptions == 0)
+    }
 }

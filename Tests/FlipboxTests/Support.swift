@@ -16,7 +16,9 @@ final class FlipboxProcess: @unchecked Sendable {
         return repositoryRoot.appendingPathComponent(".build/debug/flipbox")
     }
 
-    init(arguments: [String], port: Int) throws {
+    /// `fileLimit`: run under that limit on open files, soft and hard (`prlimit`), as a box
+    /// started by systemd or a shell with the usual 1,024 would be.
+    init(arguments: [String], port: Int, fileLimit: Int? = nil) throws {
         self.port = port
         log = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-\(port).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -26,6 +28,10 @@ final class FlipboxProcess: @unchecked Sendable {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-state-\(port)-\(UUID().uuidString)")
         process.arguments = ["play"] + arguments + ["--output", "headless", "--no-keys", "--http", "127.0.0.1:\(port)",
                                                     "--state-dir", state.path]
+        if let fileLimit {
+            process.arguments = ["--nofile=\(fileLimit):\(fileLimit)", "--", Self.executable.path] + (process.arguments ?? [])
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        }
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
@@ -48,6 +54,14 @@ final class FlipboxProcess: @unchecked Sendable {
     /// Performs a request with curl; returns the status and the body.
     func request(_ method: String, _ path: String, timeout: Int = 15) -> (status: Int, body: [UInt8]) {
         curl(["-s", "-m", "\(timeout)", "-X", method, "-o", "-", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+    }
+
+    /// Sends `method` to every path in turn over one connection; returns each answer's status.
+    func statuses(_ method: String, _ paths: [String], timeout: Int = 120) -> [Int] {
+        let r = curl(["-s", "-m", "\(timeout)", "-X", method, "-w", "%{http_code}\n"]
+                     + paths.flatMap { ["-o", "/dev/null", "http://127.0.0.1:\(port)\($0)"] })
+        let text = String(decoding: r.body, as: UTF8.self) // one status a line; curl() took the empty last one
+        return text.split(separator: "\n").compactMap { Int($0) }
     }
 
     func json(_ method: String, _ path: String) -> (status: Int, object: [String: Any]) {

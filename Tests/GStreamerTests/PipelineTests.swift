@@ -91,3 +91,22 @@ final class Counter: @unchecked Sendable {
 
 import Foundation
 typealias NSLockLike = NSLock
+
+@Suite struct PipelineLifetimeTests {
+    init() throws { try GStreamer.initialize() }
+
+    /// A pipeline that ran, posted messages and was shut down is freed by GStreamer once the last
+    /// Swift reference goes, with nobody reading its messages.
+    @Test func shutDownPipelineIsFreed() async throws {
+        var identity: Pipeline.Identity?
+        do {
+            let p = try Pipeline(description: "videotestsrc is-live=true num-buffers=30 ! video/x-raw,width=64,height=48 ! fakesink sync=true")
+            identity = p.identity
+            try p.setState(.playing)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(PipelineCensus.isAlive(p.identity))
+            p.shutdown()
+        }
+        #expect(!PipelineCensus.isAlive(try #require(identity)))
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import GStreamer
+
+/// What the process holds right now: GStreamer pipelines, open files and resident memory.
+///
+/// Read from the kernel (`/proc/self`) and from `PipelineCensus`, so a leak anywhere shows up,
+/// whoever holds the reference. Reading costs a directory listing; fine for a status request,
+/// not for a streaming thread.
+public struct ProcessResources: Sendable, Hashable, Codable {
+    /// GStreamer pipelines that exist (not yet freed by GStreamer).
+    public var pipelines: Int
+    /// Open file descriptors (sockets, pipes, files, devices).
+    public var openFiles: Int
+    /// The soft limit on open files (`RLIMIT_NOFILE`).
+    public var fileLimit: Int
+    /// Resident memory in bytes.
+    public var residentBytes: Int
+
+    public init(pipelines: Int, openFiles: Int, fileLimit: Int, residentBytes: Int) {
+        self.pipelines = pipelines
+        self.openFiles = openFiles
+        self.fileLimit = fileLimit
+        self.residentBytes = residentBytes
+    }
+
+    /// The figures now.
+    public static func current() -> ProcessResources {
+        let openFiles = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        // statm: size resident shared text lib data dt, in pages.
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let residentPages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return ProcessResources(pipelines: PipelineCensus.alive, openFiles: openFiles, fileLimit: fileLimit().soft,
+                                residentBytes: residentPages * Int(sysconf(Int32(_SC_PAGESIZE))))
+    }
+
+    /// `getrlimit(2)` for `RLIMIT_NOFILE`.
+    static func fileLimit() -> (soft: Int, hard: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024) }
+        return (Int(clamping: limit.rlim_cur), Int(clamping: limit.rlim_max))
+    }
+
+    /// Raises the soft limit on open files to the hard limit (`setrlimit(2)`), as a process that
+    /// holds many sockets should: systemd and most shells start programs at 1,024 with a hard
+    /// limit far above. Returns the soft limit in force afterwards.
+    @discardableResult
+    public static func raiseFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+}

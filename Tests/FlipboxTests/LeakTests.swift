@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// A box must survive an evening of flipping: every flip, snapshot and thumbnail gives back the
+/// pipelines, sockets and memory it took. Runs the real binary under the usual limit of 1,024
+/// open files (before the fix, each flip kept its decoder pipeline and six sockets, and the API
+/// stopped answering after about 165 flips).
+@Suite(.serialized) struct LeakTests {
+    static let flips = 500
+
+    func makeLineup(udpPort: Int) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-leak-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let logo = try writeLogo(dir, name: "yellow", color: "#ffff00")
+        let yaml = """
+            settings:
+              banner-seconds: 1
+            channels:
+              - number: 1
+                name: Red
+                source: test://color/ff0000?size=160x90&fps=15&gop=15&tone=440
+                logo: \(logo)
+              - number: 2
+                name: Green
+                source: test://color/00ff00?size=160x90&fps=15&gop=15
+              - number: 3
+                name: UDP
+                source: udp://127.0.0.1:\(udpPort)
+              - number: 4
+                name: Grey
+                source: test://color/808080?size=160x90&fps=15&gop=15&tone=660
+            """
+        let file = dir.appendingPathComponent("lineup.yaml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    struct Resources: CustomStringConvertible {
+        var pipelines: Int
+        var openFiles: Int
+        var fileLimit: Int
+        var residentBytes: Int
+        var description: String { "\(pipelines) pipelines, \(openFiles) open files (limit \(fileLimit)), \(residentBytes >> 20) MB resident" }
+    }
+
+    func resources(_ box: FlipboxProcess) throws -> Resources {
+        let status = box.json("GET", "/api/v1/status")
+        try #require(status.status == 200, "the box stopped answering /status: \(box.logText.suffix(800))")
+        let r = try #require(status.object["resources"] as? [String: Any])
+        return Resources(pipelines: r["pipelines"] as? Int ?? -1, openFiles: r["openFiles"] as? Int ?? -1,
+                         fileLimit: r["fileLimit"] as? Int ?? -1, residentBytes: r["residentBytes"] as? Int ?? -1)
+    }
+
+    /// Waits until the pipeline count settles (a spare decoder is built 250 ms after a flip).
+    func settled(_ box: FlipboxProcess) throws -> Resources {
+        var last = try resources(box)
+        for _ in 0..<20 {
+            Thread.sleep(forTimeInterval: 0.5)
+            let now = try resources(box)
+            if now.pipelines == last.pipelines && now.openFiles == last.openFiles { return now }
+            last = now
+        }
+        return last
+    }
+
+    @Test func fiveHundredFlipsGiveBackEveryPipelineAndSocket() async throws {
+        try await onOwnThread { try self.flipFiveHundredTimes() }
+    }
+
+    func flipFiveHundredTimes() throws {
+        let udpPort = freePort()
+        let sender = try UDPTestStream(port: udpPort, rgb: 0x0000FF)
+        defer { sender.stop() }
+        let box = try FlipboxProcess(arguments: [try makeLineup(udpPort: udpPort).path, "--size", "320x180"],
+                                     port: freePort(), fileLimit: 1024)
+        defer { box.stop() }
+        #expect(box.waitForStatus(seconds: 30) { ($0["lastFlip"] as? [String: Any])?["outcome"] as? String == "completed" },
+                "the box never tuned its first channel: \(box.logText.suffix(800))")
+
+        // Warm up: every channel shown once, every kind of request made once.
+        let warmUp = ["/api/v1/flip/next", "/api/v1/flip/next", "/api/v1/flip/next", "/api/v1/flip/next", "/api/v1/recall"]
+        #expect(box.statuses("POST", warmUp).allSatisfy { $0 == 200 })
+        _ = box.statuses("GET", ["/api/v1/snapshot.png?width=100", "/api/v1/channels/2/thumbnail.jpg?width=100"])
+        let before = try settled(box)
+        #expect(before.fileLimit == 1024)
+
+        // 500 flips of every kind, with snapshots and thumbnails of changing sizes among them.
+        var answered = 0, failed: [Int] = []
+        let kinds = ["/api/v1/flip/next", "/api/v1/flip/previous", "/api/v1/tune/3", "/api/v1/recall", "/api/v1/tune/4"]
+        for batch in 0..<(Self.flips / 50) {
+            let paths = (0..<50).map { kinds[($0 + batch) % kinds.count] }
+            let statuses = box.statuses("POST", paths)
+            answered += statuses.count
+            failed += statuses.filter { $0 != 200 }
+            let width = 64 + batch * 8
+            let pictures = box.statuses("GET", ["/api/v1/snapshot.png?width=\(width)", "/api/v1/channels/\(1 + batch % 4)/thumbnail.jpg?width=\(width)"])
+            #expect(pictures.allSatisfy { $0 == 200 }, "batch \(batch): pictures answered \(pictures)")
+        }
+        #expect(answered == Self.flips, "\(answered) of \(Self.flips) flips answered")
+        #expect(failed.isEmpty, "flips not 200: \(failed.prefix(10))")
+
+        let after = try settled(box)
+        #expect(box.process.isRunning, "the box died: \(box.logText.suffix(800))")
+        #expect(after.pipelines <= before.pipelines, "pipelines grew: \(before) -> \(after)")
+        #expect(after.openFiles <= before.openFiles + 8, "open files grew: \(before) -> \(after)")
+        #expect(after.residentBytes < before.residentBytes + 64 << 20, "memory grew: \(before) -> \(after)")
+        #expect(!box.logText.contains("CRITICAL"), "GStreamer complained: \(box.logText.suffix(800))")
+    }
+}
