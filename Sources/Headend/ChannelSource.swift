@@ -4,10 +4,13 @@ import Lineup
 import Logging
 
 /// One channel's ingest: connects its source, demuxes and parses (no decoding) into a
-/// `GOPCache`, and supervises it: a source that stops delivering for `stallTimeout` is
-/// `stalled` and restarted with backoff; errors move on to the backup sources in order.
+/// `GOPCache`, and supervises it by the rules of `SourceSupervisor`: a source that stops
+/// delivering for `stallTimeout` is `stalled` and restarted with backoff; errors move on to the
+/// backup sources in order.
 ///
-/// Isolated to the media thread; `state` and `cache` may be read from anywhere.
+/// The actor is the supervisor's shell: it feeds it inputs (bus messages, the cache's first
+/// delivery, its one timer) and carries out the actions it returns, in order, on the media
+/// thread. `state` and `cache` may be read from anywhere.
 public actor ChannelSource {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
 
@@ -17,12 +20,13 @@ public actor ChannelSource {
     private let logger: Logger
     private let onStateChange: @Sendable (ChannelState) -> Void
 
+    private var supervisor: SourceSupervisor
     private var pipeline: Pipeline?
-    private var generation = 0
-    private var sourceIndex = 0
-    private var failures = 0
-    private var wanted = false
-    private var watchdog: Task<Void, Never>?
+    /// The supervisor's one timer.
+    private var timer: Task<Void, Never>?
+    /// Whether the running ingest loops (a file): its end seeks back instead of failing.
+    private var loops = false
+    private var loopArmed = false
     /// Decoders fed by this source, by feed id.
     private var hotFeeds: Set<UInt> = []
 
@@ -33,17 +37,18 @@ public actor ChannelSource {
     public static let defaultConnectTimeout: Duration = .seconds(10)
 
     /// A source silent for this long is stalled.
-    public nonisolated let stallTimeout: Duration
+    public nonisolated var stallTimeout: Duration { settings.stallTimeout }
     /// A source that has not delivered anything this long after starting has failed to connect.
-    public nonisolated let connectTimeout: Duration
+    public nonisolated var connectTimeout: Duration { settings.connectTimeout }
+    private nonisolated let settings: SourceSupervisor.Settings
 
     public init(channel: Channel, cacheBudgetBytes: Int = WarmBudget.defaultChannelBytes, logger: Logger,
                 stallTimeout: Duration = ChannelSource.defaultStallTimeout,
                 connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
                 onStateChange: @escaping @Sendable (ChannelState) -> Void) {
         self.channel = channel
-        self.stallTimeout = stallTimeout
-        self.connectTimeout = connectTimeout
+        settings = SourceSupervisor.Settings(sources: channel.sources, stallTimeout: stallTimeout, connectTimeout: connectTimeout)
+        supervisor = SourceSupervisor(settings: settings)
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
         self.stateBox = StateBox()
         self.logger = logger
@@ -53,45 +58,25 @@ public actor ChannelSource {
     /// The current state (any thread).
     public nonisolated var state: ChannelState { stateBox.value }
 
-    private func setState(_ s: ChannelState) {
-        if stateBox.exchange(s) != s { onStateChange(s) }
-    }
-
     /// True while the source runs (warm or better, or trying to be).
-    public var isRunning: Bool { wanted }
+    public var isRunning: Bool { supervisor.isWanted }
 
     /// Starts the ingest if it is not running. Returns at once; the state reports progress.
     public func start() {
-        guard !wanted else { return }
-        wanted = true
-        failures = 0
-        connect()
-        watchdog = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
-                await self?.checkHealth()
-            }
-        }
+        perform(supervisor.start(at: .now))
     }
 
     /// Stops the ingest and forgets the cache (the channel goes cold). `reason`, when given,
     /// says why the channel is held cold (`parked`).
     public func stop(reason: String? = nil) {
-        wanted = false
-        watchdog?.cancel()
-        watchdog = nil
-        teardown()
-        cache.reset()
-        setState(reason.map { .parked(reason: $0) } ?? .cold)
+        perform(supervisor.stop(reason: reason))
     }
 
     /// Marks the channel hot (decoded for the screen) or back to warm.
     func setHot(_ feed: UInt, _ hot: Bool) {
         if hot { hotFeeds.insert(feed) } else { hotFeeds.remove(feed) }
         followVariants()
-        if case .stalled = state { return }
-        if case .failed = state { return }
-        if cache.lastDelivery != nil { setState(hotFeeds.isEmpty ? .warm : .hot) }
+        perform(supervisor.setHot(!hotFeeds.isEmpty))
     }
 
     /// The connection speed (kbps) told to adaptive demuxers: 1 while warm, so HLS follows its
@@ -113,21 +98,44 @@ public actor ChannelSource {
         }
     }
 
-    private var startedAt: ContinuousClock.Instant = .now
-    private var loopArmed = false
-
-    private func connect() {
-        teardown()
-        cache.reset()
-        generation += 1
-        let gen = generation
-        let url = channel.sources[sourceIndex % max(1, channel.sources.count)]
-        startedAt = .now
-        // A reconnect keeps saying why the channel is down (stalled/failed) until data flows again.
-        switch state {
-        case .stalled, .failed: break
-        default: setState(.connecting)
+    /// Carries out the supervisor's actions, in order. A connection that fails at once is told
+    /// to the supervisor after the whole batch, so its answer comes after the batch's own actions.
+    private func perform(_ actions: [SourceSupervisor.Action]) {
+        var failure: (SourceSupervisor.Connection, String)?
+        for action in actions {
+            switch action {
+            case .connect(let index, let connection):
+                if let error = connect(channel.sources[index], connection: connection) { failure = (connection, error) }
+            case .teardown:
+                teardown()
+            case .report(let state):
+                if stateBox.exchange(state) != state { onStateChange(state) }
+            case .warn(let text):
+                logger.warning("channel \(channel.number) \(channel.name): \(text)")
+            case .wake(let at):
+                timer?.cancel()
+                timer = at.map { at in
+                    Task { [weak self] in
+                        try? await Task.sleep(until: at, clock: .continuous)
+                        guard !Task.isCancelled else { return }
+                        await self?.timerFired()
+                    }
+                }
+            }
         }
+        if let (connection, reason) = failure { perform(supervisor.failed(connection, reason: reason, at: .now)) }
+    }
+
+    private func timerFired() {
+        perform(supervisor.timerFired(at: .now, lastDelivery: cache.lastDelivery))
+    }
+
+    private func delivered(_ connection: SourceSupervisor.Connection) {
+        perform(supervisor.delivered(connection, at: cache.lastDelivery ?? .now))
+    }
+
+    /// Builds and starts the ingest; returns why it could not, nil when it runs.
+    private func connect(_ url: String, connection: SourceSupervisor.Connection) -> String? {
         do {
             let plan = try IngestPlan.make(for: url)
             let p = try Pipeline(description: plan.description)
@@ -148,28 +156,33 @@ public actor ChannelSource {
                     audio.onSample { [cache] s in cache.append(s, track: .audio) }
                 }
             }
+            cache.onFirstDelivery { [weak self] in
+                Task { await self?.delivered(connection) }
+            }
             pipeline = p
+            loops = plan.loops
+            loopArmed = false
             Task { [weak self] in
                 for await message in p.messages {
-                    await self?.handle(message, generation: gen, loops: plan.loops)
+                    await self?.handle(message, connection: connection)
                 }
             }
-            loopArmed = false
             try p.setState(.playing)
+            return nil
         } catch {
-            fail("\(error)", url: url)
+            return "\(error)"
         }
     }
 
-    private func handle(_ message: BusMessage, generation gen: Int, loops: Bool) {
-        guard gen == generation, let pipeline else { return }
+    private func handle(_ message: BusMessage, connection: SourceSupervisor.Connection) {
+        guard connection == supervisor.connection, let pipeline else { return }
         switch message {
         case .error(let source, let text, let debug):
             logger.debug("channel \(channel.number) pipeline error from \(source): \(text) [\(debug ?? "")]")
-            fail(text, url: channel.sources[sourceIndex % max(1, channel.sources.count)])
+            perform(supervisor.failed(connection, reason: text, at: .now))
         case .endOfStream:
             if loops { _ = pipeline.seekToStartLooping(flush: true) } else {
-                fail("the stream ended", url: channel.sources[sourceIndex % max(1, channel.sources.count)])
+                perform(supervisor.failed(connection, reason: "the stream ended", at: .now))
             }
         case .asyncDone where loops && !loopArmed:
             // Once prerolled, switch to segment seeks so the end loops back without a gap.
@@ -184,72 +197,14 @@ public actor ChannelSource {
         }
     }
 
-    private func checkHealth() {
-        // Between a failure and the reconnect there is no pipeline: nothing to judge (the cache
-        // still remembers the last delivery, which must not make a dead source look warm).
-        guard wanted, pipeline != nil else { return }
-        let now = ContinuousClock.now
-        if let last = cache.lastDelivery {
-            if now - last > stallTimeout {
-                if case .stalled = state {} else {
-                    logger.warning("channel \(channel.number) \(channel.name): no data for \(stallTimeout), reconnecting")
-                }
-                setState(.stalled(reason: "no data from the source for \(stallTimeout.formatted(.units(allowed: [.seconds])))"))
-                scheduleReconnect(advanceSource: true)
-            } else if case .connecting = state {
-                failures = 0
-                setState(hotFeeds.isEmpty ? .warm : .hot)
-            } else if case .stalled = state {
-                failures = 0
-                setState(hotFeeds.isEmpty ? .warm : .hot)
-            } else if case .failed = state {
-                failures = 0
-                setState(hotFeeds.isEmpty ? .warm : .hot)
-            }
-        } else if pipeline != nil, now - startedAt > connectTimeout {
-            fail("nothing received within \(connectTimeout.formatted(.units(allowed: [.seconds])))",
-                 url: channel.sources[sourceIndex % max(1, channel.sources.count)])
-        }
-    }
-
-    private var reconnectAt: ContinuousClock.Instant?
-
-    private func fail(_ reason: String, url: String) {
-        logger.warning("channel \(channel.number) \(channel.name): \(url): \(reason)")
-        teardown()
-        setState(.failed(error: "\(reason) (\(url))"))
-        scheduleReconnect(advanceSource: true)
-    }
-
-    private func scheduleReconnect(advanceSource: Bool) {
-        guard wanted, reconnectAt == nil else { return }
-        teardown()
-        failures += 1
-        if advanceSource && channel.sources.count > 1 { sourceIndex = (sourceIndex + 1) % channel.sources.count }
-        // Backoff: 0.5 s, 1 s, 2 s, ... up to 10 s; a fresh backup source is tried at once.
-        let delay: Duration = (advanceSource && channel.sources.count > 1 && sourceIndex != 0)
-            ? .milliseconds(100)
-            : .milliseconds(min(10_000, 250 << min(failures, 6)))
-        let at = ContinuousClock.now + delay
-        reconnectAt = at
-        Task { [weak self] in
-            try? await Task.sleep(until: at)
-            await self?.reconnectNow()
-        }
-    }
-
-    private func reconnectNow() {
-        reconnectAt = nil
-        guard wanted else { return }
-        connect()
-    }
-
+    /// Stops the running ingest and forgets what it cached (a dead source's GOP is stale).
     private func teardown() {
-        generation += 1
         if let p = pipeline {
             pipeline = nil
             p.shutdown()
         }
+        cache.onFirstDelivery(nil)
+        cache.reset()
     }
 
     /// Shuts everything down for good.

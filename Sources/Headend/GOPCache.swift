@@ -71,6 +71,14 @@ public final class GOPCache: @unchecked Sendable {
     /// Called by the ingest when it routes an audio stream to this cache.
     public func markAudioStream() { streamLock.withLock { audioStream = true } }
 
+    private var firstDelivery: (@Sendable () -> Void)?
+
+    /// Calls `handler` (on the streaming thread, under the cache's lock: it must only post) when
+    /// the first data arrives after the last `reset()`. Nil removes it.
+    public func onFirstDelivery(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { firstDelivery = handler }
+    }
+
     /// When the source last delivered anything.
     public var lastDelivery: ContinuousClock.Instant? { lock.withLock { lastArrival } }
 
@@ -83,6 +91,7 @@ public final class GOPCache: @unchecked Sendable {
                           isKeyframe: track == .video && buffer.isKeyframe)
         lock.lock()
         defer { lock.unlock() }
+        if lastArrival == nil { firstDelivery?() }
         lastArrival = .now
         if track == .video {
             if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }

@@ -154,7 +154,7 @@ public actor Thumbnailer {
         defer { messages.cancel() }
         let timer = Task {
             try await Task.sleep(for: Self.timeout)
-            delivery.deliver(.failure(ThumbnailFailure(.timedOut, "no picture after \(Self.timeout.formatted(.units(allowed: [.seconds])))")))
+            delivery.deliver(.failure(ThumbnailFailure(.timedOut, "no picture after \(Self.timeout.spoken)")))
         }
         defer { timer.cancel() }
         source.caps = caps

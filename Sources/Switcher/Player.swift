@@ -268,7 +268,7 @@ public actor Player {
     private func renderAndShow(_ card: SwitcherMachine.Card) async {
         let t0 = ContinuousClock.now
         let frame = await cardFrame(card)
-        logger.debug("flip #\(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", milliseconds(ContinuousClock.now - t0))) ms")
+        logger.debug("flip #\(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", (ContinuousClock.now - t0).milliseconds)) ms")
         // Still wanted? (The picture may have come, or a newer flip may have taken over.)
         guard machine.wantsCard(card) else { return }
         if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
@@ -409,15 +409,4 @@ public actor Player {
     }
 
     public var flipScope: FlipScope { machine.settings.scope }
-}
-
-
-func milliseconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-}
-
-/// `1.5 s`, `8 s`: a duration for people.
-func seconds(_ d: Duration) -> String {
-    let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    return s == s.rounded() ? "\(Int(s)) s" : String(format: "%.1f s", s)
 }

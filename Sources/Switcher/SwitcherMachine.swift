@@ -275,7 +275,7 @@ public struct SwitcherMachine: Sendable {
             return [.showCard(Card(requestID: id, channel: f.target, kind: .tuning, minimum: settings.cardMinimum))]
         case .timeout(let id):
             guard let f = flight, f.id == id else { return [] }
-            var reason = "no picture within \(seconds(settings.tuneTimeout))"
+            var reason = "no picture within \(settings.tuneTimeout.spoken)"
             if let detail, !detail.isEmpty { reason += ": \(detail)" }
             return fail(f, failure: .timedOut, reason: reason)
         }

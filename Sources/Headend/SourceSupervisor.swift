@@ -1,0 +1,182 @@
+import Lineup
+
+/// The rules that keep one channel's ingest alive, as a value: no clock, no threads, no pipelines.
+///
+/// Inputs go in with the time they happened (start, stop, data flowing, a bus error, the end of
+/// the stream, the one timer firing); the actions to carry out come out, in order. The shell
+/// (`ChannelSource`) builds and tears down pipelines, arms the timer and reports the state.
+///
+/// The rules: a source that delivered nothing within `connectTimeout` of connecting has
+/// `failed`; one that delivered and then went silent for `stallTimeout` is `stalled`; both are
+/// torn down and connected again after a backoff (0.5 s doubling to 10 s; a channel with backup
+/// sources moves on to the next one, and tries a fresh backup at once). While it retries, the
+/// channel keeps saying why it is down; when data flows again it is warm (or hot) by itself.
+/// There is one timer, armed for the next deadline only: no polling.
+public struct SourceSupervisor: Sendable {
+    /// Names one connection attempt: inputs of an older attempt are stale and ignored.
+    public struct Connection: Sendable, Hashable, CustomStringConvertible {
+        public let value: Int
+        public var description: String { "connection \(value)" }
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Build and start the ingest for `sources[source]`; its inputs carry `connection`.
+        case connect(source: Int, connection: Connection)
+        /// Stop and drop the running ingest, if any (also forget its cached data).
+        case teardown
+        /// The channel's state changed.
+        case report(ChannelState)
+        /// Something the person running the box should read.
+        case warn(String)
+        /// Call `timerFired` at this instant; replaces any earlier request. Nil: no timer.
+        case wake(at: ContinuousClock.Instant?)
+    }
+
+    public struct Settings: Sendable, Hashable {
+        /// The channel's source addresses, main first, then its backups (named in messages).
+        public var sources: [String]
+        public var stallTimeout: Duration
+        public var connectTimeout: Duration
+        public init(sources: [String], stallTimeout: Duration = .seconds(2), connectTimeout: Duration = .seconds(10)) {
+            self.sources = sources.isEmpty ? [""] : sources
+            self.stallTimeout = stallTimeout
+            self.connectTimeout = connectTimeout
+        }
+        var sourceCount: Int { sources.count }
+    }
+
+    private enum Phase: Sendable, Equatable {
+        /// Not wanted: nothing runs.
+        case idle
+        /// Connected at `since`, nothing delivered yet.
+        case connecting(since: ContinuousClock.Instant)
+        /// Delivering; `last` is the newest delivery the machine has heard of.
+        case delivering(last: ContinuousClock.Instant)
+        /// Torn down after a failure or a stall; connects again at `at`.
+        case retrying(at: ContinuousClock.Instant)
+    }
+
+    public let settings: Settings
+    public private(set) var state: ChannelState = .cold
+    /// The source (index into the channel's sources) in use or next.
+    public private(set) var source = 0
+    public private(set) var connection = Connection(value: 0)
+    private var phase: Phase = .idle
+    private var failures = 0
+    private var hot = false
+
+    public init(settings: Settings) { self.settings = settings }
+
+    public var isWanted: Bool { phase != .idle }
+
+    // MARK: Inputs
+
+    /// The channel should run (warm or shown). Nothing happens when it already does.
+    public mutating func start(at now: ContinuousClock.Instant) -> [Action] {
+        guard phase == .idle else { return [] }
+        failures = 0
+        return connect(at: now)
+    }
+
+    /// The channel goes cold; `reason` says why it is held cold (`parked`), nil for plain cold.
+    public mutating func stop(reason: String? = nil) -> [Action] {
+        let wasRunning = phase != .idle
+        phase = .idle
+        connection = Connection(value: connection.value + 1)
+        var actions: [Action] = wasRunning ? [.teardown, .wake(at: nil)] : []
+        actions += report(reason.map { .parked(reason: $0) } ?? .cold)
+        return actions
+    }
+
+    /// The channel is decoded for the screen (`hot`) or no longer.
+    public mutating func setHot(_ hot: Bool) -> [Action] {
+        self.hot = hot
+        guard case .delivering = phase else { return [] }
+        return report(hot ? .hot : .warm)
+    }
+
+    /// The ingest of `connection` delivered data at `at` (the first of a connection, or any later
+    /// one: only the newest matters).
+    public mutating func delivered(_ connection: Connection, at: ContinuousClock.Instant) -> [Action] {
+        guard connection == self.connection else { return [] }
+        switch phase {
+        case .connecting, .delivering:
+            let first: Bool
+            if case .delivering = phase { first = false } else { first = true }
+            phase = .delivering(last: at)
+            failures = 0
+            return first ? report(hot ? .hot : .warm) + [.wake(at: at + settings.stallTimeout)] : []
+        case .idle, .retrying:
+            return []
+        }
+    }
+
+    /// The ingest of `connection` failed (a bus error, or the end of a stream that does not loop).
+    public mutating func failed(_ connection: Connection, reason: String, at now: ContinuousClock.Instant) -> [Action] {
+        guard connection == self.connection, phase != .idle else { return [] }
+        if case .retrying = phase { return [] }
+        return fail(reason, at: now)
+    }
+
+    /// The timer asked for by `.wake` fired. `lastDelivery`: when the ingest last delivered
+    /// anything (the cache knows; the machine is not told of every buffer).
+    public mutating func timerFired(at now: ContinuousClock.Instant, lastDelivery: ContinuousClock.Instant?) -> [Action] {
+        switch phase {
+        case .idle:
+            return []
+        case .connecting(let since):
+            if let lastDelivery, lastDelivery >= since { return delivered(connection, at: lastDelivery) }
+            guard now - since >= settings.connectTimeout else { return [.wake(at: since + settings.connectTimeout)] }
+            return fail("nothing received within \(settings.connectTimeout.spoken)", at: now)
+        case .delivering(let last):
+            let newest = max(last, lastDelivery ?? last)
+            phase = .delivering(last: newest)
+            guard now - newest >= settings.stallTimeout else { return [.wake(at: newest + settings.stallTimeout)] }
+            var actions: [Action] = []
+            if case .stalled = state {} else {
+                actions.append(.warn("no data for \(settings.stallTimeout.spoken), reconnecting"))
+            }
+            actions += report(.stalled(reason: "no data from the source for \(settings.stallTimeout.spoken)"))
+            return actions + retry(at: now)
+        case .retrying(let at):
+            guard now >= at else { return [.wake(at: at)] }
+            return connect(at: now)
+        }
+    }
+
+    // MARK: Rules
+
+    private mutating func connect(at now: ContinuousClock.Instant) -> [Action] {
+        connection = Connection(value: connection.value + 1)
+        phase = .connecting(since: now)
+        var actions: [Action] = [.teardown, .connect(source: source, connection: connection)]
+        // A reconnect keeps saying why the channel is down until data flows again.
+        switch state {
+        case .stalled, .failed: break
+        default: actions += report(.connecting)
+        }
+        return actions + [.wake(at: now + settings.connectTimeout)]
+    }
+
+    private mutating func fail(_ reason: String, at now: ContinuousClock.Instant) -> [Action] {
+        let url = settings.sources[source]
+        return [.warn("\(url): \(reason)")] + report(.failed(error: "\(reason) (\(url))")) + retry(at: now)
+    }
+
+    /// Tears down and plans the next attempt: the next source when there are backups.
+    private mutating func retry(at now: ContinuousClock.Instant) -> [Action] {
+        failures += 1
+        if settings.sourceCount > 1 { source = (source + 1) % settings.sourceCount }
+        let freshBackup = settings.sourceCount > 1 && source != 0
+        let delay: Duration = freshBackup ? .milliseconds(100) : .milliseconds(min(10_000, 250 << min(failures, 6)))
+        phase = .retrying(at: now + delay)
+        connection = Connection(value: connection.value + 1)
+        return [.teardown, .wake(at: now + delay)]
+    }
+
+    private mutating func report(_ new: ChannelState) -> [Action] {
+        guard new != state else { return [] }
+        state = new
+        return [.report(new)]
+    }
+}

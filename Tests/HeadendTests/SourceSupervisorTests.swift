@@ -1,0 +1,166 @@
+import Headend
+import Testing
+
+/// The supervision rules with a manual clock: times are made up, nothing sleeps, no sender.
+@Suite struct SourceSupervisorTests {
+    typealias Action = SourceSupervisor.Action
+    let t0 = ContinuousClock.now
+    func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
+
+    func machine(_ sources: [String] = ["udp://a"]) -> SourceSupervisor {
+        SourceSupervisor(settings: .init(sources: sources, stallTimeout: .seconds(2), connectTimeout: .seconds(10)))
+    }
+
+    func connects(_ actions: [Action]) -> [(Int, SourceSupervisor.Connection)] {
+        actions.compactMap { if case .connect(let s, let c) = $0 { (s, c) } else { nil } }
+    }
+    func reports(_ actions: [Action]) -> [ChannelState] {
+        actions.compactMap { if case .report(let s) = $0 { s } else { nil } }
+    }
+    /// The last timer request: nil when there is none, `.some(nil)` when the timer is cancelled.
+    func wake(_ actions: [Action]) -> ContinuousClock.Instant?? {
+        var last: ContinuousClock.Instant?? = nil
+        for case .wake(let w) in actions { last = .some(w) }
+        return last
+    }
+
+    @Test func startConnectsAndReportsWarmOnFirstData() {
+        var m = machine()
+        let a = m.start(at: at(0))
+        #expect(connects(a).count == 1)
+        #expect(reports(a) == [.connecting])
+        #expect(wake(a) == .some(at(10_000)), "the connect deadline is the only timer")
+        #expect(m.start(at: at(5)).isEmpty, "a second start changes nothing")
+        let d = m.delivered(m.connection, at: at(300))
+        #expect(reports(d) == [.warm])
+        #expect(wake(d) == .some(at(2_300)), "from now on the stall deadline")
+        #expect(m.delivered(m.connection, at: at(350)).isEmpty, "later deliveries are not news")
+        #expect(reports(m.setHot(true)) == [.hot])
+        #expect(reports(m.setHot(false)) == [.warm])
+    }
+
+    @Test func silenceStallsAndReconnectsWithBackoffThenRecovers() {
+        var m = machine()
+        _ = m.start(at: at(0))
+        _ = m.delivered(m.connection, at: at(100))
+        // Data kept flowing until 1.9 s: the timer at 2.1 s only moves the deadline.
+        let early = m.timerFired(at: at(2_100), lastDelivery: at(1_900))
+        #expect(reports(early).isEmpty)
+        #expect(wake(early) == .some(at(3_900)))
+        let stall = m.timerFired(at: at(3_900), lastDelivery: at(1_900))
+        #expect(reports(stall) == [.stalled(reason: "no data from the source for 2 s")])
+        #expect(stall.contains(.teardown))
+        #expect(stall.contains(.warn("no data for 2 s, reconnecting")))
+        #expect(wake(stall) == .some(at(4_400)), "first retry after 0.5 s")
+        let retry = m.timerFired(at: at(4_400), lastDelivery: nil)
+        #expect(connects(retry).count == 1)
+        #expect(reports(retry).isEmpty, "a reconnect keeps saying why the channel is down")
+        // Nothing within the connect timeout: failed, next retry after 1 s.
+        let timeout = m.timerFired(at: at(14_400), lastDelivery: nil)
+        #expect(reports(timeout) == [.failed(error: "nothing received within 10 s (udp://a)")])
+        #expect(wake(timeout) == .some(at(15_400)))
+        let again = m.timerFired(at: at(15_400), lastDelivery: nil)
+        let recovered = m.delivered(connects(again)[0].1, at: at(15_500))
+        #expect(reports(recovered) == [.warm])
+    }
+
+    @Test func backoffDoublesUpToTenSeconds() {
+        var m = machine()
+        _ = m.start(at: at(0))
+        var now = 0
+        var delays: [Int] = []
+        for _ in 0..<8 {
+            let f = m.failed(m.connection, reason: "refused", at: at(now))
+            guard case .some(.some(let w)) = wake(f) else { Issue.record("no retry timer"); return }
+            let delay = Int((w - at(now)).components.seconds * 1000 + (w - at(now)).components.attoseconds / 1_000_000_000_000_000)
+            delays.append(delay)
+            now += delay
+            _ = m.timerFired(at: at(now), lastDelivery: nil)
+        }
+        #expect(delays == [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000])
+    }
+
+    @Test func errorsMoveOnToTheBackupAtOnce() {
+        var m = machine(["udp://main", "udp://backup"])
+        let start = m.start(at: at(0))
+        #expect(connects(start).map(\.0) == [0])
+        let f = m.failed(m.connection, reason: "refused", at: at(50))
+        #expect(reports(f) == [.failed(error: "refused (udp://main)")])
+        #expect(wake(f) == .some(at(150)), "a fresh backup is tried after 0.1 s")
+        let next = m.timerFired(at: at(150), lastDelivery: nil)
+        #expect(connects(next).map(\.0) == [1])
+    }
+
+    @Test func staleInputsAreIgnored() {
+        var m = machine()
+        _ = m.start(at: at(0))
+        let old = m.connection
+        _ = m.failed(old, reason: "refused", at: at(10))
+        #expect(m.failed(old, reason: "refused again", at: at(20)).isEmpty, "one failure per connection")
+        _ = m.timerFired(at: at(510), lastDelivery: nil)
+        #expect(m.delivered(old, at: at(600)).isEmpty, "data of a torn-down connection")
+        #expect(m.state == .failed(error: "refused (udp://a)"))
+    }
+
+    @Test func stopTearsDownAndSaysWhy() {
+        var m = machine()
+        _ = m.start(at: at(0))
+        let stop = m.stop(reason: "over the warm budget")
+        #expect(stop.contains(.teardown))
+        #expect(stop.contains(.wake(at: nil)))
+        #expect(reports(stop) == [.parked(reason: "over the warm budget")])
+        #expect(m.timerFired(at: at(20_000), lastDelivery: nil).isEmpty)
+        #expect(!m.isWanted)
+    }
+
+    /// Random interleavings of every input: the machine never reports warm without data on the
+    /// current connection, always has exactly one deadline while it runs, never connects while
+    /// stopped, and reconnects within the longest backoff.
+    @Test(arguments: 1...30) func invariantsUnderRandomInterleavings(seed: UInt64) {
+        var rng = SplitMix(seed: seed)
+        var m = machine(seed % 2 == 0 ? ["udp://a"] : ["udp://a", "udp://b", "udp://c"])
+        var now = 0
+        var timer: ContinuousClock.Instant?
+        var lastDelivery: ContinuousClock.Instant?
+        var running = false
+        for step in 0..<400 {
+            var actions: [Action] = []
+            let connectionBefore = m.connection
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0: actions = m.start(at: at(now)); running = true
+            case 1 where Int.random(in: 0..<4, using: &rng) == 0: actions = m.stop(); running = false
+            case 2: actions = m.failed(m.connection, reason: "error", at: at(now))
+            case 3, 4:
+                if running { lastDelivery = at(now); actions = m.delivered(m.connection, at: at(now)) }
+            case 5: actions = m.setHot(Bool.random(using: &rng))
+            default:
+                if let t = timer { now = max(now, Int((t - t0).components.seconds * 1000 + (t - t0).components.attoseconds / 1_000_000_000_000_000)) }
+                timer = nil
+                actions = m.timerFired(at: at(now), lastDelivery: lastDelivery)
+            }
+            now += Int.random(in: 0..<400, using: &rng)
+            if let w = wake(actions) { timer = w }
+            if m.connection != connectionBefore { lastDelivery = nil }
+            if reports(actions).contains(.warm) || reports(actions).contains(.hot) {
+                #expect(lastDelivery != nil, "seed \(seed) step \(step): warm without data")
+            }
+            #expect(!(!running && !connects(actions).isEmpty), "seed \(seed) step \(step): connects while stopped")
+            #expect(m.isWanted == running, "seed \(seed) step \(step)")
+            if running { #expect(timer != nil, "seed \(seed) step \(step): running without a deadline") }
+            if case .some(.none) = wake(actions) { #expect(!running) }
+        }
+    }
+}
+
+/// A small deterministic random generator for the interleaving tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
