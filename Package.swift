@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Headend"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup"]),
         .testTarget(name: "ControlTests", dependencies: [
             "Control", "Switcher", "Lineup",

@@ -1,18 +1,17 @@
 import Foundation
 import GStreamer
 import Headend
+import Lineup
 import Logging
 
 /// The single output pipeline: a fixed format that never changes on a flip.
 ///
-/// Decoded frames of the shown channel arrive on decoder streaming threads (`presentVideo`); the
-/// channel's overlays (its logo) are blended into each frame before it is pushed, so the logo
-/// changes in the same frame as the picture. Frames are tagged with their feed id, and a probe
-/// on the sink reports the first frame of each feed reaching it: that completes a flip.
-///
-/// The picture is either the shown feed or a full-screen card (an interstitial). A card replaces
-/// the old channel at once, and gives way to the first frame of the expected feed, but not before
-/// its minimum time. Above the picture sit the output-wide layers (`OutputLayer`), in order.
+/// A shell around `ScreenMachine`, which decides what is on screen: decoded frames of the shown
+/// channel arrive on decoder streaming threads (`presentVideo`), cards and layers from the
+/// player; each input is decided under the lock, and the compositions that come out are
+/// blended (the channel's logo and the layers in one pass) and pushed after the lock is
+/// released, in sequence order. Frames are tagged with their feed id, and a probe on the sink
+/// reports the first frame of each feed reaching it: that completes a flip.
 public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     public let sink: OutputSink
     public let width: Int
@@ -24,36 +23,24 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private let audioSource: AppSource
     private let logger: Logger
 
+    /// Guards `screen`.
     private let lock = NSLock()
-    private var activeFeed: UInt = 0
-    private var activeToken: UInt64 = 0
-    private var activeOverlays: [Overlay] = []
-    private var pendingFeed: UInt?
-    private var pendingToken: UInt64 = 0
-    private var pendingOverlays: [Overlay] = []
-    /// The card on screen instead of a feed, and until when it must stay.
-    private var card: Buffer?
-    private var cardHoldUntil: ContinuousClock.Instant?
-    /// The pending feed's newest frame, waiting for the card's minimum time.
-    private var heldFrame: Buffer?
-    private var layers: [OutputLayer: [Overlay]] = [:]
-    /// A full-screen picture over the channel (the multiview, `setCover`), and the picture it covered.
-    private var cover: Buffer?
-    private var uncoveredBase: Base?
-    /// The request token and overlays of every feed announced and not cancelled, to go back to one.
-    private var feeds: [UInt: (token: UInt64, overlays: [Overlay])] = [:]
-    /// The picture without the output-wide layers (to recompose when a layer changes).
-    private var lastBase: Base
+    private var screen: ScreenMachine<Buffer, Overlay>
+    /// Guards the push stage: the last frame pushed and its sequence number.
+    private let pushLock = NSLock()
     private var lastFrame: Buffer
-    private var lastPush: ContinuousClock.Instant = .now
+    private var lastSequence = 0
+    /// Guards what the sink saw: statistics, first-frame waiters, feed timings.
+    private let watchLock = NSLock()
     private var sinkFeed: UInt = 0
     private var firstFrameWaiters: [UInt: @Sendable (ContinuousClock.Instant) -> Void] = [:]
-    private var ticker: Thread?
-    private var running = true
-    private let audioRing: AudioRing
     private var stats = OutputStatistics()
     private var feedTimes: [UInt: FeedTiming] = [:]
     private var lastSinkTime: ContinuousClock.Instant?
+    /// The screen's one timer (a held frame's card time, repeating a still picture).
+    private let timerQueue = DispatchQueue(label: "flipbox-output-timer")
+    private var timer: DispatchSourceTimer?
+    private let audioRing: AudioRing
 
     public init(sink: OutputSink, width: Int, height: Int, fps: Int, logger: Logger) throws {
         self.sink = sink
@@ -79,63 +66,55 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         asrc.caps = try Caps(DecodeTarget.audioCaps)
         audioRing = AudioRing(capacity: 48000 * 2 * 2)
         lastFrame = try videoFormat.solidFrame(r: 0, g: 0, b: 0)
-        lastBase = Base(picture: lastFrame, overlays: [], offset: 0)
+        screen = ScreenMachine(framePeriod: .seconds(1) / fps, blank: lastFrame, at: .now)
         sinkPad.onBuffer { [weak self] buffer in self?.reachedSink(buffer) }
     }
 
-    /// Starts the output (media thread). Throws with the sink's own error if the display cannot be opened.
+    /// Starts the output (media thread). Throws with the sink's own error if the display cannot
+    /// be opened: the bus says so (an error), or the sink reaches PLAYING, whichever comes first.
     public func start() async throws {
+        let outcome = StartOutcome()
+        let messages = pipeline.messages
+        let logger = self.logger, sinkName = sink.rawValue
+        Task {
+            for await message in messages {
+                switch message {
+                case .error(let source, let text, let debug):
+                    if !outcome.settle(.failure(GStreamerError(code: .stateChange, message: "the \(sinkName) output cannot start: \(text)"))) {
+                        logger.error("the \(sinkName) output failed in \(source): \(text) [\(debug ?? "")]")
+                    }
+                case .stateChanged(_, .playing), .asyncDone:
+                    outcome.settle(.success(()))
+                default: break
+                }
+            }
+        }
         try await MediaExecutor.shared.run { [pipeline] in
             try pipeline.setState(.playing)
         }
-        // Surface a sink that fails at once (no display, no DRM device).
-        try? await Task.sleep(for: .milliseconds(100))
-        if let error = pipeline.firstError {
-            throw GStreamerError(code: .stateChange, message: "the \(sink.rawValue) output cannot start: \(error)")
-        }
-        let period = 1.0 / Double(fps)
-        let t = Thread { [weak self] in
-            while let self, self.isRunning {
-                Thread.sleep(forTimeInterval: period)
-                self.tick()
-            }
-        }
-        t.name = "flipbox-output-tick"
-        t.start()
-        ticker = t
+        try await outcome.wait(timeout: .seconds(5))
+        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
+        timer.setEventHandler { [weak self] in self?.timerFired() }
+        self.timer = timer
+        timer.schedule(deadline: .now() + .milliseconds(1000 / fps))
+        timer.resume()
     }
 
-    private var isRunning: Bool { lock.withLock { running } }
-
-    public var messages: AsyncStream<BusMessage> { pipeline.messages }
+    // MARK: Inputs (any thread)
 
     /// Announces that frames of `feed` should replace the current picture as soon as the first
     /// one arrives, with `overlays` on them. `token` names the request the feed belongs to (see
     /// `showCard`). `onFirstFrame` runs once, when that first frame reaches the sink. A newer
     /// `expect` replaces an older pending one (its waiter never runs).
     public func expect(feed: UInt, token: UInt64 = 0, overlays: [Overlay], onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
-        lock.withLock {
-            if let old = pendingFeed { firstFrameWaiters.removeValue(forKey: old) }
-            pendingFeed = feed
-            pendingToken = token
-            pendingOverlays = overlays
-            heldFrame = nil
-            feeds[feed] = (token, overlays)
-            firstFrameWaiters[feed] = onFirstFrame
-        }
+        watchLock.withLock { firstFrameWaiters[feed] = onFirstFrame }
+        lock.withLock { screen.expect(feed: FeedID(feed), token: token == 0 ? nil : RequestID(token), overlays: overlays) }
     }
 
     /// Forgets a pending feed (its flip failed or was superseded).
     public func cancel(feed: UInt) {
-        lock.withLock {
-            if pendingFeed == feed {
-                pendingFeed = nil
-                pendingOverlays = []
-                heldFrame = nil
-            }
-            firstFrameWaiters.removeValue(forKey: feed)
-            feeds.removeValue(forKey: feed)
-        }
+        lock.withLock { screen.cancel(feed: FeedID(feed)) }
+        _ = watchLock.withLock { firstFrameWaiters.removeValue(forKey: feed) }
     }
 
     /// Shows `frame` (a full-screen card for request `token`) instead of any channel picture.
@@ -144,180 +123,101 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// the pending feed, but no earlier than `minimum` from now.
     @discardableResult
     public func showCard(_ frame: Buffer, token: UInt64, minimum: Duration) -> Bool {
-        lock.withLock {
-            guard token == 0 || activeToken != token || activeFeed == 0 else { return false }
-            activeFeed = 0
-            activeToken = token
-            activeOverlays = []
-            // A card replacing a card keeps the older one's minimum time.
-            let until = ContinuousClock.now + minimum
-            cardHoldUntil = card == nil ? until : max(cardHoldUntil ?? until, until)
-            card = frame
-            setBase(Base(picture: frame, overlays: [], offset: 0))
-            return true
+        let (shown, actions) = lock.withLock {
+            screen.showCard(frame, token: token == 0 ? nil : RequestID(token), minimum: minimum, at: .now)
         }
+        carryOut(actions)
+        return shown
     }
 
     /// Shows `feed` again (an abandoned flip: the card, or a frame of the abandoned feed that
-    /// got on screen first, gives way to the channel still playing). Nothing happens when `feed`
-    /// is already shown, or was cancelled.
+    /// got on screen first, gives way to the channel still playing).
     public func restore(feed: UInt) {
-        lock.withLock {
-            guard activeFeed != feed || card != nil, let known = feeds[feed] else { return }
-            card = nil
-            cardHoldUntil = nil
-            heldFrame = nil
-            activeFeed = feed
-            activeToken = known.token
-            activeOverlays = known.overlays
-        }
+        lock.withLock { screen.restore(feed: FeedID(feed)) }
     }
 
-    /// Sets the overlays of one output-wide layer (an empty list removes it) and shows the change
-    /// at once, also on a still picture.
-    public func setLayer(_ layer: OutputLayer, _ overlays: [Overlay]) {
-        lock.withLock {
-            if overlays.isEmpty { layers.removeValue(forKey: layer) } else { layers[layer] = overlays }
-            setBase(lastBase)
-        }
+    /// Sets the pictures of one layer (an empty list removes it) and shows the change at once,
+    /// also on a still picture.
+    public func setLayer(_ layer: ScreenLayer, _ overlays: [Overlay]) {
+        carryOut(lock.withLock { screen.setLayer(layer, overlays, at: .now) })
     }
 
-    /// Sets one layer's overlays like `setLayer`, but shows them with the next channel frame
-    /// instead of pushing the picture again, unless no frame went out for a frame period (a still
-    /// picture). For layers that change every frame (the picture-in-picture window).
-    public func updateLayer(_ layer: OutputLayer, _ overlays: [Overlay]) {
-        lock.withLock {
-            if overlays.isEmpty { layers.removeValue(forKey: layer) } else { layers[layer] = overlays }
-            if ContinuousClock.now - lastPush >= .milliseconds(Int64(1000 / fps)) { setBase(lastBase) }
-        }
+    /// Sets one layer's pictures like `setLayer`, but shows them with the next channel frame
+    /// unless the picture is still. For layers that change every frame (picture-in-picture).
+    public func updateLayer(_ layer: ScreenLayer, _ overlays: [Overlay]) {
+        carryOut(lock.withLock { screen.updateLayer(layer, overlays, at: .now) })
     }
 
     /// Covers the picture with a full-screen `frame` of the output's format (the multiview), or
     /// uncovers it with nil. While covered, channel frames are neither blended nor shown (their
-    /// sound plays on); the layers are still drawn above the cover. Far cheaper than a full-screen
-    /// overlay, which would be blended into every frame.
+    /// sound plays on); the layers are still drawn above the cover.
     public func setCover(_ frame: Buffer?) {
-        lock.withLock {
-            if let frame {
-                if cover == nil { uncoveredBase = lastBase }
-                cover = frame
-                setBase(Base(picture: frame, overlays: [], offset: lastBase.offset))
-            } else if cover != nil {
-                cover = nil
-                setBase(uncoveredBase ?? lastBase)
-                uncoveredBase = nil
-            }
-        }
-    }
-
-    /// The picture under the output-wide layers: a frame as it came (channel, card or cover)
-    /// and the channel's own overlays (its logo), kept apart so a layer change can recompose
-    /// a still picture.
-    struct Base {
-        var picture: Buffer
-        var overlays: [Overlay]
-        /// The feed id the composed frame carries.
-        var offset: UInt
-    }
-
-    /// The output-wide layers' overlays, bottom first (under the lock).
-    private var layerOverlays: [Overlay] { OutputLayer.allCases.flatMap { layers[$0] ?? [] } }
-
-    /// Composes `base` with the output-wide layers in one blend and pushes it (under the lock).
-    private func setBase(_ base: Base) {
-        let all = base.overlays + layerOverlays
-        let composed = all.isEmpty ? base.picture : videoFormat.blend(all, into: base.picture)
-        push(base, composed: composed.retimed(pts: .none, dts: .none, offset: base.offset))
-    }
-
-    /// Pushes a frame composed from `base` (under the lock).
-    private func push(_ base: Base, composed: Buffer) {
-        lastBase = base
-        lastFrame = composed
-        lastPush = .now
-        videoSource.push(composed)
+        carryOut(lock.withLock { screen.setCover(frame, at: .now) })
     }
 
     public func presentVideo(_ frame: Buffer, feed: UInt) {
-        lock.lock()
-        if feed == pendingFeed {
-            if let hold = cardHoldUntil, ContinuousClock.now < hold {
-                heldFrame = frame
-                lock.unlock()
-                return
-            }
-            promotePending()
-        }
-        guard feed == activeFeed else { lock.unlock(); return }
-        if let cover {
-            // Covered: the channel's frame is neither blended nor shown; the cover goes out at its pace.
-            setBase(Base(picture: cover, overlays: [], offset: feed))
-            lock.unlock()
-            return
-        }
-        let overlays = activeOverlays
-        // The logo and the layers in one blend: one copy of the frame, not one per blend.
-        let all = overlays + layerOverlays
-        lock.unlock()
-        let composed = (all.isEmpty ? frame : videoFormat.blend(all, into: frame)).retimed(pts: .none, dts: .none, offset: feed)
-        lock.withLock {
-            guard feed == activeFeed else { return }
-            push(Base(picture: frame, overlays: overlays, offset: feed), composed: composed)
-            if feedTimes[feed]?.firstVideo == nil {
-                feedTimes[feed, default: FeedTiming()].firstVideo = lastPush
-                if feedTimes.count > 64, let oldest = feedTimes.keys.min() { feedTimes.removeValue(forKey: oldest) }
-            }
-        }
-    }
-
-    /// The pending feed becomes the shown one; a card gives way (under the lock).
-    private func promotePending() {
-        guard let feed = pendingFeed else { return }
-        activeFeed = feed
-        activeToken = pendingToken
-        activeOverlays = pendingOverlays
-        pendingFeed = nil
-        pendingOverlays = []
-        card = nil
-        cardHoldUntil = nil
-        heldFrame = nil
+        carryOut(lock.withLock { screen.videoFrame(frame, feed: FeedID(feed), at: .now) })
     }
 
     public func presentAudio(_ samples: Buffer, feed: UInt) {
-        let shown = lock.withLock { () -> Bool in
-            guard feed == activeFeed else { return false }
+        guard lock.withLock({ screen.playsAudio(of: FeedID(feed)) }) else { return }
+        watchLock.withLock {
             if feedTimes[feed]?.firstAudio == nil { feedTimes[feed, default: FeedTiming()].firstAudio = .now }
-            return true
         }
-        guard shown else { return }
-        let out = samples.retimed(pts: .none, dts: .none)
-        audioSource.push(out)
+        audioSource.push(samples.retimed(pts: .none, dts: .none))
         audioRing.append(samples)
     }
 
-    /// Keeps the output alive when no channel frames come (source stalled, nothing shown yet):
-    /// repeats the last composed frame at the output rate.
-    private func tick() {
-        lock.lock()
-        if let held = heldFrame, let feed = pendingFeed, let hold = cardHoldUntil, ContinuousClock.now >= hold {
-            // The card's minimum time is over and the channel's picture is waiting (a still source).
-            let overlays = pendingOverlays
-            promotePending()
-            setBase(Base(picture: held, overlays: overlays, offset: feed))
+    // MARK: Carrying out
+
+    /// Blends and pushes what the machine decided, outside its lock; never a composition older
+    /// than the last one pushed. Then arms the timer for the machine's next deadline.
+    private func carryOut(_ actions: [ScreenMachine<Buffer, Overlay>.Action]) {
+        for action in actions {
+            switch action {
+            case .compose(let c):
+                let composed = (c.overlays.isEmpty ? c.picture : videoFormat.blend(c.overlays, into: c.picture))
+                    .retimed(pts: .none, dts: .none, offset: c.feed.value)
+                let pushed = pushLock.withLock {
+                    guard c.sequence > lastSequence else { return false }
+                    lastSequence = c.sequence
+                    lastFrame = composed
+                    videoSource.push(composed)
+                    return true
+                }
+                if pushed, c.feed != .none {
+                    watchLock.withLock {
+                        if feedTimes[c.feed.value]?.firstVideo == nil {
+                            feedTimes[c.feed.value, default: FeedTiming()].firstVideo = .now
+                            if feedTimes.count > 64, let oldest = feedTimes.keys.min() { feedTimes.removeValue(forKey: oldest) }
+                        }
+                    }
+                }
+            case .repeatLast:
+                pushLock.withLock { videoSource.push(lastFrame.retimed(pts: .none, dts: .none, offset: lastFrame.offset)) }
+                watchLock.withLock { stats.repeatedFrames += 1 }
+            }
         }
-        let idle = ContinuousClock.now - lastPush > .milliseconds(Int64(2000 / fps))
-        if idle {
-            lastPush = .now
-            stats.repeatedFrames += 1
-            videoSource.push(lastFrame.retimed(pts: .none, dts: .none, offset: lastFrame.offset))
-        }
-        lock.unlock()
+        if !actions.isEmpty { arm() }
+    }
+
+    /// Sets the timer to the machine's next deadline.
+    private func arm() {
+        let deadline = lock.withLock { screen.nextDeadline }
+        let delay = max(.zero, deadline - .now)
+        timer?.schedule(deadline: .now() + .nanoseconds(Int(delay.milliseconds * 1_000_000)))
+    }
+
+    private func timerFired() {
+        let actions = lock.withLock { screen.tick(at: .now) }
+        carryOut(actions)
+        arm()
     }
 
     private func reachedSink(_ buffer: Buffer) {
         let feed = buffer.offset
         let now = ContinuousClock.now
-        let waiter: (@Sendable (ContinuousClock.Instant) -> Void)? = lock.withLock {
+        let waiter: (@Sendable (ContinuousClock.Instant) -> Void)? = watchLock.withLock {
             stats.framesShown += 1
             if let last = lastSinkTime {
                 let gap = now - last
@@ -332,22 +232,24 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         waiter?(now)
     }
 
+    // MARK: Reading
+
     /// Counters since start, or since the last `resetStatistics()`.
-    public func statistics() -> OutputStatistics { lock.withLock { stats } }
+    public func statistics() -> OutputStatistics { watchLock.withLock { stats } }
 
     public func resetStatistics() {
-        lock.withLock {
+        watchLock.withLock {
             stats = OutputStatistics()
             lastSinkTime = nil
         }
     }
 
     /// When the first video frame and the first audio buffer of `feed` were pushed to the output.
-    public func timing(feed: UInt) -> FeedTiming? { lock.withLock { feedTimes[feed] } }
+    public func timing(feed: UInt) -> FeedTiming? { watchLock.withLock { feedTimes[feed] } }
 
     /// The composed output frame as shown, as PNG, optionally scaled to `width`.
     public func snapshotPNG(width: Int? = nil) throws -> [UInt8] {
-        let frame = lock.withLock { lastFrame }
+        let frame = pushLock.withLock { lastFrame }
         return try ImageCodec.png(frame: frame, caps: videoFormat.caps, width: width)
     }
 
@@ -357,23 +259,44 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     }
 
     public func shutdown() async {
-        lock.withLock { running = false }
+        timer?.cancel()
         _ = try? await MediaExecutor.shared.run { [pipeline] in pipeline.shutdown() }
     }
 }
 
-/// Output-wide overlays above the picture, drawn in this order (later ones on top).
-public enum OutputLayer: Int, Sendable, Hashable, CaseIterable, Comparable {
-    /// A second channel in a corner window.
-    case pictureInPicture
-    /// The info banner.
-    case banner
-    /// The channel number being typed.
-    case entry
-    /// A short message, such as "No channel 42".
-    case message
+/// The first outcome of starting the output, settled once; waited for with a time limit.
+private final class StartOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Void, GStreamerError>?
+    private var waiter: CheckedContinuation<Void, any Error>?
 
-    public static func < (a: OutputLayer, b: OutputLayer) -> Bool { a.rawValue < b.rawValue }
+    /// Records the outcome; false when one was already recorded (this one is then ignored).
+    @discardableResult
+    func settle(_ outcome: Result<Void, GStreamerError>) -> Bool {
+        let (first, waiter): (Bool, CheckedContinuation<Void, any Error>?) = lock.withLock {
+            guard result == nil else { return (false, nil) }
+            result = outcome
+            defer { self.waiter = nil }
+            return (true, self.waiter)
+        }
+        waiter?.resume(with: outcome.mapError { $0 as any Error })
+        return first
+    }
+
+    func wait(timeout: Duration) async throws {
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.settle(.failure(GStreamerError(code: .timeout, message: "the output did not start within \(timeout.spoken)")))
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let done: Result<Void, GStreamerError>? = lock.withLock {
+                if let result { return result }
+                waiter = continuation
+                return nil
+            }
+            if let done { continuation.resume(with: done.mapError { $0 as any Error }) }
+        }
+    }
 }
 
 /// What the output did, for the benchmark.

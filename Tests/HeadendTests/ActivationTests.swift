@@ -112,7 +112,10 @@ extension HeadendTests {
             #expect(sorted.count == 6)
             if !sorted.isEmpty {
                 let median = sorted[sorted.count / 2]
-                #expect(median <= framePeriod * 2, "median first frame after \(median), output frame period \(framePeriod); all: \(sorted)")
+                // Speed is the benchmark's job (docs/performance.md: about one frame period); this only
+                // tells a warm start (decoding the cached GOP at once) from waiting for the next
+                // keyframe (a GOP, 1 s here), with room for a loaded CI machine.
+                #expect(median < .milliseconds(500), "median first frame after \(median), output frame period \(framePeriod); all: \(sorted)")
             }
             if let shown { await headend.deactivate(feed: shown) }
             await headend.shutdown()
