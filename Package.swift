@@ -46,11 +46,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Helpers shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
-        .testTarget(name: "LineupTests", dependencies: ["Lineup"], exclude: ["Fixtures"]),
-        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Headend"]),
-        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup"]),
+        .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
+        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "TestSupport"]),
         .testTarget(name: "ControlTests", dependencies: [
             "Control", "Switcher", "Lineup",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

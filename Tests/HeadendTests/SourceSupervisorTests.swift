@@ -1,4 +1,5 @@
 import Headend
+import TestSupport
 import Testing
 
 /// The supervision rules with a manual clock: times are made up, nothing sleeps, no sender.
@@ -149,18 +150,5 @@ import Testing
             if running { #expect(timer != nil, "seed \(seed) step \(step): running without a deadline") }
             if case .some(.none) = wake(actions) { #expect(!running) }
         }
-    }
-}
-
-/// A small deterministic random generator for the interleaving tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,21 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Lineup
 
 /// Feeds garbage and damaged lineups to the loader: it must never trap, and it
 /// must return either a lineup or at least one error, never both or neither.
 @Suite struct FuzzTests {
-    /// SplitMix64: the same sequence on every run, so a failure can be reproduced.
-    struct SeededRandom: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SeededRandom = SplitMix
 
     private func expectConsistent(_ report: LineupReport, _ what: @autoclosure () -> String) {
         let ok = (report.lineup != nil) == report.errors.isEmpty
@@ -33,7 +24,7 @@ import Testing
     }
 
     @Test func randomBytes() {
-        var random = SeededRandom(state: 42)
+        var random = SeededRandom(seed: 42)
         for round in 0..<300 {
             let count = Int.random(in: 0...600, using: &random)
             let bytes = Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &random) })
@@ -45,7 +36,7 @@ import Testing
 
     @Test func randomPrintableText() {
         let alphabet = Array("#EXTINF:-1 tvg-id=\"x\",\n\r:-[]{}&?=/@.%'|>*!test://udp://http://\t abc019é中")
-        var random = SeededRandom(state: 7)
+        var random = SeededRandom(seed: 7)
         for round in 0..<400 {
             let count = Int.random(in: 0...300, using: &random)
             let text = String((0..<count).compactMap { _ in alphabet.randomElement(using: &random) })
@@ -68,7 +59,7 @@ import Testing
 
     @Test func mutatedCorpus() throws {
         let specials = Array("\"',=#:\n-[]{}&?/@ \t\u{0}".utf8) + [0xC3, 0xFF]
-        var random = SeededRandom(state: 2024)
+        var random = SeededRandom(seed: 2024)
         for (name, data) in try corpus() {
             let format = LineupFormat(path: name)
             for round in 0..<150 {

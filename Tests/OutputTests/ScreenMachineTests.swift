@@ -1,5 +1,6 @@
 import Headend
 import Output
+import TestSupport
 import Testing
 
 /// The screen's rules with a manual clock and strings for frames and pictures: nothing sleeps,
@@ -172,18 +173,5 @@ import Testing
             check(actions, at: now, step: step)
             now += Int.random(in: 0..<60, using: &rng)
         }
-    }
-}
-
-/// A small deterministic random generator for the interleaving tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

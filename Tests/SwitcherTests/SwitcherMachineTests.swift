@@ -1,6 +1,7 @@
 import Headend
 import Lineup
 import Switcher
+import TestSupport
 import Testing
 
 /// The switcher's rules with a manual clock: times are made up, nothing sleeps.
@@ -385,18 +386,5 @@ import Testing
         for (t, when) in timersDue { take(m.timerFired(t, at: when)) }
         for id in requested { #expect(delivered[id] == 1, "seed \(seed): request \(id) got \(delivered[id] ?? 0) results") }
         #expect(m.pending == nil)
-    }
-}
-
-/// A small deterministic random generator for the interleaving test.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
