@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
-        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "TestSupport"]),
+        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport"]),
         .testTarget(name: "ControlTests", dependencies: [
             "Control", "Switcher", "Lineup",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -64,4 +64,28 @@ static inline gulong fb_signal_connect(gpointer instance, const char *signal, GC
     return g_signal_connect_data(instance, signal, cb, data, notify, (GConnectFlags)0);
 }
 
+/// Calls `fn` for every element inside `bin`, at any depth (an element may come twice when the
+/// bin changes during the walk).
+typedef void (*fb_element_fn)(GstElement *element, gpointer data);
+static inline void fb_bin_foreach_recurse(GstBin *bin, fb_element_fn fn, gpointer data) {
+    GstIterator *it = gst_bin_iterate_recurse(bin);
+    GValue item = G_VALUE_INIT;
+    gboolean done = FALSE;
+    while (!done) {
+        switch (gst_iterator_next(it, &item)) {
+        case GST_ITERATOR_OK:
+            fn(GST_ELEMENT(g_value_get_object(&item)), data);
+            g_value_reset(&item);
+            break;
+        case GST_ITERATOR_RESYNC:
+            gst_iterator_resync(it);
+            break;
+        default:
+            done = TRUE;
+        }
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+}
+
 #endif

@@ -158,23 +158,33 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 }
 
-/// Counts the GStreamer pipelines that exist, whoever holds them: a pipeline counts from its
-/// creation until GStreamer frees it (not until the Swift object goes), so a reference left
-/// behind anywhere shows up here. Thread-safe.
+/// Counts the GStreamer pipelines that exist, and the elements inside them, whoever holds
+/// them: each counts from its creation (or from joining a pipeline) until GStreamer frees it,
+/// not until a Swift object goes, so a reference left behind anywhere shows up here.
+/// Thread-safe.
 public enum PipelineCensus {
-    private static let registry = Registry()
+    private static let pipelines = Registry()
+    private static let elements = Registry()
 
     /// Pipelines created and not yet freed.
-    public static var alive: Int { registry.count }
+    public static var alive: Int { pipelines.count }
+
+    /// Elements that were ever inside a pipeline and are not yet freed.
+    public static var elementsAlive: Int { elements.count }
 
     /// Whether the pipeline behind `pipeline` still exists (for tests: hold only its `identity`).
-    public static func isAlive(_ identity: Pipeline.Identity) -> Bool { registry.contains(identity.address) }
+    public static func isAlive(_ identity: Pipeline.Identity) -> Bool { pipelines.contains(identity.address) }
 
     static func track(_ object: UnsafeMutableRawPointer) {
-        registry.insert(UInt(bitPattern: object))
-        g_object_weak_ref(fb_object(object), { _, freed in
-            PipelineCensus.registry.remove(UInt(bitPattern: freed))
+        pipelines.watch(object)
+        // The elements there now (a described pipeline comes built), and every one added later.
+        fb_bin_foreach_recurse(fb_bin(object), { element, _ in
+            if let element { PipelineCensus.elements.watch(UnsafeMutableRawPointer(element)) }
         }, nil)
+        let added: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, gpointer?) -> Void = { _, _, element, _ in
+            if let element { PipelineCensus.elements.watch(element) }
+        }
+        _ = fb_signal_connect(object, "deep-element-added", unsafeBitCast(added, to: GCallback.self), nil, nil)
     }
 
     private final class Registry: @unchecked Sendable {
@@ -182,8 +192,17 @@ public enum PipelineCensus {
         private var addresses: Set<UInt> = []
         var count: Int { lock.withLock { addresses.count } }
         func contains(_ a: UInt) -> Bool { lock.withLock { addresses.contains(a) } }
-        func insert(_ a: UInt) { _ = lock.withLock { addresses.insert(a) } }
-        func remove(_ a: UInt) { _ = lock.withLock { addresses.remove(a) } }
+
+        /// Counts `object` until GStreamer frees it (once, however often it is watched).
+        func watch(_ object: UnsafeMutableRawPointer) {
+            let address = UInt(bitPattern: object)
+            guard lock.withLock({ addresses.insert(address).inserted }) else { return }
+            let box = Unmanaged.passRetained(self).toOpaque()
+            g_object_weak_ref(fb_object(object), { data, freed in
+                let registry = Unmanaged<Registry>.fromOpaque(data!).takeRetainedValue()
+                _ = registry.lock.withLock { registry.addresses.remove(UInt(bitPattern: freed)) }
+            }, box)
+        }
     }
 }
 

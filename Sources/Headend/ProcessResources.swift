@@ -14,6 +14,8 @@ import GStreamer
 public struct ProcessResources: Sendable, Hashable, Codable {
     /// GStreamer pipelines that exist (not yet freed by GStreamer).
     public var pipelines: Int
+    /// GStreamer elements that were inside a pipeline and are not yet freed.
+    public var elements: Int
     /// Open file descriptors (sockets, pipes, files, devices).
     public var openFiles: Int
     /// The soft limit on open files (`RLIMIT_NOFILE`).
@@ -21,8 +23,9 @@ public struct ProcessResources: Sendable, Hashable, Codable {
     /// Resident memory in bytes.
     public var residentBytes: Int
 
-    public init(pipelines: Int, openFiles: Int, fileLimit: Int, residentBytes: Int) {
+    public init(pipelines: Int, elements: Int, openFiles: Int, fileLimit: Int, residentBytes: Int) {
         self.pipelines = pipelines
+        self.elements = elements
         self.openFiles = openFiles
         self.fileLimit = fileLimit
         self.residentBytes = residentBytes
@@ -34,7 +37,7 @@ public struct ProcessResources: Sendable, Hashable, Codable {
         // statm: size resident shared text lib data dt, in pages.
         let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
         let residentPages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return ProcessResources(pipelines: PipelineCensus.alive, openFiles: openFiles, fileLimit: fileLimit().soft,
+        return ProcessResources(pipelines: PipelineCensus.alive, elements: PipelineCensus.elementsAlive, openFiles: openFiles, fileLimit: fileLimit().soft,
                                 residentBytes: residentPages * Int(sysconf(Int32(_SC_PAGESIZE))))
     }
 

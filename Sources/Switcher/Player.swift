@@ -81,8 +81,8 @@ public actor Player {
     var machine: SwitcherMachine
     private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
-    private var messageGeneration = 0
-    private var entryGeneration = 0
+    /// Asynchronous work under its purpose (see `PlayerJob`).
+    private var jobs = Jobs<PlayerJob>()
 
     public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(), logger: Logger) throws {
         self.lineup = lineup
@@ -128,6 +128,7 @@ public actor Player {
     }
 
     public func shutdown() async {
+        jobs.cancelAll()
         await shutdownOverlays()
         await headend.shutdown()
         await output.shutdown()
@@ -175,41 +176,43 @@ public actor Player {
         }
     }
 
-    /// Carries out the machine's effects, in order. Slow work (decoders, rendering, sleeping)
-    /// runs in tasks that report back to the machine.
+    /// Carries out the machine's effects, in order, on the actor. Work that has to wait (a
+    /// decoder starting, a card rendering, a timer) runs as a job under its purpose and reports
+    /// back to the machine; nothing is fired and forgotten.
     private func perform(_ effects: [SwitcherMachine.Effect]) {
         for effect in effects {
             switch effect {
             case .activate(let id, let channel):
                 bannerFlipStarted()
-                Task { await self.activate(requestID: id, channel: channel) }
+                startJob(.activation(id)) { await $0.activate(requestID: id, channel: channel) }
                 switch headend.sources[channel].state {
                 case .warm, .hot: break
                 default:
                     // A channel that is not warm will need its card: render it now, so it is ready at the delay.
                     let card = SwitcherMachine.Card(requestID: id, channel: channel, kind: .tuning, minimum: .zero)
-                    Task { _ = await self.cardFrame(card) }
+                    startJob(.prerender(id)) { _ = await $0.cardFrame(card) }
                 }
             case .stop(let feed):
                 output.cancel(feed: feed)
-                let headend = self.headend
-                Task { await headend.deactivate(feed: feed) }
+                startJob(.deactivation(feed)) { await $0.headend.deactivate(feed: feed) }
             case .showCard(let card):
-                Task { await self.renderAndShow(card) }
+                startJob(.card) { await $0.renderAndShow(card) }
             case .restore(let feed):
                 output.restore(feed: feed)
             case .schedule(let timer, let deadline):
-                Task {
+                startJob(.timer(timer)) { player in
                     try? await Task.sleep(until: deadline, clock: .continuous)
-                    await self.fire(timer)
+                    await player.fire(timer)
                 }
             case .deliver(let result):
+                jobs.cancel(.timer(.card(requestID: result.requestID)))
+                jobs.cancel(.timer(.timeout(requestID: result.requestID)))
                 deliver(result)
             case .message(let text):
                 showMessage(text)
             case .committed(let current, _, let played):
-                // Tasks may run out of order: each applies the newest state, not the one it was made with.
-                Task { await self.applyWarmPolicy() }
+                // A newer plan replaces one still being applied: each applies the newest state.
+                startJob(.warmPolicy) { await $0.applyWarmPolicy() }
                 if played, let store {
                     let channel = lineup.channels[current]
                     let logger = self.logger
@@ -229,6 +232,23 @@ public actor Player {
             }
         }
     }
+
+    /// Starts `body` as the job for `purpose` (cancelling the one before it); it forgets itself
+    /// when it ends.
+    func startJob(_ purpose: PlayerJob, _ body: @escaping @Sendable (Player) async -> Void) {
+        jobs.start(purpose) { [weak self] serial in
+            guard let self else { return }
+            await body(self)
+            await self.jobFinished(purpose, serial: serial)
+        }
+    }
+
+    private func jobFinished(_ purpose: PlayerJob, serial: Int) {
+        jobs.finished(purpose, serial: serial)
+    }
+
+    /// Jobs running now (for the leak checks).
+    var runningJobs: Int { jobs.count }
 
     private func applyWarmPolicy() async {
         await headend.applyPolicy(current: machine.current, last: machine.previous)
@@ -257,6 +277,8 @@ public actor Player {
     }
 
     private func fire(_ timer: SwitcherMachine.Timer) {
+        // Cancelled while it slept: the request it was for has its result.
+        guard !Task.isCancelled else { return }
         var detail: String?
         if case .timeout = timer, let target = machine.pending?.channel {
             let state = headend.sources[target].state
@@ -270,7 +292,7 @@ public actor Player {
         let frame = await cardFrame(card)
         logger.debug("flip #\(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", (ContinuousClock.now - t0).milliseconds)) ms")
         // Still wanted? (The picture may have come, or a newer flip may have taken over.)
-        guard machine.wantsCard(card) else { return }
+        guard !Task.isCancelled, machine.wantsCard(card) else { return }
         if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
             perform(machine.cardShown(card))
         }
@@ -322,35 +344,37 @@ public actor Player {
 
     // MARK: On-screen text
 
-    /// Shows a message over the picture for `options.messageDuration`.
+    /// Shows a message over the picture for `options.messageDuration` (replacing the one shown).
     public func showMessage(_ text: String) {
-        messageGeneration += 1
-        let generation = messageGeneration
         let output = self.output
         let duration = options.messageDuration
-        Task {
+        startJob(.message) { player in
             let overlay = await Self.renderText(text, style: .message, output: output)
-            guard await self.messageGeneration == generation, let overlay else { return }
-            output.setLayer(.message, [overlay])
+            guard let overlay, await player.land(.message, [overlay]) else { return }
             try? await Task.sleep(for: duration)
-            if await self.messageGeneration == generation { output.setLayer(.message, []) }
+            _ = await player.land(.message, [])
         }
     }
 
     /// Shows the channel number being typed (`12_`), or hides it with nil.
     public func showEntry(_ text: String?) {
-        entryGeneration += 1
-        let generation = entryGeneration
-        let output = self.output
         guard let text else {
+            jobs.cancel(.entry)
             output.setLayer(.entry, [])
             return
         }
-        Task {
-            let overlay = await Self.renderText(text + "_", style: .entry, output: output)
-            guard await self.entryGeneration == generation, let overlay else { return }
-            output.setLayer(.entry, [overlay])
+        let output = self.output
+        startJob(.entry) { player in
+            guard let overlay = await Self.renderText(text + "_", style: .entry, output: output) else { return }
+            _ = await player.land(.entry, [overlay])
         }
+    }
+
+    /// Puts a job's pictures on `layer`, unless the job was replaced or cancelled meanwhile.
+    private func land(_ layer: ScreenLayer, _ overlays: [Overlay]) -> Bool {
+        guard !Task.isCancelled else { return false }
+        output.setLayer(layer, overlays)
+        return true
     }
 
     private static let textQueue = DispatchQueue(label: "flipbox-osd")
@@ -409,4 +433,24 @@ public actor Player {
     }
 
     public var flipScope: FlipScope { machine.settings.scope }
+}
+
+/// What a job of the player is for; a new job for the same purpose replaces the old one.
+enum PlayerJob: Hashable, Sendable {
+    /// Starting the decoder of a flip.
+    case activation(UInt64)
+    /// Rendering the card of a flip to a channel that is not warm, ahead of its delay.
+    case prerender(UInt64)
+    /// Rendering and showing the card on screen.
+    case card
+    /// A switcher timer.
+    case timer(SwitcherMachine.Timer)
+    /// Stopping the decoder of a feed no longer shown.
+    case deactivation(UInt)
+    /// Applying the warm plan around the channel on screen.
+    case warmPolicy
+    /// The message over the picture, and its time on screen.
+    case message
+    /// The channel number being typed.
+    case entry
 }
