@@ -29,10 +29,27 @@ public actor LogoOverlays {
         self.logger = logger
     }
 
+    /// The logo overlay of `channel` if it is ready now; otherwise starts making it and returns
+    /// nil at once (`.some(nil)`: ready, and the channel shows no logo). For the flip path, which
+    /// never waits for a logo.
+    public func readyOverlay(for channel: Channel) -> Overlay?? {
+        if let done = ready[channel.id] { return .some(done) }
+        if overlays[channel.id] == nil { overlays[channel.id] = Task { await self.made(channel) } }
+        return nil
+    }
+
+    private var ready: [String: Overlay?] = [:]
+
+    private func made(_ channel: Channel) async -> Overlay? {
+        let overlay = await make(channel)
+        ready[channel.id] = .some(overlay)
+        return overlay
+    }
+
     /// The logo overlay of `channel`, or nil when it has none, turns it off, or it cannot be read.
     public func overlay(for channel: Channel) async -> Overlay? {
         if let known = overlays[channel.id] { return await known.value }
-        let task = Task { await self.make(channel) }
+        let task = Task { await self.made(channel) }
         overlays[channel.id] = task
         return await task.value
     }

@@ -111,6 +111,11 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         lock.withLock { screen.expect(feed: FeedID(feed), token: token == 0 ? nil : RequestID(token), overlays: overlays) }
     }
 
+    /// Gives `feed` its overlays (its logo came after the flip); shown from its next frame.
+    public func setOverlays(_ overlays: [Overlay], feed: UInt) {
+        lock.withLock { screen.setOverlays(overlays, feed: FeedID(feed)) }
+    }
+
     /// Forgets a pending feed (its flip failed or was superseded).
     public func cancel(feed: UInt) {
         lock.withLock { screen.cancel(feed: FeedID(feed)) }

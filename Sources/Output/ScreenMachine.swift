@@ -95,6 +95,14 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
         feeds[feed] = (token, overlays)
     }
 
+    /// Gives `feed` its own pictures (its logo arrived after its first frame).
+    public mutating func setOverlays(_ overlays: [Picture], feed: FeedID) {
+        guard let known = feeds[feed] else { return }
+        feeds[feed] = (known.token, overlays)
+        if pending?.feed == feed { pending?.overlays = overlays }
+        if shown.feed == feed { shown.overlays = overlays }
+    }
+
     /// Forgets a feed (its flip failed or was superseded, or it stopped): its frames are never
     /// shown again. If it is on screen, its last picture stays (repeated) until another comes.
     public mutating func cancel(feed: FeedID) {

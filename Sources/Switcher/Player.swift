@@ -194,6 +194,7 @@ public actor Player {
                 }
             case .stop(let feed):
                 output.cancel(feed: feed)
+                jobs.cancel(.logo(feed))
                 startJob(.deactivation(feed)) { await $0.headend.deactivate(feed: feed) }
             case .showCard(let card):
                 startJob(.card) { await $0.renderAndShow(card) }
@@ -256,7 +257,10 @@ public actor Player {
 
     private func activate(requestID id: UInt64, channel index: Int) async {
         let channel = lineup.channels[index]
-        let overlay = await logos.overlay(for: channel)
+        // A logo never stands between the viewer and the picture: the flip takes it if it is
+        // ready, and otherwise it joins the picture when it is.
+        let ready = await logos.readyOverlay(for: channel)
+        let overlay = ready ?? nil
         guard machine.pending?.requestID == id else { return }
         logger.info("flip #\(id) -> \(channel.number) \(channel.name)")
         let output = self.output
@@ -267,6 +271,13 @@ public actor Player {
                 }
             }
             perform(machine.activated(requestID: id, feed: activation.feed))
+            if ready == nil {
+                let feed = activation.feed, logos = self.logos
+                startJob(.logo(feed)) { player in
+                    guard let overlay = await logos.overlay(for: channel) else { return }
+                    await player.output.setOverlays([overlay], feed: feed)
+                }
+            }
         } catch {
             perform(machine.activationFailed(requestID: id, reason: "\(error)"))
         }
@@ -447,6 +458,8 @@ enum PlayerJob: Hashable, Sendable {
     case timer(SwitcherMachine.Timer)
     /// Stopping the decoder of a feed no longer shown.
     case deactivation(UInt)
+    /// Adding a channel's logo to its feed once it is ready.
+    case logo(UInt)
     /// Applying the warm plan around the channel on screen.
     case warmPolicy
     /// The message over the picture, and its time on screen.

@@ -178,4 +178,50 @@ private final class SilentServer {
         #expect(cache.cachePath(for: url) == "/c/\(LogoCache.stableHash(url.absoluteString)).jpg")
         #expect(cache.cachePath(for: try #require(URL(string: "https://x.example/logo"))).hasSuffix(".img"))
     }
+
+    /// A FIFO would block the logo decoder for good: refused with a reason.
+    @Test func fifoIsNotALogo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.file("logo.png")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let cache = LogoCache(directory: directory.file("cache"))
+        do {
+            _ = try await cache.localPath(for: .file(fifo))
+            Issue.record("a FIFO was taken for a logo")
+        } catch {
+            #expect(error.description == "logo \(fifo): not a regular file")
+        }
+    }
+
+    /// A server that trickles a byte at a time gets the whole download's time, not each read's.
+    @Test func tricklingServerTimesOutInTotal() async throws {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", "-c", """
+            import socket, time, threading
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+            print(s.getsockname()[1], flush=True)
+            def trickle(c):
+                c.recv(4096)
+                c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 100000\\r\\n\\r\\n")
+                for _ in range(100):
+                    c.sendall(b"x"); time.sleep(0.3)
+            while True:
+                c, _ = s.accept(); threading.Thread(target=trickle, args=(c,), daemon=True).start()
+            """]
+        process.standardOutput = output
+        try process.run()
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let port = Int(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = LogoCache(directory: directory.file("cache"), timeout: 1)
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/trickle.png"))
+        let start = ContinuousClock.now
+        await #expect(throws: LogoCacheError.self) { try await cache.localPath(for: .remote(url)) }
+        #expect(ContinuousClock.now - start < .seconds(5), "the download ran for \(ContinuousClock.now - start)")
+    }
 }

@@ -1,0 +1,85 @@
+import Foundation
+import GStreamer
+import Lineup
+import Logging
+import Switcher
+import Testing
+
+/// A logo never stands between a viewer and the picture: a flip to a warm channel whose logo is
+/// still downloading completes at once, and the logo joins the picture when it arrives.
+@Suite(.serialized) struct SlowLogoTests {
+    /// Serves a red SVG on loopback after `delay` seconds per request.
+    final class SlowLogoServer {
+        let process = Process()
+        let port: Int
+        init(delay: Double) throws {
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-u", "-c", """
+                import http.server, time
+                class H(http.server.BaseHTTPRequestHandler):
+                    def do_GET(self):
+                        time.sleep(\(delay))
+                        body = b'<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#ff0000"/></svg>'
+                        self.send_response(200); self.send_header("Content-Type", "image/svg+xml")
+                        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+                    def log_message(self, *a): pass
+                s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+                print(s.server_address[1], flush=True)
+                s.serve_forever()
+                """]
+            process.standardOutput = output
+            try process.run()
+            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        func stop() {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    /// Red pixels in the top-right quarter of the picture (where the logo goes).
+    func redInLogoCorner(_ image: BGRAImage) -> Bool {
+        var red = 0
+        for y in 0..<(image.height / 2) {
+            for x in (image.width / 2)..<image.width {
+                let p = image.rgba(x: x, y: y)
+                if p.r > 200 && p.g < 60 && p.b < 60 { red += 1 }
+            }
+        }
+        return red > 100
+    }
+
+    @Test func flipDoesNotWaitForALogoDownload() async throws {
+        try GStreamer.initialize()
+        let server = try SlowLogoServer(delay: 3)
+        defer { server.stop() }
+        let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-slow-logo-\(UUID().uuidString)").path
+        let logo = try #require(URL(string: "http://127.0.0.1:\(server.port)/logo.svg"))
+        let lineup = Lineup(channels: [
+            Channel(id: "c1", number: ChannelNumber(1), name: "Grey", sources: ["test://color/808080?size=160x90&gop=15"]),
+            Channel(id: "c2", number: ChannelNumber(2), name: "Green", sources: ["test://color/00ff00?size=160x90&gop=15"],
+                    logo: .remote(logo)),
+        ])
+        var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all)
+        options.bannerSeconds = 0
+        let player = try Player(lineup: lineup, options: options, logoCache: LogoCache(directory: cacheDirectory, timeout: 10),
+                                logger: Logger(label: "test"))
+        try await player.start()
+        #expect(await waitUntil(15) { player.channels().allSatisfy { $0.state.tier == "warm" || $0.state.tier == "hot" } })
+
+        let flip = await player.tune(number: ChannelNumber(2))
+        #expect(flip.outcome == .completed)
+        #expect(flip.path == .warm)
+        // The download takes 3 s; before the fix the flip waited for it (and up to 10 s for a
+        // server that never answers).
+        #expect((flip.latency ?? .seconds(99)) < .seconds(1), "flip took \(flip.latency.map { "\($0)" } ?? "?")")
+        let before = try ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil))
+        #expect(!redInLogoCorner(before), "the logo cannot be there yet")
+        #expect(await waitUntil(8) {
+            (try? ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil))).map(redInLogoCorner) ?? false
+        }, "the logo joins the picture when it arrives")
+        await player.shutdown()
+    }
+}
