@@ -47,7 +47,9 @@ public actor Headend {
                 resolved = .unlimited
             }
         }
-        self.budget = resolved
+        var limited = resolved
+        limited.openFileChannels = WarmBudget.channels(forFileLimit: ProcessResources.fileLimit().soft)
+        self.budget = limited
         self.sources = lineup.channels.map { channel in
             ChannelSource(channel: channel, cacheBudgetBytes: resolved.cacheLimit, logger: logger) { state in onStateChange(channel, state) }
         }
@@ -62,6 +64,8 @@ public actor Headend {
 
     /// Changes the warm budget; takes effect at the next `applyPolicy`.
     public func setBudget(_ budget: WarmBudget) {
+        var budget = budget
+        budget.openFileChannels = budget.openFileChannels ?? self.budget.openFileChannels
         self.budget = budget
         for source in sources { source.cache.budgetBytes = budget.cacheLimit }
     }

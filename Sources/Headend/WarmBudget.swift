@@ -14,6 +14,19 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
     /// Most bytes one channel's GOP may take. A channel whose keyframe interval needs more is
     /// not kept warm, and its state says so.
     public var channelBytes: Int
+    /// Most channels the process's limit on open files leaves room for; nil: not limited.
+    /// Each running channel holds sockets, pipes and wake-up descriptors (about 6 measured
+    /// with UDP sources; `filesPerChannel` assumed), and the API, decoders and pictures need
+    /// `reservedFiles` more.
+    public var openFileChannels: Int?
+
+    public static let filesPerChannel = 8
+    public static let reservedFiles = 256
+
+    /// The channels a limit of `limit` open files leaves room for.
+    public static func channels(forFileLimit limit: Int) -> Int {
+        max(1, (limit - reservedFiles) / filesPerChannel)
+    }
 
     /// The per-channel GOP limit when none is configured.
     public static let defaultChannelBytes = 32 << 20

@@ -57,6 +57,10 @@ public struct WarmPlan: Sendable, Hashable {
                         + "more than the \(WarmBudget.format(bytes: limit)) a channel may cache"
                     continue
                 }
+                if let max = budget.openFileChannels, plan.running.count >= max {
+                    plan.heldCold[i] = "the limit on open files leaves room for \(max) running channel\(max == 1 ? "" : "s")"
+                    continue
+                }
                 if let max = budget.maxChannels, plan.running.count >= max {
                     plan.heldCold[i] = "over the warm budget of \(max) channel\(max == 1 ? "" : "s")"
                     continue

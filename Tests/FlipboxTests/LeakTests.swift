@@ -106,4 +106,32 @@ import Testing
         #expect(after.residentBytes < before.residentBytes + 64 << 20, "memory grew: \(before) -> \(after)")
         #expect(!box.logText.contains("CRITICAL"), "GStreamer complained: \(box.logText.suffix(800))")
     }
+
+    /// 300 channels with `warm: all` under a 1,024-file limit: the box starts, answers, warms
+    /// what the limit leaves room for and says why the rest are cold (it used to die at start
+    /// with "Too many open files").
+    @Test func manyChannelsFitTheOpenFileLimit() async throws {
+        try await onOwnThread {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-many-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let base = 20000 + Int.random(in: 0..<20000)
+            let channels = (0..<300).map { "  - number: \($0 + 1)\n    name: U\($0 + 1)\n    source: udp://127.0.0.1:\(base + $0)" }
+            let file = dir.appendingPathComponent("lineup.yaml")
+            try ("settings:\n  warm: all\nchannels:\n" + channels.joined(separator: "\n")).write(to: file, atomically: true, encoding: .utf8)
+            let box = try FlipboxProcess(arguments: [file.path], port: freePort(), fileLimit: 1024)
+            defer { box.stop() }
+            #expect(box.waitForStatus(seconds: 30) { _ in true }, "the box never answered: \(box.logText.suffix(800))")
+            Thread.sleep(forTimeInterval: 2)
+            let list = box.json("GET", "/api/v1/channels")
+            #expect(list.status == 200)
+            let entries = list.object["channels"] as? [[String: Any]] ?? []
+            #expect(entries.count == 300)
+            let parked = entries.filter { ($0["reason"] as? String)?.contains("limit on open files") == true }
+            #expect(parked.count >= 200, "\(parked.count) channels held cold for the file limit")
+            let status = try self.resources(box)
+            #expect(status.openFiles < 1000, "\(status)")
+            #expect(box.process.isRunning)
+            #expect(!box.logText.contains("Too many open files"), "\(box.logText.suffix(800))")
+        }
+    }
 }

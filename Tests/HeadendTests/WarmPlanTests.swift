@@ -26,6 +26,17 @@ import Testing
         #expect(WarmPlan.make(policy: .none, budget: .unlimited, inputs: inputs) == WarmPlan(running: [2]))
     }
 
+    @Test func theOpenFileLimitBoundsTheWarmSetAndSaysSo() {
+        #expect(WarmBudget.channels(forFileLimit: 1024) == 96)
+        #expect(WarmBudget.channels(forFileLimit: 100) == 1, "the channel on screen always runs")
+        var budget = WarmBudget(maxChannels: 50)
+        budget.openFileChannels = 3
+        let plan = WarmPlan.make(policy: .all, budget: budget, inputs: WarmPlan.Inputs(count: 10, current: 5, last: nil))
+        #expect(plan.running == [5, 6, 4])
+        #expect(plan.heldCold[0] == "the limit on open files leaves room for 3 running channels")
+        #expect(plan.heldCold.count == 7)
+    }
+
     @Test func aChannelBudgetKeepsTheMostLikelyChannelsAndSaysWhyTheOthersAreCold() {
         let budget = WarmBudget(maxChannels: 3)
         let plan = WarmPlan.make(policy: .all, budget: budget, inputs: WarmPlan.Inputs(count: 6, current: 0, last: nil))
