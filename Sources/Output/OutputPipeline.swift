@@ -111,6 +111,13 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         lock.withLock { screen.expect(feed: FeedID(feed), token: token == 0 ? nil : RequestID(token), overlays: overlays) }
     }
 
+    /// Expects `feed` again after a card replaced its picture (its source stalled): its next
+    /// frame replaces the card; `onFirstFrame` runs when it reaches the sink.
+    public func expectAgain(feed: UInt, onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
+        guard lock.withLock({ screen.expectAgain(feed: FeedID(feed)) }) else { return }
+        watchLock.withLock { firstFrameWaiters[feed] = onFirstFrame }
+    }
+
     /// Gives `feed` its overlays (its logo came after the flip); shown from its next frame.
     public func setOverlays(_ overlays: [Overlay], feed: UInt) {
         lock.withLock { screen.setOverlays(overlays, feed: FeedID(feed)) }

@@ -95,6 +95,14 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
         feeds[feed] = (token, overlays)
     }
 
+    /// Expects `feed` again (its picture was replaced by a card while it stalled): its next frame
+    /// replaces the card, with its own pictures. False when the feed is unknown (cancelled).
+    public mutating func expectAgain(feed: FeedID) -> Bool {
+        guard let known = feeds[feed] else { return false }
+        pending = Pending(feed: feed, token: known.token, overlays: known.overlays, held: nil)
+        return true
+    }
+
     /// Gives `feed` its own pictures (its logo arrived after its first frame).
     public mutating func setOverlays(_ overlays: [Picture], feed: FeedID) {
         guard let known = feeds[feed] else { return }

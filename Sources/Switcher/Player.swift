@@ -96,10 +96,13 @@ public actor Player {
         machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0, locked: options.locked.contains($0.number)) },
                                   settings: options.switcher)
         let hub = self.hub
+        let sourceStates = SourceStateRelay()
         headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height),
                           logger: logger) { channel, state in
             hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
+            sourceStates.send(channel, state)
         }
+        sourceStates.player = self
     }
 
     /// The channel to start on: the option, else the remembered channel, else the first.
@@ -251,6 +254,17 @@ public actor Player {
     /// Jobs running now (for the leak checks).
     var runningJobs: Int { jobs.count }
 
+    /// A channel's source changed state (from the headend): the channel on screen that stalls
+    /// or fails shows "no signal" instead of a frozen picture.
+    fileprivate func sourceStateChanged(_ channel: Channel, _ state: ChannelState) {
+        guard let index = lineup.index(of: channel.number) else { return }
+        switch state {
+        case .stalled(let reason): perform(machine.signalLost(channel: index, reason: reason))
+        case .failed(let error): perform(machine.signalLost(channel: index, reason: error))
+        default: break
+        }
+    }
+
     private func applyWarmPolicy() async {
         await headend.applyPolicy(current: machine.current, last: machine.previous)
     }
@@ -306,6 +320,13 @@ public actor Player {
         guard !Task.isCancelled, machine.wantsCard(card) else { return }
         if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
             perform(machine.cardShown(card))
+            if case .noSignal = card.kind, machine.pending == nil, let shown = machine.shownFeed {
+                // The channel on screen lost its signal: its next frame takes the card away.
+                let id = card.requestID
+                output.expectAgain(feed: shown) { at in
+                    Task { await self.firstFrame(requestID: id, feed: shown, path: .hot, at: at) }
+                }
+            }
         }
     }
 
@@ -466,4 +487,44 @@ enum PlayerJob: Hashable, Sendable {
     case message
     /// The channel number being typed.
     case entry
+}
+
+/// Hands source state changes (reported on the media thread) to the player, in order.
+private final class SourceStateRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var target: Player?
+    private var queue: [(Channel, ChannelState)] = []
+    private var draining = false
+
+    var player: Player? {
+        get { lock.withLock { target } }
+        set { lock.withLock { target = newValue } }
+    }
+
+    /// Queues the change; one task at a time delivers the queue in order.
+    func send(_ channel: Channel, _ state: ChannelState) {
+        let start: Bool = lock.withLock {
+            queue.append((channel, state))
+            guard !draining else { return false }
+            draining = true
+            return true
+        }
+        guard start else { return }
+        Task {
+            while let (player, next) = self.take() {
+                await player.sourceStateChanged(next.0, next.1)
+            }
+        }
+    }
+
+    private func take() -> (Player, (Channel, ChannelState))? {
+        lock.withLock {
+            guard let player = target, !queue.isEmpty else {
+                draining = false
+                queue.removeAll()
+                return nil
+            }
+            return (player, queue.removeFirst())
+        }
+    }
 }

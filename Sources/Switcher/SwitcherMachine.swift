@@ -266,6 +266,17 @@ public struct SwitcherMachine: Sendable {
         return []
     }
 
+    /// The source of `channel` stalled or failed. When it is the channel on screen and no flip is
+    /// on its way, the viewer gets the "no signal" card (with `reason`) instead of a frozen
+    /// picture; the channel's next frame takes the card away (`firstFrame` with the shown feed).
+    public mutating func signalLost(channel: Int, reason: String) -> [Effect] {
+        guard flight == nil, channel == current, shownFeed != nil, card == nil else { return [] }
+        let id = nextID
+        nextID += 1
+        failedRequest = id
+        return [.showCard(Card(requestID: id, channel: channel, kind: .noSignal(reason: reason), minimum: settings.cardMinimum))]
+    }
+
     /// A timer set by a `schedule` effect fired. `detail` says what the target's source is doing
     /// (for the "no signal" reason).
     public mutating func timerFired(_ timer: Timer, at now: Instant, detail: String? = nil) -> [Effect] {

@@ -139,6 +139,36 @@ import Testing
         await player.shutdown()
     }
 
+    /// The channel on screen whose source dies shows "no signal" instead of a frozen picture,
+    /// and its picture comes back by itself when the source does.
+    @Test func theChannelOnScreenThatLosesItsSignalSaysSoAndComesBack() async throws {
+        let port = Int.random(in: 45001...49000)
+        var sender: BlueSender? = try BlueSender(port: port)
+        let player = try makePlayer([("Blue", "udp://127.0.0.1:\(port)"), ("Red", "test://color/ff0000?size=160x90&gop=15")])
+        let events = EventLog(player.events())
+        try await player.start()
+        #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
+        let blue = try await snapshot(player).meanRGB(x: 300, y: 160, width: 40, height: 40)
+        #expect(blue.b > 180 && blue.r < 60, "the blue channel plays: \(blue)")
+        sender?.stop()
+        sender = nil
+        // Stalled after 2 s of silence: the card, not the last frame.
+        #expect(await events.waitFor(8) { if case .cardShown(_, _, "no-signal") = $0 { true } else { false } })
+        let card = try await snapshot(player)
+        let corner = card.meanRGB(x: 4, y: 4, width: 24, height: 24)
+        #expect(abs(corner.r - 43) < 16 && abs(corner.g - 13) < 16 && abs(corner.b - 13) < 16, "the no-signal background: \(corner)")
+        #expect(await player.status().channel?.number == ChannelNumber(1), "still on channel 1")
+        // The source returns: the picture replaces the card by itself.
+        let back = try BlueSender(port: port)
+        defer { back.stop() }
+        #expect(await waitUntil(15) {
+            let m = (try? await self.snapshot(player))?.meanRGB(x: 300, y: 160, width: 40, height: 40)
+            return (m?.b ?? 0) > 180 && (m?.r ?? 255) < 60
+        }, "the picture comes back")
+        #expect(await events.waitFor(3) { if case .cardHidden = $0 { true } else { false } })
+        await player.shutdown()
+    }
+
     @Test func fiftyFlipsWithKeyRepeatEndOnTheRightChannel() async throws {
         let colours = ["ff0000", "00ff00", "0000ff", "ffff00", "00ffff", "ff00ff"]
         let player = try makePlayer(colours.enumerated().map { ("C\($0.offset + 1)", "test://color/\($0.element)?size=160x90&gop=15") })

@@ -71,6 +71,23 @@ import Testing
         #expect(m.current == 1 && m.previous == 0 && m.shownFeed == 101)
     }
 
+    @Test func theChannelOnScreenLosingItsSignalGetsTheNoSignalCardUntilItsNextFrame() {
+        var m = machine()
+        #expect(m.signalLost(channel: 3, reason: "gone").isEmpty, "another channel's loss is not news")
+        let lost = m.signalLost(channel: 0, reason: "no data from the source for 2 s")
+        let card = cards(lost)
+        #expect(card.count == 1 && card[0].kind == .noSignal(reason: "no data from the source for 2 s") && card[0].channel == 0)
+        #expect(m.wantsCard(card[0]))
+        _ = m.cardShown(card[0])
+        #expect(m.signalLost(channel: 0, reason: "again").isEmpty, "one card at a time")
+        let back = m.firstFrame(requestID: card[0].requestID, feed: 100, path: .hot, at: at(5000))
+        #expect(back.contains { if case .event(.cardHidden) = $0 { true } else { false } })
+        #expect(!m.isShowingCard && m.current == 0 && m.shownFeed == 100)
+        // During a flip the flip's own rules decide.
+        _ = m.request(.next, at: at(6000))
+        #expect(m.signalLost(channel: 0, reason: "gone").isEmpty)
+    }
+
     @Test func slowFlipShowsTheCardUntilTheFirstFrame() {
         var m = machine()
         let (id, _) = m.request(.tune(ChannelNumber(4)), at: at(0))
