@@ -35,7 +35,7 @@ public struct ChannelNameKey: Hashable, Sendable, CustomStringConvertible {
         }
         tokens = Self.tokens(folded)
         while let last = tokens.last, Self.qualityWords.contains(last), tokens.count > 1 { tokens.removeLast() }
-        text = tokens.joined() + shift
+        text = tokens.filter { $0 != "+" }.joined() + shift
     }
 
     /// Runs of letters and digits; `+` is kept as a token of its own so the shift survives.

@@ -12,7 +12,9 @@ enum GuideDownload {
         request.setValue("flipbox", forHTTPHeaderField: "User-Agent")
         let source = url.absoluteString
         let result: Result<Void, GuideError> = await withCheckedContinuation { continuation in
-            let task = URLSession.shared.downloadTask(with: request) { file, response, error in
+            let session = URLSession(configuration: .ephemeral)
+            let task = session.downloadTask(with: request) { file, response, error in
+                defer { session.finishTasksAndInvalidate() }
                 if let error {
                     continuation.resume(returning: .failure(GuideError(.unreadable, "download failed: \(error.localizedDescription)", source: source)))
                     return

@@ -70,8 +70,14 @@ final class XMLStreamReader {
         throw GuideError(.badXML, "the XML is broken", source: name, line: line)
     }
 
-    /// The line the parser has reached (1-based).
-    var line: Int { Int(xmlTextReaderGetParserLineNumber(reader)) }
+    /// The line of the current node (1-based), else the line the parser has reached.
+    var line: Int {
+        if let node = xmlTextReaderCurrentNode(reader) {
+            let line = Int(xmlGetLineNo(node))
+            if line > 0 { return line }
+        }
+        return Int(xmlTextReaderGetParserLineNumber(reader))
+    }
 
     /// The text of the current `.text` node.
     var value: String {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Guide
 import Lineup
-import Switcher
 
 struct GuideCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +13,7 @@ struct GuideCommand: AsyncParsableCommand {
         var stateDir: String?
 
         var directory: String {
-            stateDir ?? (LastChannelStore.defaultPath() as NSString).deletingLastPathComponent
+            StateDirectory.resolve(stateDir)
         }
     }
 
