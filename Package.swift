@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The only C: GStreamer, GLib and a shim for their macros.
@@ -25,6 +26,15 @@ let package = Package(
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
         // Pure Swift lineup model and parsers.
         .target(name: "Lineup", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // libxml2's streaming reader and zlib's inflate, for the XMLTV guide only.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // XMLTV guide: streamed import into SQLite, matching to the lineup, now/next queries.
+        .target(name: "Guide", dependencies: [
+            "Lineup", "CLibXML2", "CZlib",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "Headend", dependencies: [
             "GStreamer", "Lineup", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -35,13 +45,13 @@ let package = Package(
             "Lineup", "Headend", "Output", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
-            "Lineup", "Switcher",
+            "Lineup", "Switcher", "Guide",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control",
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -50,11 +60,12 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Lineup",
+            "Control", "Switcher", "Lineup", "Guide",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup"]),

@@ -29,6 +29,9 @@ PACKAGES=(
   python3
   curl
   mpv
+  libsqlite3-dev
+  libxml2-dev
+  zlib1g-dev
 )
 
 missing=()

@@ -1,12 +1,14 @@
+import Guide
 import Hummingbird
 import Logging
 
 /// The router of the control API with its middleware: JSON errors, then the bearer token when one is set.
 ///
 /// Throws ``ControlConfigurationError`` when the configuration is not allowed (see
-/// ``ControlServerConfiguration/validate()``). Useful on its own for tests.
+/// ``ControlServerConfiguration/validate()``). Useful on its own for tests. With a `guide`, the
+/// guide endpoints (`/api/v1/guide`, `/api/v1/guide/refresh`) answer from it.
 public func makeControlRouter(
-    player: some PlayerControl, configuration: ControlServerConfiguration, logger: Logger
+    player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil, logger: Logger
 ) throws(ControlConfigurationError) -> Router<BasicRequestContext> {
     try configuration.validate()
     let router = Router(context: BasicRequestContext.self)
@@ -18,6 +20,7 @@ public func makeControlRouter(
     }
     ControlRoutes(player: player, keepaliveInterval: configuration.keepaliveInterval, logger: logger)
         .register(on: router)
+    if let guide { GuideRoutes(guide: guide, logger: logger).register(on: router) }
     return router
 }
 
@@ -27,9 +30,9 @@ public func makeControlRouter(
 /// accepting connections on graceful shutdown. Logs one line when it is listening.
 /// Throws ``ControlConfigurationError`` for a configuration that must not run (no token off loopback).
 public func makeControlApplication(
-    player: some PlayerControl, configuration: ControlServerConfiguration, logger: Logger
+    player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil, logger: Logger
 ) throws(ControlConfigurationError) -> Application<RouterResponder<BasicRequestContext>> {
-    let router = try makeControlRouter(player: player, configuration: configuration, logger: logger)
+    let router = try makeControlRouter(player: player, configuration: configuration, guide: guide, logger: logger)
     let host = configuration.host
     let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     return Application(

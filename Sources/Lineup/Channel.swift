@@ -147,14 +147,20 @@ public struct Lineup: Sendable, Hashable {
     public var channels: [Channel]
     /// Guide (XMLTV) URLs from the M3U header (`url-tvg`, `x-tvg-url`) or YAML `guide`.
     public var guideURLs: [String]
+    /// How often the guide is fetched again (`guide-refresh` setting, default 12 h); nil: only on request.
+    public var guideRefresh: Duration?
     /// The file it was read from, if any.
     public var file: String?
     /// Lineup-wide settings from YAML (`settings:` map) or M3U header attributes, raw.
     public var settings: [String: String]
 
-    public init(channels: [Channel], guideURLs: [String] = [], file: String? = nil, settings: [String: String] = [:]) {
+    public init(
+        channels: [Channel], guideURLs: [String] = [], guideRefresh: Duration? = .seconds(12 * 3600),
+        file: String? = nil, settings: [String: String] = [:]
+    ) {
         self.channels = channels.sorted { $0.number < $1.number }
         self.guideURLs = guideURLs
+        self.guideRefresh = guideRefresh
         self.file = file
         self.settings = settings
     }

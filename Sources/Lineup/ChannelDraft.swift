@@ -50,8 +50,11 @@ struct ChannelDraft: Sendable {
 /// What a parser hands to the assembler besides the channels.
 struct LineupDraft: Sendable {
     var channels: [ChannelDraft] = []
-    var guideURLs: [String] = []
+    /// Guides as written, with their lines; resolved by the assembler.
+    var guideURLs: [Located<String>] = []
     var settings: [String: String] = [:]
+    /// The line of each setting, for messages about its value.
+    var settingLines: [String: Int] = [:]
     /// Logo options from the settings, the defaults of every channel.
     var logoDefaults = LogoStyle()
 }

@@ -55,7 +55,25 @@ enum LineupAssembler {
                 location: SourceLocation(file: file, line: draft.line)))
         }
 
+        var guides: [String] = []
+        for written in draft.guideURLs {
+            switch GuideReference.resolve(written.value, baseDirectory: baseDirectory) {
+            case .guide(let guide, let warning):
+                if !guides.contains(guide) { guides.append(guide) }
+                if let warning { log.warning(written.line, warning) }
+            case .invalid(let message):
+                log.error(written.line, message)
+            }
+        }
+        var guideRefresh: Duration? = GuideReference.defaultRefresh
+        if let text = draft.settings["guide-refresh"] {
+            switch GuideReference.refresh(text) {
+            case .success(let interval): guideRefresh = interval
+            case .failure(let error): log.error(draft.settingLines["guide-refresh"] ?? 0, error.message)
+            }
+        }
+
         if log.hasErrors { return nil }
-        return Lineup(channels: channels, guideURLs: draft.guideURLs, file: file, settings: draft.settings)
+        return Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: draft.settings)
     }
 }

@@ -84,10 +84,13 @@ enum M3UParser {
             if guideAttributes.contains(attribute.key) {
                 for url in value.split(separator: ",") {
                     let url = url.trimmingCharacters(in: .whitespaces)
-                    if !url.isEmpty, !draft.guideURLs.contains(url) { draft.guideURLs.append(url) }
+                    if !url.isEmpty, !draft.guideURLs.contains(where: { $0.value == url }) {
+                        draft.guideURLs.append(Located(value: url, line: line))
+                    }
                 }
             } else if draft.settings[attribute.key] == nil {
                 draft.settings[attribute.key] = value
+                draft.settingLines[attribute.key] = line
                 if let option = LogoStyle.Option(attribute: attribute.key) {
                     if option == .show, LogoStyle.onOff(value) == nil {
                         // Some playlists name the playlist's own picture so; it is not ours to show.

@@ -35,9 +35,9 @@ enum YAMLLineupParser {
             let key = scalarText(keyNode) ?? ""
             switch key {
             case "settings":
-                draft.settings = readSettings(value, log: &log)
+                (draft.settings, draft.settingLines) = readSettings(value, log: &log)
                 draft.logoDefaults = readLogoSettings(value, log: &log)
-            case "guide": draft.guideURLs = readStrings(value, key: "guide", log: &log)
+            case "guide": draft.guideURLs = readLocatedStrings(value, key: "guide", log: &log)
             case "channels": break
             default:
                 log.error(line(keyNode), "unknown top-level key '\(key)'\(suggestion(for: key, among: topLevelKeys))")
@@ -61,13 +61,14 @@ enum YAMLLineupParser {
 
     // MARK: Sections
 
-    private static func readSettings(_ node: Node, log: inout DiagnosticLog) -> [String: String] {
-        if isNull(node) { return [:] }
+    private static func readSettings(_ node: Node, log: inout DiagnosticLog) -> ([String: String], [String: Int]) {
+        if isNull(node) { return ([:], [:]) }
         guard case .mapping(let mapping) = node else {
             log.error(line(node), "`settings` must be a mapping of names to values; found \(kind(node))")
-            return [:]
+            return ([:], [:])
         }
         var settings: [String: String] = [:]
+        var lines: [String: Int] = [:]
         for (keyNode, value) in mapping {
             let key = scalarText(keyNode) ?? ""
             guard let text = scalarText(value) else {
@@ -75,8 +76,9 @@ enum YAMLLineupParser {
                 continue
             }
             settings[key] = text
+            lines[key] = line(value)
         }
-        return settings
+        return (settings, lines)
     }
 
     /// The logo options among the settings (`logo`, `logo-corner`, `logo-size`, `logo-margin`,
@@ -227,12 +229,14 @@ enum YAMLLineupParser {
         return options
     }
 
-    private static func readStrings(_ node: Node, key: String, log: inout DiagnosticLog) -> [String] {
+    /// A text or a list of texts, each with its line.
+    private static func readLocatedStrings(_ node: Node, key: String, log: inout DiagnosticLog) -> [Located<String>] {
         if isNull(node) { return [] }
-        if case .sequence(let list) = node {
-            return list.compactMap { string($0, key: key, log: &log) }.filter { !$0.isEmpty }
+        let items: [Node]
+        if case .sequence(let list) = node { items = Array(list) } else { items = [node] }
+        return items.compactMap { item in
+            string(item, key: key, log: &log).flatMap { $0.isEmpty ? nil : Located(value: $0, line: line(item)) }
         }
-        return string(node, key: key, log: &log).map { [$0] } ?? []
     }
 
     // MARK: Scalars

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Guide
 import Lineup
 
 struct LineupCommand: AsyncParsableCommand {
@@ -9,10 +10,20 @@ struct LineupCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate a lineup (M3U or YAML) and print it as a table.",
-            discussion: "Every problem is printed as FILE:LINE: message. Exit status 2 when the lineup has errors.")
+            discussion: """
+                Every problem is printed as FILE:LINE: message. Exit status 2 when the lineup has errors. \
+                When the lineup names a guide, the stored guide (imported first if it is missing or stale) \
+                is matched and channels without programmes are listed as warnings.
+                """)
 
         @Argument(help: "The lineup file (.m3u, .m3u8, .yaml).")
         var file: String
+
+        @Option(help: "Where the guide is stored. Default: $FLIPBOX_STATE_DIR, $XDG_STATE_HOME/flipbox or ~/.local/state/flipbox.")
+        var stateDir: String?
+
+        @Flag(help: "Do not read the guide.")
+        var noGuide = false
 
         func run() async throws {
             let report = LineupLoader.check(path: file)
@@ -23,6 +34,26 @@ struct LineupCommand: AsyncParsableCommand {
             }
             print(LineupTable.render(lineup))
             print(LineupTable.summary(lineup))
+            if !noGuide, !lineup.guideURLs.isEmpty { await checkGuide(lineup) }
+        }
+
+        /// Prints `FILE:LINE: warning: …` for every channel the guide has no programmes for.
+        func checkGuide(_ lineup: Lineup) async {
+            func warn(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+            do {
+                let guide = try Guide(stateDirectory: StateDirectory.resolve(stateDir), lineup: lineup)
+                if guide.needsRefresh() {
+                    do { try await guide.refresh() } catch { warn("\(file): warning: guide not imported: \(error)") }
+                }
+                let unmatched = guide.match.unmatched(in: lineup)
+                for channel in unmatched {
+                    let id = channel.guideID.map { "no guide channel with id '\($0)' or " } ?? "no guide channel with "
+                    warn("\(channel.location): warning: channel \(channel.number) '\(channel.name)' has no guide match (\(id)a name like '\(channel.name)')")
+                }
+                print("guide: \(lineup.channels.count - unmatched.count) of \(lineup.channels.count) channels matched")
+            } catch {
+                warn("\(file): warning: guide not read: \(error)")
+            }
         }
     }
 }

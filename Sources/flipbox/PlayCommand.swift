@@ -123,9 +123,10 @@ struct PlayCommand: AsyncParsableCommand {
         }
         logger.notice("playing \(lineup.channels.count) channels from \(path) on \(resolved.sink.rawValue) \(resolved.width)x\(resolved.height)@\(resolved.fps), warm: \(resolved.warm)")
 
+        let guide = openGuide(lineup: lineup, logger: logger)
         let app: any Service
         do {
-            app = try makeControlApplication(player: player, configuration: control, logger: logger)
+            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger)
         } catch {
             await player.shutdown()
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
@@ -135,6 +136,7 @@ struct PlayCommand: AsyncParsableCommand {
             .init(service: PlayerService(player: player)),
             .init(service: app),
         ]
+        if let guide { services.append(.init(service: GuideService(guide: guide))) }
         let terminal = noKeys ? nil : TerminalKeys()
         if let terminal {
             services.append(.init(service: KeyboardRemote(player: player, keys: terminal.keys, logger: logger),

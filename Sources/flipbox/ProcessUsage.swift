@@ -37,3 +37,17 @@ extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
     var milliseconds: Double { seconds * 1000 }
 }
+
+extension ProcessUsage {
+    /// The peak resident set size since the start or the last ``resetPeakResident()`` (VmHWM).
+    static func peakResidentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    /// Starts the peak resident set size again from the current one (Linux: `clear_refs` 5).
+    static func resetPeakResident() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+}
