@@ -1,3 +1,9 @@
+// Debian's libxml2 is built with ICU, so its encoding header pulls in the system's
+// <unicode/*.h>, whose types clash with the copy Foundation carries (_FoundationICU:
+// "'UErrorCode' has different definitions in different modules", depending on build order).
+// Flipbox never touches the ICU fields (the tail of xmlCharEncodingHandler), so leave them out.
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
 #include <libxml/xmlreader.h>
 #include <libxml/xmlerror.h>
 #include <libxml/parser.h>
