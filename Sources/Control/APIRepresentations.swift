@@ -46,7 +46,7 @@ struct FlipResultJSON: Encodable, Sendable {
 struct StatusJSON: Encodable, Sendable {
     var status: PlayerStatus
 
-    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources }
+    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -55,6 +55,8 @@ struct StatusJSON: Encodable, Sendable {
         try c.encode(status.uptime.components.seconds, forKey: .uptimeSeconds)
         try c.encode(status.lastFlip.map(FlipResultJSON.init), forKey: .lastFlip)
         try c.encodeIfPresent(status.resources, forKey: .resources)
+        try c.encode(status.programmes?.now.map(ProgrammeJSON.init), forKey: .now)
+        try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
     }
 }
 
@@ -144,5 +146,23 @@ struct PlayerEventJSON: Encodable, Sendable {
             try c.encode(requestID, forKey: .requestId)
             try c.encode(ChannelJSON(channel), forKey: .channel)
         }
+    }
+}
+
+/// A programme in `/api/v1/status` (`now`, `next`): times in ISO 8601.
+struct ProgrammeJSON: Encodable, Sendable {
+    var title: String
+    var start: String
+    var end: String
+    var description: String?
+    var rating: String?
+
+    init(_ p: ProgrammeSummary) {
+        let iso = ISO8601DateFormatter()
+        title = p.title
+        start = iso.string(from: p.start)
+        end = iso.string(from: p.end)
+        description = p.description
+        rating = p.rating
     }
 }

@@ -9,20 +9,20 @@ public struct CardFields: Sendable, Hashable {
     public var group: String
     /// A logo file on this box (PNG, JPEG, SVG, GIF), embedded into the card as a data URL.
     public var logoPath: String?
-    public var nowTitle: String
-    public var nextTitle: String
+    /// What is on: `now.title`, `now.start`, `now.end`, `now.description`, `now.rating`,
+    /// `next.title`, `next.start` (absent keys fill in empty).
+    public var programmes: [String: String]
     /// What is happening, for the viewer: "Tuning…", "No picture within 8 s".
     public var status: String
 
     public init(number: String, name: String, group: String = "", logoPath: String? = nil,
-                nowTitle: String = "", nextTitle: String = "", status: String = "") {
+                status: String = "", programmes: [String: String] = [:]) {
         self.number = number
         self.name = name
         self.group = group
         self.logoPath = logoPath
-        self.nowTitle = nowTitle
-        self.nextTitle = nextTitle
         self.status = status
+        self.programmes = programmes
     }
 }
 
@@ -119,13 +119,12 @@ public final class InterstitialCards: @unchecked Sendable {
             "number": Self.escape(fields.number),
             "name": Self.escape(fields.name),
             "group": Self.escape(fields.group),
-            "now.title": Self.escape(fields.nowTitle),
-            "next.title": Self.escape(fields.nextTitle),
             "status": Self.escape(fields.status),
             "logo": Self.dataURL(forLogo: fields.logoPath),
             "width": "\(format.width)",
             "height": "\(format.height)",
-        ]
+        ].merging(["now.title", "now.start", "now.end", "now.description", "now.rating", "next.title", "next.start"]
+            .map { ($0, Self.escape(fields.programmes[$0] ?? "")) }) { a, _ in a }
         var out = ""
         var rest = Substring(template)
         while let open = rest.range(of: "{{") {

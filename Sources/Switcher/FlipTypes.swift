@@ -139,8 +139,11 @@ public struct PlayerStatus: Sendable, Hashable {
     public var lastFlip: FlipResult?
     /// What the process holds (pipelines, open files, memory); nil when not measured.
     public var resources: ProcessResources?
+    /// What is on the channel on screen now and next; nil without a channel.
+    public var programmes: NowNext?
     public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?,
-                resources: ProcessResources? = nil) {
+                resources: ProcessResources? = nil, programmes: NowNext? = nil) {
+        self.programmes = programmes
         self.channel = channel
         self.output = output
         self.uptime = uptime

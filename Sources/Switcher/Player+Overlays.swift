@@ -92,8 +92,14 @@ extension Player {
         let channel = lineup.channels[index]
         Task {
             let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
+            let on = self.nowNext(channel)
+            let guide = on.now.map {
+                BannerContent.Guide(now: "\(ProgrammeSummary.time($0.start))–\(ProgrammeSummary.time($0.end))  \($0.title)",
+                                    next: on.next.map { "\(ProgrammeSummary.time($0.start))  \($0.title)" },
+                                    progress: on.progress(at: Date()))
+            }
             let content = BannerContent(number: channel.number.description, name: channel.name, group: channel.group,
-                                        logoPath: logoPath, clock: BannerContent.clock())
+                                        logoPath: logoPath, clock: BannerContent.clock(), guide: guide)
             let overlay = await Self.render { try InfoBanner.overlay(content, width: output.width, height: output.height) }
             let shown = screen.lock.withLock { () -> Bool in
                 guard screen.bannerGeneration == generation else { return false }

@@ -75,6 +75,7 @@ public actor Player {
     /// Banner, picture-in-picture and multiview (Player+Overlays.swift).
     nonisolated let screen = ScreenOverlays()
     private let store: LastChannelStore?
+    nonisolated let programmes: (any ProgrammeGuide)?
     private let logger: Logger
     private let startedAt = ContinuousClock.now
 
@@ -84,8 +85,11 @@ public actor Player {
     /// Asynchronous work under its purpose (see `PlayerJob`).
     private var jobs = Jobs<PlayerJob>()
 
-    public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(), logger: Logger) throws {
+    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status.
+    public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(),
+                programmes: (any ProgrammeGuide)? = nil, logger: Logger) throws {
         self.lineup = lineup
+        self.programmes = programmes
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
@@ -265,6 +269,11 @@ public actor Player {
         }
     }
 
+    /// What is on `channel` now and next (nothing without a guide).
+    nonisolated func nowNext(_ channel: Channel, at instant: Date = Date()) -> NowNext {
+        programmes?.nowNext(channelID: channel.id, at: instant) ?? .unknown
+    }
+
     private func applyWarmPolicy() async {
         await headend.applyPolicy(current: machine.current, last: machine.previous)
     }
@@ -344,8 +353,9 @@ public actor Player {
             template = InterstitialCards.noSignalName
             status = reason
         }
+        let on = nowNext(channel)
         let fields = CardFields(number: channel.number.description, name: channel.name, group: channel.group ?? "",
-                                logoPath: logoPath, status: status)
+                                logoPath: logoPath, status: status, programmes: on.cardFields)
         return await cards.render(template: template, fields: fields)
     }
 
@@ -424,7 +434,8 @@ public actor Player {
     public func status() -> PlayerStatus {
         PlayerStatus(channel: machine.current.map { lineup.channels[$0] },
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
-                     uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current())
+                     uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current(),
+                     programmes: machine.current.map { nowNext(lineup.channels[$0]) })
     }
 
     public nonisolated func channels() -> [ChannelStatus] {

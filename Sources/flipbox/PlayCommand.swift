@@ -112,9 +112,10 @@ struct PlayCommand: AsyncParsableCommand {
         let fileLimit = ProcessResources.raiseFileLimit()
         logger.debug("open-file limit: \(fileLimit)")
         try GStreamer.initialize()
+        let guide = openGuide(lineup: lineup, logger: logger)
         let player: Player
         do {
-            player = try Player(lineup: lineup, options: resolved, logger: logger)
+            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init), logger: logger)
             await player.headend.setBudget(budget)
             try await player.start()
         } catch {
@@ -123,7 +124,6 @@ struct PlayCommand: AsyncParsableCommand {
         }
         logger.notice("playing \(lineup.channels.count) channels from \(path) on \(resolved.sink.rawValue) \(resolved.width)x\(resolved.height)@\(resolved.fps), warm: \(resolved.warm)")
 
-        let guide = openGuide(lineup: lineup, logger: logger)
         let app: any Service
         do {
             app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger)
