@@ -39,6 +39,15 @@ enum LineupAssembler {
                 }
             }
 
+            // Names and groups reach terminals and logs: control characters (a terminal escape
+            // such as ESC [2J) are left out, and the lineup is told.
+            var draft = draft
+            for (field, value) in [("name", draft.name), ("group", draft.group ?? "")] where value.unicodeScalars.contains(where: Self.isControl) {
+                let clean = String(String.UnicodeScalarView(value.unicodeScalars.filter { !Self.isControl($0) }))
+                log.warning(draft.line, "the channel \(field) '\(clean)' contained control characters (a terminal escape?); they are left out")
+                if field == "name" { draft.name = clean } else { draft.group = clean }
+            }
+
             if let line = firstLineOfName[draft.name] {
                 log.warning(draft.line, "duplicate channel name '\(draft.name)' (also on line \(line))")
             } else {
@@ -75,5 +84,10 @@ enum LineupAssembler {
 
         if log.hasErrors { return nil }
         return Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: draft.settings)
+    }
+
+    /// C0 controls, DEL and C1 controls: what a terminal may act on.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

@@ -214,4 +214,15 @@ import Testing
         #expect(lineup.channels[1].sources == ["file:///nowhere/gone.ts"])
         #expect(report.warningLines == ["4: source file not found: /nowhere/gone.ts"])
     }
+
+    /// A channel name with a terminal escape is cleaned before it reaches a terminal or a log.
+    @Test func controlCharactersInNamesAreLeftOutWithAWarning() throws {
+        let text = "#EXTM3U\n#EXTINF:-1 group-title=\"News\u{07}\",\u{1B}[2J\u{1B}]0;owned\u{07}Evil\u{9B}31m\nhttp://h/s.ts\n"
+        let report = LineupLoader.check(data: Data(text.utf8), file: "escape.m3u", format: nil)
+        let channel = try #require(report.lineup?.channels.first)
+        #expect(channel.name == "[2J]0;ownedEvil31m")
+        #expect(channel.group == "News")
+        #expect(!channel.name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(report.diagnostics.contains { $0.message.contains("control characters") && $0.line == 2 })
+    }
 }
