@@ -29,8 +29,18 @@ public enum LineupLoader {
         if isDirectory.boolValue {
             return failure(path, "is a directory, not a lineup file (give the path of a .m3u or .yaml file)")
         }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber,
-           size.intValue > maximumFileSize {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: absolute)
+        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
+            // A FIFO would block the box for good, /dev/zero would never end.
+            let kind = switch type {
+            case .typeCharacterSpecial: "a character device"
+            case .typeBlockSpecial: "a block device"
+            case .typeSocket: "a socket"
+            default: "a FIFO or another special file"
+            }
+            return failure(path, "is \(kind), not a lineup file (give the path of a .m3u or .yaml file)")
+        }
+        if let size = attributes?[.size] as? NSNumber, size.intValue > maximumFileSize {
             return failure(path, "is \(size.intValue / 1024 / 1024) MiB; a lineup file may be at most \(maximumFileSize / 1024 / 1024) MiB")
         }
         let data: Data

@@ -179,4 +179,18 @@ import Testing
         #expect(lineup.channels.count == 11)
         #expect(lineup.channels.map { SourceScheme(url: $0.sources[0]) }.allSatisfy { $0 != nil })
     }
+
+    /// A FIFO would block the box for good and /dev/zero would never end: both are refused at
+    /// once with what they are (they used to be called a permission problem).
+    @Test func fifoAndDevicesAreNotLineups() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-fifo-\(UUID().uuidString).m3u").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        let viaFIFO = LineupLoader.check(path: fifo)
+        #expect(viaFIFO.lineup == nil)
+        #expect(viaFIFO.diagnostics.first?.message.contains("a FIFO or another special file") == true, "\(viaFIFO.diagnostics)")
+        let zero = LineupLoader.check(path: "/dev/zero")
+        #expect(zero.diagnostics.first?.message.contains("a character device") == true, "\(zero.diagnostics)")
+        #expect(!(zero.diagnostics.first?.message.contains("permission") ?? true))
+    }
 }
