@@ -16,12 +16,16 @@ enum ChannelNumbering {
             var number = ChannelNumber(highest + 1)
             var line = draft.line
             if let given = draft.number {
-                if given.value.major > maximum || (given.value.minor ?? 0) > maximum {
+                if given.value.major > maximum {
                     log.error(given.line, "channel number \(given.value) is too large (at most \(maximum))")
+                } else if (given.value.minor ?? 0) > maximum {
+                    log.error(given.line, "channel number \(given.value): the sub-channel after the dot is at most \(maximum)")
                 } else {
                     number = given.value
                     line = given.line
                 }
+            } else if number.major > maximum {
+                log.error(line, "'\(draft.name)' has no number and none is left after \(maximum); give it a number")
             }
             if let first = seen[number] {
                 log.error(line, "duplicate channel number \(number): '\(draft.name)' on line \(line) and '\(first.name)' on line \(first.line)")

@@ -30,4 +30,19 @@ import Testing
         let report = numbers(["\(Int.max)", nil])
         #expect(report.errorLines == ["2: channel number \(Int.max) is too large (at most 999999)"])
     }
+
+    @Test func subChannelAndAutomaticNumbersStayWithinTheLimit() throws {
+        let sub = LineupLoader.check(text: "channels:\n  - number: 9.99999999999\n    name: A\n    source: udp://@239.0.0.1:1234\n", format: .yaml)
+        #expect(sub.diagnostics.first?.message == "channel number 9.99999999999: the sub-channel after the dot is at most 999999")
+        let auto = LineupLoader.check(text: """
+            channels:
+              - number: 999999
+                name: Last
+                source: udp://@239.0.0.1:1234
+              - name: Overflow
+                source: udp://@239.0.0.1:1235
+            """, format: .yaml)
+        #expect(auto.lineup == nil)
+        #expect(auto.diagnostics.contains { $0.message == "'Overflow' has no number and none is left after 999999; give it a number" && $0.line == 5 })
+    }
 }
