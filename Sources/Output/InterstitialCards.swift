@@ -162,7 +162,8 @@ public final class InterstitialCards: @unchecked Sendable {
     }
 
     /// A 1x1 transparent PNG: the logo of a channel without one.
-    static let emptyLogo = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    /// A channel without a logo: an empty (transparent) SVG, so the card shows nothing there.
+    static let emptyLogo = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIxIiBoZWlnaHQ9IjEiLz4="
 
     static func dataURL(forLogo path: String?) -> String {
         guard let path, let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return emptyLogo }

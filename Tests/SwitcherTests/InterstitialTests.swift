@@ -267,6 +267,11 @@ import Testing
         let corner = news.meanRGB(x: 2, y: 2, width: 8, height: 8)
         #expect(corner.r > 100 && corner.g < 30, "the news card's own background: \(corner)")
         #expect(InterstitialCards.escape("Tom & Jerry <\"Live\">") == "Tom &amp; Jerry &lt;&quot;Live&quot;&gt;")
+        // A channel without a logo shows nothing where the logo goes (it was a blue square):
+        // the logo's box (440,120 400x200 of 1280x720) is the background's dark blue.
+        let plain = try ImageCodec.decode(bytes: try ImageCodec.png(frame: normal, caps: format.caps))
+        let logoBox = plain.meanRGB(x: 120, y: 40, width: 80, height: 40)
+        #expect(logoBox.r < 40 && logoBox.g < 50 && logoBox.b < 80, "nothing drawn for a missing logo: \(logoBox)")
     }
 }
 
