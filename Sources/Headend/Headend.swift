@@ -108,7 +108,12 @@ public actor Headend {
             logger.debug("warm plan: \(plan.running.count) running, held cold: \(plan.heldCold.sorted { $0.key < $1.key }.map { "\(lineup.channels[$0.key].number) (\($0.value))" }.joined(separator: ", "))")
         }
         lastPlan = plan
-        for (i, source) in sources.enumerated() {
+        // Start the most likely channels first (the one on screen before anything else), so a
+        // box with many channels shows its first picture without waiting for the others.
+        let order = WarmPlan.priority(count: sources.count, current: around?.current, last: around?.last,
+                                      favourites: [], radius: 1)
+        for i in order {
+            let source = sources[i]
             if plan.running.contains(i) {
                 await source.start()
             } else if let reason = plan.heldCold[i] {
