@@ -34,6 +34,24 @@ PACKAGES=(
   zlib1g-dev
 )
 
+# Python modules the tests use: prometheus_client parses /metrics as Prometheus would
+# (Tests/FlipboxTests/MetricsTests.swift).
+PYTHON_MODULES=(prometheus_client)
+
+install_python_modules() {
+  local absent=()
+  for m in "${PYTHON_MODULES[@]}"; do
+    python3 -c "import $m" >/dev/null 2>&1 || absent+=("$m")
+  done
+  [ ${#absent[@]} -eq 0 ] && return 0
+  echo "install-deps: pip installing ${absent[*]}"
+  if ! python3 -m pip install -q --disable-pip-version-check "${absent[@]}" >/tmp/flipbox-pip.log 2>&1; then
+    echo "install-deps: pip failed; see /tmp/flipbox-pip.log" >&2
+    tail -20 /tmp/flipbox-pip.log >&2
+    exit 1
+  fi
+}
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -42,6 +60,7 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
+  install_python_modules
   exit 0
 fi
 
@@ -62,3 +81,5 @@ if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/
     exit 1
   fi
 fi
+
+install_python_modules

@@ -9,6 +9,8 @@ public struct ControlConfigurationError: Error, Sendable, Hashable, CustomString
         case invalidPort = "invalid-port"
         /// The token is empty or contains characters a header cannot carry.
         case invalidToken = "invalid-token"
+        /// A name given to `--allow-host` (or the lineup's `allow-hosts`) is not a host name.
+        case invalidHost = "invalid-host"
     }
 
     public var code: Code

@@ -8,65 +8,92 @@ import Switcher
 enum APIPath {
     static let events = "/api/v1/events"
     static let snapshot = "/api/v1/snapshot.png"
+    static let metrics = "/metrics"
+    static let openAPI = "/api/v1/openapi.json"
+}
+
+/// What the API lets happen at once (open event streams, flips in flight, still pictures being
+/// made), and the largest request body it reads.
+struct APIAdmissions: Sendable {
+    let eventStreams: ConcurrencyLimit
+    let flips: ConcurrencyLimit
+    let stillImages: ConcurrencyLimit
+    let bodyBytes: Int
+
+    init(_ limits: RequestLimits) {
+        bodyBytes = limits.bodyBytes
+        eventStreams = ConcurrencyLimit(limit: limits.eventStreams)
+        flips = ConcurrencyLimit(limit: limits.flipsInFlight)
+        stillImages = ConcurrencyLimit(limit: limits.stillImages)
+    }
+
+    /// 503 with `Retry-After` and a message saying what is full.
+    static func busy(_ message: String) -> Response {
+        JSONResponse.error(.serviceUnavailable, message, headers: [.retryAfter: "1"])
+    }
 }
 
 /// The endpoints of the control API, registered on a router. Handlers only translate HTTP to
-/// `PlayerControl` calls and results to JSON; they keep no state.
+/// `PlayerControl` calls and results to JSON; they keep no state but the admissions' counts.
 struct ControlRoutes<Player: PlayerControl> {
     let player: Player
     let keepaliveInterval: Duration
+    let admissions: APIAdmissions
+    let metrics: ControlMetrics
     let logger: Logger
 
     static var widthRange: ClosedRange<Int> { 16...7680 }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on table: APIRouteTable) {
         let player = self.player
         let logger = self.logger
         let keepaliveInterval = self.keepaliveInterval
+        let admissions = self.admissions
+        let metrics = self.metrics
 
-        route(router, "/", .get) { _, _ in
+        table.on("/", [.get: { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"
             headers[.cacheControl] = "no-cache"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebRemotePage.html)))
-        }
-        route(router, "/api/v1/status", .get) { _, _ in
+        }])
+        table.on("/api/v1/status", [.get: { _, _ in
             JSONResponse.make(.ok, StatusJSON(status: await player.status()))
-        }
-        route(router, "/api/v1/channels", .get) { _, _ in
+        }])
+        table.on("/api/v1/channels", [.get: { _, _ in
             let channels = await player.channels().map(ChannelStatusJSON.init)
             return JSONResponse.make(.ok, ChannelListJSON(channels: channels))
-        }
-        route(router, "/api/v1/flip/next", .post) { _, _ in
-            await Self.flip(.next, player: player, logger: logger)
-        }
-        route(router, "/api/v1/flip/previous", .post) { _, _ in
-            await Self.flip(.previous, player: player, logger: logger)
-        }
-        route(router, "/api/v1/recall", .post) { _, _ in
-            await Self.flip(.recall, player: player, logger: logger)
-        }
-        route(router, "/api/v1/tune/{number}", .post) { _, context in
+        }])
+        table.on("/api/v1/flip/next", [.post: { _, _ in
+            await Self.flip(.next, player: player, admissions: admissions, logger: logger)
+        }])
+        table.on("/api/v1/flip/previous", [.post: { _, _ in
+            await Self.flip(.previous, player: player, admissions: admissions, logger: logger)
+        }])
+        table.on("/api/v1/recall", [.post: { _, _ in
+            await Self.flip(.recall, player: player, admissions: admissions, logger: logger)
+        }])
+        table.on("/api/v1/tune/{number}", [.post: { _, context in
             let text = context.parameters.get("number").flatMap { $0.removingPercentEncoding } ?? ""
             guard let number = ChannelNumber(text) else {
                 return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
             }
-            return await Self.flip(.tune(number), player: player, logger: logger)
-        }
-        route(router, "/api/v1/tune/id/{id}", .post) { _, context in
+            return await Self.flip(.tune(number), player: player, admissions: admissions, logger: logger)
+        }])
+        table.on("/api/v1/tune/id/{id}", [.post: { _, context in
             let id = context.parameters.get("id").flatMap { $0.removingPercentEncoding } ?? ""
             guard !id.isEmpty else { return JSONResponse.error(.badRequest, "the channel id is empty") }
-            return await Self.flip(.tuneID(id), player: player, logger: logger)
-        }
-        route(router, "/api/v1/flip-scope/{scope}", .post) { _, context in
+            return await Self.flip(.tuneID(id), player: player, admissions: admissions, logger: logger)
+        }])
+        table.on("/api/v1/flip-scope/{scope}", [.post: { _, context in
             let text = context.parameters.get("scope") ?? ""
             guard let scope = FlipScope(text) else {
                 return JSONResponse.error(.badRequest, "'\(text)' is not a flip scope; use all, favourites or group")
             }
             await player.setFlipScope(scope)
             return JSONResponse.make(.ok, ["scope": scope.description])
-        }
-        route(router, RouterPath(stringLiteral: APIPath.snapshot), .get) { request, _ in
+        }])
+        table.on(APIPath.snapshot, [.get: { request, _ in
             var width: Int?
             if let text = request.uri.queryParameters.get("width") {
                 guard let value = Int(text), Self.widthRange.contains(value) else {
@@ -77,8 +104,15 @@ struct ControlRoutes<Player: PlayerControl> {
                 }
                 width = value
             }
+            guard let ticket = admissions.stillImages.admit() else {
+                return APIAdmissions.busy("\(admissions.stillImages.limit) snapshots and thumbnails are being made already; try again shortly")
+            }
+            defer { ticket.release() }
+            // Never wider than the output: a bigger picture shows nothing more and costs more to encode.
+            if let requested = width { width = min(requested, await player.status().output.width) }
             do {
-                let png = try await player.snapshotPNG(width: width)
+                let scaled = width
+                let png = try await StillImageExecutor.shared.run { try await player.snapshotPNG(width: scaled) }
                 var headers = HTTPFields()
                 headers[.contentType] = "image/png"
                 headers[.cacheControl] = "no-store"
@@ -86,49 +120,67 @@ struct ControlRoutes<Player: PlayerControl> {
             } catch {
                 return JSONResponse.error(.serviceUnavailable, "no snapshot: \(error)")
             }
-        }
-        ThumbnailRoute(player: player).register(on: router)
-        OverlayRoutes(player: player, logger: logger).register(on: router)
-        route(router, RouterPath(stringLiteral: APIPath.events), .get) { request, _ in
+        }])
+        ThumbnailRoute(player: player, admissions: admissions).register(on: table)
+        OverlayRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
+        table.on(APIPath.events, [.get: { request, _ in
+            guard let ticket = admissions.eventStreams.admit() else {
+                return APIAdmissions.busy("""
+                    \(admissions.eventStreams.limit) event streams are open already, the most this box serves; \
+                    close one (a browser tab with the remote, a curl -N) and try again
+                    """)
+            }
             let events = player.events()
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream; charset=utf-8"
             headers[.cacheControl] = "no-cache"
             headers[.init("X-Accel-Buffering")!] = "no"
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                defer { ticket.release() }
                 try await request.body.consumeWithCancellationOnInboundClose { _ in
                     try await EventStreamBody.write(events: events, keepaliveInterval: keepaliveInterval, to: &writer)
                 }
                 try await writer.finish(nil)
             })
-        }
+        }])
+        table.on(APIPath.metrics, [.get: { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: await metrics.scrape(player))))
+        }])
+        table.on(APIPath.openAPI, [.get: { _, _ in
+            do {
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json; charset=utf-8"
+                headers[.cacheControl] = "no-cache"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try OpenAPIDocument.json())))
+            } catch {
+                return JSONResponse.error(.internalServerError, "the OpenAPI document does not parse: \(error)")
+            }
+        }])
     }
 
     /// Performs one flip and answers with its result once it completed, failed or was superseded.
-    static func flip(_ request: FlipRequest, player: Player, logger: Logger) async -> Response {
+    static func flip(_ request: FlipRequest, player: Player, admissions: APIAdmissions, logger: Logger) async -> Response {
+        guard let ticket = admissions.flips.admit() else { return busyFlipping(admissions) }
         // A client that hangs up does not take back its key press: the flip runs to its end in
-        // a task of its own instead of being cancelled with the request.
-        let result = await Task { await player.flip(request) }.value
+        // a task of its own instead of being cancelled with the request, and holds its place until then.
+        let result = await Task {
+            defer { ticket.release() }
+            return await player.flip(request)
+        }.value
         logger.debug("control API flip", metadata: [
             "request": "\(request)", "outcome": "\(result.outcome.rawValue)", "error": "\(result.error ?? "")",
         ])
         return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
     }
 
-    /// Registers `handler` for `method` on `path`, and a 405 with `Allow` for the other common methods.
-    private func route(
-        _ router: Router<BasicRequestContext>, _ path: RouterPath, _ method: HTTPRequest.Method,
-        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
-    ) {
-        router.on(path, method: method, use: handler)
-        let others: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch].filter { $0 != method }
-        for other in others {
-            router.on(path, method: other) { request, _ in
-                JSONResponse.error(
-                    .methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); use \(method)",
-                    headers: [.allow: method.rawValue]
-                )
-            }
-        }
+    /// 503 for a flip beyond ``RequestLimits/flipsInFlight``.
+    static func busyFlipping(_ admissions: APIAdmissions) -> Response {
+        APIAdmissions.busy("""
+            \(admissions.flips.limit) flips are in flight already, the most this box takes at once; \
+            wait for one to finish (each ends within 8 s) and try again
+            """)
     }
 }

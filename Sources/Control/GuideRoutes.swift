@@ -12,8 +12,10 @@ import Logging
 /// - `POST /api/v1/guide/refresh`: imports the guide again and answers with what it read;
 ///   409 while a refresh runs, 502 when a source fails (the old guide stays), 404 when the lineup
 ///   names no guide.
+///
+/// Without a guide (the box could not open one) both answer 404 saying so.
 struct GuideRoutes {
-    let guide: Guide
+    let guide: Guide?
     let logger: Logger
 
     static let maximumRange: TimeInterval = 14 * 86_400
@@ -61,9 +63,14 @@ struct GuideRoutes {
         var channels: [ChannelJSON]
     }
 
-    func register(on router: Router<BasicRequestContext>) {
+    static var noGuide: Response {
+        JSONResponse.error(.notFound, "this box has no programme guide: its lineup names none, or it could not be opened (see the log)")
+    }
+
+    func register(on table: APIRouteTable) {
         let guide = self.guide
-        router.get("/api/v1/guide") { request, _ -> Response in
+        table.on("/api/v1/guide", [.get: { request, _ -> Response in
+            guard let guide else { return Self.noGuide }
             let query = request.uri.queryParameters
             let now = Date()
             var from = now
@@ -106,9 +113,10 @@ struct GuideRoutes {
                             programmes: (programmes[channel.id] ?? []).map(ProgrammeJSON.init))
             })
             return JSONResponse.make(.ok, body)
-        }
+        }])
 
-        router.post("/api/v1/guide/refresh") { _, _ -> Response in
+        table.on("/api/v1/guide/refresh", [.post: { _, _ -> Response in
+            guard let guide else { return Self.noGuide }
             do throws(GuideError) {
                 let summary = try await guide.refresh()
                 return JSONResponse.make(.ok, summary)
@@ -120,6 +128,6 @@ struct GuideRoutes {
                 default: return JSONResponse.error(.badGateway, "the old guide is kept: \(error.description)")
                 }
             }
-        }
+        }])
     }
 }

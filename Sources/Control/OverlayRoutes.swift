@@ -16,6 +16,7 @@ import Switcher
 /// without overlays 501. Swap and select answer like a flip (its result and status).
 struct OverlayRoutes<Player: PlayerControl> {
     let player: Player
+    let admissions: APIAdmissions
     let logger: Logger
 
     /// The JSON body of `POST /api/v1/pip` (every field optional).
@@ -25,11 +26,12 @@ struct OverlayRoutes<Player: PlayerControl> {
         var size: Double?
     }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on table: APIRouteTable) {
         let player = self.player
+        let admissions = self.admissions
         let logger = self.logger
 
-        on(router, "/api/v1/overlay/banner", [
+        table.on("/api/v1/overlay/banner", [
             .post: { request, _ in
                 var seconds: Double?
                 if let text = request.uri.queryParameters.get("seconds") {
@@ -43,10 +45,10 @@ struct OverlayRoutes<Player: PlayerControl> {
             .delete: { _, _ in JSONResponse.make(.ok, await player.hideBanner()) },
         ])
 
-        on(router, "/api/v1/pip", [
+        table.on("/api/v1/pip", [
             .post: { request, _ in
                 var body = PiPRequest()
-                let bytes = try await request.body.collect(upTo: 64 * 1024)
+                let bytes = try await request.body.collect(upTo: admissions.bodyBytes)
                 if bytes.readableBytes > 0 {
                     do {
                         body = try JSONDecoder().decode(PiPRequest.self, from: Data(bytes.readableBytesView))
@@ -79,11 +81,11 @@ struct OverlayRoutes<Player: PlayerControl> {
             .delete: { _, _ in JSONResponse.make(.ok, await player.closePiP()) },
         ])
 
-        on(router, "/api/v1/pip/swap", [
-            .post: { _, _ in await Self.flipAnswer(logger: logger) { try await player.swapPiP() } },
+        table.on("/api/v1/pip/swap", [
+            .post: { _, _ in await Self.flipAnswer(admissions: admissions, logger: logger) { try await player.swapPiP() } },
         ])
 
-        on(router, "/api/v1/pip/tune/{number}", [
+        table.on("/api/v1/pip/tune/{number}", [
             .post: { _, context in
                 let text = context.parameters.get("number").flatMap { $0.removingPercentEncoding } ?? ""
                 guard let number = ChannelNumber(text) else {
@@ -93,7 +95,7 @@ struct OverlayRoutes<Player: PlayerControl> {
             },
         ])
 
-        on(router, "/api/v1/multiview", [
+        table.on("/api/v1/multiview", [
             .post: { request, _ in
                 var grid = 3
                 if let text = request.uri.queryParameters.get("grid") {
@@ -105,7 +107,7 @@ struct OverlayRoutes<Player: PlayerControl> {
             .delete: { _, _ in JSONResponse.make(.ok, await player.closeMultiview()) },
         ])
 
-        on(router, "/api/v1/multiview/move/{direction}", [
+        table.on("/api/v1/multiview/move/{direction}", [
             .post: { _, context in
                 let text = context.parameters.get("direction") ?? ""
                 guard let move = MultiviewMove(rawValue: text) else {
@@ -115,8 +117,8 @@ struct OverlayRoutes<Player: PlayerControl> {
             },
         ])
 
-        on(router, "/api/v1/multiview/select", [
-            .post: { _, _ in await Self.flipAnswer(logger: logger) { try await player.selectMultiview() } },
+        table.on("/api/v1/multiview/select", [
+            .post: { _, _ in await Self.flipAnswer(admissions: admissions, logger: logger) { try await player.selectMultiview() } },
         ])
     }
 
@@ -132,9 +134,14 @@ struct OverlayRoutes<Player: PlayerControl> {
     }
 
     /// A flip's result as the flip endpoints answer it, or the overlay error.
-    static func flipAnswer(logger: Logger, _ body: () async throws -> FlipResult) async -> Response {
+    static func flipAnswer(admissions: APIAdmissions, logger: Logger, _ body: @escaping @Sendable () async throws -> FlipResult) async -> Response {
+        guard let ticket = admissions.flips.admit() else { return ControlRoutes<Player>.busyFlipping(admissions) }
         do {
-            let result = try await body()
+            // Like every flip: it runs to its end (holding its place) even if the client hangs up.
+            let result = try await Task {
+                defer { ticket.release() }
+                return try await body()
+            }.value
             logger.debug("overlay flip", metadata: ["outcome": "\(result.outcome.rawValue)"])
             return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
         } catch let error as OverlayError {
@@ -151,21 +158,6 @@ struct OverlayRoutes<Player: PlayerControl> {
         case .notOpen: .conflict
         case .failed: .badGateway
         case .unsupported: .notImplemented
-        }
-    }
-
-    /// Registers the handlers of `path`, and a 405 with `Allow` for the other common methods.
-    private func on(
-        _ router: Router<BasicRequestContext>, _ path: RouterPath,
-        _ handlers: [HTTPRequest.Method: @Sendable (Request, BasicRequestContext) async throws -> Response]
-    ) {
-        for (method, handler) in handlers { router.on(path, method: method, use: handler) }
-        let allowed = handlers.keys.map(\.rawValue).sorted().joined(separator: ", ")
-        for other in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where handlers[other] == nil {
-            router.on(path, method: other) { request, _ in
-                JSONResponse.error(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); use \(allowed)",
-                                   headers: [.allow: allowed])
-            }
         }
     }
 }

@@ -5,13 +5,15 @@ import Switcher
 /// `GET /api/v1/channels/{number}/thumbnail.jpg[?width=N]`: a JPEG of a warm channel's latest
 /// keyframe. Unknown channel 404, not warm (or no keyframe yet) 409, bad number or width 400.
 struct ThumbnailRoute<Player: PlayerControl> {
-    static var path: RouterPath { "/api/v1/channels/{number}/thumbnail.jpg" }
+    static var path: String { "/api/v1/channels/{number}/thumbnail.jpg" }
 
     let player: Player
+    let admissions: APIAdmissions
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on table: APIRouteTable) {
         let player = self.player
-        router.get(Self.path) { request, context in
+        let admissions = self.admissions
+        table.on(Self.path, [.get: { request, context in
             let text = context.parameters.get("number").flatMap { $0.removingPercentEncoding } ?? ""
             guard let number = ChannelNumber(text) else {
                 return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
@@ -25,8 +27,13 @@ struct ThumbnailRoute<Player: PlayerControl> {
                 }
                 width = value
             }
+            guard let ticket = admissions.stillImages.admit() else {
+                return APIAdmissions.busy("\(admissions.stillImages.limit) snapshots and thumbnails are being made already; try again shortly")
+            }
+            defer { ticket.release() }
             do {
-                let jpeg = try await player.thumbnailJPEG(number: number, width: width)
+                let scaled = width
+                let jpeg = try await StillImageExecutor.shared.run { try await player.thumbnailJPEG(number: number, width: scaled) }
                 var headers = HTTPFields()
                 headers[.contentType] = "image/jpeg"
                 headers[.cacheControl] = "no-store"
@@ -36,13 +43,7 @@ struct ThumbnailRoute<Player: PlayerControl> {
             } catch {
                 return JSONResponse.error(.internalServerError, "no thumbnail: \(error)")
             }
-        }
-        for method: HTTPRequest.Method in [.post, .put, .delete, .patch] {
-            router.on(Self.path, method: method) { request, _ in
-                JSONResponse.error(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); use GET",
-                                   headers: [.allow: "GET"])
-            }
-        }
+        }])
     }
 
     static func status(_ code: ThumbnailError.Code) -> HTTPResponse.Status {

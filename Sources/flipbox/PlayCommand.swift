@@ -38,6 +38,11 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Bearer token for the control API (required off loopback). Also FLIPBOX_TOKEN.")
     var token: String?
 
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp(
+        "A host name (or address) the control API answers to besides loopback and the --http host, when there is no token. Repeatable. Also the lineup's settings.allow-hosts (comma-separated).",
+        valueName: "NAME"))
+    var allowHosts: [String] = []
+
     @Option(help: "Warm policy: all, neighbours:N or none. Default: the lineup's setting, else all.")
     var warm: String?
 
@@ -102,7 +107,10 @@ struct PlayCommand: AsyncParsableCommand {
             resolved.bannerSeconds = seconds
         }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
-        let control = try controlConfiguration()
+        var control = try controlConfiguration()
+        if let setting = lineup.settings["allow-hosts"] {
+            control.allowedHosts += setting.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        }
         do { try control.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
             throw ExitCode(2)
@@ -202,7 +210,7 @@ struct PlayCommand: AsyncParsableCommand {
         var host = String(http[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let token = self.token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"]
-        return ControlServerConfiguration(host: host, port: port, token: token)
+        return ControlServerConfiguration(host: host, port: port, token: token, allowedHosts: allowHosts)
     }
 }
 

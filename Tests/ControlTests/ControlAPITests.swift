@@ -189,7 +189,7 @@ struct ControlAPITests {
                 #expect(response.status == .ok, "width=\(width)")
             }
         }
-        #expect(player.snapshotRequests == [16, 7680])
+        #expect(player.snapshotRequests == [16, 1280], "7680 is accepted and capped at the output's 1280")
     }
 
     @Test func snapshotFailureIs503() async throws {

@@ -84,15 +84,18 @@ struct EventStreamDisconnectTests {
         let app = try makeControlApplication(player: player, configuration: ControlServerConfiguration(), logger: quietLogger)
         try await app.test(.live) { client in
             let port = try #require(client.port)
+            // The server's own subscription: /metrics counts the player's events.
+            for _ in 0..<300 where player.openSubscriptions < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(player.openSubscriptions == 1)
             let raw = try RawHTTPClient(port: port)
             try raw.send("GET /api/v1/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
             let head = try await RawHTTPClient.blocking { try raw.read(until: "event: flip-started") }
             #expect(head.hasPrefix("HTTP/1.1 200"))
             #expect(head.lowercased().contains("content-type: text/event-stream"))
-            #expect(player.openSubscriptions == 1)
+            #expect(player.openSubscriptions == 2)
             raw.hangUp()
-            for _ in 0..<300 where player.openSubscriptions > 0 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(player.openSubscriptions == 0, "the server stops following the player soon after the client leaves")
+            for _ in 0..<300 where player.openSubscriptions > 1 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(player.openSubscriptions == 1, "the server stops following the player soon after the client leaves")
         }
     }
 }

@@ -20,6 +20,11 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
     /// Yielded to each subscriber, then the stream ends after `eventsOpenFor`.
     let scriptedEvents: [PlayerEvent]
     let eventsOpenFor: Duration
+    /// How long each flip takes before its result (suspending, as the real player's does).
+    let flipTakes: Duration
+    /// How long each snapshot blocks its thread, as encoding a big PNG does.
+    let snapshotBlocks: Duration
+    private var snapshotThreads: [Bool] = []
 
     struct SnapshotError: Error, CustomStringConvertible {
         var description: String
@@ -36,8 +41,12 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
         channels: [ChannelStatus]? = nil,
         snapshot: Result<[UInt8], SnapshotError> = .success(FakePlayer.pngBytes),
         events: [PlayerEvent] = [],
-        eventsOpenFor: Duration = .zero
+        eventsOpenFor: Duration = .zero,
+        flipTakes: Duration = .zero,
+        snapshotBlocks: Duration = .zero
     ) {
+        self.flipTakes = flipTakes
+        self.snapshotBlocks = snapshotBlocks
         self.script = script
         self.playerStatus = status ?? PlayerStatus(
             channel: Self.red, output: OutputFormat(width: 1280, height: 720, fps: 30, sink: "headless"),
@@ -58,6 +67,8 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
 
     var flipRequests: [FlipRequest] { lock.withLock { requests } }
     var snapshotRequests: [Int?] { lock.withLock { snapshotWidths } }
+    /// For each snapshot: whether it ran on the still-image thread.
+    var snapshotsOnStillImageThread: [Bool] { lock.withLock { snapshotThreads } }
     /// Event streams handed out and not yet terminated.
     var openSubscriptions: Int { lock.withLock { subscriptions } }
 
@@ -67,6 +78,7 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
             defer { nextRequestID += 1 }
             return nextRequestID
         }
+        if flipTakes > .zero { try? await Task.sleep(for: flipTakes) }
         var result = script(request)
         result.requestID = id
         return result
@@ -76,7 +88,12 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
     func channels() async -> [ChannelStatus] { channelList }
 
     func snapshotPNG(width: Int?) async throws -> [UInt8] {
-        lock.withLock { snapshotWidths.append(width) }
+        let onStillImageThread = StillImageExecutor.shared.isCurrentThread
+        lock.withLock {
+            snapshotWidths.append(width)
+            snapshotThreads.append(onStillImageThread)
+        }
+        if snapshotBlocks > .zero { usleep(UInt32(snapshotBlocks / .microseconds(1))) }
         return try snapshot.get()
     }
 

@@ -24,6 +24,9 @@ struct RawHTTPClient: Sendable {
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(step: "socket") }
+        // A server that never answers fails the test instead of hanging it.
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -52,4 +55,44 @@ struct RawHTTPClient: Sendable {
     }
 
     func hangUp() { close(fd) }
+}
+
+/// One answer read off the socket: status, headers (names lowercased) and body.
+struct RawHTTPAnswer: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: String
+
+    /// The body's `error` message ("" when the body is no JSON error).
+    var error: String {
+        let object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+        return object?["error"] as? String ?? ""
+    }
+
+    init(parsing text: String) {
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let head = parts.first ?? ""
+        body = parts.dropFirst().joined(separator: "\r\n\r\n")
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.isEmpty ? "" : lines.removeFirst()
+        status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
+        headers = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
+
+extension RawHTTPClient {
+    /// Sends `head` (request line and header lines, without the blank line) with `Connection: close`
+    /// and `body`, on a thread of its own, and reads the answer until the server closes.
+    static func exchange(port: Int, _ head: String, body: String = "") async throws -> RawHTTPAnswer {
+        try await blocking {
+            let connection = try RawHTTPClient(port: port)
+            defer { connection.hangUp() }
+            try connection.send(head + "\r\nConnection: close\r\n\r\n" + body)
+            return RawHTTPAnswer(parsing: try connection.read(until: "\u{0}never"))
+        }
+    }
 }

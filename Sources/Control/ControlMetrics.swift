@@ -1,0 +1,158 @@
+import Foundation
+import Headend
+import Hummingbird
+import Lineup
+import Prometheus
+import ServiceLifecycle
+import Switcher
+
+/// The figures `GET /metrics` serves in Prometheus text format (docs/metrics in docs/security.md's
+/// neighbour, deploy/grafana-flipbox.json):
+///
+/// - `flipbox_flip_duration_seconds{path,outcome}`: histogram of flip latency (request to first
+///   frame on the sink); `flipbox_flips_total{path,outcome}` counts every flip, with or without a latency.
+/// - `flipbox_cards_shown_total{kind}`, `flipbox_channel_state_changes_total{state}`.
+/// - `flipbox_channels{state}`: channels in each state, read from the player at each scrape.
+/// - `flipbox_http_requests_total{route,method,status}`: every answer of the control API.
+/// - `flipbox_pipelines`, `flipbox_open_files`, `flipbox_open_files_limit`,
+///   `flipbox_resident_memory_bytes`: the process figures of `/api/v1/status`.
+///
+/// Flip and card figures come from the player's event stream (``observe(_:)``), so they count
+/// flips from keys, the API and the web remote alike. Thread-safe: the registry locks.
+public final class ControlMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    /// Upper bounds of the flip latency buckets: hot and warm flips land under 100 ms, cold ones in
+    /// seconds, timeouts at 8 s.
+    static let flipBuckets: [Duration] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16].map { .milliseconds(Int($0 * 1000)) }
+
+    /// Every fine channel state, so each has a series (0 when no channel is in it).
+    static let channelStates = ["cold", "parked", "connecting", "warm", "hot", "stalled", "failed"]
+
+    public init() {}
+
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "flipbox", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    // MARK: Events
+
+    /// Counts what the player reports until its stream ends (or the task is cancelled).
+    public func observe(_ events: AsyncStream<PlayerEvent>) async {
+        for await event in events { record(event) }
+    }
+
+    func record(_ event: PlayerEvent) {
+        switch event {
+        case .flipCompleted(let result):
+            let labels = [("path", result.path?.rawValue ?? "none"), ("outcome", result.outcome.rawValue)]
+            registry.makeCounter(descriptor: Self.name("flips", "total", "Flips by path (hot, warm, cold; none when it never got one) and outcome"),
+                                 labels: labels).increment()
+            if let latency = result.latency {
+                registry.makeDurationHistogram(
+                    descriptor: Self.name("flip_duration", "seconds", "Flip latency from the request to the first frame on the output, by path and outcome"),
+                    labels: labels, buckets: Self.flipBuckets
+                ).record(latency)
+            }
+        case .cardShown(_, _, let kind):
+            registry.makeCounter(descriptor: Self.name("cards_shown", "total", "Interstitial cards shown, by kind"),
+                                 labels: [("kind", Self.label(kind))]).increment()
+        case .channelState(_, let state):
+            registry.makeCounter(descriptor: Self.name("channel_state_changes", "total", "Channel state changes, by the state entered"),
+                                 labels: [("state", Self.stateName(state))]).increment()
+        case .flipStarted, .flipRetargeted, .cardHidden:
+            break
+        }
+    }
+
+    // MARK: HTTP
+
+    /// Counts one answer of the API. `route` is the router's path template (`/api/v1/tune/{number}`),
+    /// so the series stay few whatever the URLs; requests no route matched count as `unmatched`
+    /// (Hummingbird names them `NotFound`).
+    func recordRequest(route: String?, method: HTTPRequest.Method, status: HTTPResponse.Status) {
+        let name = route.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"
+        let known: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .patch, .options]
+        registry.makeCounter(
+            descriptor: Self.name("http_requests", "total", "Control API answers by route, method and status"),
+            labels: [("route", name), ("method", known.contains(method) ? method.rawValue : "other"),
+                     ("status", String(status.code))]
+        ).increment()
+    }
+
+    // MARK: Scrape
+
+    /// The text exposition, with the channel and process figures read from `player` now.
+    func scrape(_ player: some PlayerControl) async -> [UInt8] {
+        var counts = Dictionary(uniqueKeysWithValues: Self.channelStates.map { ($0, 0) })
+        for channel in await player.channels() { counts[Self.stateName(channel.state), default: 0] += 1 }
+        for (state, count) in counts {
+            registry.makeGauge(descriptor: Self.name("channels", "", "Channels in each state"), labels: [("state", state)])
+                .set(Double(count))
+        }
+        if let resources = await player.status().resources {
+            registry.makeGauge(descriptor: Self.name("pipelines", "", "GStreamer pipelines alive in the process")).set(Double(resources.pipelines))
+            registry.makeGauge(descriptor: Self.name("open_files", "", "Open file descriptors")).set(Double(resources.openFiles))
+            registry.makeGauge(descriptor: Self.name("open_files", "limit", "The soft limit on open files")).set(Double(resources.fileLimit))
+            registry.makeGauge(descriptor: Self.name("resident_memory", "bytes", "Resident memory")).set(Double(resources.residentBytes))
+        }
+        return registry.emitToBuffer()
+    }
+
+    /// The fine state name of a channel: `cold`, `parked`, `connecting`, `warm`, `hot`, `stalled`, `failed`.
+    static func stateName(_ state: ChannelState) -> String {
+        switch state {
+        case .cold: "cold"
+        case .parked: "parked"
+        case .connecting: "connecting"
+        case .warm: "warm"
+        case .hot: "hot"
+        case .stalled: "stalled"
+        case .failed: "failed"
+        }
+    }
+
+    /// A label value from free text: at most 32 characters of letters, digits, `-` and `_`.
+    static func label(_ text: String) -> String {
+        let cleaned = String(text.lowercased().unicodeScalars.prefix(32).map {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") ? Character($0) : "_"
+        })
+        return cleaned.isEmpty ? "none" : cleaned
+    }
+}
+
+/// Counts every answer of the API in ``ControlMetrics`` by route template, method and status.
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ControlMetrics
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            let response = try await next(request, context)
+            metrics.recordRequest(route: context.endpointPath, method: request.method, status: response.status)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            metrics.recordRequest(route: context.endpointPath, method: request.method, status: status)
+            throw error
+        }
+    }
+}
+
+/// Runs ``ControlMetrics/observe(_:)`` on the player's events for the life of the server.
+///
+/// Returns only at graceful shutdown: a player whose stream ends early must not end the server
+/// with it (a service that returns stops its group).
+struct PlayerEventMetricsService: Service {
+    let metrics: ControlMetrics
+    let events: @Sendable () -> AsyncStream<PlayerEvent>
+
+    func run() async throws {
+        let stream = events()
+        await cancelWhenGracefulShutdown {
+            await metrics.observe(stream)
+        }
+        try? await gracefulShutdown()
+    }
+}

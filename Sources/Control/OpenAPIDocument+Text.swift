@@ -1,0 +1,580 @@
+// Generated from docs/openapi.yaml by deploy/embed-openapi.sh (make openapi). Do not edit.
+
+extension OpenAPIDocument {
+    static let yaml = ##"""
+        openapi: 3.1.0
+        info:
+          title: Flipbox control API
+          version: "1"
+          summary: Flip channels, read the player's state, drive the overlays and watch events.
+          description: |
+            Served by `flipbox play` at `--http HOST:PORT` (default 127.0.0.1:8642). The same document is
+            served as JSON at `/api/v1/openapi.json`.
+
+            Authentication: with a token (`--token`, required off loopback) every path but `/` needs
+            `Authorization: Bearer TOKEN`; the event stream, the snapshot and thumbnails also take
+            `?token=TOKEN`. Without a token, requests must name the box in `Host` (loopback, the listen
+            host, or an `--allow-host` name) and state-changing requests from web pages must come from the
+            box's own origin; others get 403 (docs/security.md).
+
+            Every GET endpoint also answers HEAD (same status and headers, no body). Every error is JSON:
+            `{"error": "what went wrong and what to do"}`. Limits: request line 8 KB (414), headers
+            16 KB (431), body 64 KB (413), 32 event streams (503), 16 flips in flight (503), 16 still
+            pictures being made (503).
+        servers:
+          - url: http://127.0.0.1:8642
+        security:
+          - {}
+          - bearer: []
+        paths:
+          /:
+            get:
+              operationId: webRemote
+              summary: The web remote (an HTML page that calls this API from the same origin).
+              security:
+                - {}
+              responses:
+                "200":
+                  description: The page.
+                  content:
+                    text/html:
+                      schema:
+                        type: string
+          /api/v1/status:
+            get:
+              operationId: status
+              summary: The channel on screen, the output format, uptime, the last flip and process resources.
+              responses:
+                "200":
+                  description: The status.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: "#/components/schemas/Status"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/channels:
+            get:
+              operationId: channels
+              summary: Every channel with its live state.
+              responses:
+                "200":
+                  description: The lineup.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [channels]
+                        properties:
+                          channels:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/ChannelStatus"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/flip/next:
+            post:
+              operationId: flipNext
+              summary: Flips to the next channel in the flip scope; answers with the flip's result.
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/flip/previous:
+            post:
+              operationId: flipPrevious
+              summary: Flips to the previous channel in the flip scope.
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/recall:
+            post:
+              operationId: recall
+              summary: Flips back to the last channel.
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/tune/{number}:
+            post:
+              operationId: tune
+              summary: Tunes a channel by number (7, 9.1).
+              parameters:
+                - $ref: "#/components/parameters/ChannelNumber"
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/tune/id/{id}:
+            post:
+              operationId: tuneID
+              summary: Tunes a channel by its id.
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/flip-scope/{scope}:
+            post:
+              operationId: setFlipScope
+              summary: Sets which channels next and previous visit.
+              parameters:
+                - name: scope
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+                    enum: [all, favourites, group]
+              responses:
+                "200":
+                  description: The scope now in force.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [scope]
+                        properties:
+                          scope:
+                            type: string
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/snapshot.png:
+            get:
+              operationId: snapshot
+              summary: The output picture as shown, as PNG.
+              parameters:
+                - name: width
+                  in: query
+                  description: Scale to this width (the height follows); never wider than the output.
+                  schema:
+                    type: integer
+                    minimum: 16
+                    maximum: 7680
+                - $ref: "#/components/parameters/QueryToken"
+              responses:
+                "200":
+                  description: The picture.
+                  content:
+                    image/png:
+                      schema:
+                        type: string
+                        contentMediaType: image/png
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/channels/{number}/thumbnail.jpg:
+            get:
+              operationId: thumbnail
+              summary: A JPEG of a warm channel's latest keyframe.
+              parameters:
+                - $ref: "#/components/parameters/ChannelNumber"
+                - name: width
+                  in: query
+                  schema:
+                    type: integer
+                    minimum: 16
+                    maximum: 7680
+                - $ref: "#/components/parameters/QueryToken"
+              responses:
+                "200":
+                  description: The picture.
+                  content:
+                    image/jpeg:
+                      schema:
+                        type: string
+                        contentMediaType: image/jpeg
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/overlay/banner:
+            post:
+              operationId: showBanner
+              summary: Shows the info banner.
+              parameters:
+                - name: seconds
+                  in: query
+                  description: How long; 0 until dismissed; the configured time when absent.
+                  schema:
+                    type: number
+                    minimum: 0
+                    maximum: 3600
+              responses:
+                "200":
+                  $ref: "#/components/responses/Banner"
+                default:
+                  $ref: "#/components/responses/Error"
+            delete:
+              operationId: hideBanner
+              summary: Hides the info banner.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Banner"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/pip:
+            post:
+              operationId: openPiP
+              summary: Opens the picture-in-picture window (settings from the query or a JSON body).
+              parameters:
+                - name: channel
+                  in: query
+                  schema:
+                    type: string
+                - name: corner
+                  in: query
+                  schema:
+                    $ref: "#/components/schemas/Corner"
+                - name: size
+                  in: query
+                  schema:
+                    type: number
+              requestBody:
+                required: false
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      properties:
+                        channel:
+                          type: string
+                        corner:
+                          $ref: "#/components/schemas/Corner"
+                        size:
+                          type: number
+              responses:
+                "200":
+                  $ref: "#/components/responses/PiP"
+                default:
+                  $ref: "#/components/responses/Error"
+            delete:
+              operationId: closePiP
+              summary: Closes the picture-in-picture window.
+              responses:
+                "200":
+                  $ref: "#/components/responses/PiP"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/pip/swap:
+            post:
+              operationId: swapPiP
+              summary: Swaps the main picture and the PiP window; answers like a flip.
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/pip/tune/{number}:
+            post:
+              operationId: tunePiP
+              summary: Tunes the PiP window to a channel.
+              parameters:
+                - $ref: "#/components/parameters/ChannelNumber"
+              responses:
+                "200":
+                  $ref: "#/components/responses/PiP"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/multiview:
+            post:
+              operationId: openMultiview
+              summary: Opens the multiview mosaic.
+              parameters:
+                - name: grid
+                  in: query
+                  schema:
+                    type: integer
+                    enum: [2, 3, 4]
+              responses:
+                "200":
+                  $ref: "#/components/responses/Multiview"
+                default:
+                  $ref: "#/components/responses/Error"
+            delete:
+              operationId: closeMultiview
+              summary: Closes the multiview.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Multiview"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/multiview/move/{direction}:
+            post:
+              operationId: moveMultiview
+              summary: Moves the multiview highlight.
+              parameters:
+                - name: direction
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+                    enum: [up, down, left, right]
+              responses:
+                "200":
+                  $ref: "#/components/responses/Multiview"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/multiview/select:
+            post:
+              operationId: selectMultiview
+              summary: Tunes the highlighted channel and closes the multiview; answers like a flip.
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/events:
+            get:
+              operationId: events
+              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden).
+              parameters:
+                - $ref: "#/components/parameters/QueryToken"
+              responses:
+                "200":
+                  description: An endless event stream with a keepalive comment every 15 s.
+                  content:
+                    text/event-stream:
+                      schema:
+                        type: string
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/openapi.json:
+            get:
+              operationId: openAPI
+              summary: This document as JSON.
+              responses:
+                "200":
+                  description: The document.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                default:
+                  $ref: "#/components/responses/Error"
+          /metrics:
+            get:
+              operationId: metrics
+              summary: Flip latency, cards, channel states, HTTP answers and process figures in Prometheus text format.
+              responses:
+                "200":
+                  description: The exposition.
+                  content:
+                    text/plain:
+                      schema:
+                        type: string
+                default:
+                  $ref: "#/components/responses/Error"
+        components:
+          securitySchemes:
+            bearer:
+              type: http
+              scheme: bearer
+          parameters:
+            ChannelNumber:
+              name: number
+              in: path
+              required: true
+              description: A channel number such as 7 or 9.1.
+              schema:
+                type: string
+            QueryToken:
+              name: token
+              in: query
+              description: The bearer token, for URLs a browser opens without headers.
+              schema:
+                type: string
+          responses:
+            Error:
+              description: An error with a message saying what went wrong and what to do.
+              content:
+                application/json:
+                  schema:
+                    $ref: "#/components/schemas/Error"
+            FlipCompleted:
+              description: The flip completed.
+              content:
+                application/json:
+                  schema:
+                    $ref: "#/components/schemas/FlipResult"
+            FlipNotCompleted:
+              description: |
+                The flip did not complete (the body is its result: superseded 409, unknown channel 404,
+                timed out 504, locked 403, source failed 502), or the request was refused (an error body:
+                400, 401, 403, 405, 413, 503).
+              content:
+                application/json:
+                  schema:
+                    oneOf:
+                      - $ref: "#/components/schemas/FlipResult"
+                      - $ref: "#/components/schemas/Error"
+            Banner:
+              description: The banner's state.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [shown]
+                    properties:
+                      shown:
+                        type: boolean
+                      channel:
+                        $ref: "#/components/schemas/Channel"
+            PiP:
+              description: The PiP window's state.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [open, corner, size]
+                    properties:
+                      open:
+                        type: boolean
+                      channel:
+                        $ref: "#/components/schemas/Channel"
+                      corner:
+                        type: string
+                      size:
+                        type: number
+            Multiview:
+              description: The multiview's state.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [open, grid, channels]
+                    properties:
+                      open:
+                        type: boolean
+                      grid:
+                        type: integer
+                      channels:
+                        type: array
+                        items:
+                          $ref: "#/components/schemas/Channel"
+                      highlight:
+                        $ref: "#/components/schemas/Channel"
+          schemas:
+            Error:
+              type: object
+              required: [error]
+              properties:
+                error:
+                  type: string
+            Corner:
+              type: string
+              enum: [top-left, top-right, bottom-left, bottom-right]
+            Channel:
+              type: object
+              required: [number, name, id]
+              properties:
+                number:
+                  type: string
+                name:
+                  type: string
+                id:
+                  type: string
+            FlipResult:
+              type: object
+              required: [ok, requestId, outcome, channel, latencyMs, path, error, failure, supersededBy, interstitialShown]
+              properties:
+                ok:
+                  type: boolean
+                requestId:
+                  type: integer
+                outcome:
+                  type: string
+                  enum: [completed, failed, superseded]
+                channel:
+                  oneOf:
+                    - $ref: "#/components/schemas/Channel"
+                    - type: "null"
+                latencyMs:
+                  type: [number, "null"]
+                path:
+                  type: [string, "null"]
+                  enum: [hot, warm, cold, null]
+                error:
+                  type: [string, "null"]
+                failure:
+                  type: [string, "null"]
+                supersededBy:
+                  type: [integer, "null"]
+                interstitialShown:
+                  type: boolean
+            Status:
+              type: object
+              required: [channel, output, uptimeSeconds, lastFlip]
+              properties:
+                channel:
+                  oneOf:
+                    - $ref: "#/components/schemas/Channel"
+                    - type: "null"
+                output:
+                  type: object
+                  required: [width, height, fps, sink]
+                  properties:
+                    width:
+                      type: integer
+                    height:
+                      type: integer
+                    fps:
+                      type: integer
+                    sink:
+                      type: string
+                uptimeSeconds:
+                  type: integer
+                lastFlip:
+                  oneOf:
+                    - $ref: "#/components/schemas/FlipResult"
+                    - type: "null"
+                resources:
+                  type: object
+                  required: [pipelines, openFiles, fileLimit, residentBytes]
+                  properties:
+                    pipelines:
+                      type: integer
+                    openFiles:
+                      type: integer
+                    fileLimit:
+                      type: integer
+                    residentBytes:
+                      type: integer
+            ChannelStatus:
+              type: object
+              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden]
+              properties:
+                number:
+                  type: string
+                name:
+                  type: string
+                id:
+                  type: string
+                group:
+                  type: [string, "null"]
+                logo:
+                  type: [string, "null"]
+                state:
+                  type: string
+                  enum: [cold, warm, hot, stalled, failed]
+                detail:
+                  type: string
+                reason:
+                  type: [string, "null"]
+                sources:
+                  type: integer
+                thumbnail:
+                  type: [string, "null"]
+                favourite:
+                  type: boolean
+                hidden:
+                  type: boolean
+        """##
+}
