@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench clean
+.PHONY: deps build demo test media bench clean openapi api-fuzz
 
 deps:
 	@./deploy/install-deps.sh
@@ -34,6 +34,24 @@ test: build media
 bench: deps
 	@$(SWIFT) build -c release 2>&1 | grep -E "error|Build complete" || true
 	.build/release/flipbox bench --flips 200 --channels 16 --peer
+
+# Embeds docs/openapi.yaml in the binary (Sources/Control/OpenAPIDocument+Text.swift); run after editing it.
+openapi:
+	@./deploy/embed-openapi.sh
+
+# schemathesis against a live headless box, a bounded number of examples per operation: no
+# answer may be a 5xx, and every answer must match docs/openapi.yaml.
+API_FUZZ_PORT ?= 8655
+API_FUZZ_EXAMPLES ?= 25
+api-fuzz: build media
+	@python3 -c "import schemathesis" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check schemathesis
+	@$(FLIPBOX) play Channels/demo.yaml --output headless --no-keys --size 320x180 --http 127.0.0.1:$(API_FUZZ_PORT) \
+		--state-dir $$(mktemp -d) >/tmp/flipbox-api-fuzz.log 2>&1 & pid=$$!; \
+	trap "kill -INT $$pid; wait $$pid" EXIT; \
+	for i in $$(seq 50); do curl -sf -o /dev/null http://127.0.0.1:$(API_FUZZ_PORT)/api/v1/status && break; sleep 0.2; done; \
+	schemathesis run http://127.0.0.1:$(API_FUZZ_PORT)/api/v1/openapi.json --url http://127.0.0.1:$(API_FUZZ_PORT) \
+		--max-examples $(API_FUZZ_EXAMPLES) --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+		--exclude-path /api/v1/events --request-timeout 20
 
 clean:
 	rm -rf .build Channels/media
