@@ -228,15 +228,16 @@ extension OpenAPIDocument {
                 - name: channel
                   in: query
                   schema:
-                    type: string
+                    $ref: "#/components/schemas/ChannelNumber"
                 - name: corner
                   in: query
                   schema:
                     $ref: "#/components/schemas/Corner"
                 - name: size
                   in: query
+                  description: Fraction of the output width.
                   schema:
-                    type: number
+                    $ref: "#/components/schemas/PiPSize"
               requestBody:
                 required: false
                 content:
@@ -245,11 +246,15 @@ extension OpenAPIDocument {
                       type: object
                       properties:
                         channel:
-                          type: string
+                          anyOf:
+                            - $ref: "#/components/schemas/ChannelNumber"
+                            - type: integer
+                              minimum: 0
+                              maximum: 999999
                         corner:
                           $ref: "#/components/schemas/Corner"
                         size:
-                          type: number
+                          $ref: "#/components/schemas/PiPSize"
               responses:
                 "200":
                   $ref: "#/components/responses/PiP"
@@ -384,7 +389,7 @@ extension OpenAPIDocument {
               required: true
               description: A channel number such as 7 or 9.1.
               schema:
-                type: string
+                $ref: "#/components/schemas/ChannelNumber"
             QueryToken:
               name: token
               in: query
@@ -412,7 +417,7 @@ extension OpenAPIDocument {
               content:
                 application/json:
                   schema:
-                    oneOf:
+                    anyOf:
                       - $ref: "#/components/schemas/FlipResult"
                       - $ref: "#/components/schemas/Error"
             Banner:
@@ -468,6 +473,13 @@ extension OpenAPIDocument {
               properties:
                 error:
                   type: string
+            ChannelNumber:
+              type: string
+              pattern: "^[0-9]{1,6}(\\.[0-9]{1,6})?$"
+            PiPSize:
+              type: number
+              minimum: 0.1
+              maximum: 0.6
             Corner:
               type: string
               enum: [top-left, top-right, bottom-left, bottom-right]
