@@ -88,11 +88,14 @@ extension RawHTTPClient {
     /// Sends `head` (request line and header lines, without the blank line) with `Connection: close`
     /// and `body`, on a thread of its own, and reads the answer until the server closes.
     static func exchange(port: Int, _ head: String, body: String = "") async throws -> RawHTTPAnswer {
-        try await blocking {
-            let connection = try RawHTTPClient(port: port)
-            defer { connection.hangUp() }
-            try connection.send(head + "\r\nConnection: close\r\n\r\n" + body)
-            return RawHTTPAnswer(parsing: try connection.read(until: "\u{0}never"))
-        }
+        try await blocking { try exchangeBlocking(port: port, head, body: body) }
+    }
+
+    /// ``exchange(port:_:body:)`` on the calling thread (never call it on the cooperative pool).
+    static func exchangeBlocking(port: Int, _ head: String, body: String = "") throws -> RawHTTPAnswer {
+        let connection = try RawHTTPClient(port: port)
+        defer { connection.hangUp() }
+        try connection.send(head + "\r\nConnection: close\r\n\r\n" + body)
+        return RawHTTPAnswer(parsing: try connection.read(until: "\u{0}never"))
     }
 }
