@@ -41,20 +41,12 @@ import Testing
     }
 
     @Test func aBadNameStopsTheBoxWithAMessage() async throws {
-        let r = try await onOwnThread { () throws -> (Int32, String) in
-            let p = Process()
-            p.executableURL = FlipboxProcess.executable
-            p.arguments = ["play", try self.lineup(allowHosts: "tv.lan").path, "--output", "headless", "--no-keys",
-                           "--http", "127.0.0.1:0", "--allow-host", "http://tv.lan:8642/"]
-            let err = Pipe()
-            p.standardError = err
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            let e = err.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return (p.terminationStatus, String(decoding: e, as: UTF8.self))
+        let path = try lineup(allowHosts: "tv.lan").path
+        let r = try await onOwnThread {
+            try CommandLineTests().run(["play", path, "--output", "headless", "--no-keys", "--http", "127.0.0.1:0",
+                                        "--allow-host", "http://tv.lan:8642/"])
         }
-        #expect(r.0 == 2)
-        #expect(r.1.contains("'http://tv.lan:8642/' is not a host name to allow"), "\(r.1)")
+        #expect(r.status == 2)
+        #expect(r.err.contains("'http://tv.lan:8642/' is not a host name to allow"), "\(r.err)")
     }
 }
