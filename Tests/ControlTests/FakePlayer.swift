@@ -22,8 +22,8 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
     let eventsOpenFor: Duration
     /// How long each flip takes before its result (suspending, as the real player's does).
     let flipTakes: Duration
-    /// How long each snapshot blocks its thread, as encoding a big PNG does.
-    let snapshotBlocks: Duration
+    /// When set, each snapshot blocks its thread until the gate opens, as encoding a big PNG does.
+    let snapshotGate: ThreadGate?
     private var snapshotThreads: [Bool] = []
 
     struct SnapshotError: Error, CustomStringConvertible {
@@ -43,10 +43,10 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
         events: [PlayerEvent] = [],
         eventsOpenFor: Duration = .zero,
         flipTakes: Duration = .zero,
-        snapshotBlocks: Duration = .zero
+        snapshotGate: ThreadGate? = nil
     ) {
         self.flipTakes = flipTakes
-        self.snapshotBlocks = snapshotBlocks
+        self.snapshotGate = snapshotGate
         self.script = script
         self.playerStatus = status ?? PlayerStatus(
             channel: Self.red, output: OutputFormat(width: 1280, height: 720, fps: 30, sink: "headless"),
@@ -93,7 +93,7 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
             snapshotWidths.append(width)
             snapshotThreads.append(onStillImageThread)
         }
-        if snapshotBlocks > .zero { usleep(UInt32(snapshotBlocks / .microseconds(1))) }
+        snapshotGate?.pass()
         return try snapshot.get()
     }
 
@@ -121,5 +121,26 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
 
     static func failing(_ error: String, _ failure: FlipFailure = .sourceFailed) -> @Sendable (FlipRequest) -> FlipResult {
         { _ in FlipResult(requestID: 0, outcome: .failed, channel: nil, error: error, failure: failure) }
+    }
+}
+
+/// Blocks the threads that reach it until it is opened.
+final class ThreadGate: @unchecked Sendable {
+    // Sendable: `opened` is only touched under `condition`'s lock.
+    private let condition = NSCondition()
+    private var opened = false
+
+    var isOpen: Bool { condition.withLock { opened } }
+
+    /// Returns once the gate is open (at once if it is).
+    func pass() {
+        condition.withLock { while !opened { condition.wait() } }
+    }
+
+    func open() {
+        condition.withLock {
+            opened = true
+            condition.broadcast()
+        }
     }
 }

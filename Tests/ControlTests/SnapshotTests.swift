@@ -28,36 +28,41 @@ struct SnapshotTests {
         #expect(player.snapshotsOnStillImageThread == [true, true, true])
     }
 
-    /// Four snapshots that each hold their thread for 1.2 s (as a 7680-wide PNG did) must not
-    /// hold up `/status`: every one answers at once while they are still being made, one after
-    /// the other (4.8 s in all). The
-    /// clients run on threads of their own, so only the server's threads are measured.
-    @Test func bigSnapshotsDoNotStallOtherRequests() async throws {
-        let player = FakePlayer(snapshotBlocks: .milliseconds(1200))
+    /// Snapshots that hold their thread (as encoding a 7680-wide PNG did, for seconds) must not
+    /// hold up `/status`. Four snapshots block until the test lets them go; `/status` must answer
+    /// before that. On the cooperative pool the first two would hold both of its threads and
+    /// `/status` could not answer until they were let go. The clients run on threads of their
+    /// own, so only the server's threads are tested, whatever the load.
+    @Test func heldSnapshotsDoNotStallOtherRequests() async throws {
+        let gate = ThreadGate()
+        let player = FakePlayer(snapshotGate: gate)
         try await SameOriginTests.live(player) { port in
-            let (snapshots, times) = try await RawHTTPClient.blocking { () throws -> ([Int], [Duration]) in
-                let statuses = StatusList()
-                let clients = (0..<4).map { _ in
+            let (snapshots, statuses) = try await RawHTTPClient.blocking { () throws -> ([Int], [Int]) in
+                let snapshots = StatusList(), statuses = StatusList()
+                for _ in 0..<4 {
                     Thread {
-                        statuses.append((try? RawHTTPClient.exchangeBlocking(port: port, "GET /api/v1/snapshot.png?width=7680 HTTP/1.1\r\nHost: 127.0.0.1"))?.status ?? 0)
+                        snapshots.append((try? RawHTTPClient.exchangeBlocking(port: port, "GET /api/v1/snapshot.png?width=7680 HTTP/1.1\r\nHost: 127.0.0.1"))?.status ?? 0)
+                    }.start()
+                }
+                while player.snapshotRequests.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+                Thread {
+                    for _ in 0..<3 {
+                        let answer = try? RawHTTPClient.exchangeBlocking(port: port, "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1")
+                        // 200 while the snapshots are held; -1 when it took their release.
+                        statuses.append(gate.isOpen ? -1 : answer?.status ?? 0)
                     }
-                }
-                clients.forEach { $0.start() }
-                Thread.sleep(forTimeInterval: 0.3)
-                var times: [Duration] = []
-                for _ in 0..<5 {
-                    let started = ContinuousClock.now
-                    let status = try RawHTTPClient.exchangeBlocking(port: port, "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1")
-                    times.append(status.status == 200 ? ContinuousClock.now - started : .seconds(99))
-                }
-                while statuses.values.count < 4 { Thread.sleep(forTimeInterval: 0.05) }
-                return (statuses.values, times)
+                }.start()
+                let deadline = Date().addingTimeInterval(10)
+                while statuses.values.count < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                gate.open()
+                while statuses.values.count < 3 || snapshots.values.count < 4 { Thread.sleep(forTimeInterval: 0.01) }
+                return (snapshots.values, statuses.values)
             }
+            #expect(statuses == [200, 200, 200], "/status answered only once the snapshots were let go: \(statuses)")
             #expect(snapshots == [200, 200, 200, 200])
-            // Without the still-image thread the first /status waited for the pool: 2.1 s.
-            #expect(times.max()! < .milliseconds(600), "/status while snapshots encode: \(times)")
         }
         #expect(player.snapshotRequests.count == 4)
+        #expect(player.snapshotsOnStillImageThread == [true, true, true, true])
     }
 }
 
