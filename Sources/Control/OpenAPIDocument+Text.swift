@@ -336,6 +336,106 @@ extension OpenAPIDocument {
                   $ref: "#/components/responses/FlipCompleted"
                 default:
                   $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/guide:
+            get:
+              operationId: guide
+              summary: Programmes on in from..to (default the next 3 hours, at most 14 days) per channel.
+              parameters:
+                - name: from
+                  in: query
+                  description: ISO 8601 time with a zone, e.g. 2026-11-22T20:00:00+01:00; default now.
+                  schema:
+                    type: string
+                - name: to
+                  in: query
+                  description: ISO 8601 time with a zone; default from + 3 h.
+                  schema:
+                    type: string
+                - name: channels
+                  in: query
+                  description: Channel numbers, comma separated; default every channel.
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  description: The guide (404 when the box has none).
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [from, to, channels]
+                        properties:
+                          from:
+                            type: string
+                          to:
+                            type: string
+                          channels:
+                            type: array
+                            items:
+                              type: object
+                              required: [number, id, name, programmes]
+                              properties:
+                                number:
+                                  type: string
+                                id:
+                                  type: string
+                                name:
+                                  type: string
+                                guideChannel:
+                                  type: string
+                                programmes:
+                                  type: array
+                                  items:
+                                    type: object
+                                    required: [start, stop, title, categories, ratings]
+                                    properties:
+                                      start:
+                                        type: string
+                                      stop:
+                                        type: string
+                                      title:
+                                        type: string
+                                      subTitle:
+                                        type: string
+                                      description:
+                                        type: string
+                                      categories:
+                                        type: array
+                                        items:
+                                          type: string
+                                      episode:
+                                        type: object
+                                        additionalProperties:
+                                          type: string
+                                      icon:
+                                        type: string
+                                      ratings:
+                                        type: array
+                                        items:
+                                          type: object
+                                          required: [value]
+                                          properties:
+                                            system:
+                                              type: string
+                                            value:
+                                              type: string
+                                      starRating:
+                                        type: string
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/guide/refresh:
+            post:
+              operationId: refreshGuide
+              summary: Imports the guide again; 409 while a refresh runs, 502 when a source fails (the old guide stays), 404 without a guide.
+              responses:
+                "200":
+                  description: What the import read.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/events:
             get:
               operationId: events

@@ -29,7 +29,7 @@ struct OpenAPIDocumentTests {
     }
 
     @Test func documentListsExactlyTheServedRoutes() throws {
-        let api = try ControlAPI(player: FakePlayer(), configuration: ControlServerConfiguration(), metrics: ControlMetrics(), logger: quietLogger)
+        let api = try ControlAPI(player: FakePlayer(), configuration: ControlServerConfiguration(), guide: nil, metrics: ControlMetrics(), logger: quietLogger)
         let served = Set(api.routes.served.map(\.description))
         let documented = try Self.documentedRoutes()
         #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
@@ -53,12 +53,26 @@ struct OpenAPIDocumentTests {
             let json = try jsonObject(response)
             #expect(json["openapi"] as? String == "3.1.0")
             let paths = try #require(json["paths"] as? [String: Any])
-            #expect(paths.count == 21)
+            #expect(paths.count == 23)
             let status = try #require((paths["/api/v1/status"] as? [String: Any])?["get"] as? [String: Any])
             let responses = try #require(status["responses"] as? [String: Any])
             #expect(responses["200"] != nil, "status codes stay strings")
             let limit = ((paths["/api/v1/snapshot.png"] as? [String: Any])?["get"] as? [String: Any])?["parameters"] as? [[String: Any]]
             #expect((limit?.first?["schema"] as? [String: Any])?["maximum"] as? Int == 7680, "numbers stay numbers")
+        }
+    }
+}
+
+@Suite("Control API: guide endpoints without a guide")
+struct NoGuideTests {
+    /// The guide paths are always served (the document lists them); without a guide they say so.
+    @Test func withoutAGuideTheyAnswer404SayingSo() async throws {
+        try await withControlAPI(FakePlayer()) { client in
+            for (uri, method) in [("/api/v1/guide", HTTPRequest.Method.get), ("/api/v1/guide/refresh", .post)] {
+                let response = try await client.execute(uri: uri, method: method)
+                #expect(response.status == .notFound)
+                #expect((try jsonObject(response)["error"] as? String)?.contains("no programme guide") == true)
+            }
         }
     }
 }
