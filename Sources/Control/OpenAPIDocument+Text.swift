@@ -647,6 +647,16 @@ extension OpenAPIDocument {
                   oneOf:
                     - $ref: "#/components/schemas/FlipResult"
                     - type: "null"
+                now:
+                  description: The programme on the channel now, from the guide (null without one).
+                  anyOf:
+                    - $ref: "#/components/schemas/ProgrammeSummary"
+                    - type: "null"
+                next:
+                  description: The programme after it.
+                  anyOf:
+                    - $ref: "#/components/schemas/ProgrammeSummary"
+                    - type: "null"
                 resources:
                   type: object
                   required: [pipelines, openFiles, fileLimit, residentBytes]
@@ -659,6 +669,20 @@ extension OpenAPIDocument {
                       type: integer
                     residentBytes:
                       type: integer
+            ProgrammeSummary:
+              type: object
+              required: [title, start, end]
+              properties:
+                title:
+                  type: string
+                start:
+                  type: string
+                end:
+                  type: string
+                description:
+                  type: string
+                rating:
+                  type: string
             ChannelStatus:
               type: object
               required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden]
