@@ -27,6 +27,8 @@ let package = Package(
         ),
         // Safe Swift wrapper: the only module that imports CGStreamer.
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
+        // Live MPEG-TS senders on loopback (hostile on request): for bench, soak and tests.
+        .target(name: "LoopbackStreams"),
         // Pure Swift lineup model and parsers.
         .target(name: "Lineup", dependencies: [.product(name: "Yams", package: "Yams")]),
         // libxml2's streaming reader and zlib's inflate, for the XMLTV guide only.
@@ -58,7 +60,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide",
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "LoopbackStreams",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -68,13 +70,13 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport"]),
+        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport"]),
         .testTarget(name: "ControlTests", dependencies: [
             "Control", "Switcher", "Lineup", "Guide",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup"]),
+        .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams"]),
     ]
 )

@@ -25,6 +25,8 @@ public struct DecodeTarget: Sendable {
 /// Built idle and running (so a flip does not wait for pipeline set-up), then bound to one feed.
 /// Buffers are re-timed so that the first keyframe plays "now" in the decoder's clock and the
 /// rest follow in real time; the appsinks sync on that clock, so video and audio leave together.
+/// A decoder serves one codec family; a feed whose stream changes codec gets a new decoder
+/// (`Headend` swaps it at the new codec's first keyframe).
 final class ChannelDecoder: @unchecked Sendable {
     /// Decoders are built per codec family; only fully known families are kept spare.
     struct Codec: Sendable, Hashable {
@@ -63,8 +65,12 @@ final class ChannelDecoder: @unchecked Sendable {
     private let lock = NSLock()
     private var feedValue: UInt = 0
     private weak var sink: DecodedFrameSink?
-    private var offset: Int64?
+    /// Source running time to decoder running time, per track (nil until the first keyframe).
+    private var offsets: (video: Int64, audio: Int64)?
     private var anchorPTS: ClockTime = 0
+    private var audioJumped = false
+    private var lastVideo: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
+    private var lastAudio: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -112,6 +118,21 @@ final class ChannelDecoder: @unchecked Sendable {
 
     var feed: UInt { lock.withLock { feedValue } }
 
+    /// Whether this decoder can go on with a stream whose video format became `caps` (same
+    /// codec; size and profile changes are followed in-band by the parsers).
+    func decodes(video caps: Caps) -> Bool {
+        let bound = videoSource.caps
+        return Codec(video: caps, audio: nil).video == codec.video
+            && (codec.video != .other || (bound?.mediaType == caps.mediaType && bound?.int("mpegversion") == caps.int("mpegversion")))
+    }
+
+    /// Whether this decoder can go on with audio in `caps`.
+    func decodes(audio caps: Caps) -> Bool {
+        let bound = audioSource.caps
+        return Codec(video: videoSource.caps ?? caps, audio: caps).audio == codec.audio
+            && (codec.audio != .other || bound == nil || (bound?.mediaType == caps.mediaType && bound?.int("mpegversion") == caps.int("mpegversion")))
+    }
+
     /// Dedicates the decoder to `feed`: sets the compressed formats; frames go to `sink`.
     func bind(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink) {
         videoSource.caps = videoCaps
@@ -126,21 +147,40 @@ final class ChannelDecoder: @unchecked Sendable {
 
     /// Re-times and pushes one cached entry (any thread). Entries before the first keyframe
     /// are skipped; audio older than that keyframe too.
+    ///
+    /// The first keyframe is timed "now" and everything after it keeps its distance from it, so
+    /// a channel plays in real time from its cached keyframe and stays that far behind live (it
+    /// never fast-forwards). Only a jump in the source's own timeline (a discontinuity: back, or
+    /// forward by more than the time that passed) moves a track's timing, so that it carries on
+    /// right after its last buffer.
     func push(_ entry: GOPCache.Entry) {
         lock.lock()
-        if entry.isKeyframe {
+        if offsets == nil {
             let now = pipeline.runningTimeNow
-            if now.isValid {
-                let wanted = Int64(bitPattern: UInt64(now)) - Int64(bitPattern: UInt64(entry.pts))
-                // Anchor on the first keyframe; re-anchor when the source's clock jumped.
-                if offset == nil || abs(wanted - (offset ?? 0)) > Int64(ClockTime.second) {
-                    offset = wanted
-                    anchorPTS = entry.pts
-                }
+            guard entry.isKeyframe, entry.pts.isValid, now.isValid else { lock.unlock(); return }
+            let anchor = Int64(bitPattern: UInt64(now)) - Int64(bitPattern: UInt64(entry.pts))
+            offsets = (anchor, anchor)
+            anchorPTS = entry.pts
+        }
+        guard var (videoOffset, audioOffset) = offsets, entry.pts.isValid else { lock.unlock(); return }
+        let arrival = ContinuousClock.now
+        let isVideo = entry.track == .video
+        // Decode order is monotonic for video; presentation order is, for audio.
+        let t = Int64(bitPattern: UInt64(isVideo && entry.dts.isValid ? entry.dts : entry.pts))
+        if let last = isVideo ? lastVideo : lastAudio {
+            let sourceStep = t - last.source
+            let elapsed = (arrival - last.at).components
+            let wallStep = elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+            if sourceStep < -Self.jump || sourceStep > wallStep + Self.jump {
+                // The source's clock jumped: carry on one frame after the last buffer.
+                let carryOn = last.shifted + (isVideo ? Self.videoStep : Self.audioStep) - t
+                if isVideo { videoOffset = carryOn } else { audioOffset = carryOn; audioJumped = true }
+                offsets = (videoOffset, audioOffset)
             }
         }
-        guard let offset, entry.pts.isValid else { lock.unlock(); return }
-        if entry.track == .audio && entry.pts < anchorPTS { lock.unlock(); return }
+        if entry.track == .audio && entry.pts < anchorPTS && !audioJumped { lock.unlock(); return }
+        let offset = isVideo ? videoOffset : audioOffset
+        if isVideo { lastVideo = (t, t + offset, arrival) } else { lastAudio = (t, t + offset, arrival) }
         lock.unlock()
         func shift(_ t: ClockTime) -> ClockTime {
             guard t.isValid else { return .none }
@@ -153,6 +193,11 @@ final class ChannelDecoder: @unchecked Sendable {
         case .audio: audioSource.push(retimed)
         }
     }
+
+    /// A step in a source's timeline larger than this (beyond the time that passed) is a jump.
+    private static let jump = Int64(ClockTime.second)
+    private static let videoStep = Int64(ClockTime.second / 30)
+    private static let audioStep = Int64(ClockTime.second / 50)
 
     /// Stops decoding (media thread).
     func shutdown() {

@@ -127,7 +127,7 @@ public actor ChannelSource {
     }
 
     private func timerFired() {
-        perform(supervisor.timerFired(at: .now, lastDelivery: cache.lastDelivery))
+        perform(supervisor.timerFired(at: .now, lastDelivery: cache.lastUsefulDelivery))
     }
 
     private func delivered(_ connection: SourceSupervisor.Connection) {

@@ -5,6 +5,11 @@ import GStreamer
 /// from that keyframe on, even when it arrived before it), with the caps needed to start a
 /// decoder there. The cached entries always start with the keyframe once there is one. Filled on the ingest streaming threads; read by flips.
 ///
+/// Until the newest GOP holds `decoderLead` video frames, the GOP before it is kept as well and
+/// a flip starts from that one: a decoder that reorders frames (B-frames) gives out a keyframe
+/// only once it has the frames after it, and a flip that landed just after a keyframe would
+/// otherwise wait for them to arrive live (2-4 frame periods, past the card delay).
+///
 /// Thread-safe. Consumers attached with `attach` get the cached GOP and then every new entry,
 /// in arrival order, under the same lock, so nothing is lost or doubled between the two.
 public final class GOPCache: @unchecked Sendable {
@@ -19,11 +24,23 @@ public final class GOPCache: @unchecked Sendable {
         /// Decode running time (equals `pts` without B-frames; `.none` when unknown).
         public var dts: ClockTime
         public var isKeyframe: Bool
+        /// The stream's caps: on every video keyframe, and on the first audio buffer after the
+        /// audio format changed. A consumer sees a codec change here.
+        public var caps: Caps?
     }
+
+    /// Video frames the newest GOP needs before the previous GOP is let go (covers the
+    /// reordering delay of real decoders, at most a few frames, plus the demuxer's lag).
+    public static let decoderLead = 8
 
     private let lock = NSLock()
     private var entries: [Entry] = []
     private var bytes = 0
+    /// The GOP before `entries`, kept while `entries` holds fewer than `decoderLead` frames.
+    private var previous: [Entry] = []
+    private var previousBytes = 0
+    private var videoFrames = 0
+    private var lastVideoArrival: ContinuousClock.Instant?
     private var videoCapsValue: Caps?
     private var audioCapsValue: Caps?
     private var consumers: [UInt: @Sendable (Entry) -> Void] = [:]
@@ -58,7 +75,7 @@ public final class GOPCache: @unchecked Sendable {
     /// True when a keyframe is cached (a flip here is a warm flip).
     public var hasKeyframe: Bool { lock.withLock { entries.first?.isKeyframe == true } }
     // Before the first keyframe, `entries` may hold audio only (carried forward at the keyframe).
-    public var byteCount: Int { lock.withLock { bytes } }
+    public var byteCount: Int { lock.withLock { bytes + previousBytes } }
     /// True when the last GOP outgrew `budgetBytes` and was dropped.
     public var isOverBudget: Bool { lock.withLock { overBudgetValue } }
     private let streamLock = NSLock()
@@ -82,37 +99,80 @@ public final class GOPCache: @unchecked Sendable {
     /// When the source last delivered anything.
     public var lastDelivery: ContinuousClock.Instant? { lock.withLock { lastArrival } }
 
+    /// When the source last delivered video; nil until it did (since the last `reset()`).
+    public var lastVideoDelivery: ContinuousClock.Instant? { lock.withLock { lastVideoArrival } }
+
+    /// When the source last delivered what a viewer needs: video, once it has sent any (sound
+    /// alone does not keep a picture channel alive: `tsdemux` in a streams-aware `parsebin`
+    /// keeps a stream whose video codec changed on the same PID on its old parser, which passes
+    /// nothing while the sound goes on); anything, for a channel without video.
+    public var lastUsefulDelivery: ContinuousClock.Instant? { lock.withLock { lastVideoArrival ?? lastArrival } }
+
+    /// Video frames in the newest GOP (0 before the first keyframe).
+    public var newestGOPVideoFrames: Int { lock.withLock { entries.first?.isKeyframe == true ? videoFrames : 0 } }
+
+    /// What a flip starts from: the cached GOP, preceded by the previous one while the newest
+    /// is too short for a decoder to give out its keyframe (see `decoderLead`).
+    private func startEntries() -> [Entry] {
+        guard !previous.isEmpty, let key = entries.first, key.isKeyframe else { return entries }
+        // Audio that plays from the newest keyframe on is in both (carried forward): once.
+        return previous.filter { $0.track == .video || !$0.pts.isValid || $0.pts < key.pts } + entries
+    }
+
     /// Adds a buffer from the ingest appsink (streaming thread).
     public func append(_ sample: Sample, track: Track) {
         guard let buffer = sample.buffer else { return }
         let pts = sample.runningTime(buffer.pts)
         let dts = sample.runningTime(buffer.dts)
-        let entry = Entry(track: track, buffer: buffer, pts: pts.isValid ? pts : dts, dts: dts,
+        var entry = Entry(track: track, buffer: buffer, pts: pts.isValid ? pts : dts, dts: dts,
                           isKeyframe: track == .video && buffer.isKeyframe)
         lock.lock()
         defer { lock.unlock() }
         if lastArrival == nil { firstDelivery?() }
-        lastArrival = .now
+        let now = ContinuousClock.now
+        lastArrival = now
         if track == .video {
+            lastVideoArrival = now
             if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }
+            if entry.isKeyframe { entry.caps = videoCapsValue }
         } else if let caps = sample.caps, audioCapsValue.map({ !($0 == caps) }) ?? true {
             audioCapsValue = caps
+            entry.caps = caps
         }
         if entry.isKeyframe {
             // Muxers often send audio ahead of the video of the same moment: keep the audio that
             // plays from the keyframe on, placed after it, so a flip starts with sound.
-            if entries.first?.isKeyframe == true { measuredGOPBytes = bytes }
+            let wholeGOP = entries.first?.isKeyframe == true
+            if wholeGOP { measuredGOPBytes = bytes }
             let carried = entries.filter { $0.track == .audio && $0.pts.isValid && $0.pts >= entry.pts }
+            // The GOP just completed stays until this one has enough frames for a decoder,
+            // unless the format changed (a decoder cannot go from one codec to the next).
+            let sameFormat = entries.first?.caps.map { old in entry.caps.map { $0.mediaType == old.mediaType } ?? false } ?? false
+            if wholeGOP && sameFormat {
+                previous = entries
+                previousBytes = bytes
+            } else {
+                previous = []
+                previousBytes = 0
+            }
             entries.removeAll(keepingCapacity: true)
             entries.append(entry)
             entries.append(contentsOf: carried)
             bytes = carried.reduce(buffer.size) { $0 + $1.buffer.size }
+            videoFrames = 1
             overBudgetValue = false
         } else if entries.isEmpty && entry.track == .video {
             // No video cached until the first keyframe; consumers still see live data.
         } else {
             entries.append(entry)
             bytes += buffer.size
+            if entry.track == .video {
+                videoFrames += 1
+                if videoFrames >= Self.decoderLead && !previous.isEmpty {
+                    previous = []
+                    previousBytes = 0
+                }
+            }
             if entries.first?.isKeyframe != true, entry.pts.isValid, entry.pts > 3 * ClockTime.second {
                 // Audio waiting for a keyframe: keep the last 3 s.
                 let cut = entry.pts - 3 * ClockTime.second
@@ -125,18 +185,20 @@ public final class GOPCache: @unchecked Sendable {
                 if entries.first?.isKeyframe == true { measuredGOPBytes = bytes }
                 entries.removeAll(keepingCapacity: false)
                 bytes = 0
+                previous = []
+                previousBytes = 0
                 overBudgetValue = true
             }
         }
         for consumer in consumers.values { consumer(entry) }
     }
 
-    /// Returns the cached GOP and registers `consumer` for every later entry (called on ingest
+    /// Returns what a flip starts from (`flipEntries`) and registers `consumer` for every later entry (called on ingest
     /// streaming threads with the cache lock held: it must only push and return).
     public func attach(id: UInt, consumer: @escaping @Sendable (Entry) -> Void) -> (entries: [Entry], video: Caps?, audio: Caps?) {
         lock.withLock {
             consumers[id] = consumer
-            return (entries, videoCapsValue, audioCapsValue)
+            return (startEntries(), videoCapsValue, audioCapsValue)
         }
     }
 
@@ -149,7 +211,11 @@ public final class GOPCache: @unchecked Sendable {
         lock.withLock {
             entries.removeAll()
             bytes = 0
+            previous = []
+            previousBytes = 0
+            videoFrames = 0
             lastArrival = nil
+            lastVideoArrival = nil
             streamLock.withLock { audioStream = false }
         }
     }

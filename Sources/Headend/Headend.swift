@@ -187,19 +187,59 @@ public actor Headend {
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
-            let logger = self.logger
-            let number = entry.source.channel.number
-            Task {
-                for await m in decoder.messages {
-                    if case .error(let src, let text, let debug) = m {
-                        logger.error("decoding channel \(number) failed in \(src): \(text) [\(debug ?? "")]")
-                    }
-                }
-            }
+            watch(decoder, feed: feed, channel: entry.source.channel.number)
             if codec == .common { scheduleSpare() }
         } catch {
             logger.error("cannot start a decoder for channel \(entry.source.channel.number): \(error)")
             throw error
+        }
+    }
+
+    /// Logs a decoder's errors for the person running the box, and has the feed start a fresh
+    /// decoder at its next keyframe (a stream with garbage in it must not freeze the picture).
+    private func watch(_ decoder: ChannelDecoder, feed: UInt, channel number: ChannelNumber) {
+        let logger = self.logger
+        Task { [weak self] in
+            for await m in decoder.messages {
+                if case .error(let src, let text, let debug) = m {
+                    logger.error("decoding channel \(number) failed in \(src): \(text); a new decoder starts at the next keyframe [\(debug ?? "")]")
+                    await self?.decoderFailed(feed: feed, decoder: decoder)
+                    return
+                }
+            }
+        }
+    }
+
+    private func decoderFailed(feed: UInt, decoder: ChannelDecoder) {
+        pending[feed]?.renewDecoder(decoder)
+    }
+
+    /// Replaces the decoder of `feed` by one for `videoCaps`/`audioCaps` (media thread): the
+    /// stream changed codec, or the old decoder failed. The feed holds everything from the new
+    /// keyframe on until the new decoder takes it.
+    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, reason: String) {
+        guard let pendingFeed = pending[feed], let entry = decoders[feed], let sink = pendingFeed.sink else { return }
+        let number = entry.source.channel.number
+        logger.warning("channel \(number) \(entry.source.channel.name): \(reason); starting a new decoder at its keyframe")
+        entry.decoder?.shutdown()
+        let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
+        do {
+            let decoder: ChannelDecoder
+            if let ready = spare, ready.codec == codec {
+                decoder = ready
+                spare = nil
+                scheduleSpare()
+            } else {
+                decoder = try ChannelDecoder(codec: codec, target: target)
+            }
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
+            decoders[feed] = (decoder, entry.source)
+            pendingFeed.go(live: decoder, backlog: [])
+            watch(decoder, feed: feed, channel: number)
+        } catch {
+            logger.error("channel \(number): cannot start a decoder for \(videoCaps.mediaType): \(error)")
+            decoders[feed] = (nil, entry.source)
+            pendingFeed.waitForDecoder()
         }
     }
 
@@ -257,10 +297,10 @@ public actor Headend {
 /// audio buffer, or 300 ms later without audio. No polling: the cache's own deliveries drive it.
 final class PendingFeed: @unchecked Sendable {
     let feed: UInt
-    private let warm: Bool
+    private var warm: Bool
     private let cache: GOPCache
     private weak var headend: Headend?
-    private weak var sink: DecodedFrameSink?
+    fileprivate private(set) weak var sink: DecodedFrameSink?
     private let lock = NSLock()
     private var decoder: ChannelDecoder?
     private var held: [GOPCache.Entry] = []
@@ -269,6 +309,8 @@ final class PendingFeed: @unchecked Sendable {
     private var audioTimerArmed = false
     private var requested = false
     private var cancelled = false
+    /// Set when the decoder failed or the audio changed codec: swap at the next keyframe.
+    private var renewAtKeyframe: String?
 
     /// How long a cold feed waits for the audio format after its first keyframe.
     static let audioWait: Duration = .milliseconds(300)
@@ -287,6 +329,21 @@ final class PendingFeed: @unchecked Sendable {
     func receive(_ entry: GOPCache.Entry) {
         lock.lock()
         if let decoder {
+            if entry.track == .audio, let caps = entry.caps, !decoder.decodes(audio: caps), renewAtKeyframe == nil {
+                renewAtKeyframe = "the sound changed to \(caps.mediaType)"
+            }
+            if entry.isKeyframe, let caps = entry.caps {
+                let reason = decoder.decodes(video: caps) ? renewAtKeyframe : "the picture changed to \(caps.mediaType)"
+                if let reason {
+                    // Hold from this keyframe on; the headend swaps the decoder on the media thread.
+                    self.decoder = nil
+                    renewAtKeyframe = nil
+                    held = [entry]
+                    lock.unlock()
+                    requestSwap(videoCaps: caps, reason: reason)
+                    return
+                }
+            }
             lock.unlock()
             decoder.push(entry)
             return
@@ -343,6 +400,32 @@ final class PendingFeed: @unchecked Sendable {
             let (video, audio) = await headend.capsFor(feed: feed)
             guard let video else { return }
             try? await headend.startDecoder(feed: feed, videoCaps: video, audioCaps: audio, sink: sink, initial: [])
+        }
+    }
+
+    private func requestSwap(videoCaps: Caps, reason: String) {
+        guard let headend else { return }
+        let feed = self.feed
+        let cache = self.cache
+        // Called under the cache lock: read the audio format later, off it.
+        Task { await headend.swapDecoder(feed: feed, videoCaps: videoCaps, audioCaps: cache.audioCaps, reason: reason) }
+    }
+
+    /// The decoder `failed` stopped with an error: a new one starts at the next keyframe.
+    func renewDecoder(_ failed: ChannelDecoder) {
+        lock.withLock {
+            if decoder === failed, renewAtKeyframe == nil { renewAtKeyframe = "its decoder failed" }
+        }
+    }
+
+    /// No decoder could be built for the current format: hold from the next keyframe and ask again.
+    func waitForDecoder() {
+        lock.withLock {
+            decoder = nil
+            held = []
+            warm = false
+            haveKeyframe = false
+            requested = false
         }
     }
 

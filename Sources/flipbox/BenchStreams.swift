@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackStreams
 
 /// Live MPEG-TS streams on loopback for the benchmark: one pre-encoded clip per channel
 /// (720p30 H.264 with B-frames, a 2 s keyframe interval, AAC), each played in a loop, in real
@@ -65,17 +66,6 @@ final class BenchStreams {
     deinit { stop() }
 
     static func run(_ tool: String, _ arguments: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        p.standardInput = FileHandle.nullDevice
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw Failure(description: "\(URL(fileURLWithPath: tool).lastPathComponent) failed: \(String(decoding: message, as: UTF8.self))")
-        }
+        try ClipFormat.runTool(tool, arguments)
     }
 }
