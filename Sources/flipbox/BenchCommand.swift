@@ -47,6 +47,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Output frame rate.")
     var fps = 30
 
+    @Option(help: "Generated streams: clean, ts-loop (MPEG-TS looped by ffmpeg: a lost keyframe at every loop) or mixed (ts-loop with MPEG-2 576i, H.264 1080i and HEVC channels).")
+    var streams = "clean"
+
     @Option(help: "First UDP port of the generated channels.")
     var port = 31000
 
@@ -64,13 +67,14 @@ struct BenchCommand: AsyncParsableCommand {
         guard ["random", "sequential"].contains(order) else { throw ValidationError("--order must be random or sequential") }
         let parts = size.split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2 else { throw ValidationError("--size must be WIDTHxHEIGHT") }
+        guard let streamKind = BenchStreamKind(rawValue: streams) else { throw ValidationError("--streams must be one of \(BenchStreamKind.names)") }
         guard flips > 0, channels >= 2 else { throw ValidationError("--flips must be positive and --channels at least 2") }
         var logger = makeLogger(verbose: verbose)
         if !verbose { logger.logLevel = .warning }
         func say(_ s: String) { if !json { FileHandle.standardError.write(Data("bench: \(s)\n".utf8)) } }
 
         try GStreamer.initialize()
-        var streams: BenchStreams?
+        var streams: BenchSenders?
         let lineup: Lineup
         if let path = self.lineup {
             do { lineup = try LineupLoader.load(path: path) } catch {
@@ -78,7 +82,9 @@ struct BenchCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         } else {
-            let s = try BenchStreams(channels: channels, width: 1280, height: 720, fps: 30, gopSeconds: 2, basePort: port, log: say)
+            let s: BenchSenders = streamKind == .clean
+                ? try BenchStreams(channels: channels, width: 1280, height: 720, fps: 30, gopSeconds: 2, basePort: port, log: say)
+                : try HostileBenchStreams(kind: streamKind, channels: channels, basePort: port, log: say)
             streams = s
             lineup = Lineup(channels: s.urls.enumerated().map { i, url in
                 Channel(id: "bench\(i + 1)", number: ChannelNumber(i + 1), name: "Bench \(i + 1)", sources: [url])
@@ -150,7 +156,7 @@ struct BenchCommand: AsyncParsableCommand {
             peerResult = runPeer(urls: Array(streams.urls.prefix(2)))
         }
         let report = BenchReport(
-            channels: n, policy: policy.description, budget: budget.description, order: order, flips: samples,
+            channels: n, streams: self.lineup == nil ? self.streams : "lineup", policy: policy.description, budget: budget.description, order: order, flips: samples,
             baseline: base, warm: warmUsage, warmChannels: warmCount, gopCacheBytes: gopBytes,
             output: outputStats, peer: peerResult, size: size, fps: fps)
         print(json ? report.json() : report.text())
@@ -198,6 +204,7 @@ struct FlipSample {
 /// The benchmark's figures, as a table or JSON.
 struct BenchReport {
     var channels: Int
+    var streams: String
     var policy: String
     var budget: String
     var order: String
@@ -235,7 +242,7 @@ struct BenchReport {
         let offsets = flips.compactMap(\.audioOffsetMs).sorted()
         let others = max(1, warmChannels)
         var result: [String: Any] = [
-            "channels": channels, "warm_policy": policy, "warm_budget": budget, "order": order, "output": "\(size)@\(fps) headless",
+            "channels": channels, "streams": streams, "warm_policy": policy, "warm_budget": budget, "order": order, "output": "\(size)@\(fps) headless",
             "flips": flips.count, "failed": flips.filter { !$0.result.ok }.count, "paths": paths,
             "output_frames_shown": output.framesShown, "output_frames_repeated": output.repeatedFrames,
             "output_gaps_over_two_frames": output.gapsOverTwoFrames, "output_longest_gap_ms": round1(output.longestGap.milliseconds),
@@ -260,7 +267,7 @@ struct BenchReport {
 
     func text() -> String {
         let s = summary
-        var lines = ["Flipbox bench: \(channels) channels, warm \(policy) (\(budget)), \(flips.count) \(order) flips, output \(size)@\(fps) headless", ""]
+        var lines = ["Flipbox bench: \(channels) channels (\(streams)), warm \(policy) (\(budget)), \(flips.count) \(order) flips, output \(size)@\(fps) headless", ""]
         lines.append("path   flips   p50 ms   p95 ms   p99 ms   max ms")
         for path in ["hot", "warm", "cold"] {
             guard let p = (s["paths"] as? [String: Any])?[path] as? [String: Any] else { continue }

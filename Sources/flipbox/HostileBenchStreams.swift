@@ -1,0 +1,83 @@
+import Foundation
+import LoopbackStreams
+
+/// The benchmark's generated channels: their URLs, stopped at the end.
+protocol BenchSenders: AnyObject {
+    var urls: [String] { get }
+    func stop()
+}
+
+extension BenchStreams: BenchSenders {}
+
+/// Which streams `bench` generates without a lineup.
+enum BenchStreamKind: String, CaseIterable {
+    /// Matroska clips looped by ffmpeg: every keyframe kept, no discontinuity.
+    case clean
+    /// MPEG-TS clips looped by `ffmpeg -stream_loop -1 -c copy` (issue 15's setup): the first
+    /// keyframe of every loop is lost and the GOP around the loop point straddles it.
+    case tsLoop = "ts-loop"
+    /// `ts-loop`, with every fourth channel MPEG-2 576i, H.264 1080i or HEVC 720p instead.
+    case mixed
+
+    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// Live MPEG-TS channels on loopback for the hostile bench modes: one ffmpeg sender per
+/// channel (outside this process, so its CPU is not counted), looping an MPEG-TS clip exactly
+/// as a user's `ffmpeg -re -stream_loop -1 -i clip.ts -c copy -f mpegts udp://...` does,
+/// started a fraction of a GOP apart.
+final class HostileBenchStreams: BenchSenders {
+    let urls: [String]
+    /// What each channel carries, in order (for the report).
+    let formats: [ClipFormat]
+    private var senders: [Process] = []
+
+    init(kind: BenchStreamKind, channels: Int, basePort: Int, log: (String) -> Void) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
+            throw BenchStreams.Failure(description: "the benchmark streams need ffmpeg (run deploy/install-deps.sh)")
+        }
+        var formats: [ClipFormat] = []
+        for i in 0..<channels {
+            var format = ClipFormat.hd720
+            if kind == .mixed {
+                switch i % 4 {
+                case 1: format = .sd576iMPEG2
+                case 2: format = .hd1080iH264
+                case 3: format = .hd720HEVC
+                default: break
+                }
+            }
+            format.hue = (i * 360) / max(1, channels)
+            format.toneHz = 300 + 60 * i
+            formats.append(format)
+        }
+        self.formats = formats
+        var urls: [String] = []
+        for (i, format) in formats.enumerated() {
+            let name = format.description
+            log("channel \(i + 1): \(name) (encoded once, cached in \(ClipFormat.cacheDirectory))")
+            let path = try format.file(in: ClipFormat.cacheDirectory)
+            let url = "udp://127.0.0.1:\(basePort + i)"
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            p.arguments = ["-loglevel", "error", "-re", "-stream_loop", "-1", "-i", path, "-c", "copy",
+                           "-f", "mpegts", "\(url)?pkt_size=1316"]
+            p.standardInput = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            senders.append(p)
+            urls.append(url)
+            if i + 1 < formats.count { Thread.sleep(forTimeInterval: format.gopSeconds / Double(formats.count)) }
+        }
+        self.urls = urls
+    }
+
+    func stop() {
+        for p in senders where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        for p in senders { p.waitUntilExit() }
+        senders = []
+    }
+
+    deinit { stop() }
+}
