@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct SoakCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Flip through hostile loopback channels for a long time; report crashes, lost answers and drift.",
+        discussion: """
+            Makes its own channels (MPEG-TS on loopback UDP that loop with a discontinuity, die and \
+            come back, stall, send garbage, flip bits, change codec and resolution), writes a lineup, \
+            runs `flipbox play` on it as a child (headless, HTTP on loopback, under \
+            `prlimit --nofile=1024:1024`) and sends it every kind of request: flips 0-500 ms apart \
+            with bursts of 10 at 30 ms, PiP, multiview, banner, snapshots, thumbnails. \
+            See docs/reliability.md.
+            """)
+
+    @Option(help: "How long to run, e.g. 90s, 2m, 1h (the warm-up included). Default: until --flips.")
+    var duration: String?
+
+    @Option(help: "Stop after this many requests (default: 10,000 without --duration).")
+    var flips: Int?
+
+    @Option(help: "Hostile channels to make.")
+    var channels = 8
+
+    @Option(help: "Seconds of flipping before the first resource reading.")
+    var warmup = 20.0
+
+    @Option(help: "First UDP port of the channels.")
+    var port = 33000
+
+    @Option(help: "Port of the player's HTTP API on 127.0.0.1.")
+    var httpPort = 8790
+
+    @Flag(help: "Print one JSON object instead of a report.")
+    var json = false
+
+    func run() async throws {
+        let seconds = try duration.map(Self.seconds(in:))
+        let limit = flips ?? (seconds == nil ? 10_000 : Int.max)
+        func say(_ s: String) { if !json { FileHandle.standardError.write(Data("soak: \(s)\n".utf8)) } }
+        guard channels >= 2 else { throw ValidationError("--channels must be at least 2") }
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-soak-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let sources = try SoakSources(count: channels, basePort: port, log: say)
+        defer { sources.stop() }
+        let lineup = dir.appendingPathComponent("soak.yaml")
+        var yaml = "settings:\n  warm: all\nchannels:\n"
+        for (i, url) in sources.urls.enumerated() {
+            yaml += "  - number: \(i + 1)\n    name: Soak \(i + 1) \(sources.channels[i].behaviour.rawValue)\n    source: \(url)\n"
+        }
+        try yaml.write(to: lineup, atomically: true, encoding: .utf8)
+
+        let player = try SoakPlayer(lineup: lineup.path, port: httpPort, directory: dir)
+        defer { player.stop() }
+        let api = SoakAPI(port: httpPort)
+        guard await api.waitForStatus(seconds: 30) else {
+            throw ValidationError("flipbox play did not answer on 127.0.0.1:\(httpPort) within 30 s; its log: \(player.logPath)")
+        }
+        say("\(channels) channels, player pid \(player.pid), log \(player.logPath)")
+
+        var stats = SoakStatistics()
+        let clock = ContinuousClock()
+        let began = clock.now
+        var warmReading: SoakReading?
+        var sent = 0
+        var rng = SystemRandomNumberGenerator()
+        var nextBurst = Int.random(in: 30...60, using: &rng)
+        let answers = SoakAnswers()
+        var lastChaos = clock.now
+        func elapsed() -> Double { Self.seconds(clock.now - began) }
+
+        while sent < limit, seconds.map({ elapsed() < $0 }) ?? true {
+            if !player.isRunning { stats.crashes += 1; say("the player exited: \(player.exitDescription)"); break }
+            if clock.now - lastChaos > .milliseconds(200) {
+                sources.step()
+                lastChaos = clock.now
+                for r in sources.takeReturns() { stats.returns.append((r.channel, clock.now)) }
+                stats.recoveries += await api.recoveries(of: &stats.returns, since: began)
+            }
+            if warmReading == nil, elapsed() >= warmup {
+                warmReading = await settledReading(api: api, sources: sources, say: say)
+            }
+            let burst = sent >= nextBurst
+            let count = burst ? 10 : 1
+            for _ in 0..<count {
+                let request = SoakAPI.Request.random(channels: channels, using: &rng)
+                Task { answers.add(await api.send(request)) }
+                sent += 1
+                if burst { try await Task.sleep(for: .milliseconds(30)) }
+            }
+            if burst { nextBurst = sent + Int.random(in: 30...60, using: &rng) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...500, using: &rng)))
+            if !json && sent % 500 < count { say("\(sent) requests, \(Int(elapsed())) s") }
+        }
+        // Every request has 10 s to be answered; wait a little longer for the last ones.
+        let last = ContinuousClock.now + .seconds(12)
+        while answers.count < sent && ContinuousClock.now < last { try await Task.sleep(for: .milliseconds(100)) }
+        for a in answers.all { stats.add(a) }
+        stats.unanswered += sent - answers.count
+        let endReading = player.isRunning ? await settledReading(api: api, sources: sources, say: say) : nil
+        let report = SoakReport(seconds: elapsed(), requests: sent, statistics: stats, warm: warmReading, end: endReading,
+                                channels: sources.channels.map(\.behaviour.rawValue), log: player.logPath)
+        print(json ? report.json() : report.text())
+        if !report.passed { throw ExitCode(1) }
+    }
+
+    /// Every source calm and every channel warm again (at most 20 s), PiP and multiview closed,
+    /// then the player's resources.
+    func settledReading(api: SoakAPI, sources: SoakSources, say: (String) -> Void) async -> SoakReading? {
+        sources.calm(holdOff: 30)
+        _ = await api.send(.closePiP)
+        _ = await api.send(.closeMultiview)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if await api.allChannelsUp() { break }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        try? await Task.sleep(for: .seconds(2))
+        let reading = await api.resources()
+        if let reading { say("resources: \(reading.pipelines) pipelines, \(reading.openFiles) files, \(reading.residentBytes / 1_048_576) MB") }
+        return reading
+    }
+
+    static func seconds(in text: String) throws -> Double {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            if let v = Double(text.dropLast(suffix.count)), v > 0 { return v * factor }
+        }
+        if let v = Double(text), v > 0 { return v }
+        throw ValidationError("--duration must look like 90s, 2m or 1h")
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// Answers collected from request tasks (any thread).
+final class SoakAnswers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [SoakAPI.Answer] = []
+    func add(_ a: SoakAPI.Answer) { lock.withLock { list.append(a) } }
+    var count: Int { lock.withLock { list.count } }
+    var all: [SoakAPI.Answer] { lock.withLock { list } }
+}

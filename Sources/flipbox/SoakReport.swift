@@ -1,0 +1,121 @@
+import Foundation
+
+/// The player's resources at one moment (from `/api/v1/status`).
+struct SoakReading {
+    var pipelines: Int
+    var openFiles: Int
+    var residentBytes: Int
+}
+
+/// What the soak counted while it ran.
+struct SoakStatistics {
+    var crashes = 0
+    var unanswered = 0
+    var statuses: [Int: Int] = [:]
+    var flips = 0
+    var failedFlips = 0
+    var warmLatencies: [Double] = []
+    var coldLatencies: [Double] = []
+    var cardsOnWarm = 0
+    /// Sources that came back and whose channel is not up again yet.
+    var returns: [(channel: Int, at: ContinuousClock.Instant)] = []
+    var recoveries: [Double] = []
+
+    mutating func add(_ a: SoakAPI.Answer) {
+        guard let status = a.status else { unanswered += 1; return }
+        statuses[status, default: 0] += 1
+        guard a.isFlip else { return }
+        flips += 1
+        if !a.ok { failedFlips += 1; return }
+        guard let latency = a.latencyMs else { return }
+        switch a.path {
+        case "warm":
+            warmLatencies.append(latency)
+            if a.cardShown { cardsOnWarm += 1 }
+        case "cold": coldLatencies.append(latency)
+        default: break
+        }
+    }
+}
+
+/// The soak's verdict, as text or JSON.
+struct SoakReport {
+    var seconds: Double
+    var requests: Int
+    var statistics: SoakStatistics
+    var warm: SoakReading?
+    var end: SoakReading?
+    var channels: [String]
+    var log: String
+
+    /// Relative change from the warm-up reading to the end.
+    static func drift(_ a: Int?, _ b: Int?) -> Double? {
+        guard let a, let b, a > 0 else { return nil }
+        return Double(b - a) / Double(a)
+    }
+
+    var rssDrift: Double? { Self.drift(warm?.residentBytes, end?.residentBytes) }
+    var fileDrift: Double? { Self.drift(warm?.openFiles, end?.openFiles) }
+    var pipelinesEqual: Bool { warm != nil && warm?.pipelines == end?.pipelines }
+
+    var passed: Bool {
+        statistics.crashes == 0 && statistics.unanswered == 0 && pipelinesEqual
+            && (rssDrift.map { $0 < 0.05 } ?? false) && (fileDrift.map { $0 < 0.05 } ?? false)
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double? {
+        BenchReport.percentile(values.sorted(), p)
+    }
+
+    var summary: [String: Any] {
+        let s = statistics
+        func r1(_ v: Double?) -> Any { v.map { ($0 * 10).rounded() / 10 } ?? NSNull() }
+        func reading(_ r: SoakReading?) -> Any {
+            r.map { ["pipelines": $0.pipelines, "openFiles": $0.openFiles, "residentMB": r1(Double($0.residentBytes) / 1_048_576)] } ?? NSNull()
+        }
+        return [
+            "passed": passed, "seconds": r1(seconds), "requests": requests, "channels": channels,
+            "crashes": s.crashes, "unanswered": s.unanswered,
+            "statuses": Dictionary(uniqueKeysWithValues: s.statuses.map { ("\($0.key)", $0.value) }),
+            "flips": s.flips, "failed_flips": s.failedFlips,
+            "warm_flips": ["count": s.warmLatencies.count, "p50_ms": r1(Self.percentile(s.warmLatencies, 0.5)),
+                           "p95_ms": r1(Self.percentile(s.warmLatencies, 0.95)), "max_ms": r1(s.warmLatencies.max()),
+                           "card_shown": s.cardsOnWarm],
+            "cold_flips": ["count": s.coldLatencies.count, "p50_ms": r1(Self.percentile(s.coldLatencies, 0.5)),
+                           "max_ms": r1(s.coldLatencies.max())],
+            "recovery_s": ["count": s.recoveries.count, "p50": r1(Self.percentile(s.recoveries, 0.5)),
+                           "max": r1(s.recoveries.max()), "not_recovered": s.returns.count],
+            "after_warmup": reading(warm), "end": reading(end),
+            "rss_drift": r1(rssDrift.map { $0 * 100 }), "open_files_drift": r1(fileDrift.map { $0 * 100 }),
+            "pipelines_equal": pipelinesEqual, "player_log": log,
+        ]
+    }
+
+    func json() -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func text() -> String {
+        let s = statistics
+        func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
+        func r(_ x: SoakReading?) -> String {
+            x.map { "\($0.pipelines) pipelines, \($0.openFiles) open files, \(f(Double($0.residentBytes) / 1_048_576)) MB resident" } ?? "not read"
+        }
+        return """
+            Flipbox soak: \(requests) requests in \(f(seconds)) s over \(channels.count) hostile channels (\(channels.joined(separator: ", ")))
+            verdict: \(passed ? "PASSED" : "FAILED")
+            crashes: \(s.crashes)
+            requests without an answer within 10 s: \(s.unanswered)
+            answers by status: \(s.statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
+            flips: \(s.flips), failed \(s.failedFlips)
+            warm flips: \(s.warmLatencies.count), p50 \(f(Self.percentile(s.warmLatencies, 0.5))) ms, p95 \(f(Self.percentile(s.warmLatencies, 0.95))) ms, max \(f(s.warmLatencies.max())) ms, card shown \(s.cardsOnWarm)
+            cold flips: \(s.coldLatencies.count), p50 \(f(Self.percentile(s.coldLatencies, 0.5))) ms, max \(f(s.coldLatencies.max())) ms
+            returning sources: \(s.recoveries.count) recovered, p50 \(f(Self.percentile(s.recoveries, 0.5))) s, max \(f(s.recoveries.max())) s, \(s.returns.count) not yet
+            after warm-up: \(r(warm))
+            at the end:    \(r(end))
+            drift: resident \(f(rssDrift.map { $0 * 100 })) %, open files \(f(fileDrift.map { $0 * 100 })) %, pipelines \(pipelinesEqual ? "equal" : "differ")
+            player log: \(log)
+            """
+    }
+}
