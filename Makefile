@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench clean openapi api-fuzz
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz
 
 deps:
 	@./deploy/install-deps.sh
@@ -57,6 +57,11 @@ api-fuzz: build media
 	schemathesis run http://127.0.0.1:$(API_FUZZ_PORT)/api/v1/openapi.json --url http://127.0.0.1:$(API_FUZZ_PORT) \
 		--max-examples $(API_FUZZ_EXAMPLES) --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
 		--exclude-path /api/v1/events --request-timeout 20
+
+# Hostile channels and 10,000 requests against a real player (docs/reliability.md).
+soak: deps
+	@$(SWIFT) build -c release 2>&1 | grep -E "error|Build complete" || true
+	.build/release/flipbox soak --flips 10000
 
 clean:
 	rm -rf .build Channels/media

@@ -131,7 +131,8 @@ struct SoakAPI: Sendable {
 
     /// Each channel's state (`warm`, `hot`, `stalled`...), in lineup order.
     func channelStates() async -> [String] {
-        guard let list = await json("/api/v1/channels") as? [[String: Any]] else { return [] }
+        guard let body = await json("/api/v1/channels") as? [String: Any],
+              let list = body["channels"] as? [[String: Any]] else { return [] }
         return list.map { $0["state"] as? String ?? "" }
     }
 

@@ -80,7 +80,9 @@ struct SoakCommand: AsyncParsableCommand {
                 sources.step()
                 lastChaos = clock.now
                 for r in sources.takeReturns() { stats.returns.append((r.channel, clock.now)) }
-                stats.recoveries += await api.recoveries(of: &stats.returns, since: began)
+                var returns = stats.returns
+                stats.recoveries += await api.recoveries(of: &returns, since: began)
+                stats.returns = returns
             }
             if warmReading == nil, elapsed() >= warmup {
                 warmReading = await settledReading(api: api, sources: sources, say: say)
