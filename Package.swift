@@ -74,9 +74,10 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Lineup", "Guide",
+            "Control", "Switcher", "Lineup", "Guide", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup"]),
+        .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "TestSupport"]),
     ]
 )
