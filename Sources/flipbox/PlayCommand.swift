@@ -17,7 +17,8 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play a lineup: flip with the keys or the HTTP API.",
         discussion: """
             Keys: Up/PageUp/+ next, Down/PageDown/- previous, digits then Enter (or wait 1.5 s) to tune, \
-            Backspace for the last channel, i for info, q to quit.
+            Backspace for the last channel, i for info, q to quit. Remotes and keyboards on /dev/input \
+            work too (--input evdev; key map in docs/box.md).
             """)
 
     @Argument(help: "The lineup (.m3u or .yaml). Default: the demo lineup in Channels/.")

@@ -30,15 +30,6 @@ struct SystemdNotifierTests {
         func events() -> AsyncStream<PlayerEvent> { eventStream }
     }
 
-    static func wait(seconds: Double = 5, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     @Test func readyAfterTheFirstFlipPingsOnlyWhileThePlayerAnswersAndStoppingAtShutdown() async throws {
         let listener = try NotifyListener()
         defer { listener.stop() }
@@ -51,11 +42,11 @@ struct SystemdNotifierTests {
         let group = ServiceGroup(services: [notifier], logger: quietLogger)
         let running = Task { try await group.run() }
 
-        #expect(try await Self.wait { listener.lines("WATCHDOG=1").count >= 3 })
+        #expect(try await EvdevKeysTests.waitUntil { listener.lines("WATCHDOG=1").count >= 3 })
         #expect(listener.lines("READY=1").isEmpty, "not ready before the first flip has its result")
         let red = ChannelSummary(number: "7", name: "Red Test", id: "red")
         player.eventSink.yield(.flipCompleted(FlipResult(requestID: 1, outcome: .completed, channel: red)))
-        #expect(try await Self.wait { !listener.lines("READY=1").isEmpty })
+        #expect(try await EvdevKeysTests.waitUntil { !listener.lines("READY=1").isEmpty })
         #expect(listener.lines("STATUS=playing 7 Red Test").count == 1)
 
         player.hold(true)
@@ -64,11 +55,11 @@ struct SystemdNotifierTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(listener.lines("WATCHDOG=1").count == whileHeld, "no pings while the player does not answer")
         player.hold(false)
-        #expect(try await Self.wait { listener.lines("WATCHDOG=1").count > whileHeld }, "pings again once it answers")
+        #expect(try await EvdevKeysTests.waitUntil { listener.lines("WATCHDOG=1").count > whileHeld }, "pings again once it answers")
 
         await group.triggerGracefulShutdown()
         try await running.value
-        #expect(try await Self.wait { !listener.lines("STOPPING=1").isEmpty })
+        #expect(try await EvdevKeysTests.waitUntil { !listener.lines("STOPPING=1").isEmpty })
         #expect(listener.lines("READY=1").count == 1)
     }
 }
@@ -99,7 +90,7 @@ struct EvdevErrorTests {
         try FileManager.default.createSymbolicLink(atPath: broken, withDestinationPath: "/nonexistent/event9")
         let recorder = LogRecorder()
         let evdev = EvdevKeys(directory: dir.path, logger: Logger(label: "test") { _ in recorder })
-        #expect(try await SystemdNotifierTests.wait { !recorder.warnings.isEmpty })
+        #expect(try await EvdevKeysTests.waitUntil { !recorder.warnings.isEmpty })
         // Its attributes change (as udev does to new nodes): tried again, not said again.
         for _ in 0..<3 { #expect(lchown(broken, getuid(), getgid()) == 0) }
         try await Task.sleep(for: .milliseconds(300))
@@ -107,7 +98,7 @@ struct EvdevErrorTests {
         #expect(evdev.openDevices.isEmpty)
 
         let missing = EvdevKeys(directory: dir.appendingPathComponent("absent").path, logger: Logger(label: "test") { _ in recorder })
-        #expect(try await SystemdNotifierTests.wait { recorder.warnings.count == 2 })
+        #expect(try await EvdevKeysTests.waitUntil { recorder.warnings.count == 2 })
         #expect(recorder.warnings.last?.hasPrefix("input: cannot watch \(dir.path)/absent for input devices: No such file or directory") == true)
         evdev.stop()
         missing.stop()
