@@ -74,7 +74,8 @@ struct EvdevKeysTests {
         return dir
     }
 
-    static func waitUntil(seconds: Double = 5, _ condition: () -> Bool) async throws -> Bool {
+    /// Generous: the whole suite runs in parallel on two cores; a condition that holds returns at once.
+    static func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             if Date() > deadline { return false }

@@ -14,15 +14,22 @@ struct SystemdNotifierTests {
     final class HoldablePlayer: PlayerControl, @unchecked Sendable {
         private let lock = NSLock()
         private var held = false
+        private var blocked = 0
         let fake = FakePlayer()
         let (eventStream, eventSink) = AsyncStream.makeStream(of: PlayerEvent.self)
 
         func hold(_ on: Bool) { lock.withLock { held = on } }
         var isHeld: Bool { lock.withLock { held } }
+        /// How many status requests are waiting for an answer now.
+        var waiting: Int { lock.withLock { blocked } }
 
         func flip(_ request: FlipRequest) async -> FlipResult { await fake.flip(request) }
         func status() async -> PlayerStatus {
-            while isHeld { try? await Task.sleep(for: .milliseconds(5)) }
+            if isHeld {
+                lock.withLock { blocked += 1 }
+                while isHeld { try? await Task.sleep(for: .milliseconds(5)) }
+                lock.withLock { blocked -= 1 }
+            }
             return await fake.status()
         }
         func channels() async -> [ChannelStatus] { await fake.channels() }
@@ -50,7 +57,9 @@ struct SystemdNotifierTests {
         #expect(listener.lines("STATUS=playing 7 Red Test").count == 1)
 
         player.hold(true)
-        try await Task.sleep(for: .milliseconds(100)) // a ping in flight may still land
+        // Once the watchdog's status request waits, its previous ping has been sent.
+        #expect(try await EvdevKeysTests.waitUntil { player.waiting == 1 })
+        try await Task.sleep(for: .milliseconds(100)) // for the listener's thread to take it
         let whileHeld = listener.lines("WATCHDOG=1").count
         try await Task.sleep(for: .milliseconds(300))
         #expect(listener.lines("WATCHDOG=1").count == whileHeld, "no pings while the player does not answer")
