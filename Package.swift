@@ -25,6 +25,8 @@ let package = Package(
             pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-audio-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
+        // Linux input devices (evdev ioctls, records) and inotify; only Control/Box/EvdevSyscalls.swift imports it.
+        .systemLibrary(name: "CEvdev"),
         // Safe Swift wrapper: the only module that imports CGStreamer.
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
         // Live MPEG-TS senders on loopback (hostile on request): for bench, soak and tests.
@@ -50,7 +52,7 @@ let package = Package(
             "Lineup", "Headend", "Output", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
-            "Lineup", "Headend", "Switcher", "Guide",
+            "Lineup", "Headend", "Switcher", "Guide", "CEvdev",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -74,9 +76,10 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Lineup", "Guide",
+            "Control", "Switcher", "Lineup", "Guide", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams"]),
+        .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams", "TestSupport"]),
     ]
 )

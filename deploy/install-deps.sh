@@ -24,6 +24,7 @@ PACKAGES=(
   librsvg2-common
   fonts-dejavu-core
   xvfb
+  systemd
   x11-apps
   imagemagick
   python3

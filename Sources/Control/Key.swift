@@ -1,4 +1,4 @@
-/// A key pressed on the terminal, as the remote understands it.
+/// A key pressed on the terminal or a remote (evdev), as the remote understands it.
 public enum Key: Sendable, Hashable {
     case up, down, pageUp, pageDown
     /// The left and right arrows (they move the multiview's highlight).
@@ -26,6 +26,18 @@ public enum Key: Sendable, Hashable {
     case swap
     /// `m` or `M`: the multiview on or off.
     case multiview
+    /// A remote's Back or Last key: deletes a typed digit, else the last channel (as Backspace).
+    case back
+    /// The four colour keys (no command yet; they reach the keypad for later modes).
+    case red, green, yellow, blue
+    /// Transport keys (no command yet: timeshift is not built).
+    case playPause, rewind, fastForward, stop
+    /// The programme guide key (EPG); no command yet.
+    case guide
+    /// The favourites key: next flip scope, as `f`.
+    case favourites
+    /// Audio track and subtitle keys; no command yet.
+    case audio, subtitle
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other
 }

@@ -4,8 +4,8 @@ import Switcher
 /// Pure; the caller supplies the time and calls ``expire(now:)`` at ``deadline``.
 ///
 /// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
-/// by Enter, a fourth digit or the timeout; Backspace deletes a typed digit, else → recall; `i` → info;
-/// `f` → next flip scope (all, favourites, group); `p` → picture-in-picture, `s` → swap, `m` → multiview;
+/// by Enter, a fourth digit or the timeout; Backspace (or a remote's Back) deletes a typed digit, else → recall; `i` → info;
+/// `f` (or Favourites) → next flip scope (all, favourites, group); `p` → picture-in-picture, `s` → swap, `m` → multiview;
 /// `q` → quit. Flipping with the arrows abandons a number being typed.
 ///
 /// While the multiview is open (`multiviewOpen`, set from the player's answer to `m`), the four
@@ -45,11 +45,11 @@ public struct RemoteKeypad: Sendable, Hashable {
             return commands(for: entry.typeDot(now: now))
         case .enter:
             return commands(for: entry.commit())
-        case .backspace:
+        case .backspace, .back:
             return entry.isActive ? commands(for: entry.deleteLast(now: now)) : [.flip(.recall)]
         case .info:
             return [.info]
-        case .scope:
+        case .scope, .favourites:
             return [.cycleScope]
         case .pip:
             return [.pip]
@@ -61,7 +61,7 @@ public struct RemoteKeypad: Sendable, Hashable {
             return []
         case .quit:
             return abandonEntry() + [.quit]
-        case .other:
+        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide, .audio, .subtitle, .other:
             return []
         }
     }

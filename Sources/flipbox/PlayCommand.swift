@@ -17,7 +17,8 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play a lineup: flip with the keys or the HTTP API.",
         discussion: """
             Keys: Up/PageUp/+ next, Down/PageDown/- previous, digits then Enter (or wait 1.5 s) to tune, \
-            Backspace for the last channel, i for info, q to quit.
+            Backspace for the last channel, i for info, q to quit. Remotes and keyboards on /dev/input \
+            work too (--input evdev; key map in docs/box.md).
             """)
 
     @Argument(help: "The lineup (.m3u or .yaml). Default: the demo lineup in Channels/.")
@@ -70,7 +71,16 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Switcher")
     var switcher: SwitcherOptions
 
-    @Flag(help: "Do not read keys from the terminal.")
+    @Option(help: "Key inputs: terminal, evdev, evdev:DIR (comma-separated) or none. Default: terminal when stdin is one, plus evdev when /dev/input can be read.")
+    var input: String?
+
+    @Flag(help: "Grab evdev devices so their keys do not also reach a console.")
+    var grabInput = false
+
+    @Option(help: "A key-map file for evdev devices: 'KEY_F1: info' a line (see docs/box.md).")
+    var keymap: String?
+
+    @Flag(help: "Do not read keys (same as --input none).")
     var noKeys = false
 
     @Flag(help: "Log more.")
@@ -107,6 +117,8 @@ struct PlayCommand: AsyncParsableCommand {
             resolved.bannerSeconds = seconds
         }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
+        let inputs = try remoteInputs()
+        let keyMap = inputs.evdevDirectory == nil ? EvdevKeyMap.standard : try evdevKeyMap(lineup: lineup, path: path)
         var control = try controlConfiguration()
         if let setting = lineup.settings["allow-hosts"] {
             control.allowedHosts += setting.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
@@ -122,9 +134,12 @@ struct PlayCommand: AsyncParsableCommand {
         try GStreamer.initialize()
         let guide = openGuide(lineup: lineup, logger: logger)
         let player: Player
+        var notifier: SystemdNotifier<Player>?
         do {
             player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init), logger: logger)
             await player.headend.setBudget(budget)
+            notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment, player: player,
+                                       events: player.events(), logger: logger)
             try await player.start()
         } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
@@ -145,20 +160,51 @@ struct PlayCommand: AsyncParsableCommand {
             .init(service: app),
         ]
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
-        let terminal = noKeys ? nil : TerminalKeys()
-        if let terminal {
-            services.append(.init(service: KeyboardRemote(player: player, keys: terminal.keys, logger: logger),
+        let terminal = inputs.terminal ? TerminalKeys() : nil
+        let evdev = inputs.evdevDirectory.map { EvdevKeys(directory: $0, map: keyMap, grab: grabInput, logger: logger) }
+        let keyStreams = [terminal?.keys, evdev?.keys].compactMap { $0 }
+        if !keyStreams.isEmpty {
+            services.append(.init(service: KeyboardRemote(player: player, keys: mergeKeys(keyStreams), logger: logger),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
         }
+        // Last, so it hears the shutdown first and says STOPPING=1 before the player stops.
+        if let notifier { services.append(.init(service: notifier)) }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {
             terminal?.restore()
+            evdev?.stop()
             throw error
         }
         terminal?.restore()
+        evdev?.stop()
+    }
+
+    func remoteInputs() throws -> RemoteInputs {
+        if noKeys { return RemoteInputs(terminal: false, evdevDirectory: nil) }
+        guard let input else {
+            return .standard(stdinIsTerminal: isatty(0) == 1, devInputReadable: EvdevKeys.canRead())
+        }
+        do { return try RemoteInputs(parsing: input) } catch { throw ValidationError("\(error)") }
+    }
+
+    /// The standard evdev key map with the lineup's `keymap.*` settings and then the --keymap file applied.
+    func evdevKeyMap(lineup: Lineup, path: String) throws -> EvdevKeyMap {
+        var map = EvdevKeyMap.standard
+        do {
+            try map.apply(settings: lineup.settings, lineupPath: path)
+            if let keymap {
+                guard let text = try? String(contentsOfFile: keymap, encoding: .utf8) else {
+                    throw ValidationError("--keymap \(keymap): cannot read the file")
+                }
+                try map.apply(file: text, path: keymap)
+            }
+        } catch let error as KeyMapError {
+            throw ValidationError("\(error)")
+        }
+        return map
     }
 
     func lineupPath() throws -> String {

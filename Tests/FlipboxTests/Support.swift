@@ -18,7 +18,8 @@ final class FlipboxProcess: @unchecked Sendable {
 
     /// `fileLimit`: run under that limit on open files, soft and hard (`prlimit`), as a box
     /// started by systemd or a shell with the usual 1,024 would be.
-    init(arguments: [String], port: Int, fileLimit: Int? = nil) throws {
+    /// `environment`: added to this process's environment. Keys are off unless `arguments` has an `--input`.
+    init(arguments: [String], port: Int, fileLimit: Int? = nil, environment: [String: String] = [:]) throws {
         self.port = port
         log = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-\(port).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -26,8 +27,12 @@ final class FlipboxProcess: @unchecked Sendable {
         // Each box remembers its last channel in a directory of its own, so runs never start
         // where an earlier run left off.
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-state-\(port)-\(UUID().uuidString)")
-        process.arguments = ["play"] + arguments + ["--output", "headless", "--no-keys", "--http", "127.0.0.1:\(port)",
+        let keys = arguments.contains("--input") ? [] : ["--no-keys"]
+        process.arguments = ["play"] + arguments + ["--output", "headless"] + keys + ["--http", "127.0.0.1:\(port)",
                                                     "--state-dir", state.path]
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let fileLimit {
             process.arguments = ["--nofile=\(fileLimit):\(fileLimit)", "--", Self.executable.path] + (process.arguments ?? [])
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")

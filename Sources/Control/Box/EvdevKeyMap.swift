@@ -1,0 +1,102 @@
+import Foundation
+
+/// Which ``Key`` each Linux key code (`KEY_*`) produces. Pure.
+///
+/// The default map covers remotes, keyboards and IR receivers: channel and page keys flip, arrows
+/// move, digits (top row and `KEY_NUMERIC_*`) tune, Enter/OK select, Back/Backspace/Last recall,
+/// Info, EPG, the colour, transport, audio, subtitle and favourites keys. Entries from the lineup's
+/// settings (`keymap.KEY_F1: info`) or a key-map file (`KEY_F1: info`, one a line) replace or add
+/// to it; `none` makes a key do nothing.
+public struct EvdevKeyMap: Sendable, Hashable {
+    public private(set) var keys: [UInt16: Key]
+
+    public init(keys: [UInt16: Key]) { self.keys = keys }
+
+    /// The key a press of `code` produces; nil when the map has none.
+    public func key(for code: UInt16) -> Key? {
+        guard let key = keys[code], key != .other else { return nil }
+        return key
+    }
+
+    public static let standard: EvdevKeyMap = {
+        var map: [String: Key] = [
+            "KEY_CHANNELUP": .pageUp, "KEY_CHANNELDOWN": .pageDown,
+            "KEY_PAGEUP": .pageUp, "KEY_PAGEDOWN": .pageDown,
+            "KEY_UP": .up, "KEY_DOWN": .down, "KEY_LEFT": .left, "KEY_RIGHT": .right,
+            "KEY_ENTER": .enter, "KEY_KPENTER": .enter, "KEY_OK": .enter, "KEY_SELECT": .enter,
+            "KEY_BACK": .back, "KEY_BACKSPACE": .backspace, "KEY_LAST": .back,
+            "KEY_INFO": .info, "KEY_EPG": .guide, "KEY_PROGRAM": .guide,
+            "KEY_RED": .red, "KEY_GREEN": .green, "KEY_YELLOW": .yellow, "KEY_BLUE": .blue,
+            "KEY_PLAYPAUSE": .playPause, "KEY_PLAY": .playPause, "KEY_PAUSE": .playPause,
+            "KEY_REWIND": .rewind, "KEY_FASTFORWARD": .fastForward, "KEY_STOP": .stop,
+            "KEY_AUDIO": .audio, "KEY_SUBTITLE": .subtitle, "KEY_FAVORITES": .favourites,
+            "KEY_DOT": .dot, "KEY_KPDOT": .dot, "KEY_KPPLUS": .plus, "KEY_KPMINUS": .minus,
+        ]
+        for d in 0...9 {
+            map["KEY_\(d)"] = .digit(d)
+            map["KEY_NUMERIC_\(d)"] = .digit(d)
+            map["KEY_KP\(d)"] = .digit(d)
+        }
+        var keys: [UInt16: Key] = [:]
+        for (name, key) in map {
+            guard let code = EvdevKeyCodes.byName[name] else { preconditionFailure("\(name) is not a Linux key code") }
+            keys[code] = key
+        }
+        return EvdevKeyMap(keys: keys)
+    }()
+
+    /// The code of a `KEY_*`/`BTN_*` name (case-insensitive, `KEY_` optional) or a number.
+    public static func code(named name: String) -> UInt16? {
+        let upper = name.uppercased()
+        if let number = UInt16(upper) { return number }
+        return EvdevKeyCodes.byName[upper] ?? EvdevKeyCodes.byName["KEY_" + upper]
+    }
+
+    /// Sets `codeName` to produce `keyName`. `place` names where the entry came from, for the error.
+    public mutating func set(_ codeName: String, to keyName: String, place: String) throws(KeyMapError) {
+        let codeName = codeName.trimmingCharacters(in: .whitespaces)
+        let keyName = keyName.trimmingCharacters(in: .whitespaces)
+        guard let code = Self.code(named: codeName) else {
+            throw KeyMapError(place: place, message: "'\(codeName)' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number)")
+        }
+        guard let key = Key(name: keyName) else {
+            throw KeyMapError(place: place, message: "'\(keyName)' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")
+        }
+        keys[code] = key
+    }
+
+    /// Applies the `keymap.KEY_...` entries of a lineup's settings, in name order.
+    public mutating func apply(settings: [String: String], lineupPath: String) throws(KeyMapError) {
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) where name.hasPrefix("keymap.") {
+            try set(String(name.dropFirst("keymap.".count)), to: value, place: "\(lineupPath): settings.\(name)")
+        }
+    }
+
+    /// Applies a key-map file's text: `KEY_NAME: key` a line (`=` works too); `#` starts a comment;
+    /// a `keymap.` prefix is allowed. Errors say FILE:LINE.
+    public mutating func apply(file text: String, path: String) throws(KeyMapError) {
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            let place = "\(path):\(index + 1)"
+            guard let separator = line.firstIndex(where: { $0 == ":" || $0 == "=" }) else {
+                throw KeyMapError(place: place, message: "expected 'KEY_NAME: key', e.g. 'KEY_F1: info'")
+            }
+            var code = String(line[..<separator]).trimmingCharacters(in: .whitespaces)
+            if code.lowercased().hasPrefix("keymap.") { code = String(code.dropFirst("keymap.".count)) }
+            try set(code, to: String(line[line.index(after: separator)...]), place: place)
+        }
+    }
+}
+
+/// A key map entry that could not be read: where (FILE:LINE or the setting) and what to write instead.
+public struct KeyMapError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var place: String
+    public var message: String
+    public var description: String { "\(place): \(message)" }
+
+    public init(place: String, message: String) {
+        self.place = place
+        self.message = message
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+
+/// Which inputs produce keys for the remote: the terminal, evdev devices, or both (`--input`).
+/// Every input feeds the same ``Key`` stream, so a key means the same thing from any of them.
+public struct RemoteInputs: Sendable, Hashable {
+    public var terminal: Bool
+    /// The directory watched for `event*` devices; nil: no evdev input.
+    public var evdevDirectory: String?
+
+    public init(terminal: Bool, evdevDirectory: String?) {
+        self.terminal = terminal
+        self.evdevDirectory = evdevDirectory
+    }
+
+    /// The default: the terminal when standard input is one, plus evdev when `/dev/input` can be read.
+    public static func standard(stdinIsTerminal: Bool, devInputReadable: Bool) -> RemoteInputs {
+        RemoteInputs(terminal: stdinIsTerminal, evdevDirectory: devInputReadable ? "/dev/input" : nil)
+    }
+
+    /// Parses `terminal`, `evdev`, `evdev:DIR`, comma-separated; `none` for no keys.
+    public init(parsing text: String) throws(RemoteInputsError) {
+        terminal = false
+        evdevDirectory = nil
+        for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if part == "terminal" {
+                terminal = true
+            } else if part == "evdev" {
+                evdevDirectory = "/dev/input"
+            } else if part.hasPrefix("evdev:"), part.count > "evdev:".count {
+                evdevDirectory = String(part.dropFirst("evdev:".count))
+            } else if part == "none" {
+                continue
+            } else {
+                throw RemoteInputsError(text: String(part))
+            }
+        }
+    }
+}
+
+public struct RemoteInputsError: Error, Sendable, CustomStringConvertible {
+    public var text: String
+    public var description: String {
+        "--input takes terminal, evdev or evdev:DIR (comma-separated, e.g. terminal,evdev), or none; not '\(text)'"
+    }
+}
+
+/// Merges key streams into one, in arrival order. The result ends when every input has ended;
+/// stopping its iteration stops reading the inputs.
+public func mergeKeys(_ streams: [AsyncStream<Key>]) -> AsyncStream<Key> {
+    let (merged, sink) = AsyncStream.makeStream(of: Key.self)
+    let forwarding = Task {
+        await withTaskGroup(of: Void.self) { group in
+            for stream in streams {
+                group.addTask {
+                    for await key in stream { sink.yield(key) }
+                }
+            }
+        }
+        sink.finish()
+    }
+    sink.onTermination = { _ in forwarding.cancel() }
+    return merged
+}

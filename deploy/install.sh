@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Installs Flipbox as a box: the release binary, the systemd unit, the demo lineup and the
+# interstitial card templates, and a first configuration in /etc/flipbox (never overwritten).
+# Idempotent: running it again updates the binary, unit and assets and keeps the configuration.
+#
+#   deploy/install.sh                  build (release) and install into /, enable the service
+#   deploy/install.sh --prefix DIR     install under DIR instead of / (DIR/usr/local/bin/flipbox,
+#                                      DIR/etc/...); no user, no systemctl (for tests and images)
+#   deploy/install.sh --binary PATH    install PATH instead of building
+#   deploy/install.sh --uninstall      remove binary, unit and assets (keeps /etc/flipbox and
+#                                      /var/lib/flipbox)
+set -euo pipefail
+
+ROOT=/
+BINARY=""
+UNINSTALL=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) ROOT="${2:?--prefix needs a directory}"; shift 2 ;;
+    --prefix=*) ROOT="${1#--prefix=}"; shift ;;
+    --binary) BINARY="${2:?--binary needs a path}"; shift 2 ;;
+    --binary=*) BINARY="${1#--binary=}"; shift ;;
+    --uninstall) UNINSTALL=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+SOURCE="$(cd "$(dirname "$0")/.." && pwd)"
+ROOT="${ROOT%/}"
+BIN_DIR="$ROOT/usr/local/bin"
+SHARE_DIR="$ROOT/usr/local/share/flipbox"
+UNIT_DIR="$ROOT/etc/systemd/system"
+CONFIG_DIR="$ROOT/etc/flipbox"
+SYSTEM=0
+[ -z "$ROOT" ] && SYSTEM=1
+
+say() { echo "install.sh: $*"; }
+
+if [ "$SYSTEM" = 1 ] && [ "$(id -u)" -ne 0 ]; then
+  echo "install.sh: installing into / needs root: run it with sudo (or use --prefix DIR)" >&2
+  exit 1
+fi
+
+if [ "$UNINSTALL" = 1 ]; then
+  if [ "$SYSTEM" = 1 ] && command -v systemctl >/dev/null 2>&1; then
+    systemctl disable --now flipbox.service >/dev/null 2>&1 || true
+  fi
+  rm -f "$BIN_DIR/flipbox" "$UNIT_DIR/flipbox.service"
+  rm -rf "$SHARE_DIR"
+  [ "$SYSTEM" = 1 ] && command -v systemctl >/dev/null 2>&1 && systemctl daemon-reload || true
+  say "removed flipbox; kept the configuration in $CONFIG_DIR and the state in $ROOT/var/lib/flipbox"
+  exit 0
+fi
+
+if [ -z "$BINARY" ]; then
+  say "building the release binary (a few minutes the first time)"
+  (cd "$SOURCE" && swift build -c release 2>&1 | grep -E "error|Compiling flipbox|Build complete" || true)
+  BINARY="$SOURCE/.build/release/flipbox"
+fi
+if [ ! -x "$BINARY" ]; then
+  echo "install.sh: no flipbox binary at $BINARY (the build failed?)" >&2
+  exit 1
+fi
+
+install -d "$BIN_DIR" "$SHARE_DIR" "$UNIT_DIR" "$CONFIG_DIR"
+install -m 0755 "$BINARY" "$BIN_DIR/flipbox.new" && mv -f "$BIN_DIR/flipbox.new" "$BIN_DIR/flipbox"
+install -m 0644 "$SOURCE/deploy/flipbox.service" "$UNIT_DIR/flipbox.service"
+# Assets: replaced as a whole so files removed from the source go away too.
+rm -rf "$SHARE_DIR/Channels" "$SHARE_DIR/Interstitials"
+cp -R "$SOURCE/Channels" "$SOURCE/Interstitials" "$SHARE_DIR/"
+chmod -R a+rX "$SHARE_DIR"
+
+# The configuration is the owner's: written once, never overwritten.
+if [ ! -e "$CONFIG_DIR/flipbox.env" ]; then
+  cat > "$CONFIG_DIR/flipbox.env" <<'ENV'
+# Flipbox service settings (read by flipbox.service; restart the service after a change).
+# The lineup to play (.yaml or .m3u):
+FLIPBOX_LINEUP=/usr/local/share/flipbox/Channels/demo.yaml
+# More options for `flipbox play`, e.g. --size 1920x1080 --fps 60 --http 0.0.0.0:8642 --token SECRET
+FLIPBOX_OPTIONS=
+ENV
+fi
+if [ ! -e "$CONFIG_DIR/keymap.conf" ]; then
+  cat > "$CONFIG_DIR/keymap.conf" <<'KEYS'
+# Remote key map: a Linux key code name (as `evtest` shows it), then the key it means.
+# Entries replace or add to the default map (docs/box.md); `none` makes a key do nothing.
+# KEY_F1: info
+# KEY_HOMEPAGE: guide
+KEYS
+fi
+
+if [ "$SYSTEM" = 1 ]; then
+  if ! id flipbox >/dev/null 2>&1; then
+    useradd --system --user-group --home-dir /var/lib/flipbox --no-create-home --shell /usr/sbin/nologin flipbox
+    say "created the system user flipbox"
+  fi
+  for group in video audio input render; do
+    getent group "$group" >/dev/null && usermod -aG "$group" flipbox
+  done
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    systemctl daemon-reload
+    systemctl enable flipbox.service >/dev/null
+    say "enabled flipbox.service; start it now with: sudo systemctl start flipbox"
+  else
+    say "systemd is not running here: the unit is installed but not enabled"
+  fi
+fi
+say "installed $BIN_DIR/flipbox, $UNIT_DIR/flipbox.service, $SHARE_DIR/{Channels,Interstitials}, config in $CONFIG_DIR"
