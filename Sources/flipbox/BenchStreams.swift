@@ -39,15 +39,7 @@ final class BenchStreams {
                 try FileManager.default.moveItem(atPath: tmp, toPath: clip)
             }
             let url = "udp://127.0.0.1:\(basePort + i)"
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            p.arguments = ["-loglevel", "error", "-re", "-stream_loop", "-1", "-i", clip, "-c", "copy",
-                           "-f", "mpegts", "\(url)?pkt_size=1316"]
-            p.standardInput = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            senders.append(p)
+            senders.append(try Self.loopSender(clip: clip, to: url))
             urls.append(url)
             // Staggered starts spread the channels' keyframes over the GOP, as independent live
             // channels are; started together they would be in phase, and every cold flip made a
@@ -67,5 +59,18 @@ final class BenchStreams {
 
     static func run(_ tool: String, _ arguments: [String]) throws {
         try ClipFormat.runTool(tool, arguments)
+    }
+
+    /// ffmpeg sending `clip` in a loop, in real time, as MPEG-TS over UDP to `url`.
+    static func loopSender(clip: String, to url: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-loglevel", "error", "-re", "-stream_loop", "-1", "-i", clip, "-c", "copy",
+                       "-f", "mpegts", "\(url)?pkt_size=1316"]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
     }
 }

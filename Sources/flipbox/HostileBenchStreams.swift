@@ -58,15 +58,7 @@ final class HostileBenchStreams: BenchSenders {
             log("channel \(i + 1): \(name) (encoded once, cached in \(ClipFormat.cacheDirectory))")
             let path = try format.file(in: ClipFormat.cacheDirectory)
             let url = "udp://127.0.0.1:\(basePort + i)"
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            p.arguments = ["-loglevel", "error", "-re", "-stream_loop", "-1", "-i", path, "-c", "copy",
-                           "-f", "mpegts", "\(url)?pkt_size=1316"]
-            p.standardInput = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            senders.append(p)
+            senders.append(try BenchStreams.loopSender(clip: path, to: url))
             urls.append(url)
             if i + 1 < formats.count { Thread.sleep(forTimeInterval: format.gopSeconds / Double(formats.count)) }
         }
