@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Lineup
 
@@ -50,30 +51,13 @@ private final class LoopbackHTTPServer {
 }
 
 /// A loopback socket that accepts connections but never answers.
-private final class SilentServer {
-    let process = Process()
-    let port: Int
-
-    init() throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-c", """
-            import socket, time
-            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
-            print(s.getsockname()[1], flush=True)
-            time.sleep(30)
-            """]
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    }
-
-    /// SIGKILL: children of the test process inherit its blocked SIGTERM.
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+private func silentServer() throws -> PythonServer {
+    try PythonServer(script: """
+        import socket, time
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+        print(s.getsockname()[1], flush=True)
+        time.sleep(30)
+        """)
 }
 
 @Suite(.serialized) struct LogoCacheTests {
@@ -125,7 +109,7 @@ private final class SilentServer {
     }
 
     @Test func slowServerTimesOut() async throws {
-        let server = try SilentServer()
+        let server = try silentServer()
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -196,10 +180,7 @@ private final class SilentServer {
 
     /// A server that trickles a byte at a time gets the whole download's time, not each read's.
     @Test func tricklingServerTimesOutInTotal() async throws {
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-c", """
+        let server = try PythonServer(script: """
             import socket, time, threading
             s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
             print(s.getsockname()[1], flush=True)
@@ -210,12 +191,9 @@ private final class SilentServer {
                     c.sendall(b"x"); time.sleep(0.3)
             while True:
                 c, _ = s.accept(); threading.Thread(target=trickle, args=(c,), daemon=True).start()
-            """]
-        process.standardOutput = output
-        try process.run()
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        let port = Int(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            """)
+        defer { server.stop() }
+        let port = server.port
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let cache = LogoCache(directory: directory.file("cache"), timeout: 1)

@@ -3,19 +3,15 @@ import GStreamer
 import Lineup
 import Logging
 import Switcher
+import TestSupport
 import Testing
 
 /// A logo never stands between a viewer and the picture: a flip to a warm channel whose logo is
 /// still downloading completes at once, and the logo joins the picture when it arrives.
 @Suite(.serialized) struct SlowLogoTests {
     /// Serves a red SVG on loopback after `delay` seconds per request.
-    final class SlowLogoServer {
-        let process = Process()
-        let port: Int
-        init(delay: Double) throws {
-            let output = Pipe()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", "-c", """
+    func slowLogoServer(delay: Double) throws -> PythonServer {
+        try PythonServer(script: """
                 import http.server, time
                 class H(http.server.BaseHTTPRequestHandler):
                     def do_GET(self):
@@ -27,16 +23,7 @@ import Testing
                 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
                 print(s.server_address[1], flush=True)
                 s.serve_forever()
-                """]
-            process.standardOutput = output
-            try process.run()
-            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
-        func stop() {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+                """)
     }
 
     /// Red pixels in the top-right quarter of the picture (where the logo goes).
@@ -53,7 +40,7 @@ import Testing
 
     @Test func flipDoesNotWaitForALogoDownload() async throws {
         try GStreamer.initialize()
-        let server = try SlowLogoServer(delay: 10)
+        let server = try slowLogoServer(delay: 10)
         defer { server.stop() }
         let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-slow-logo-\(UUID().uuidString)").path
         let logo = try #require(URL(string: "http://127.0.0.1:\(server.port)/logo.svg"))
