@@ -43,7 +43,7 @@ public final class GOPCache: @unchecked Sendable {
     private var lastVideoArrival: ContinuousClock.Instant?
     private var videoCapsValue: Caps?
     private var audioCapsValue: Caps?
-    private var consumers: [UInt: @Sendable (Entry) -> Void] = [:]
+    private var consumers: [Consumer: @Sendable (Entry) -> Void] = [:]
     private var lastArrival: ContinuousClock.Instant?
     private var overBudgetValue = false
     private var budget: Int
@@ -193,17 +193,32 @@ public final class GOPCache: @unchecked Sendable {
         for consumer in consumers.values { consumer(entry) }
     }
 
-    /// Returns what a flip starts from (`flipEntries`) and registers `consumer` for every later entry (called on ingest
-    /// streaming threads with the cache lock held: it must only push and return).
-    public func attach(id: UInt, consumer: @escaping @Sendable (Entry) -> Void) -> (entries: [Entry], video: Caps?, audio: Caps?) {
+    /// Who reads the cache live: a decoder's feed or an ingest tap (separate id spaces).
+    public enum Consumer: Hashable, Sendable {
+        case feed(UInt)
+        case tap(TapID)
+    }
+
+    /// What a consumer starts from: the cached entries from the keyframe (see `decoderLead`) and
+    /// the caps to start there.
+    public typealias Start = (entries: [Entry], video: Caps?, audio: Caps?)
+
+    /// Returns what a consumer starts from and registers `consumer` for every later entry (called
+    /// on ingest streaming threads with the cache lock held: it must only push and return).
+    public func attach(_ id: Consumer, consumer: @escaping @Sendable (Entry) -> Void) -> Start {
         lock.withLock {
             consumers[id] = consumer
             return (startEntries(), videoCapsValue, audioCapsValue)
         }
     }
 
-    public func detach(id: UInt) {
+    public func detach(_ id: Consumer) {
         _ = lock.withLock { consumers.removeValue(forKey: id) }
+    }
+
+    /// What a consumer would start from now, without attaching one.
+    public func snapshot() -> Start {
+        lock.withLock { (startEntries(), videoCapsValue, audioCapsValue) }
     }
 
     /// Forgets everything (source stopped or restarted).

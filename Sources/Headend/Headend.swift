@@ -24,6 +24,9 @@ public actor Headend {
     private var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
     private var pending: [UInt: PendingFeed] = [:]
     private var spare: ChannelDecoder?
+    /// Open ingest taps and the source each reads (held running while tapped).
+    private var taps: [TapID: (queue: TapQueue, source: ChannelSource)] = [:]
+    private var nextTap: UInt64 = 1
     private var spareScheduled = false
     private var isShutDown = false
 
@@ -96,7 +99,7 @@ public actor Headend {
     /// The plan for `current`/`last` under the policy, the budget and the measured GOP sizes.
     func plan(current: Int?, last: Int?) -> WarmPlan {
         let favourites = lineup.channels.indices.filter { lineup.channels[$0].isFavourite }
-        let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) })
+        let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.map { ObjectIdentifier($0.source) })
         let shown = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
         let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites,
                                      shown: shown, gopBytes: sources.map(\.cache.gopBytes))
@@ -148,7 +151,7 @@ public actor Headend {
         let pendingFeed = PendingFeed(feed: feed, warm: warm, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
                                       headend: self, sink: sink)
         pending[feed] = pendingFeed
-        let snapshot = source.cache.attach(id: feed) { entry in pendingFeed.receive(entry) }
+        let snapshot = source.cache.attach(.feed(feed)) { entry in pendingFeed.receive(entry) }
         let path: Path
         if warm, snapshot.entries.first?.isKeyframe == true, let videoCaps = snapshot.video {
             path = .warm
@@ -156,11 +159,11 @@ public actor Headend {
             try startDecoder(feed: feed, videoCaps: videoCaps, audioCaps: snapshot.audio, sink: sink, initial: snapshot.entries)
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
-            source.cache.detach(id: feed)
+            source.cache.detach(.feed(feed))
             let cold = PendingFeed(feed: feed, warm: false, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
                                    headend: self, sink: sink)
             pending[feed] = cold
-            _ = source.cache.attach(id: feed) { entry in cold.receive(entry) }
+            _ = source.cache.attach(.feed(feed)) { entry in cold.receive(entry) }
             path = .cold
             prepare(feed, path)
         } else {
@@ -267,11 +270,44 @@ public actor Headend {
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: UInt) async {
         guard let entry = decoders.removeValue(forKey: feed) else { return }
-        entry.source.cache.detach(id: feed)
+        entry.source.cache.detach(.feed(feed))
         pending.removeValue(forKey: feed)?.cancel()
         entry.decoder?.shutdown()
         await entry.source.setHot(feed, false)
     }
+
+    /// Opens a tap on `channel`'s ingest: its cached GOP from the keyframe, then everything live
+    /// (see `IngestTap`). A cold channel is started, and every tapped channel is kept running
+    /// until its taps close. Nothing is decoded.
+    public func tap(_ channel: Channel, maxQueuedBytes: Int = IngestTap.defaultMaxQueuedBytes) async throws -> IngestTap {
+        guard let source = source(for: channel) else {
+            throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
+        }
+        guard !isShutDown else { throw TapEnd.headendStopped }
+        let id = TapID(value: nextTap)
+        nextTap += 1
+        let release: @Sendable (TapID) -> Void = { [weak self] id in
+            Task { await self?.untap(id) }
+        }
+        // Live entries queue from the attach on; the start goes in front of them before anyone reads.
+        let queue = TapQueue(maxBytes: maxQueuedBytes) { release(id) }
+        let start = source.cache.attach(.tap(id)) { entry in queue.push(entry) }
+        queue.prepend(start.entries)
+        taps[id] = (queue, source)
+        if !(await source.isRunning) { await source.start() }
+        return IngestTap(id: id, channel: channel, start: start, queue: queue, release: release)
+    }
+
+    /// Forgets a closed or dropped tap; its channel may go cold at the next plan.
+    func untap(_ id: TapID) async {
+        guard let entry = taps.removeValue(forKey: id) else { return }
+        entry.source.cache.detach(.tap(id))
+        entry.queue.finish(nil)
+        await replan()
+    }
+
+    /// The taps open now, by channel number (for the status and the tests).
+    public var openTaps: [TapID: ChannelNumber] { taps.mapValues { $0.source.channel.number } }
 
     /// The channels' states, in lineup order.
     public nonisolated func states() -> [ChannelState] { sources.map(\.state) }
@@ -283,6 +319,11 @@ public actor Headend {
         spare?.shutdown()
         spare = nil
         for feed in Array(decoders.keys) { await deactivate(feed: feed) }
+        for (id, entry) in taps {
+            entry.source.cache.detach(.tap(id))
+            entry.queue.finish(.headendStopped)
+        }
+        taps = [:]
         for s in sources { await s.shutdown() }
     }
 }
