@@ -49,6 +49,7 @@ static inline gboolean fb_buffer_is_header(GstBuffer *b) { return GST_BUFFER_FLA
 static inline gboolean fb_buffer_is_discont(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_set_discont(GstBuffer *b) { GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_unset_discont(GstBuffer *b) { GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_DISCONT); }
+static inline void fb_buffer_set_delta(GstBuffer *b, gboolean delta) { if (delta) GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); else GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
 static inline GstBuffer *fb_buffer_make_writable(GstBuffer *b) { return gst_buffer_make_writable(b); }
 static inline GstBuffer *fb_buffer_copy_metadata_only(GstBuffer *b) {
     return gst_buffer_copy_region(b, GST_BUFFER_COPY_ALL, 0, -1);

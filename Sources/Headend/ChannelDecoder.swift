@@ -199,6 +199,12 @@ final class ChannelDecoder: @unchecked Sendable {
     private static let videoStep = Int64(ClockTime.second / 30)
     private static let audioStep = Int64(ClockTime.second / 50)
 
+    /// Pauses or resumes the decoder's pipeline (media thread): a paused decoder holds its
+    /// picture and its clock, so what is pushed meanwhile plays on from there when it resumes.
+    func setPaused(_ paused: Bool) throws {
+        try pipeline.setState(paused ? .paused : .playing)
+    }
+
     /// Stops decoding (media thread).
     func shutdown() {
         pipeline.shutdown()

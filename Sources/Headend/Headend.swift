@@ -18,17 +18,22 @@ public actor Headend {
     private var around: (current: Int?, last: Int?)?
     private var lastPlan: WarmPlan?
     private var budgetWatch: Task<Void, Never>?
-    private let target: DecodeTarget
-    private let logger: Logger
+    let target: DecodeTarget
+    let logger: Logger
     private var nextFeed: UInt = 1
-    private var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
-    private var pending: [UInt: PendingFeed] = [:]
-    private var spare: ChannelDecoder?
+    var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
+    var pending: [UInt: PendingFeed] = [:]
+    var spare: ChannelDecoder?
     /// Open ingest taps and the source each reads (held running while tapped).
-    private var taps: [TapID: (queue: TapQueue, source: ChannelSource)] = [:]
+    private var taps: [TapID: (queue: TapQueue, source: ChannelSource, pins: Bool)] = [:]
     private var nextTap: UInt64 = 1
+    /// Timeshift: nil when off; the buffers of the channels shown (kept while they run) and the
+    /// feeds playing behind live (see Headend+Timeshift.swift).
+    var timeshiftSettings: TimeshiftSettings?
+    var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
+    var timeshifted: [UInt: TimeshiftedFeed] = [:]
     private var spareScheduled = false
-    private var isShutDown = false
+    var isShutDown = false
 
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
@@ -99,7 +104,7 @@ public actor Headend {
     /// The plan for `current`/`last` under the policy, the budget and the measured GOP sizes.
     func plan(current: Int?, last: Int?) -> WarmPlan {
         let favourites = lineup.channels.indices.filter { lineup.channels[$0].isFavourite }
-        let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.map { ObjectIdentifier($0.source) })
+        let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.filter(\.pins).map { ObjectIdentifier($0.source) })
         let shown = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
         let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites,
                                      shown: shown, gopBytes: sources.map(\.cache.gopBytes))
@@ -121,8 +126,10 @@ public actor Headend {
                 await source.start()
             } else if let reason = plan.heldCold[i] {
                 if await source.isRunning || source.state != .parked(reason: reason) { await source.stop(reason: reason) }
+                closeFollowers(of: source)
             } else if await source.isRunning || source.state != .cold {
                 await source.stop()
+                closeFollowers(of: source)
             }
         }
     }
@@ -171,11 +178,12 @@ public actor Headend {
             prepare(feed, path)
         }
         await source.setHot(feed, true)
+        await startTimeshift(for: source)
         return (feed, path)
     }
 
     /// Called (media thread) once a cold feed has its first keyframe and caps.
-    fileprivate func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
+    func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
         do {
             let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
@@ -270,6 +278,7 @@ public actor Headend {
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: UInt) async {
         guard let entry = decoders.removeValue(forKey: feed) else { return }
+        endReplay(feed: feed)
         entry.source.cache.detach(.feed(feed))
         pending.removeValue(forKey: feed)?.cancel()
         entry.decoder?.shutdown()
@@ -278,8 +287,9 @@ public actor Headend {
 
     /// Opens a tap on `channel`'s ingest: its cached GOP from the keyframe, then everything live
     /// (see `IngestTap`). A cold channel is started, and every tapped channel is kept running
-    /// until its taps close. Nothing is decoded.
-    public func tap(_ channel: Channel, maxQueuedBytes: Int = IngestTap.defaultMaxQueuedBytes) async throws -> IngestTap {
+    /// until its taps close (`pins`; an unpinned tap follows the channel while the plan keeps it
+    /// and is closed when the plan stops it). Nothing is decoded.
+    public func tap(_ channel: Channel, maxQueuedBytes: Int = IngestTap.defaultMaxQueuedBytes, pins: Bool = true) async throws -> IngestTap {
         guard let source = source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
@@ -293,7 +303,7 @@ public actor Headend {
         let queue = TapQueue(maxBytes: maxQueuedBytes) { release(id) }
         let start = source.cache.attach(.tap(id)) { entry in queue.push(entry) }
         queue.prepend(start.entries)
-        taps[id] = (queue, source)
+        taps[id] = (queue, source, pins)
         if !(await source.isRunning) { await source.start() }
         return IngestTap(id: id, channel: channel, start: start, queue: queue, release: release)
     }
@@ -304,6 +314,16 @@ public actor Headend {
         entry.source.cache.detach(.tap(id))
         entry.queue.finish(nil)
         await replan()
+    }
+
+    /// Ends the unpinned taps of a channel the plan stopped, and its timeshift buffer.
+    private func closeFollowers(of source: ChannelSource) {
+        for (id, entry) in taps where entry.source === source && !entry.pins {
+            taps[id] = nil
+            source.cache.detach(.tap(id))
+            entry.queue.finish(nil)
+        }
+        if let index = sources.firstIndex(where: { $0 === source }) { closeTimeshift(channel: index) }
     }
 
     /// The taps open now, by channel number (for the status and the tests).
@@ -325,6 +345,7 @@ public actor Headend {
         }
         taps = [:]
         for s in sources { await s.shutdown() }
+        for index in sources.indices { closeTimeshift(channel: index) }
     }
 }
 
@@ -341,7 +362,7 @@ final class PendingFeed: @unchecked Sendable {
     private var warm: Bool
     private let cache: GOPCache
     private weak var headend: Headend?
-    fileprivate private(set) weak var sink: DecodedFrameSink?
+    private(set) weak var sink: DecodedFrameSink?
     private let lock = NSLock()
     private var decoder: ChannelDecoder?
     private var held: [GOPCache.Entry] = []
@@ -352,6 +373,8 @@ final class PendingFeed: @unchecked Sendable {
     private var cancelled = false
     /// Set when the decoder failed or the audio changed codec: swap at the next keyframe.
     private var renewAtKeyframe: String?
+    /// The last video entry handed to the decoder (where a paused picture stopped).
+    private var lastVideo: GOPCache.Entry?
 
     /// How long a cold feed waits for the audio format after its first keyframe.
     static let audioWait: Duration = .milliseconds(300)
@@ -385,6 +408,7 @@ final class PendingFeed: @unchecked Sendable {
                     return
                 }
             }
+            if entry.track == .video { lastVideo = entry }
             lock.unlock()
             decoder.push(entry)
             return
@@ -481,8 +505,20 @@ final class PendingFeed: @unchecked Sendable {
                 ordered.insert(ordered.remove(at: k), at: 0)
             }
             for e in ordered { decoder.push(e) }
+            if let video = ordered.last(where: { $0.track == .video }) { lastVideo = video }
             held = []
             self.decoder = decoder
+        }
+    }
+
+    /// Stops forwarding (the feed goes on from the timeshift buffer) and returns the last video
+    /// entry the decoder got.
+    func suspend() -> GOPCache.Entry? {
+        lock.withLock {
+            cancelled = true
+            held = []
+            decoder = nil
+            return lastVideo
         }
     }
 
