@@ -101,7 +101,7 @@ struct ErrorJSON: Encodable, Sendable {
 struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
-    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown` or `card-hidden`.
+    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden` or `timeshift`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -110,6 +110,7 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .channelState: "channel-state"
         case .cardShown: "card-shown"
         case .cardHidden: "card-hidden"
+        case .timeshift: "timeshift"
         }
     }
 
@@ -145,6 +146,8 @@ struct PlayerEventJSON: Encodable, Sendable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(requestID, forKey: .requestId)
             try c.encode(ChannelJSON(channel), forKey: .channel)
+        case .timeshift(let status):
+            try status.encode(to: encoder)
         }
     }
 }

@@ -157,6 +157,15 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     display.showLine("▦ no multiview: \(error)")
                 }
             }
+        case .timeshift(let command):
+            group.addTask {
+                do {
+                    let status = try await player.timeshift(command)
+                    display.showLine(status.live && !status.paused ? "⏱ live" : "⏱ \(status.paused ? "paused" : "playing") \(Int(status.behind.rounded())) s behind live")
+                } catch {
+                    display.showLine("⏱ \(error)")
+                }
+            }
         case .multiviewMove(let move):
             group.addTask {
                 do {

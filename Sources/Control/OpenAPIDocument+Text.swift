@@ -436,10 +436,75 @@ extension OpenAPIDocument {
                         type: object
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/timeshift:
+            get:
+              operationId: timeshiftStatus
+              summary: Where the channel on screen stands in time; 409 when timeshift is off (`--timeshift`) or nothing is on screen.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/pause:
+            post:
+              operationId: timeshiftPause
+              summary: Pauses the picture and the sound (the channel goes on filling the buffer). 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/resume:
+            post:
+              operationId: timeshiftResume
+              summary: Plays on from where the picture was paused. 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/toggle:
+            post:
+              operationId: timeshiftToggle
+              summary: Pauses when playing, plays when paused. 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/live:
+            post:
+              operationId: timeshiftLive
+              summary: Back to the live edge. 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/seek:
+            post:
+              operationId: timeshiftSeek
+              summary: Moves to a keyframe by a signed amount or to a time; past the live edge is live, before the buffer is its start. Exactly one of by and to; 400 otherwise.
+              parameters:
+                - name: by
+                  in: query
+                  description: A signed time, e.g. -30s, -1m30s, +10s, -90 (seconds); at most a day.
+                  schema:
+                    type: string
+                - name: to
+                  in: query
+                  description: An ISO 8601 time, e.g. 2026-11-22T20:15:00Z.
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/events:
             get:
               operationId: events
-              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden).
+              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, timeshift).
               parameters:
                 - $ref: "#/components/parameters/QueryToken"
               responses:
@@ -566,7 +631,40 @@ extension OpenAPIDocument {
                           $ref: "#/components/schemas/Channel"
                       highlight:
                         $ref: "#/components/schemas/Channel"
+            Timeshift:
+              description: Where the channel on screen stands in time.
+              content:
+                application/json:
+                  schema:
+                    $ref: "#/components/schemas/Timeshift"
           schemas:
+            Timeshift:
+              type: object
+              required: [channel, live, paused, position, keyframes, bytesInMemory, behind]
+              properties:
+                channel:
+                  $ref: "#/components/schemas/ChannelNumber"
+                live:
+                  type: boolean
+                paused:
+                  type: boolean
+                position:
+                  type: string
+                  description: The moment on screen (ISO 8601).
+                bufferStart:
+                  type: string
+                  description: The oldest moment held (ISO 8601).
+                liveEdge:
+                  type: string
+                  description: The newest moment held (ISO 8601).
+                keyframes:
+                  type: integer
+                  description: Keyframes held (points a seek lands on).
+                bytesInMemory:
+                  type: integer
+                behind:
+                  type: number
+                  description: Seconds behind live.
             Error:
               type: object
               required: [error]

@@ -1,3 +1,4 @@
+import Headend
 import Lineup
 import Switcher
 
@@ -39,6 +40,11 @@ public protocol PlayerControl: Sendable {
     func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus
     /// Tunes the highlighted channel and closes the multiview.
     func selectMultiview() async throws -> FlipResult
+
+    /// Pause, seek and back to live on the channel on screen.
+    func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus
+    /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
+    func timeshiftStatus() async -> TimeshiftStatus?
 }
 
 extension PlayerControl {
@@ -63,5 +69,9 @@ extension PlayerControl {
     public func toggleMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
+    public func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        throw TimeshiftFailure(.off, "this player has no timeshift")
+    }
+    public func timeshiftStatus() async -> TimeshiftStatus? { nil }
     private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

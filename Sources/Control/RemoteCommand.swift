@@ -1,3 +1,4 @@
+import Headend
 import Switcher
 
 /// What a key press on the remote asks for.
@@ -22,6 +23,8 @@ public enum RemoteCommand: Sendable, Hashable {
     case multiviewSelect
     /// Switch next/previous between all channels, favourites and the current group.
     case cycleScope
+    /// Pause, seek or back to live on the channel on screen.
+    case timeshift(TimeshiftCommand)
     /// Leave the player.
     case quit
 }

@@ -57,11 +57,21 @@ public struct RemoteKeypad: Sendable, Hashable {
             return [.swap]
         case .multiview:
             return abandonEntry() + [.multiview]
-        case .left, .right:
-            return []
+        case .left:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(-10)))]
+        case .right:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(10)))]
+        case .playPause:
+            return abandonEntry() + [.timeshift(.togglePause)]
+        case .rewind:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(-60)))]
+        case .fastForward:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(60)))]
+        case .stop:
+            return abandonEntry() + [.timeshift(.live)]
         case .quit:
             return abandonEntry() + [.quit]
-        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide, .audio, .subtitle, .other:
+        case .red, .green, .yellow, .blue, .guide, .audio, .subtitle, .other:
             return []
         }
     }

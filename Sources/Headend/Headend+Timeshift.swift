@@ -3,7 +3,7 @@ import GStreamer
 import Lineup
 
 /// What a viewer asks of the channel on screen in time.
-public enum TimeshiftCommand: Sendable, Equatable {
+public enum TimeshiftCommand: Sendable, Hashable {
     case pause, resume, togglePause
     /// Moves by a signed amount (back is negative); past the live edge is live.
     case seekBy(Duration)
@@ -14,7 +14,7 @@ public enum TimeshiftCommand: Sendable, Equatable {
 }
 
 /// Where the channel on screen stands in time.
-public struct TimeshiftStatus: Sendable, Equatable, Codable {
+public struct TimeshiftStatus: Sendable, Hashable, Codable {
     public var channel: ChannelNumber
     public var live: Bool
     public var paused: Bool
@@ -42,12 +42,21 @@ public struct TimeshiftStatus: Sendable, Equatable, Codable {
         self.bytesInMemory = bytesInMemory
     }
 
+    /// Times are ISO 8601 with milliseconds, whatever the coder's date strategy.
+    private static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        func date(_ key: CodingKeys) throws -> Date? {
+            guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            return try Self.time.parse(text)
+        }
+        guard let position = try date(.position) else {
+            throw DecodingError.keyNotFound(CodingKeys.position, .init(codingPath: c.codingPath, debugDescription: "no position"))
+        }
         self.init(channel: try c.decode(ChannelNumber.self, forKey: .channel), live: try c.decode(Bool.self, forKey: .live),
-                  paused: try c.decode(Bool.self, forKey: .paused), position: try c.decode(Date.self, forKey: .position),
-                  bufferStart: try c.decodeIfPresent(Date.self, forKey: .bufferStart),
-                  liveEdge: try c.decodeIfPresent(Date.self, forKey: .liveEdge),
+                  paused: try c.decode(Bool.self, forKey: .paused), position: position,
+                  bufferStart: try date(.bufferStart), liveEdge: try date(.liveEdge),
                   keyframes: try c.decode(Int.self, forKey: .keyframes), bytesInMemory: try c.decode(Int.self, forKey: .bytesInMemory))
     }
 
@@ -56,9 +65,9 @@ public struct TimeshiftStatus: Sendable, Equatable, Codable {
         try c.encode(channel, forKey: .channel)
         try c.encode(live, forKey: .live)
         try c.encode(paused, forKey: .paused)
-        try c.encode(position, forKey: .position)
-        try c.encodeIfPresent(bufferStart, forKey: .bufferStart)
-        try c.encodeIfPresent(liveEdge, forKey: .liveEdge)
+        try c.encode(Self.time.format(position), forKey: .position)
+        try c.encodeIfPresent(bufferStart.map(Self.time.format), forKey: .bufferStart)
+        try c.encodeIfPresent(liveEdge.map(Self.time.format), forKey: .liveEdge)
         try c.encode(keyframes, forKey: .keyframes)
         try c.encode(bytesInMemory, forKey: .bytesInMemory)
         try c.encode((behind * 10).rounded() / 10, forKey: .behind)

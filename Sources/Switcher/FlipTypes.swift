@@ -162,4 +162,6 @@ public enum PlayerEvent: Sendable, Hashable {
     case cardShown(requestID: UInt64, channel: ChannelSummary, kind: String)
     /// The card gave way to the channel's picture (or to the channel flipped back to).
     case cardHidden(requestID: UInt64, channel: ChannelSummary)
+    /// The channel on screen moved in time: paused, resumed, sought or back to live.
+    case timeshift(TimeshiftStatus)
 }

@@ -27,6 +27,8 @@ public struct PlayerOptions: Sendable {
     /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
     /// lineup's `banner-seconds` setting, else 4.
     public var bannerSeconds: Double? = nil
+    /// Pause and rewind on the channel shown; nil: off.
+    public var timeshift: TimeshiftSettings? = nil
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -69,7 +71,7 @@ public actor Player {
     public nonisolated let output: OutputPipeline
     public nonisolated let headend: Headend
     public nonisolated let cards: InterstitialCards
-    private nonisolated let hub = EventHub<PlayerEvent>()
+    nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
     let logoCache: LogoCache
     /// Banner, picture-in-picture and multiview (Player+Overlays.swift).
@@ -120,6 +122,7 @@ public actor Player {
     public func start() async throws {
         guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
         try await output.start()
+        await headend.setTimeshift(options.timeshift)
         let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)
         let number = lineup.channels[start].number

@@ -21,6 +21,12 @@ struct KeyDecoderTests {
         #expect(!decoder.hasPending)
     }
 
+    @Test func timeKeys() {
+        var decoder = KeyDecoder()
+        let input = " <>" + Self.esc + "[F" + Self.esc + "[4~" + Self.esc + "[8~" + Self.esc + "OF"
+        #expect(decoder.decode(Self.bytes(input)) == [.playPause, .rewind, .fastForward, .stop, .stop, .stop, .stop])
+    }
+
     @Test func unknownSequencesAreOneOtherKey() {
         var decoder = KeyDecoder()
         // Keypad 5 (ESC [ E), F5, Shift-Up, Alt-x, then a digit.
