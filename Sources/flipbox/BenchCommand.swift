@@ -53,6 +53,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "First UDP port of the generated channels.")
     var port = 31000
 
+    @Option(help: "Instead of flips: measure timeshift (recording cost of every warm channel, pause, this many seeks, back to live).")
+    var timeshift: Int = 0
+
     @Flag(help: "Also measure mpv switching between two of the same streams (../shared/bench/mpv-zap.py).")
     var peer = false
 
@@ -91,6 +94,12 @@ struct BenchCommand: AsyncParsableCommand {
             })
         }
         defer { streams?.stop() }
+        if timeshift > 0 {
+            let result = try await TimeshiftBench(lineup: lineup, seeks: timeshift, logger: logger, say: say) { try await measure(seconds: $0) }.run()
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .prettyPrinted])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
         let n = lineup.channels.count
         let budget: WarmBudget
         do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
