@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Lineup
 import Logging
 
 /// How much of a channel the timeshift keeps, and where.
@@ -295,13 +296,5 @@ public enum TimeshiftError: Error, Sendable, Equatable, CustomStringConvertible 
         case .corrupt(let what): "a timeshift segment is damaged: \(what)"
         case .storage(let what): "cannot store a timeshift segment: \(what)"
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    var seconds: Double {
-        let c = components
-        return Double(c.seconds) + Double(c.attoseconds) / 1e18
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Lineup
 
 /// Feeds a decoder from a timeshift buffer at real time, GOP after GOP, following the buffer as
 /// it grows: what a viewer watches behind live.

@@ -85,6 +85,9 @@ struct BenchCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         } else {
+            do { try QuietPorts.check(port..<(port + channels)) } catch let busy as QuietPorts.Busy {
+                throw ValidationError(busy.description)
+            }
             let s: BenchSenders = streamKind == .clean
                 ? try BenchStreams(channels: channels, width: 1280, height: 720, fps: 30, gopSeconds: 2, basePort: port, log: say)
                 : try HostileBenchStreams(kind: streamKind, channels: channels, basePort: port, log: say)
