@@ -83,3 +83,13 @@ let package = Package(
         .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams", "TestSupport"]),
     ]
 )
+
+// libFuzzer targets over the parsers of untrusted input (`make fuzz`), only when asked for:
+// they need `-sanitize=fuzzer`, which the normal build does not use.
+if Context.environment["FLIPBOX_FUZZ"] != nil {
+    package.targets += [
+        .target(name: "CFuzzer", path: "Fuzz/CFuzzer"),
+        .executableTarget(name: "fuzz-lineup", dependencies: ["Lineup", "CFuzzer"], path: "Fuzz/fuzz-lineup"),
+        .executableTarget(name: "fuzz-xmltv", dependencies: ["Guide", "CFuzzer"], path: "Fuzz/fuzz-xmltv"),
+    ]
+}

@@ -131,8 +131,11 @@ extension Headend {
 
     /// Starts recording `source` into its buffer, seeded with its cached GOP (media thread).
     func startTimeshift(for source: ChannelSource) async {
-        guard let settings = timeshiftSettings, let index = sources.firstIndex(where: { $0 === source }),
-              timeshiftBuffers[index] == nil else { return }
+        guard let settings = timeshiftSettings, let index = sources.firstIndex(where: { $0 === source }) else { return }
+        if let recording = timeshiftBuffers[index] {
+            recording.buffer.isShown = true
+            return
+        }
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
             let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, settings.memoryBytes), pins: false)
@@ -151,9 +154,13 @@ extension Headend {
         }
     }
 
-    /// Stops a feed's replay (the feed is going away).
+    /// Stops a feed's replay (the feed is going away); a buffer whose channel no feed shows any
+    /// more keeps only its background share.
     func endReplay(feed: UInt) {
         timeshifted.removeValue(forKey: feed)?.replay?.stop()
+        guard let source = decoders[feed]?.source, let index = sources.firstIndex(where: { $0 === source }) else { return }
+        let stillShown = decoders.contains { $0.key != feed && $0.value.source === source }
+        if !stillShown { timeshiftBuffers[index]?.buffer.isShown = false }
     }
 
     /// Carries out `command` on `feed` and returns where it then stands.

@@ -277,8 +277,8 @@ public actor Headend {
 
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: UInt) async {
-        guard let entry = decoders.removeValue(forKey: feed) else { return }
         endReplay(feed: feed)
+        guard let entry = decoders.removeValue(forKey: feed) else { return }
         entry.source.cache.detach(.feed(feed))
         pending.removeValue(forKey: feed)?.cancel()
         entry.decoder?.shutdown()

@@ -138,8 +138,12 @@ public final class TimeshiftBuffer: @unchecked Sendable {
             // While the seed (the cached GOP, all arriving at once) is appended, starts are
             // estimated from the anchor; live data moves it: recompute the open GOP's start.
             if let gop = gops.last, let start = wallTime(gop.keyPTS) { gop.start = min(gop.start, start) }
-            spill = spillCandidates()
-            expired = expire(before: now.addingTimeInterval(-settings.window.seconds))
+            if shown {
+                spill = spillCandidates()
+                expired = expire(before: now.addingTimeInterval(-settings.window.seconds))
+            } else {
+                expired = trimToBackground()
+            }
         }
         for gop in spill { write(gop) }
         if !expired.isEmpty {
@@ -170,6 +174,41 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     }
 
     /// Drops GOPs that ended before `limit` (keeps the newest); returns their files (under the lock).
+    /// Memory a buffer keeps while its channel is not on screen (no disk at all then).
+    public var backgroundBytes: Int { min(settings.memoryBytes, 16 << 20) }
+
+    /// Whether the channel is on screen. A channel flipped away from keeps only its newest
+    /// `backgroundBytes` in memory and none on disk, so a box that visits many channels holds
+    /// one channel's window, not one per channel; flipping back can go back that far at once.
+    public var isShown: Bool {
+        get { lock.withLock { shown } }
+        set {
+            let files = lock.withLock { () -> [URL] in
+                shown = newValue
+                return newValue ? [] : trimToBackground()
+            }
+            if !files.isEmpty { disk.async { for file in files { try? FileManager.default.removeItem(at: file) } } }
+        }
+    }
+    private var shown = true
+
+    /// Drops GOPs on disk, then the oldest in memory past `backgroundBytes` (keeps the newest);
+    /// returns the files to delete (under the lock).
+    private func trimToBackground() -> [URL] {
+        var files: [URL] = []
+        var kept: [StoredGOP] = []
+        for gop in gops {
+            if gop.entries == nil, let file = gop.file { files.append(file) } else { kept.append(gop) }
+        }
+        // A GOP being written stays in memory; its file, when it lands, is dropped as an orphan.
+        gops = kept
+        while gops.count > 1, memoryBytes > backgroundBytes, let first = gops.first {
+            gops.removeFirst()
+            memoryBytes -= first.bytes
+        }
+        return files
+    }
+
     private func expire(before limit: Date) -> [URL] {
         var files: [URL] = []
         while gops.count > 1, let first = gops.first, first.end < limit {
@@ -194,7 +233,7 @@ public final class TimeshiftBuffer: @unchecked Sendable {
             }
             let orphan = self.lock.withLock { () -> Bool in
                 gop.writing = false
-                guard !self.closed, self.gops.contains(where: { $0 === gop }) else { return true }
+                guard !self.closed, self.shown, self.gops.contains(where: { $0 === gop }) else { return true }
                 gop.file = file
                 if gop.entries != nil {
                     gop.entries = nil

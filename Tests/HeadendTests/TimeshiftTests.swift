@@ -49,6 +49,35 @@ extension HeadendTests {
             #expect(throws: TimeshiftError.self) { try TimeshiftSegment.read(file) }
         }
 
+        @Test func aChannelFlippedAwayFromKeepsOnlyItsBackgroundShareAndNothingOnDisk() async throws {
+            let channel = makeChannel(["test://ball?size=320x180&fps=30&gop=10&bitrate=600"])
+            let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 160, height: 90),
+                                  logger: testLogger) { _, _ in }
+            await headend.applyPolicy(current: 0, last: nil)
+            let directory = try Self.temporaryDirectory()
+            let buffer = try TimeshiftBuffer(channel: "1", settings: TimeshiftSettings(window: .seconds(60), memoryBytes: 48 << 10, directory: directory),
+                                             logger: testLogger)
+            let tap = try await headend.tap(channel)
+            let filling = Task { for try await entry in tap { buffer.append(entry) } }
+            let segments = { ((try? FileManager.default.contentsOfDirectory(atPath: buffer.directory.path)) ?? []).filter { $0.hasSuffix(".seg") } }
+            #expect(await eventually(within: 10) { buffer.index.contains(where: \.onDisk) && !segments().isEmpty },
+                    "shown: past 48 KiB the GOPs go to disk")
+
+            buffer.isShown = false
+            #expect(await eventually(within: 3) { segments().isEmpty }, "flipped away: the segment files are deleted")
+            try await Task.sleep(for: .seconds(2))
+            #expect(!buffer.index.contains(where: \.onDisk) && segments().isEmpty, "and none are written while not shown")
+            #expect(buffer.bytesInMemory <= buffer.backgroundBytes + 64 << 10, "memory within the background share: \(buffer.bytesInMemory)")
+            #expect(buffer.index.count >= 1, "the newest GOPs are kept")
+
+            buffer.isShown = true
+            #expect(await eventually(within: 10) { !segments().isEmpty }, "shown again: it records to disk again")
+            tap.close()
+            filling.cancel()
+            buffer.close()
+            await headend.shutdown()
+        }
+
         @Test func pauseRewindIntoTheDiskAndBackToLiveOnARealSender() async throws {
             let red = try CodecChange.clip(.h264, colour: 0xFF0000)
             let blue = try CodecChange.clip(.h264, colour: 0x0000FF)
