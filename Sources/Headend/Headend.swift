@@ -25,7 +25,7 @@ public actor Headend {
     private var pending: [UInt: PendingFeed] = [:]
     private var spare: ChannelDecoder?
     /// Open ingest taps and the source each reads (held running while tapped).
-    private var taps: [TapID: (queue: TapQueue, source: ChannelSource)] = [:]
+    private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource)] = [:]
     private var nextTap: UInt64 = 1
     private var spareScheduled = false
     private var isShutDown = false
@@ -290,7 +290,7 @@ public actor Headend {
             Task { await self?.untap(id) }
         }
         // Live entries queue from the attach on; the start goes in front of them before anyone reads.
-        let queue = TapQueue(maxBytes: maxQueuedBytes) { release(id) }
+        let queue = BoundedQueue<GOPCache.Entry>(maxBytes: maxQueuedBytes, cost: { $0.buffer.size }) { release(id) }
         let start = source.cache.attach(.tap(id)) { entry in queue.push(entry) }
         queue.prepend(start.entries)
         taps[id] = (queue, source)
