@@ -1,0 +1,133 @@
+import Foundation
+import GStreamer
+import Headend
+import Lineup
+import Logging
+import Serve
+import ServiceLifecycle
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every test here runs real pipelines and real clients on a 2-core machine: one suite, run
+/// serially, with the concrete suites nested in it (one per file).
+@Suite(.serialized) enum ServeTests {}
+
+/// A quiet logger (set `FLIPBOX_TEST_LOG=1` to see what the head-end does).
+let testLogger: Logger = {
+    var l = Logger(label: "flipbox.serve-tests")
+    l.logLevel = ProcessInfo.processInfo.environment["FLIPBOX_TEST_LOG"] != nil ? .debug : .critical
+    return l
+}()
+
+func makeChannel(_ source: String, number: Int, name: String = "Test") -> Channel {
+    Channel(id: "ch\(number)", number: ChannelNumber(number), name: name, sources: [source])
+}
+
+/// A head-end serving `channels` on 127.0.0.1 (an ephemeral HTTP port), run in a service group
+/// until `stop()`.
+final class ServeHarness: @unchecked Sendable {
+    let headend: Headend
+    let server: StreamServer
+    let port: Int
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    init(channels: [Channel], policy: WarmPolicy = .all, configure: (inout ServeConfiguration) -> Void = { _ in }) async throws {
+        try GStreamer.initialize()
+        headend = Headend(lineup: Lineup(channels: channels), policy: policy, target: DecodeTarget(width: 160, height: 90),
+                          logger: testLogger) { _, _ in }
+        await headend.applyPolicy(current: nil, last: nil)
+        var configuration = ServeConfiguration(port: 0, hdhomerunProtocol: false)
+        configure(&configuration)
+        server = StreamServer(headend: headend, settings: configuration.streams, logger: testLogger)
+        let bound = PortBox()
+        let services = try makeServeServices(server: server, configuration: configuration, logger: testLogger) { bound.set($0) }
+        let group = ServiceGroup(services: services, logger: testLogger)
+        self.group = group
+        task = Task { try await group.run() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while bound.value == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard let port = bound.value else { throw GStreamerError(code: .io, message: "the serving endpoints did not start") }
+        self.port = port
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+        await headend.shutdown()
+    }
+
+    private final class PortBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var port: Int?
+        func set(_ p: Int) { lock.withLock { port = p } }
+        var value: Int? { lock.withLock { port } }
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds or `seconds` pass. Returns whether it held.
+@discardableResult
+func eventually(within seconds: Double, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return await condition()
+}
+
+/// What a command printed and how it ended.
+struct ToolRun {
+    var status: Int32
+    var output: Data
+    var errors: String
+    var text: String { String(decoding: output, as: UTF8.self) }
+}
+
+/// Runs a tool (ffprobe, ffmpeg, curl, hdhomerun_config) to its end, killed after `timeout` seconds.
+func runTool(_ executable: String, _ arguments: [String], timeout: Double = 30) async throws -> ToolRun {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = [executable] + arguments
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    let pid = p.processIdentifier
+    let killer = Task {
+        try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+        kill(pid, SIGKILL)
+    }
+    // Read both pipes off the cooperative pool, so a tool that writes a lot never blocks on a full pipe.
+    let (output, errors) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
+        Thread.detachNewThread {
+            let errors = ErrorsRead()
+            Thread.detachNewThread { errors.finish(err.fileHandleForReading.readDataToEndOfFile()) }
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            let errorData = errors.wait()
+            p.waitUntilExit()
+            continuation.resume(returning: (output, errorData))
+        }
+    }
+    killer.cancel()
+    return ToolRun(status: p.terminationStatus, output: output, errors: String(decoding: errors, as: UTF8.self))
+}
+
+/// The standard error of a tool, read on its own thread.
+private final class ErrorsRead: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var data: Data?
+    func finish(_ d: Data) { condition.lock(); data = d; condition.signal(); condition.unlock() }
+    func wait() -> Data {
+        condition.lock()
+        defer { condition.unlock() }
+        while data == nil { condition.wait() }
+        return data!
+    }
+}
