@@ -131,3 +131,61 @@ private final class ErrorsRead: @unchecked Sendable {
         return data!
     }
 }
+
+/// A plain TCP HTTP client on a socket of its own: sends one GET, then either reads the answer
+/// on a thread (recording when bytes arrive) or never reads at all (a stuck client).
+final class RawHTTPClient: @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSLock()
+    private var received = 0
+    private var arrivals: [(ContinuousClock.Instant, Int)] = []
+    private var closedByServer = false
+
+    /// `receiveBuffer`: the socket's receive buffer, small for a client that will not read.
+    init(port: Int, path: String, receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { Glibc.close(fd); throw POSIXError(.ECONNREFUSED) }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads until the server closes the connection, on a thread of its own.
+    func startReading() {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break }
+                lock.withLock {
+                    received += n
+                    arrivals.append((.now, n))
+                }
+            }
+            lock.withLock { closedByServer = true }
+        }
+    }
+
+    var bytes: Int { lock.withLock { received } }
+
+    /// The longest time between two arrivals since `instant`.
+    func longestGap(since instant: ContinuousClock.Instant) -> Duration {
+        let times = lock.withLock { arrivals.map(\.0).filter { $0 >= instant } }
+        return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .seconds(999)
+    }
+
+    /// True once the reader saw the server close the connection.
+    var isClosedByServer: Bool { lock.withLock { closedByServer } }
+
+    func close() { shutdown(fd, Int32(SHUT_RDWR)); Glibc.close(fd) }
+}
