@@ -110,6 +110,7 @@ public actor StreamServer {
     public func release(_ client: StreamClient) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
         tunerClients.remove(client.id)
+        logger.info("client \(client.peer) left channel \(client.channel.number) after \(client.bytesQueued >> 10) KiB (\(clients.count) client(s))")
         client.finish()
         if let servedChannel = served[client.channel.id] {
             unsubscribe(client, from: servedChannel)
