@@ -97,7 +97,7 @@ struct PlayCommand: AsyncParsableCommand {
         let logger = makeLogger(verbose: verbose)
         let options = try playerOptions()
         let path = try lineupPath(self.lineup)
-        let lineup = try loadLineup(path: path, logger: logger)
+        let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
         if warm == nil, let setting = lineup.settings["warm"] {
             guard let policy = WarmPolicy(setting) else {

@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import GStreamer
 import Guide
 import Headend
@@ -44,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = makeLogger(verbose: verbose)
         let path = try lineupPath(self.lineup)
-        let lineup = try loadLineup(path: path, logger: logger)
+        let lineup = try await loadLineup(path: path, logger: logger)
         var policy = WarmPolicy.all
         if let text = warm ?? lineup.settings["warm"] {
             guard let parsed = WarmPolicy(text) else { throw ValidationError("warm policy '\(text)' is not all, none or neighbours:N") }
@@ -98,9 +101,26 @@ struct HeadendService: Service {
     }
 }
 
-/// The lineup at `path`, its warnings logged; its errors printed and exit 2.
-func loadLineup(path: String, logger: Logger) throws -> Lineup {
-    let report = LineupLoader.check(path: path)
+/// The lineup at `path` (a file, or an http(s) URL such as another head-end's `/lineup.m3u`),
+/// its warnings logged; its errors printed and exit 2.
+func loadLineup(path: String, logger: Logger) async throws -> Lineup {
+    let report: LineupReport
+    if let url = URL(string: path), url.scheme == "http" || url.scheme == "https" {
+        let data: Data
+        do {
+            let (body, response) = try await URLSession(configuration: .ephemeral).data(from: url)
+            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
+                throw LineupDownloadError(message: "the server answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+            }
+            data = body
+        } catch {
+            FileHandle.standardError.write(Data("\(path): cannot download the lineup: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        report = LineupLoader.check(data: data, file: path, format: LineupFormat(path: url.path))
+    } else {
+        report = LineupLoader.check(path: path)
+    }
     for w in report.warnings { logger.warning("\(w)") }
     do {
         return try report.get()
@@ -117,4 +137,9 @@ func lineupPath(_ given: String?) throws -> String {
         throw ValidationError("no lineup given and the demo lineup (Channels/demo.yaml) was not found; pass a lineup file")
     }
     return demo
+}
+
+private struct LineupDownloadError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Guide
 import Headend
 import Lineup
 import Logging
@@ -35,16 +36,18 @@ final class ServeHarness: @unchecked Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    init(channels: [Channel], policy: WarmPolicy = .all, configure: (inout ServeConfiguration) -> Void = { _ in }) async throws {
+    init(channels: [Channel], policy: WarmPolicy = .all, guide: Guide? = nil, guideURLs: [String] = [],
+         configure: (inout ServeConfiguration) -> Void = { _ in }) async throws {
         try GStreamer.initialize()
-        headend = Headend(lineup: Lineup(channels: channels), policy: policy, target: DecodeTarget(width: 160, height: 90),
+        headend = Headend(lineup: Lineup(channels: channels, guideURLs: guideURLs), policy: policy, target: DecodeTarget(width: 160, height: 90),
                           logger: testLogger) { _, _ in }
         await headend.applyPolicy(current: nil, last: nil)
         var configuration = ServeConfiguration(port: 0, hdhomerunProtocol: false)
         configure(&configuration)
         server = StreamServer(headend: headend, settings: configuration.streams, logger: testLogger)
         let bound = PortBox()
-        let services = try makeServeServices(server: server, configuration: configuration, logger: testLogger) { bound.set($0) }
+        let services = try makeServeServices(server: server, configuration: configuration, guide: guide, logos: LogoCache(directory: NSTemporaryDirectory() + "flipbox-serve-logos"),
+                                             logger: testLogger) { bound.set($0) }
         let group = ServiceGroup(services: services, logger: testLogger)
         self.group = group
         task = Task { try await group.run() }
