@@ -42,22 +42,5 @@ enum XMLTVExport {
         return String(format: "%04d%02d%02d%02d%02d%02d +0000", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // XML 1.0 allows no control characters but tab, newline and carriage return.
-                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { XMLText.escape(text) }
 }
