@@ -6,8 +6,8 @@ import ServiceLifecycle
 
 /// The head-end's serving endpoints as a router: access check first, then errors as JSON, then
 /// the stream, HDHomeRun and export routes. Only read-only routes: the control API is not here.
-public func makeServeRouter(server: StreamServer, address: HeadendAddress, guide: Guide? = nil, logos: LogoCache = LogoCache(),
-                            logger: Logger) -> Router<ServeRequestContext> {
+public func makeServeRouter(server: StreamServer, hls: HLSServer, address: HeadendAddress, guide: Guide? = nil,
+                            logos: LogoCache = LogoCache(), logger: Logger) -> Router<ServeRequestContext> {
     let configuration = address.configuration
     let router = Router(context: ServeRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: ServeAccessMiddleware(access: ServeAccess(configuration: configuration)))
@@ -15,6 +15,7 @@ public func makeServeRouter(server: StreamServer, address: HeadendAddress, guide
     StreamRoutes(server: server, device: configuration.device).register(on: router)
     HDHomeRunRoutes(lineup: server.lineup, device: configuration.device, address: address).register(on: router)
     ExportRoutes(lineup: server.lineup, guide: guide, logos: logos, address: address).register(on: router)
+    HLSRoutes(hls: hls).register(on: router)
     return router
 }
 
@@ -29,7 +30,8 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
                               onListening: (@Sendable (Int) -> Void)? = nil) throws(ServeConfigurationError) -> [any Service] {
     try configuration.validate()
     let address = HeadendAddress(configuration: configuration)
-    let router = makeServeRouter(server: server, address: address, guide: guide, logos: logos, logger: logger)
+    let hls = HLSServer(streams: server, logger: logger)
+    let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, logger: logger)
     let host = configuration.host
     let shown = host.contains(":") ? "[\(host)]" : host
     let app = Application(
@@ -54,7 +56,7 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
             configuration: configuration, address: address,
             responder: HDHomeRunResponder(device: configuration.device, channelCount: server.lineup.channels.count), logger: logger))
     }
-    services.append(StreamServerService(server: server))
+    services.append(StreamServerService(server: server, hls: hls))
     return services
 }
 
@@ -62,8 +64,10 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
 /// by streams that never end.
 struct StreamServerService: Service {
     let server: StreamServer
+    let hls: HLSServer
     func run() async throws {
         try? await gracefulShutdown()
+        await hls.stop()
         await server.stop()
     }
 }

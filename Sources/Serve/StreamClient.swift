@@ -42,13 +42,13 @@ public final class StreamClient: TransportStreamSubscriber, AsyncSequence, @unch
     /// Bytes handed to the queue so far.
     public var bytesQueued: Int { lock.withLock { sent } }
 
-    func receive(_ chunk: ByteBuffer, keyframeTables: ByteBuffer?) {
+    func receive(_ chunk: ByteBuffer, keyframe: TransportStreamKeyframe?) {
         // .some(nil): following, the chunk alone; .some(tables): joining here; nil: not yet.
         let join: ByteBuffer?? = lock.withLock {
             if started { return .some(nil) }
-            guard let keyframeTables else { return nil }
+            guard let keyframe else { return nil }
             started = true
-            return .some(keyframeTables)
+            return .some(keyframe.tables)
         }
         guard let join else { return }
         if let tables = join { queue.push(tables) }

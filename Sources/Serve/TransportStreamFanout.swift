@@ -6,9 +6,15 @@ import NIOCore
 /// Called with the fanout's lock held, on the muxer's streaming thread: push and return, never
 /// block or wait.
 protocol TransportStreamSubscriber: AnyObject, Sendable {
-    /// `chunk` follows the previous one. `keyframeTables` is set when `chunk` starts a video
-    /// keyframe: the newest PAT and PMT packets, which a player joining here needs first.
-    func receive(_ chunk: ByteBuffer, keyframeTables: ByteBuffer?)
+    /// `chunk` follows the previous one. `keyframe` is set when `chunk` starts a video keyframe.
+    func receive(_ chunk: ByteBuffer, keyframe: TransportStreamKeyframe?)
+}
+
+/// What a subscriber needs where a chunk starts a keyframe: the newest PAT and PMT packets (a
+/// player joining here needs them first) and the keyframe's presentation time (90 kHz).
+struct TransportStreamKeyframe: Sendable {
+    var tables: ByteBuffer
+    var pts: UInt64?
 }
 
 /// One served channel's muxed transport stream, handed to every subscriber (HTTP clients, the
@@ -23,7 +29,7 @@ final class TransportStreamFanout: @unchecked Sendable {
     private let lock = NSLock()
     private var scanner = TransportStreamScanner()
     /// The newest PAT+PMT and the stream from the last keyframe on (empty before the first keyframe).
-    private var cachedTables: ByteBuffer?
+    private var cachedKeyframe: TransportStreamKeyframe?
     private var cached: [ByteBuffer] = []
     private var cachedBytes = 0
     private var subscribers: [ObjectIdentifier: any TransportStreamSubscriber] = [:]
@@ -41,7 +47,7 @@ final class TransportStreamFanout: @unchecked Sendable {
     var lastDelivery: ContinuousClock.Instant? { lock.withLock { lastChunk } }
 
     /// True when a keyframe is cached (a subscriber starts at once).
-    var hasKeyframe: Bool { lock.withLock { cachedTables != nil } }
+    var hasKeyframe: Bool { lock.withLock { cachedKeyframe != nil } }
 
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
@@ -56,41 +62,39 @@ final class TransportStreamFanout: @unchecked Sendable {
         func emit(upTo end: Int) {
             guard end > from else { return }
             let chunk = ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[from..<end]))
-            deliver(chunk, keyframe: haveTables && starts.contains(from))
+            let start = haveTables ? starts.first { $0.offset == from } : nil
+            deliver(chunk, keyframe: start.map { TransportStreamKeyframe(tables: ByteBuffer(bytes: scanner.tables), pts: $0.pts) })
             from = end
         }
-        for start in starts { emit(upTo: start) }
+        for start in starts { emit(upTo: start.offset) }
         emit(upTo: bytes.count)
     }
 
-    private func deliver(_ chunk: ByteBuffer, keyframe: Bool) {
-        var tables: ByteBuffer?
-        if keyframe {
+    private func deliver(_ chunk: ByteBuffer, keyframe: TransportStreamKeyframe?) {
+        if let keyframe {
             keyframes += 1
-            let t = ByteBuffer(bytes: scanner.tables)
-            tables = t
-            cachedTables = t
+            cachedKeyframe = keyframe
             cached = [chunk]
-            cachedBytes = t.readableBytes + chunk.readableBytes
-        } else if cachedTables != nil {
+            cachedBytes = keyframe.tables.readableBytes + chunk.readableBytes
+        } else if cachedKeyframe != nil {
             cached.append(chunk)
             cachedBytes += chunk.readableBytes
             if cachedBytes > maxCachedBytes {
-                cachedTables = nil
+                cachedKeyframe = nil
                 cached = []
                 cachedBytes = 0
             }
         }
-        for subscriber in subscribers.values { subscriber.receive(chunk, keyframeTables: tables) }
+        for subscriber in subscribers.values { subscriber.receive(chunk, keyframe: keyframe) }
     }
 
     /// Starts `subscriber` at the cached keyframe (when there is one) and registers it for
     /// everything after, under the lock.
     func subscribe(_ subscriber: any TransportStreamSubscriber) {
         lock.withLock {
-            if let tables = cachedTables, let first = cached.first {
-                subscriber.receive(first, keyframeTables: tables)
-                for chunk in cached.dropFirst() { subscriber.receive(chunk, keyframeTables: nil) }
+            if let keyframe = cachedKeyframe, let first = cached.first {
+                subscriber.receive(first, keyframe: keyframe)
+                for chunk in cached.dropFirst() { subscriber.receive(chunk, keyframe: nil) }
             }
             subscribers[ObjectIdentifier(subscriber)] = subscriber
         }
@@ -104,7 +108,7 @@ final class TransportStreamFanout: @unchecked Sendable {
     func resetCache() {
         lock.withLock {
             scanner = TransportStreamScanner()
-            cachedTables = nil
+            cachedKeyframe = nil
             cached = []
             cachedBytes = 0
         }

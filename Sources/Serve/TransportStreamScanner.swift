@@ -14,20 +14,27 @@ struct TransportStreamScanner: Sendable {
     private var pmtPID: Int?
     private(set) var videoPID: Int?
 
-    /// Scans `bytes` (whole packets) and returns the offsets of packets that start a video keyframe.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer) -> [Int] {
-        var keyframes: [Int] = []
+    /// A packet that starts a video keyframe: where it is in the scanned bytes, and its
+    /// presentation time (90 kHz, nil when the PES header has none).
+    struct Keyframe: Equatable {
+        var offset: Int
+        var pts: UInt64?
+    }
+
+    /// Scans `bytes` (whole packets) and returns the packets that start a video keyframe.
+    mutating func scan(_ bytes: UnsafeRawBufferPointer) -> [Keyframe] {
+        var keyframes: [Keyframe] = []
         var offset = 0
         while offset + Self.packetSize <= bytes.count {
             let packet = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Self.packetSize])
-            if packet[0] == 0x47, inspect(packet) { keyframes.append(offset) }
+            if packet[0] == 0x47, let pts = inspect(packet) { keyframes.append(Keyframe(offset: offset, pts: pts)) }
             offset += Self.packetSize
         }
         return keyframes
     }
 
-    /// True when `packet` starts a video keyframe; remembers PAT and PMT packets.
-    private mutating func inspect(_ packet: UnsafeRawBufferPointer) -> Bool {
+    /// `.some(pts)` when `packet` starts a video keyframe; remembers PAT and PMT packets.
+    private mutating func inspect(_ packet: UnsafeRawBufferPointer) -> UInt64?? {
         let pid = (Int(packet[1] & 0x1F) << 8) | Int(packet[2])
         let unitStart = packet[1] & 0x40 != 0
         let adaptation = (packet[3] >> 4) & 0x3
@@ -38,7 +45,7 @@ struct TransportStreamScanner: Sendable {
             if length > 0 { randomAccess = packet[5] & 0x40 != 0 }
             payload = 5 + length
         }
-        guard adaptation & 0x1 != 0, payload < Self.packetSize else { return false }
+        guard adaptation & 0x1 != 0, payload < Self.packetSize else { return nil }
         if pid == 0 && unitStart {
             pat = Array(packet)
             pmtPID = Self.firstProgramMapPID(packet, payload: payload)
@@ -48,9 +55,17 @@ struct TransportStreamScanner: Sendable {
             videoPID = Self.firstVideoPID(packet, payload: payload)
             updateTables()
         } else if pid == videoPID && unitStart && randomAccess {
-            return true
+            return .some(Self.presentationTime(packet, payload: payload))
         }
-        return false
+        return nil
+    }
+
+    /// The PTS of the PES header starting at `payload`, when it has one.
+    static func presentationTime(_ packet: UnsafeRawBufferPointer, payload p: Int) -> UInt64? {
+        guard p + 14 <= packetSize, packet[p] == 0, packet[p + 1] == 0, packet[p + 2] == 1,
+              packet[p + 7] & 0x80 != 0 else { return nil }
+        let b = (0..<5).map { UInt64(packet[p + 9 + $0]) }
+        return (b[0] >> 1 & 0x7) << 30 | b[1] << 22 | (b[2] >> 1) << 15 | b[3] << 7 | b[4] >> 1
     }
 
     private mutating func updateTables() {
