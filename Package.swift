@@ -61,8 +61,17 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        // The head-end's serving side: HTTP MPEG-TS, HLS, HDHomeRun emulation, lineup and guide exports.
+        .target(name: "Serve", dependencies: [
+            "Headend", "Lineup", "Guide", "GStreamer", "Control",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "LoopbackStreams",
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "LoopbackStreams", "Serve",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -79,6 +88,13 @@ let package = Package(
             "Control", "Switcher", "Lineup", "Guide", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .testTarget(name: "ServeTests", dependencies: [
+            "Serve", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams", "TestSupport"]),
     ]

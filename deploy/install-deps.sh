@@ -30,6 +30,7 @@ PACKAGES=(
   python3
   curl
   mpv
+  hdhomerun-config
   libsqlite3-dev
   libxml2-dev
   zlib1g-dev

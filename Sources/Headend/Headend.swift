@@ -25,7 +25,7 @@ public actor Headend {
     var pending: [UInt: PendingFeed] = [:]
     var spare: ChannelDecoder?
     /// Open ingest taps and the source each reads (held running while tapped).
-    private var taps: [TapID: (queue: TapQueue, source: ChannelSource, pins: Bool)] = [:]
+    private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool)] = [:]
     private var nextTap: UInt64 = 1
     /// Timeshift: nil when off; the buffers of the channels shown (kept while they run) and the
     /// feeds playing behind live (see Headend+Timeshift.swift).
@@ -300,7 +300,7 @@ public actor Headend {
             Task { await self?.untap(id) }
         }
         // Live entries queue from the attach on; the start goes in front of them before anyone reads.
-        let queue = TapQueue(maxBytes: maxQueuedBytes) { release(id) }
+        let queue = BoundedQueue<GOPCache.Entry>(maxBytes: maxQueuedBytes, cost: { $0.buffer.size }) { release(id) }
         let start = source.cache.attach(.tap(id)) { entry in queue.push(entry) }
         queue.prepend(start.entries)
         taps[id] = (queue, source, pins)

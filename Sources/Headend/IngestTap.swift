@@ -45,11 +45,11 @@ public final class IngestTap: AsyncSequence, Sendable {
     /// A queue of 32 MB holds more than 10 s of a 20 Mb/s channel.
     public static let defaultMaxQueuedBytes = 32 << 20
 
-    let queue: TapQueue
+    let queue: BoundedQueue<GOPCache.Entry>
     private let release: @Sendable (TapID) -> Void
 
     init(id: TapID, channel: Channel, start: GOPCache.Start,
-         queue: TapQueue, release: @escaping @Sendable (TapID) -> Void) {
+         queue: BoundedQueue<GOPCache.Entry>, release: @escaping @Sendable (TapID) -> Void) {
         self.id = id
         self.channel = channel
         self.videoCaps = start.video
@@ -70,113 +70,9 @@ public final class IngestTap: AsyncSequence, Sendable {
     public var queuedBytes: Int { queue.queuedBytes }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let queue: TapQueue
+        let queue: BoundedQueue<GOPCache.Entry>
         public mutating func next() async throws -> GOPCache.Entry? { try await queue.next() }
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: queue) }
-}
-
-/// The bounded queue between the ingest (producer: a streaming thread, under the cache lock) and
-/// one consumer task. The producer never blocks: past `maxBytes` the queue ends itself.
-final class TapQueue: @unchecked Sendable {
-    let maxBytes: Int
-    private let lock = NSLock()
-    private var entries: [GOPCache.Entry] = []
-    private var head = 0
-    private var bytes = 0
-    private var ended: TapEnd??
-    private var waiter: CheckedContinuation<GOPCache.Entry?, any Error>?
-    /// Called once, off the lock, when the producer drops the consumer.
-    private let onOverflow: @Sendable () -> Void
-
-    init(maxBytes: Int, onOverflow: @escaping @Sendable () -> Void) {
-        self.maxBytes = maxBytes
-        self.onOverflow = onOverflow
-    }
-
-    /// Puts the consumer's start in front of what was pushed since the attach (before the
-    /// consumer reads anything). The start alone may exceed `maxBytes`.
-    func prepend(_ start: [GOPCache.Entry]) {
-        lock.withLock {
-            guard ended == nil else { return }
-            entries.insert(contentsOf: start, at: head)
-            bytes += start.reduce(0) { $0 + $1.buffer.size }
-        }
-    }
-
-    var queuedBytes: Int { lock.withLock { bytes } }
-
-    /// Producer side. Never blocks; may end the queue (too slow).
-    func push(_ entry: GOPCache.Entry) {
-        lock.lock()
-        guard ended == nil else { lock.unlock(); return }
-        if let waiter {
-            self.waiter = nil
-            lock.unlock()
-            waiter.resume(returning: entry)
-            return
-        }
-        entries.append(entry)
-        bytes += entry.buffer.size
-        guard bytes > maxBytes else { lock.unlock(); return }
-        let queued = bytes
-        lock.unlock()
-        if finish(.consumerTooSlow(queuedBytes: queued)) { onOverflow() }
-    }
-
-    /// Ends the queue: `nil` for a normal close (the consumer sees the end), else an error the
-    /// consumer sees after nothing more. Returns true the first time only.
-    @discardableResult
-    func finish(_ reason: TapEnd?) -> Bool {
-        lock.lock()
-        guard ended == nil else { lock.unlock(); return false }
-        ended = .some(reason)
-        entries = []
-        head = 0
-        bytes = 0
-        let waiter = self.waiter
-        self.waiter = nil
-        lock.unlock()
-        if let waiter {
-            if let reason { waiter.resume(throwing: reason) } else { waiter.resume(returning: nil) }
-        }
-        return true
-    }
-
-    /// Consumer side: the next entry, nil at a normal end, or the reason the tap was dropped.
-    func next() async throws -> GOPCache.Entry? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<GOPCache.Entry?, any Error>) in
-                lock.lock()
-                if head < entries.count {
-                    let entry = entries[head]
-                    head += 1
-                    bytes -= entry.buffer.size
-                    if head > 256 && head * 2 > entries.count {
-                        entries.removeFirst(head)
-                        head = 0
-                    }
-                    lock.unlock()
-                    continuation.resume(returning: entry)
-                } else if let ended {
-                    lock.unlock()
-                    if let reason = ended { continuation.resume(throwing: reason) } else { continuation.resume(returning: nil) }
-                } else if Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(returning: nil)
-                } else {
-                    waiter = continuation
-                    lock.unlock()
-                }
-            }
-        } onCancel: {
-            let waiter = lock.withLock {
-                let w = self.waiter
-                self.waiter = nil
-                return w
-            }
-            waiter?.resume(returning: nil)
-        }
-    }
 }
