@@ -1,3 +1,4 @@
+import Headend
 import Lineup
 import Switcher
 
@@ -39,6 +40,12 @@ public protocol PlayerControl: Sendable {
     func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus
     /// Tunes the highlighted channel and closes the multiview.
     func selectMultiview() async throws -> FlipResult
+
+    // Audio tracks; see Player+Audio.swift. Errors are `AudioSelectionError`.
+    /// The tracks of the channel on screen and the one playing.
+    func audioStatus() async -> AudioStatus
+    /// Plays `next`, a track number (from 1) or a language (`deu`, `de`, `German`).
+    func selectAudio(_ spec: String) async throws -> AudioStatus
 }
 
 extension PlayerControl {
@@ -63,5 +70,9 @@ extension PlayerControl {
     public func toggleMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
+    public func audioStatus() async -> AudioStatus { AudioStatus(channel: nil, audio: AudioState(tracks: [], playing: nil)) }
+    public func selectAudio(_ spec: String) async throws -> AudioStatus {
+        throw AudioSelectionError(code: .unsupported, message: "this player has no audio tracks")
+    }
     private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

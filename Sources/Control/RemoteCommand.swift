@@ -22,6 +22,8 @@ public enum RemoteCommand: Sendable, Hashable {
     case multiviewSelect
     /// Switch next/previous between all channels, favourites and the current group.
     case cycleScope
+    /// Play the channel's next audio track (language).
+    case nextAudio
     /// Leave the player.
     case quit
 }

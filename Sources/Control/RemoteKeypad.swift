@@ -6,6 +6,7 @@ import Switcher
 /// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
 /// by Enter, a fourth digit or the timeout; Backspace (or a remote's Back) deletes a typed digit, else → recall; `i` → info;
 /// `f` (or Favourites) → next flip scope (all, favourites, group); `p` → picture-in-picture, `s` → swap, `m` → multiview;
+/// `a` (or Audio) → the next audio track;
 /// `q` → quit. Flipping with the arrows abandons a number being typed.
 ///
 /// While the multiview is open (`multiviewOpen`, set from the player's answer to `m`), the four
@@ -57,11 +58,13 @@ public struct RemoteKeypad: Sendable, Hashable {
             return [.swap]
         case .multiview:
             return abandonEntry() + [.multiview]
+        case .audio:
+            return [.nextAudio]
         case .left, .right:
             return []
         case .quit:
             return abandonEntry() + [.quit]
-        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide, .audio, .subtitle, .other:
+        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide, .subtitle, .other:
             return []
         }
     }
