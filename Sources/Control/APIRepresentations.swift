@@ -57,6 +57,7 @@ struct StatusJSON: Encodable, Sendable {
         try c.encodeIfPresent(status.resources, forKey: .resources)
         try c.encode(status.programmes?.now.map(ProgrammeJSON.init), forKey: .now)
         try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
+        try MediaKeys.encode(status.media, into: encoder)
     }
 }
 
@@ -84,6 +85,7 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
         try c.encode(channel.isFavourite, forKey: .favourite)
         try c.encode(channel.isHidden, forKey: .hidden)
+        try MediaKeys.encode(status.media, into: encoder)
     }
 }
 

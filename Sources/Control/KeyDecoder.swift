@@ -77,6 +77,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: " "): .playPause
         case UInt8(ascii: "<"): .rewind
         case UInt8(ascii: ">"): .fastForward
+        case UInt8(ascii: "a"), UInt8(ascii: "A"): .audio
         default: .other
         }
     }

@@ -189,6 +189,16 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 let scope = await player.cycleFlipScope()
                 display.showLine("↕ next/previous: \(scope)")
             }
+        case .nextAudio:
+            group.addTask {
+                do {
+                    let status = try await player.selectAudio("next")
+                    let playing = status.audio.tracks.first { $0.index == status.audio.playing }
+                    display.showLine("♪ audio: \(playing.map { $0.languageName ?? $0.language ?? "track \($0.index + 1)" } ?? "none")")
+                } catch {
+                    display.showLine("♪ no other audio: \(error)")
+                }
+            }
         case .quit:
             break
         }

@@ -220,6 +220,35 @@ extension OpenAPIDocument {
                   $ref: "#/components/responses/Banner"
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/audio:
+            get:
+              operationId: audio
+              summary: The audio tracks of the channel on screen and the one playing.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Audio"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/audio/{track}:
+            post:
+              operationId: selectAudio
+              summary: Plays another audio track of the channel on screen, remembered for the channel.
+              description: |
+                `next`, a track number from 1 (as `GET /api/v1/audio` numbers them), or a language:
+                an ISO 639 code (`deu`, `de`, `ger`) or an English name (`German`). The new track
+                starts where the sound is; the picture plays on. 400: not a track; 404: the channel has
+                no such track or language; 409: no channel is playing, or it has no sound.
+              parameters:
+                - name: track
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  $ref: "#/components/responses/Audio"
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/pip:
             post:
               operationId: openPiP
@@ -585,6 +614,25 @@ extension OpenAPIDocument {
                     anyOf:
                       - $ref: "#/components/schemas/FlipResult"
                       - $ref: "#/components/schemas/Error"
+            Audio:
+              description: The audio tracks of the channel on screen and the one playing.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [channel, tracks, playing]
+                    properties:
+                      channel:
+                        oneOf:
+                          - $ref: "#/components/schemas/Channel"
+                          - type: "null"
+                      tracks:
+                        type: array
+                        items:
+                          $ref: "#/components/schemas/AudioTrack"
+                      playing:
+                        description: The number of the track playing (from 1); null without tracks.
+                        type: [integer, "null"]
             Banner:
               description: The banner's state.
               content:
@@ -719,10 +767,70 @@ extension OpenAPIDocument {
                   type: [integer, "null"]
                 interstitialShown:
                   type: boolean
+            AudioTrack:
+              type: object
+              required: [track, language, languageName, codec, channels, playing]
+              properties:
+                track:
+                  description: The track's number (from 1), as `POST /api/v1/audio/{track}` takes it.
+                  type: integer
+                language:
+                  description: ISO 639-2/T code (`deu`), null when the stream names none.
+                  type: [string, "null"]
+                languageName:
+                  type: [string, "null"]
+                codec:
+                  type: string
+                  examples: [AAC, AAC (LATM), MPEG-1 Layer II, AC-3, E-AC-3]
+                channels:
+                  type: [integer, "null"]
+                playing:
+                  type: boolean
+            Video:
+              description: A channel's video as its stream says (null for radio, or until known).
+              type: object
+              required: [codec, width, height, fps, interlaced, colour, colorimetry, colourAssumed, hdr]
+              properties:
+                codec:
+                  type: string
+                  examples: [H.264, HEVC, MPEG-2]
+                width:
+                  type: [integer, "null"]
+                height:
+                  type: [integer, "null"]
+                fps:
+                  type: [number, "null"]
+                interlaced:
+                  description: Interlaced (deinterlaced for the output).
+                  type: boolean
+                colour:
+                  type: string
+                  examples: [BT.601, BT.709, BT.2020, BT.2100 PQ, BT.2100 HLG]
+                colorimetry:
+                  description: GStreamer's name for the colours (bt709, bt2100-pq, 1:4:7:1).
+                  type: string
+                colourAssumed:
+                  description: The stream does not say; taken by its size.
+                  type: boolean
+                hdr:
+                  type: boolean
             Status:
               type: object
               required: [channel, output, uptimeSeconds, lastFlip]
               properties:
+                video:
+                  description: The video of the channel on screen.
+                  anyOf:
+                    - $ref: "#/components/schemas/Video"
+                    - type: "null"
+                audio:
+                  description: Its audio tracks.
+                  type: array
+                  items:
+                    $ref: "#/components/schemas/AudioTrack"
+                radio:
+                  description: The channel on screen has no video.
+                  type: boolean
                 channel:
                   oneOf:
                     - $ref: "#/components/schemas/Channel"
@@ -783,8 +891,20 @@ extension OpenAPIDocument {
                   type: string
             ChannelStatus:
               type: object
-              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden]
+              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden, video, audio, radio]
               properties:
+                video:
+                  anyOf:
+                    - $ref: "#/components/schemas/Video"
+                    - type: "null"
+                audio:
+                  description: The channel's audio tracks (empty until its ingest found them).
+                  type: array
+                  items:
+                    $ref: "#/components/schemas/AudioTrack"
+                radio:
+                  description: No video stream (a radio channel).
+                  type: boolean
                 number:
                   type: string
                 name:

@@ -45,6 +45,11 @@ public protocol PlayerControl: Sendable {
     func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus
     /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
     func timeshiftStatus() async -> TimeshiftStatus?
+    // Audio tracks; see Player+Audio.swift. Errors are `AudioSelectionError`.
+    /// The tracks of the channel on screen and the one playing.
+    func audioStatus() async -> AudioStatus
+    /// Plays `next`, a track number (from 1) or a language (`deu`, `de`, `German`).
+    func selectAudio(_ spec: String) async throws -> AudioStatus
 }
 
 extension PlayerControl {
@@ -73,5 +78,9 @@ extension PlayerControl {
         throw TimeshiftFailure(.off, "this player has no timeshift")
     }
     public func timeshiftStatus() async -> TimeshiftStatus? { nil }
+    public func audioStatus() async -> AudioStatus { AudioStatus(channel: nil, audio: AudioState(tracks: [], playing: nil)) }
+    public func selectAudio(_ spec: String) async throws -> AudioStatus {
+        throw AudioSelectionError(code: .unsupported, message: "this player has no audio tracks")
+    }
     private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

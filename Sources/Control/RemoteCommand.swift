@@ -25,6 +25,8 @@ public enum RemoteCommand: Sendable, Hashable {
     case cycleScope
     /// Pause, seek or back to live on the channel on screen.
     case timeshift(TimeshiftCommand)
+    /// Play the channel's next audio track (language).
+    case nextAudio
     /// Leave the player.
     case quit
 }

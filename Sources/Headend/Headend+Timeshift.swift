@@ -240,7 +240,7 @@ extension Headend {
               let videoCaps = first.caps else {
             throw TimeshiftFailure(.notBuffered, "nothing buffered at that moment")
         }
-        let decoder = try freshDecoder(feed: feed, videoCaps: videoCaps, audioCaps: decoders[feed]?.source.cache.audioCaps)
+        let decoder = try freshDecoder(feed: feed, videoCaps: videoCaps)
         let replay = TimeshiftReplay(buffer: buffer, decoder: decoder, serial: gop.serial, after: nil, position: gop.start, paused: false)
         timeshifted[feed]?.replay?.stop()
         timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: nil, replay: replay)
@@ -262,32 +262,33 @@ extension Headend {
             throw TimeshiftFailure(.notBuffered, "the channel has no keyframe to go live at")
         }
         do {
-            try startDecoder(feed: feed, videoCaps: video, audioCaps: start.audio, sink: sink, initial: start.entries)
+            try startDecoder(feed: feed, videoCaps: video, sink: sink, initial: start.entries)
         } catch {
             throw TimeshiftFailure(.decoder, "cannot start a decoder: \(error)")
         }
     }
 
     /// Replaces `feed`'s decoder by a new one bound to it (the spare when it fits).
-    private func freshDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?) throws(TimeshiftFailure) -> ChannelDecoder {
+    private func freshDecoder(feed: UInt, videoCaps: Caps) throws(TimeshiftFailure) -> ChannelDecoder {
         guard let entry = decoders[feed], let sink = pending[feed]?.sink else {
             throw TimeshiftFailure(.nothingShown, "the feed is gone")
         }
         _ = pending[feed]?.suspend()
         entry.source.cache.detach(.feed(feed))
         entry.decoder?.shutdown()
+        let (stream, audioCaps) = chosenAudio(entry.source)
         let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
         let decoder: ChannelDecoder
-        if let ready = spare, ready.codec == codec {
+        if let ready = takeSpare(serving: codec) {
             decoder = ready
-            spare = nil
+            scheduleSpares()
         } else {
             do { decoder = try ChannelDecoder(codec: codec, target: target) } catch {
                 decoders[feed] = (nil, entry.source)
                 throw TimeshiftFailure(.decoder, "cannot start a decoder for \(videoCaps.mediaType): \(error)")
             }
         }
-        decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
+        decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink, still: nil)
         decoders[feed] = (decoder, entry.source)
         return decoder
     }

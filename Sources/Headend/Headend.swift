@@ -23,7 +23,6 @@ public actor Headend {
     private var nextFeed: UInt = 1
     var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
     var pending: [UInt: PendingFeed] = [:]
-    var spare: ChannelDecoder?
     /// Open ingest taps and the source each reads (held running while tapped).
     private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool)] = [:]
     private var nextTap: UInt64 = 1
@@ -32,8 +31,18 @@ public actor Headend {
     var timeshiftSettings: TimeshiftSettings?
     var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
     var timeshifted: [UInt: TimeshiftedFeed] = [:]
-    private var spareScheduled = false
+    /// Idle decoders, built and running, one per codec family the lineup uses (see `Headend+Spares.swift`).
+    var spares: [ChannelDecoder] = []
+    var spareScheduled = false
     var isShutDown = false
+    /// The viewer's audio choice per channel id (see `Headend+Audio.swift`).
+    nonisolated let audioChoices = AudioChoices()
+    /// Codec families whose spare decoder could not be built (not tried again).
+    var spareFailures: Set<ChannelDecoder.Codec> = []
+    /// The lineup's `audio-languages`, as ISO 639-2/T codes.
+    let preferredLanguages: [String]
+    /// The pictures of channels without video.
+    public nonisolated let stills: StillPictures
 
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
@@ -44,7 +53,19 @@ public actor Headend {
                 onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {
         self.lineup = lineup
         self.policy = policy
+        var target = target
+        if let text = lineup.settings["deinterlace"] {
+            if let method = Deinterlace(text) { target.deinterlace = method } else {
+                logger.warning("lineup settings: deinterlace '\(text)' is not one of \(Deinterlace.names); using \(target.deinterlace)")
+            }
+        }
         self.target = target
+        self.stills = StillPictures(target: target)
+        let languages = AudioSelection.languages(lineup.settings["audio-languages"] ?? "")
+        if !languages.unknown.isEmpty {
+            logger.warning("lineup settings: audio-languages: \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
+        }
+        preferredLanguages = languages.codes
         self.logger = logger
         let resolved: WarmBudget
         if let budget {
@@ -89,7 +110,7 @@ public actor Headend {
         around = (current, last)
         let plan = plan(current: current, last: last)
         await apply(plan)
-        scheduleSpare()
+        scheduleSpares()
         if budgetWatch == nil && !isShutDown {
             budgetWatch = Task { [weak self] in
                 while !Task.isCancelled {
@@ -139,6 +160,7 @@ public actor Headend {
         guard !isShutDown, let around else { return }
         let plan = plan(current: around.current, last: around.last)
         if plan != lastPlan { await apply(plan) }
+        scheduleSpares()
     }
 
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
@@ -154,16 +176,17 @@ public actor Headend {
         decoders[feed] = (nil, source)
         let wasRunning = await source.isRunning
         if !wasRunning { await source.start() }
-        let warm = source.cache.hasKeyframe
+        let warm = source.cache.canStartWarm
         let pendingFeed = PendingFeed(feed: feed, warm: warm, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
                                       headend: self, sink: sink)
         pending[feed] = pendingFeed
         let snapshot = source.cache.attach(.feed(feed)) { entry in pendingFeed.receive(entry) }
         let path: Path
-        if warm, snapshot.entries.first?.isKeyframe == true, let videoCaps = snapshot.video {
+        let radio = source.cache.isAudioOnly && snapshot.entries.first?.track == .audio
+        if warm, snapshot.entries.first?.isKeyframe == true || radio, let videoCaps = radio ? nil : snapshot.video {
             path = .warm
             prepare(feed, path)
-            try startDecoder(feed: feed, videoCaps: videoCaps, audioCaps: snapshot.audio, sink: sink, initial: snapshot.entries)
+            try startDecoder(feed: feed, videoCaps: videoCaps, sink: sink, initial: snapshot.entries)
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
             source.cache.detach(.feed(feed))
@@ -182,26 +205,34 @@ public actor Headend {
         return (feed, path)
     }
 
-    /// Called (media thread) once a cold feed has its first keyframe and caps.
-    func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
+    /// Called (media thread) once a cold feed has its first keyframe and caps (a radio channel:
+    /// its first sound; `videoCaps` nil). Plays the audio track the viewer chose for the channel,
+    /// else the first in a preferred language, else the first.
+    func startDecoder(feed: UInt, videoCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
+        let channel = entry.source.channel
         do {
+            let (stream, audioCaps) = chosenAudio(entry.source)
             let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
             let decoder: ChannelDecoder
-            if let ready = spare, ready.codec == codec {
+            if let ready = takeSpare(serving: codec) {
                 decoder = ready
-                spare = nil
             } else {
-                logger.debug("channel \(entry.source.channel.number): no spare decoder ready, building one")
+                logger.debug("channel \(channel.number): no spare \(codec) decoder ready, building one")
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
-            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
+            var still: (@Sendable () -> Buffer?)?
+            if videoCaps == nil {
+                let stills = self.stills, id = channel.id
+                still = { stills.picture(for: id) }
+            }
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink, still: still)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
-            watch(decoder, feed: feed, channel: entry.source.channel.number)
-            if codec == .common { scheduleSpare() }
+            watch(decoder, feed: feed, channel: channel.number)
+            scheduleSpares()
         } catch {
-            logger.error("cannot start a decoder for channel \(entry.source.channel.number): \(error)")
+            logger.error("cannot start a decoder for channel \(channel.number): \(error)")
             throw error
         }
     }
@@ -228,22 +259,22 @@ public actor Headend {
     /// Replaces the decoder of `feed` by one for `videoCaps`/`audioCaps` (media thread): the
     /// stream changed codec, or the old decoder failed. The feed holds everything from the new
     /// keyframe on until the new decoder takes it.
-    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, reason: String) {
+    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps, reason: String) {
         guard let pendingFeed = pending[feed], let entry = decoders[feed], let sink = pendingFeed.sink else { return }
         let number = entry.source.channel.number
         logger.warning("channel \(number) \(entry.source.channel.name): \(reason); starting a new decoder at its keyframe")
         entry.decoder?.shutdown()
+        let (stream, audioCaps) = chosenAudio(entry.source)
         let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
         do {
             let decoder: ChannelDecoder
-            if let ready = spare, ready.codec == codec {
+            if let ready = takeSpare(serving: codec) {
                 decoder = ready
-                spare = nil
-                scheduleSpare()
+                scheduleSpares()
             } else {
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
-            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: [])
             watch(decoder, feed: feed, channel: number)
@@ -251,27 +282,6 @@ public actor Headend {
             logger.error("channel \(number): cannot start a decoder for \(videoCaps.mediaType): \(error)")
             decoders[feed] = (nil, entry.source)
             pendingFeed.waitForDecoder()
-        }
-    }
-
-    /// Builds a spare H.264/AAC decoder a moment after a flip, so the next flip does not pay for
-    /// pipeline set-up (about 15 ms) and the build does not compete with this flip's first frame.
-    private func scheduleSpare() {
-        guard spare == nil, !spareScheduled else { return }
-        spareScheduled = true
-        Task {
-            try? await Task.sleep(for: .milliseconds(250))
-            self.buildSpare()
-        }
-    }
-
-    private func buildSpare() {
-        spareScheduled = false
-        guard spare == nil, !isShutDown else { return }
-        do {
-            spare = try ChannelDecoder(codec: .common, target: target)
-        } catch {
-            logger.warning("cannot prepare a spare decoder: \(error)")
         }
     }
 
@@ -336,8 +346,8 @@ public actor Headend {
         isShutDown = true
         budgetWatch?.cancel()
         budgetWatch = nil
-        spare?.shutdown()
-        spare = nil
+        for spare in spares { spare.shutdown() }
+        spares = []
         for feed in Array(decoders.keys) { await deactivate(feed: feed) }
         for (id, entry) in taps {
             entry.source.cache.detach(.tap(id))
@@ -356,7 +366,8 @@ public actor Headend {
 ///
 /// A cold feed asks for its decoder at the first keyframe, as soon as the audio format is known
 /// too: at once when audio has arrived or the ingest has no audio stream, else at the first
-/// audio buffer, or 300 ms later without audio. No polling: the cache's own deliveries drive it.
+/// audio buffer, or 300 ms later without audio; a radio channel's, at its first sound once the
+/// cache knows it is radio. No polling: the cache's own deliveries drive it.
 final class PendingFeed: @unchecked Sendable {
     let feed: UInt
     private var warm: Bool
@@ -393,7 +404,7 @@ final class PendingFeed: @unchecked Sendable {
     func receive(_ entry: GOPCache.Entry) {
         lock.lock()
         if let decoder {
-            if entry.track == .audio, let caps = entry.caps, !decoder.decodes(audio: caps), renewAtKeyframe == nil {
+            if entry.track == .audio, let caps = entry.caps, !decoder.decodes(audio: caps, stream: entry.stream), renewAtKeyframe == nil {
                 renewAtKeyframe = "the sound changed to \(caps.mediaType)"
             }
             if entry.isKeyframe, let caps = entry.caps {
@@ -415,7 +426,9 @@ final class PendingFeed: @unchecked Sendable {
         }
         if cancelled { lock.unlock(); return }
         if entry.track == .audio { sawAudio = true }
-        if !warm && !haveKeyframe && !entry.isKeyframe {
+        // A radio channel starts at any sound (the cache's stream flags take no cache lock).
+        let radioStart = entry.track == .audio && cache.isAudioOnly
+        if !warm && !haveKeyframe && !entry.isKeyframe && !radioStart {
             // Before the first keyframe: keep the last second of audio, drop video.
             if entry.track == .audio {
                 held.append(entry)
@@ -426,7 +439,7 @@ final class PendingFeed: @unchecked Sendable {
             lock.unlock()
             return
         }
-        if entry.isKeyframe { haveKeyframe = true }
+        if entry.isKeyframe || radioStart { haveKeyframe = true }
         held.append(entry)
         var start = false
         var armTimer = false
@@ -461,19 +474,19 @@ final class PendingFeed: @unchecked Sendable {
     private func requestDecoder() {
         guard let headend, let sink else { return }
         let feed = self.feed
+        let cache = self.cache
         Task {
-            let (video, audio) = await headend.capsFor(feed: feed)
-            guard let video else { return }
-            try? await headend.startDecoder(feed: feed, videoCaps: video, audioCaps: audio, sink: sink, initial: [])
+            let video = await headend.videoCaps(feed: feed)
+            guard video != nil || cache.isAudioOnly else { return }
+            try? await headend.startDecoder(feed: feed, videoCaps: video, sink: sink, initial: [])
         }
     }
 
     private func requestSwap(videoCaps: Caps, reason: String) {
         guard let headend else { return }
         let feed = self.feed
-        let cache = self.cache
-        // Called under the cache lock: read the audio format later, off it.
-        Task { await headend.swapDecoder(feed: feed, videoCaps: videoCaps, audioCaps: cache.audioCaps, reason: reason) }
+        // Called under the cache lock: the headend reads the audio format later, off it.
+        Task { await headend.swapDecoder(feed: feed, videoCaps: videoCaps, reason: reason) }
     }
 
     /// The decoder `failed` stopped with an error: a new one starts at the next keyframe.
@@ -532,8 +545,7 @@ final class PendingFeed: @unchecked Sendable {
 }
 
 extension Headend {
-    fileprivate func capsFor(feed: UInt) -> (Caps?, Caps?) {
-        guard let source = decoders[feed]?.source else { return (nil, nil) }
-        return (source.cache.videoCaps, source.cache.audioCaps)
+    fileprivate func videoCaps(feed: UInt) -> Caps? {
+        decoders[feed]?.source.cache.videoCaps
     }
 }

@@ -1,17 +1,18 @@
 import Foundation
 import GStreamer
 
-/// The file format of one timeshifted GOP: a magic line, then per entry its track, flags, times,
-/// caps (when it carries them) and bytes, little-endian. Written whole to a temporary name and
+/// The file format of one timeshifted GOP: a magic line, then per entry its track, audio stream,
+/// flags, times, caps (when it carries them) and bytes, little-endian. Written whole to a temporary name and
 /// renamed, so a reader never sees half a file.
 enum TimeshiftSegment {
-    static let magic = Array("FBTS1\n".utf8)
+    static let magic = Array("FBTS2\n".utf8)
 
     static func write(_ entries: [GOPCache.Entry], to file: URL) throws {
         var out = magic
         out.reserveCapacity(entries.reduce(64) { $0 + $1.buffer.size + 32 })
         for entry in entries {
             out.append(entry.track == .video ? 0 : 1)
+            out.append(UInt8(clamping: entry.stream))
             out.append((entry.isKeyframe ? 1 : 0) | (entry.buffer.isKeyframe ? 2 : 0))
             append(UInt64(entry.pts), to: &out)
             append(UInt64(entry.dts), to: &out)
@@ -46,6 +47,7 @@ enum TimeshiftSegment {
         var entries: [GOPCache.Entry] = []
         while at < data.count {
             let track: GOPCache.Track = try take(1).first == 0 ? .video : .audio
+            let stream = Int(try take(1).first!)
             let flags = try take(1).first!
             let pts = ClockTime(try integer(UInt64.self))
             let dts = ClockTime(try integer(UInt64.self))
@@ -54,7 +56,9 @@ enum TimeshiftSegment {
             let caps = capsLength == 0 ? nil : try? Caps(String(decoding: capsText, as: UTF8.self))
             let size = Int(try integer(UInt32.self))
             let buffer = Buffer(bytes: Array(try take(size)), pts: pts, dts: dts, keyframe: flags & 2 != 0)
-            entries.append(GOPCache.Entry(track: track, buffer: buffer, pts: pts, dts: dts, isKeyframe: flags & 1 != 0, caps: caps))
+            var entry = GOPCache.Entry(track: track, buffer: buffer, pts: pts, dts: dts, isKeyframe: flags & 1 != 0, caps: caps)
+            entry.stream = stream
+            entries.append(entry)
         }
         return entries
     }

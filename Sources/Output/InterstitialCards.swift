@@ -38,6 +38,8 @@ public struct CardFields: Sendable, Hashable {
 public final class InterstitialCards: @unchecked Sendable {
     public static let defaultName = "default"
     public static let noSignalName = "no-signal"
+    /// The card of a radio channel (no video), shown while its sound plays.
+    public static let radioName = "radio"
 
     public let directory: String?
     private let format: VideoFormat

@@ -110,9 +110,12 @@ public struct FlipResult: Sendable, Hashable {
 public struct ChannelStatus: Sendable, Hashable {
     public var channel: Channel
     public var state: ChannelState
-    public init(channel: Channel, state: ChannelState) {
+    /// What the channel carries (video format, audio tracks); nil when not known.
+    public var media: ChannelMedia?
+    public init(channel: Channel, state: ChannelState, media: ChannelMedia? = nil) {
         self.channel = channel
         self.state = state
+        self.media = media
     }
 }
 
@@ -141,9 +144,12 @@ public struct PlayerStatus: Sendable, Hashable {
     public var resources: ProcessResources?
     /// What is on the channel on screen now and next; nil without a channel.
     public var programmes: NowNext?
+    /// What the channel on screen carries (video format, audio tracks, the one playing).
+    public var media: ChannelMedia?
     public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?,
-                resources: ProcessResources? = nil, programmes: NowNext? = nil) {
+                resources: ProcessResources? = nil, programmes: NowNext? = nil, media: ChannelMedia? = nil) {
         self.programmes = programmes
+        self.media = media
         self.channel = channel
         self.output = output
         self.uptime = uptime

@@ -103,7 +103,7 @@ public actor Player {
                                   settings: options.switcher)
         let hub = self.hub
         let sourceStates = SourceStateRelay()
-        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height),
+        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
                           logger: logger) { channel, state in
             hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
             sourceStates.send(channel, state)
@@ -288,6 +288,7 @@ public actor Player {
         let ready = await logos.readyOverlay(for: channel)
         let overlay = ready ?? nil
         guard machine.pending?.requestID == id else { return }
+        prepareRadioCard(index)
         logger.info("flip #\(id) -> \(channel.number) \(channel.name)")
         let output = self.output
         do {
@@ -311,6 +312,8 @@ public actor Player {
 
     private func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: ContinuousClock.Instant) {
         perform(machine.firstFrame(requestID: requestID, feed: feed, path: path, at: at))
+        // A cold radio channel is known as radio only once its streams are: its card now.
+        if let current = machine.current { prepareRadioCard(current) }
     }
 
     private func fire(_ timer: SwitcherMachine.Timer) {
@@ -438,11 +441,12 @@ public actor Player {
         PlayerStatus(channel: machine.current.map { lineup.channels[$0] },
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
                      uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current(),
-                     programmes: machine.current.map { nowNext(lineup.channels[$0]) })
+                     programmes: machine.current.map { nowNext(lineup.channels[$0]) },
+                     media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) })
     }
 
     public nonisolated func channels() -> [ChannelStatus] {
-        zip(lineup.channels, headend.states()).map { ChannelStatus(channel: $0, state: $1) }
+        zip(lineup.channels, headend.states()).map { ChannelStatus(channel: $0, state: $1, media: headend.media(of: $0)) }
     }
 
     public nonisolated func snapshotPNG(width: Int?) async throws -> [UInt8] {
@@ -501,6 +505,8 @@ enum PlayerJob: Hashable, Sendable {
     case message
     /// The channel number being typed.
     case entry
+    /// Rendering the card of a radio channel (its picture while its sound plays).
+    case radioCard(Int)
 }
 
 /// Hands source state changes (reported on the media thread) to the player, in order.

@@ -12,6 +12,7 @@ struct KeyDecoderTests {
             .digit(0), .digit(1), .digit(2), .digit(9), .plus, .plus, .minus, .dot, .quit, .quit, .info, .info, .other,
         ])
         #expect(decoder.decode([0x0D, 0x0A, 0x7F, 0x08]) == [.enter, .enter, .backspace, .backspace])
+        #expect(decoder.decode(Self.bytes("aA")) == [.audio, .audio])
     }
 
     @Test func escapeSequences() {

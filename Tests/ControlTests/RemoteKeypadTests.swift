@@ -16,6 +16,7 @@ struct RemoteKeypadTests {
         #expect(keypad.press(.backspace, now: at(0)) == [.flip(.recall)])
         #expect(keypad.press(.info, now: at(0)) == [.info])
         #expect(keypad.press(.quit, now: at(0)) == [.quit])
+        #expect(keypad.press(.audio, now: at(0)) == [.nextAudio])
         #expect(keypad.press(.other, now: at(0)) == [])
         #expect(keypad.press(.enter, now: at(0)) == [])
     }
