@@ -101,7 +101,8 @@ struct ErrorJSON: Encodable, Sendable {
 struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
-    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown` or `card-hidden`.
+    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
+    /// `lock-shown` or `lock-hidden`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -110,6 +111,8 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .channelState: "channel-state"
         case .cardShown: "card-shown"
         case .cardHidden: "card-hidden"
+        case .lockShown: "lock-shown"
+        case .lockHidden: "lock-hidden"
         }
     }
 
@@ -144,6 +147,13 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .cardHidden(let requestID, let channel):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(requestID, forKey: .requestId)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+        case .lockShown(let channel, let reason):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(reason, forKey: .reason)
+        case .lockHidden(let channel):
+            var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)
         }
     }

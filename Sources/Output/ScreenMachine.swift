@@ -253,6 +253,8 @@ public struct ScreenLayer: Sendable, Hashable, Comparable, CustomStringConvertib
     public static let banner = ScreenLayer("banner", z: 20)
     /// The channel number being typed.
     public static let entry = ScreenLayer("entry", z: 30)
+    /// The PIN being typed on the lock card (dots).
+    public static let pinEntry = ScreenLayer("pin-entry", z: 35)
     /// A short message, such as "No channel 42".
     public static let message = ScreenLayer("message", z: 40)
 

@@ -141,9 +141,12 @@ public struct PlayerStatus: Sendable, Hashable {
     public var resources: ProcessResources?
     /// What is on the channel on screen now and next; nil without a channel.
     public var programmes: NowNext?
+    /// Why the channel on screen is locked, while its lock card is up; nil otherwise.
+    public var lock: String?
     public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?,
-                resources: ProcessResources? = nil, programmes: NowNext? = nil) {
+                resources: ProcessResources? = nil, programmes: NowNext? = nil, lock: String? = nil) {
         self.programmes = programmes
+        self.lock = lock
         self.channel = channel
         self.output = output
         self.uptime = uptime
@@ -158,8 +161,12 @@ public enum PlayerEvent: Sendable, Hashable {
     case flipRetargeted(requestID: UInt64, target: ChannelSummary)
     case flipCompleted(FlipResult)
     case channelState(channel: ChannelSummary, state: ChannelState)
-    /// An interstitial card went on screen for a request: `kind` is `tuning` or `no-signal`.
+    /// An interstitial card went on screen for a request: `kind` is `tuning`, `no-signal` or `locked`.
     case cardShown(requestID: UInt64, channel: ChannelSummary, kind: String)
     /// The card gave way to the channel's picture (or to the channel flipped back to).
     case cardHidden(requestID: UInt64, channel: ChannelSummary)
+    /// Locked content: the lock card holds the screen on `channel` (PIN entry applies).
+    case lockShown(channel: ChannelSummary, reason: String)
+    /// The lock card on `channel` gave way (an unlock, or a flip elsewhere).
+    case lockHidden(channel: ChannelSummary)
 }

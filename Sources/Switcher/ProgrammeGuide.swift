@@ -1,5 +1,6 @@
 import Foundation
 import Output
+import Parental
 
 /// What is on a channel now and next, as the player shows it (banner, cards, status).
 ///
@@ -53,12 +54,16 @@ public struct ProgrammeSummary: Sendable, Hashable {
     public var description: String?
     /// The first rating, e.g. `TV-PG`.
     public var rating: String?
-    public init(title: String, start: Date, end: Date, description: String? = nil, rating: String? = nil) {
+    /// Every rating the guide gives, with its system (what the parental rules judge).
+    public var ratings: [ContentRating]
+    public init(title: String, start: Date, end: Date, description: String? = nil, rating: String? = nil,
+                ratings: [ContentRating] = []) {
         self.title = title
         self.start = start
         self.end = end
         self.description = description
-        self.rating = rating
+        self.rating = rating ?? ratings.first?.value
+        self.ratings = ratings
     }
 
     /// `HH:mm` in the box's time zone.

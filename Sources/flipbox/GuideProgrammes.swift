@@ -1,5 +1,6 @@
 import Foundation
 import Guide
+import Parental
 import Switcher
 
 /// The XMLTV guide as the player asks it: now and next on a channel.
@@ -12,6 +13,7 @@ struct GuideProgrammes: ProgrammeGuide {
     }
 
     static func summary(_ p: Programme) -> ProgrammeSummary {
-        ProgrammeSummary(title: p.title, start: p.start, end: p.stop, description: p.description, rating: p.ratings.first?.value)
+        ProgrammeSummary(title: p.title, start: p.start, end: p.stop, description: p.description, rating: p.ratings.first?.value,
+                         ratings: p.ratings.map { ContentRating(system: $0.system, value: $0.value) })
     }
 }
