@@ -46,7 +46,7 @@ struct FlipResultJSON: Encodable, Sendable {
 struct StatusJSON: Encodable, Sendable {
     var status: PlayerStatus
 
-    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next }
+    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next, locked }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -57,6 +57,7 @@ struct StatusJSON: Encodable, Sendable {
         try c.encodeIfPresent(status.resources, forKey: .resources)
         try c.encode(status.programmes?.now.map(ProgrammeJSON.init), forKey: .now)
         try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
+        try c.encode(status.lock, forKey: .locked)
     }
 }
 

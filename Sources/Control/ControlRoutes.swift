@@ -123,6 +123,7 @@ struct ControlRoutes<Player: PlayerControl> {
         }])
         ThumbnailRoute(player: player, admissions: admissions).register(on: table)
         OverlayRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
+        ParentalRoutes(player: player, admissions: admissions).register(on: table)
         table.on(APIPath.events, [.get: { request, _ in
             guard let ticket = admissions.eventStreams.admit() else {
                 return APIAdmissions.busy("""

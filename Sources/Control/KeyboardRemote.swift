@@ -40,6 +40,8 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         case keysEnded
         /// The player said whether the multiview is open (after `m`, a move or a select).
         case multiview(Bool)
+        /// The lock card went up (true) or away (false): digits are the PIN meanwhile.
+        case lockCard(Bool)
     }
 
     public func run() async throws {
@@ -53,7 +55,10 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         let keys = self.keys
         // Entry updates reach the screen in the order they were made.
         let (entryUpdates, entrySink) = AsyncStream.makeStream(of: String?.self)
+        let (pinUpdates, pinSink) = AsyncStream.makeStream(of: Int.self)
         let player = self.player
+        // Subscribed before asking, so no lock event falls between the answer and the stream.
+        let events = player.events()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await key in keys { sink.yield(.key(key)) }
@@ -61,6 +66,19 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             }
             group.addTask {
                 for await text in entryUpdates { await player.showEntry(text) }
+            }
+            group.addTask {
+                for await typed in pinUpdates { await player.showPINEntry(typed) }
+            }
+            group.addTask {
+                sink.yield(.lockCard(await player.status().lock != nil))
+                for await event in events {
+                    switch event {
+                    case .lockShown: sink.yield(.lockCard(true))
+                    case .lockHidden: sink.yield(.lockCard(false))
+                    default: break
+                    }
+                }
             }
             var keypad = RemoteKeypad(entryTimeout: entryTimeout)
             loop: for await input in inputs {
@@ -73,6 +91,9 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 case .multiview(let open):
                     keypad.multiviewOpen = open
                     commands = []
+                case .lockCard(let up):
+                    keypad.lockCardUp = up
+                    commands = []
                 }
                 for command in commands {
                     if case .quit = command {
@@ -80,7 +101,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                         onQuit()
                         break loop
                     }
-                    perform(command, in: &group, entry: entrySink, inputs: sink)
+                    perform(command, in: &group, entry: entrySink, pin: pinSink, inputs: sink)
                 }
                 if case .key = input, let deadline = keypad.deadline {
                     // Stale ticks are harmless: the keypad only commits once its deadline has passed.
@@ -95,6 +116,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 await player.showEntry(nil)
             }
             entrySink.finish()
+            pinSink.finish()
             sink.finish()
             group.cancelAll()
         }
@@ -106,7 +128,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
     }
 
     private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>, entry: AsyncStream<String?>.Continuation,
-                         inputs: AsyncStream<Input>.Continuation) {
+                         pin: AsyncStream<Int>.Continuation, inputs: AsyncStream<Input>.Continuation) {
         let player = self.player
         let display = self.display
         let logger = self.logger
@@ -179,6 +201,17 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             group.addTask {
                 let scope = await player.cycleFlipScope()
                 display.showLine("↕ next/previous: \(scope)")
+            }
+        case .showPIN(let typed):
+            pin.yield(typed)
+        case .unlock(let code):
+            group.addTask {
+                do {
+                    let unlocked = try await player.unlock(pin: code, channel: nil)
+                    display.showLine("🔓 \(unlocked.channel.number) \(unlocked.channel.name) unlocked")
+                } catch {
+                    display.showLine("🔒 \(error)")
+                }
             }
         case .quit:
             break

@@ -436,10 +436,47 @@ extension OpenAPIDocument {
                         type: object
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/unlock:
+            post:
+              operationId: unlock
+              summary: |
+                Unlocks locked content with the parental PIN (the channel on screen, or "channel"), until
+                the programme ends. 403 for a wrong PIN, 429 with Retry-After after too many (5 free, then
+                waits doubling from 30 s), 409 when the channel is not locked or no PIN is set.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [pin]
+                      properties:
+                        pin:
+                          type: string
+                          description: 4 to 8 digits.
+                        channel:
+                          type: string
+                          description: A channel number; default the channel on screen.
+              responses:
+                "200":
+                  description: Unlocked; the channel on screen plays again.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [channel, until]
+                        properties:
+                          channel:
+                            $ref: "#/components/schemas/Channel"
+                          until:
+                            type: string
+                            description: When the unlock ends (ISO 8601).
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/events:
             get:
               operationId: events
-              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden).
+              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, lock-shown, lock-hidden).
               parameters:
                 - $ref: "#/components/parameters/QueryToken"
               responses:
@@ -657,6 +694,9 @@ extension OpenAPIDocument {
                   anyOf:
                     - $ref: "#/components/schemas/ProgrammeSummary"
                     - type: "null"
+                locked:
+                  description: Why the channel on screen is locked while its lock card is up (null otherwise).
+                  type: [string, "null"]
                 resources:
                   type: object
                   required: [pipelines, openFiles, fileLimit, residentBytes]

@@ -39,6 +39,12 @@ public protocol PlayerControl: Sendable {
     func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus
     /// Tunes the highlighted channel and closes the multiview.
     func selectMultiview() async throws -> FlipResult
+
+    // Parental locks; see Player+Parental.swift. Errors are `UnlockError`.
+    /// Shows `typed` PIN dots on the lock card (nil or 0 hides them).
+    func showPINEntry(_ typed: Int?) async
+    /// Unlocks channel `channel` (nil: the one on screen) with `pin`.
+    func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus
 }
 
 extension PlayerControl {
@@ -63,5 +69,9 @@ extension PlayerControl {
     public func toggleMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
+    public func showPINEntry(_ typed: Int?) async {}
+    public func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus {
+        throw UnlockError(.notLocked, "this player has no parental locks")
+    }
     private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

@@ -22,6 +22,10 @@ public enum RemoteCommand: Sendable, Hashable {
     case multiviewSelect
     /// Switch next/previous between all channels, favourites and the current group.
     case cycleScope
+    /// Show this many PIN dots on the lock card (0 hides them).
+    case showPIN(Int)
+    /// Unlock the channel on screen with this PIN.
+    case unlock(pin: String)
     /// Leave the player.
     case quit
 }

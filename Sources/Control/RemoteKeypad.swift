@@ -10,10 +10,20 @@ import Switcher
 ///
 /// While the multiview is open (`multiviewOpen`, set from the player's answer to `m`), the four
 /// arrows move its highlight and Enter tunes the highlighted channel (a typed number still wins).
+///
+/// While the lock card is up (`lockCardUp`, from the player's lock events), digits are the PIN,
+/// shown as dots: Enter (or an eighth digit) unlocks, Backspace/Back deletes a digit (with none
+/// typed, the last channel); the arrows still flip away, and drop what was typed.
 public struct RemoteKeypad: Sendable, Hashable {
     public private(set) var entry: ChannelNumberEntry
     /// Whether the multiview is on screen; the arrows and Enter act on it then.
     public var multiviewOpen = false
+    /// Whether the lock card is on screen; digits go to the PIN then.
+    public var lockCardUp = false {
+        didSet { if !lockCardUp { pin = "" } }
+    }
+    /// The PIN typed so far (never shown: only its length is).
+    private var pin = ""
 
     public init(entryTimeout: Duration = ChannelNumberEntry.defaultTimeout) {
         entry = ChannelNumberEntry(timeout: entryTimeout)
@@ -24,6 +34,15 @@ public struct RemoteKeypad: Sendable, Hashable {
 
     /// The commands for one key press, in order.
     public mutating func press(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        guard lockCardUp else { return usual(key, now: now) }
+        if let commands = pinKey(key) { return commands }
+        // Flipping away (or any other key) drops a PIN half typed.
+        let dropped: [RemoteCommand] = pin.isEmpty ? [] : [.showPIN(0)]
+        pin = ""
+        return dropped + usual(key, now: now)
+    }
+
+    private mutating func usual(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
         if multiviewOpen, !entry.isActive {
             switch key {
             case .up: return [.multiviewMove(.up)]
@@ -64,6 +83,31 @@ public struct RemoteKeypad: Sendable, Hashable {
         case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide, .audio, .subtitle, .other:
             return []
         }
+    }
+
+    /// A key of the PIN entry, or nil when the key keeps its usual meaning.
+    private mutating func pinKey(_ key: Key) -> [RemoteCommand]? {
+        switch key {
+        case .digit(let digit):
+            guard pin.count < 8 else { return [] }
+            pin += String(digit)
+            return pin.count == 8 ? submitPIN() : [.showPIN(pin.count)]
+        case .enter:
+            return pin.isEmpty ? [] : submitPIN()
+        case .backspace, .back:
+            guard !pin.isEmpty else { return nil }
+            pin.removeLast()
+            return [.showPIN(pin.count)]
+        case .dot:
+            return []
+        default:
+            return nil
+        }
+    }
+
+    private mutating func submitPIN() -> [RemoteCommand] {
+        defer { pin = "" }
+        return [.unlock(pin: pin)]
     }
 
     /// The commands due at `now`: the typed number when its timeout has passed.

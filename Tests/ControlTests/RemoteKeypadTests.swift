@@ -19,6 +19,34 @@ struct RemoteKeypadTests {
         #expect(keypad.press(.enter, now: at(0)) == [])
     }
 
+    @Test func withTheLockCardUpDigitsAreThePINShownAsDots() {
+        var keypad = RemoteKeypad()
+        keypad.lockCardUp = true
+        #expect(keypad.press(.digit(2), now: at(0)) == [.showPIN(1)])
+        #expect(keypad.press(.digit(4), now: at(100)) == [.showPIN(2)])
+        #expect(keypad.press(.backspace, now: at(200)) == [.showPIN(1)], "Back deletes a PIN digit")
+        #expect(keypad.press(.digit(4), now: at(300)) == [.showPIN(2)])
+        #expect(keypad.press(.dot, now: at(350)) == [])
+        #expect(keypad.press(.digit(6), now: at(400)) == [.showPIN(3)])
+        #expect(keypad.press(.digit(8), now: at(500)) == [.showPIN(4)])
+        #expect(keypad.deadline == nil, "no channel number is being typed")
+        #expect(keypad.press(.enter, now: at(600)) == [.unlock(pin: "2468")])
+        #expect(keypad.press(.enter, now: at(700)) == [], "nothing typed: nothing to send")
+        #expect(keypad.press(.back, now: at(800)) == [.flip(.recall)], "with nothing typed, Back leaves the channel")
+        // Eight digits send at once.
+        for d in 1...7 { _ = keypad.press(.digit(d), now: at(900)) }
+        #expect(keypad.press(.digit(8), now: at(1000)) == [.unlock(pin: "12345678")])
+        // Flipping away drops what was typed.
+        _ = keypad.press(.digit(1), now: at(1100))
+        #expect(keypad.press(.up, now: at(1200)) == [.showPIN(0), .flip(.next)])
+        // The lock card gone, digits are channel numbers again.
+        _ = keypad.press(.digit(3), now: at(1300))
+        keypad.lockCardUp = false
+        #expect(keypad.press(.digit(4), now: at(1400)) == [.showEntry("4")])
+        keypad.lockCardUp = true
+        #expect(keypad.press(.enter, now: at(1500)) == [], "what was typed before the card went is gone")
+    }
+
     @Test func digitsThenEnter() {
         var keypad = RemoteKeypad()
         #expect(keypad.press(.digit(1), now: at(0)) == [.showEntry("1")])
