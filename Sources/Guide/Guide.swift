@@ -64,6 +64,11 @@ public final class Guide: Sendable {
         return result
     }
 
+    /// Calls `observer` after every successful refresh (on the refreshing task; keep it short).
+    public func onRefresh(_ observer: @escaping @Sendable () -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
     /// Which guide channel each lineup channel takes (recomputed after every import).
     public var match: GuideMatch { state.withLock { $0.match } }
 
@@ -104,7 +109,12 @@ public final class Guide: Sendable {
         do {
             let summary = try await importSources()
             rematch()
-            state.withLock { $0.lastError = nil; $0.refreshing = false }
+            let observers = state.withLock { s in
+                s.lastError = nil
+                s.refreshing = false
+                return s.observers
+            }
+            for observer in observers { observer() }
             logger.notice("guide imported", metadata: [
                 "programmes": "\(summary.programmes)", "channels": "\(summary.channels)",
                 "matched": "\(match.entries.count)/\(lineup.channels.count)",
@@ -199,6 +209,7 @@ private final class LockedState: @unchecked Sendable {
         var refreshing = false
         var lastAttempt: Date?
         var lastError: GuideError?
+        var observers: [@Sendable () -> Void] = []
     }
 
     private let lock = NSLock()

@@ -26,9 +26,19 @@ extension Player {
             let on = contentLocks.needsProgrammes ? nowNext(channel, at: instant) : .unknown
             let entry = contentLocks.decide(channel: index, on: on, at: instant)
             contentLocks.record(index, entry)
-            perform(machine.setLock(channel: index, reason: entry.reason, at: .now))
+            let effects = machine.setLock(channel: index, reason: entry.reason, at: .now)
+            if effects.contains(where: { if case .event(.lockShown) = $0 { true } else { false } }), machine.lockedOnScreen?.channel == index {
+                logger.info("lock engaged on \(channel.number) \(String(format: "%.1f", Date().timeIntervalSince(instant) * 1000)) ms after the guide's time")
+            }
+            perform(effects)
         }
         scheduleLockRefresh()
+    }
+
+    /// The guide was refreshed: every answer is looked at again now.
+    public func guideChanged() {
+        contentLocks.forgetAnswers()
+        refreshLocks()
     }
 
     /// One timer, at the first moment a lock may change.

@@ -137,6 +137,8 @@ struct PlayCommand: AsyncParsableCommand {
         var notifier: SystemdNotifier<Player>?
         do {
             player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init), logger: logger)
+            let refreshed = player
+            guide?.onRefresh { Task { await refreshed.guideChanged() } }
             await player.headend.setBudget(budget)
             notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment, player: player,
                                        events: player.events(), logger: logger)
