@@ -103,7 +103,7 @@ struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
     /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
-    /// `lock-shown` or `lock-hidden`.
+    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown` or `proposal-hidden`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -114,11 +114,14 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .cardHidden: "card-hidden"
         case .lockShown: "lock-shown"
         case .lockHidden: "lock-hidden"
+        case .programmeChanged: "programme-changed"
+        case .proposalShown: "proposal-shown"
+        case .proposalHidden: "proposal-hidden"
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case requestId, request, target, channel, state, detail, reason, kind
+        case requestId, request, target, channel, state, detail, reason, kind, now, next, title
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -153,9 +156,18 @@ struct PlayerEventJSON: Encodable, Sendable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)
             try c.encode(reason, forKey: .reason)
-        case .lockHidden(let channel):
+        case .lockHidden(let channel), .proposalHidden(let channel):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)
+        case .programmeChanged(let channel, let now, let next):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(now.map(ProgrammeJSON.init), forKey: .now)
+            try c.encode(next.map(ProgrammeJSON.init), forKey: .next)
+        case .proposalShown(let channel, let title):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(title, forKey: .title)
         }
     }
 }

@@ -42,6 +42,8 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         case multiview(Bool)
         /// The lock card went up (true) or away (false): digits are the PIN meanwhile.
         case lockCard(Bool)
+        /// A proposal went up (true) or away: Enter and Back answer it meanwhile.
+        case proposal(Bool)
     }
 
     public func run() async throws {
@@ -76,6 +78,8 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     switch event {
                     case .lockShown: sink.yield(.lockCard(true))
                     case .lockHidden: sink.yield(.lockCard(false))
+                    case .proposalShown: sink.yield(.proposal(true))
+                    case .proposalHidden: sink.yield(.proposal(false))
                     default: break
                     }
                 }
@@ -93,6 +97,9 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     commands = []
                 case .lockCard(let up):
                     keypad.lockCardUp = up
+                    commands = []
+                case .proposal(let up):
+                    keypad.proposalUp = up
                     commands = []
                 }
                 for command in commands {
@@ -201,6 +208,16 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             group.addTask {
                 let scope = await player.cycleFlipScope()
                 display.showLine("↕ next/previous: \(scope)")
+            }
+        case .answerProposal(let accept):
+            group.addTask {
+                do {
+                    if let result = try await player.answerProposal(accept: accept) {
+                        display.showLine(RemoteStatusLine.flip(result, request: Self.request(for: result)))
+                    }
+                } catch {
+                    display.showLine("✕ \(error)")
+                }
             }
         case .showPIN(let typed):
             pin.yield(typed)

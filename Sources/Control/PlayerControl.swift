@@ -45,6 +45,13 @@ public protocol PlayerControl: Sendable {
     func showPINEntry(_ typed: Int?) async
     /// Unlocks channel `channel` (nil: the one on screen) with `pin`.
     func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus
+
+    // Reminders and proposals; see Player+Programmes.swift.
+    /// The stored reminders changed: the player reads them again.
+    func remindersChanged() async
+    /// Answers the proposal on screen: accept flips to it (its result), dismiss returns nil.
+    /// Throws `OverlayError` `.notOpen` when nothing is proposed.
+    func answerProposal(accept: Bool) async throws -> FlipResult?
 }
 
 extension PlayerControl {
@@ -70,6 +77,8 @@ extension PlayerControl {
     public func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
     public func showPINEntry(_ typed: Int?) async {}
+    public func remindersChanged() async {}
+    public func answerProposal(accept: Bool) async throws -> FlipResult? { throw Self.noOverlays }
     public func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus {
         throw UnlockError(.notLocked, "this player has no parental locks")
     }

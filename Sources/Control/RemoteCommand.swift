@@ -26,6 +26,8 @@ public enum RemoteCommand: Sendable, Hashable {
     case showPIN(Int)
     /// Unlock the channel on screen with this PIN.
     case unlock(pin: String)
+    /// Answer the proposal on screen: OK watches, Back dismisses.
+    case answerProposal(accept: Bool)
     /// Leave the player.
     case quit
 }

@@ -24,6 +24,8 @@ public struct RemoteKeypad: Sendable, Hashable {
     }
     /// The PIN typed so far (never shown: only its length is).
     private var pin = ""
+    /// Whether a proposal ("… OK to watch") is on screen: Enter accepts it, Back dismisses it.
+    public var proposalUp = false
 
     public init(entryTimeout: Duration = ChannelNumberEntry.defaultTimeout) {
         entry = ChannelNumberEntry(timeout: entryTimeout)
@@ -43,6 +45,13 @@ public struct RemoteKeypad: Sendable, Hashable {
     }
 
     private mutating func usual(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        if proposalUp, !entry.isActive {
+            switch key {
+            case .enter: return [.answerProposal(accept: true)]
+            case .backspace, .back: return [.answerProposal(accept: false)]
+            default: break
+            }
+        }
         if multiviewOpen, !entry.isActive {
             switch key {
             case .up: return [.multiviewMove(.up)]

@@ -11,6 +11,8 @@ import Logging
 /// queries keep answering from the old guide until the new one is committed.
 public final class Guide: Sendable {
     public let store: GuideStore
+    /// The viewer's reminders, kept beside the guide (`reminders.sqlite`).
+    public let reminders: ReminderStore
     /// Guide files and URLs, as the lineup names them (files as absolute paths).
     public let sources: [String]
     public let lineup: Lineup
@@ -33,6 +35,7 @@ public final class Guide: Sendable {
         self.refreshInterval = lineup.guideRefresh
         self.logger = logger
         store = try GuideStore(path: (stateDirectory as NSString).appendingPathComponent(Self.fileName))
+        reminders = try ReminderStore(directory: stateDirectory)
         rematch()
     }
 

@@ -169,4 +169,10 @@ public enum PlayerEvent: Sendable, Hashable {
     case lockShown(channel: ChannelSummary, reason: String)
     /// The lock card on `channel` gave way (an unlock, or a flip elsewhere).
     case lockHidden(channel: ChannelSummary)
+    /// The programme on the channel on screen changed (a boundary in the guide, not a flip).
+    case programmeChanged(channel: ChannelSummary, now: ProgrammeSummary?, next: ProgrammeSummary?)
+    /// A reminded programme starts on `channel`: "TITLE starts now on N — OK to watch" is up.
+    case proposalShown(channel: ChannelSummary, title: String)
+    /// The proposal went (accepted, dismissed, timed out).
+    case proposalHidden(channel: ChannelSummary)
 }

@@ -39,6 +39,7 @@ extension Player {
     public func guideChanged() {
         contentLocks.forgetAnswers()
         refreshLocks()
+        watchProgrammes()
     }
 
     /// One timer, at the first moment a lock may change.

@@ -33,6 +33,9 @@ public struct PlayerOptions: Sendable {
     /// lineup's `banner-seconds` setting, else 4.
     public var bannerSeconds: Double? = nil
 
+    /// How long before a programme ends "Up next" shows (0: never).
+    public var upNextSeconds: Double = 60
+
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
         get { switcher.tuneTimeout }
@@ -81,6 +84,9 @@ public actor Player {
     nonisolated let screen = ScreenOverlays()
     private let store: LastChannelStore?
     nonisolated let programmes: (any ProgrammeGuide)?
+    nonisolated let reminders: (any ReminderBook)?
+    /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
+    var watch: ProgrammeWatch
     let logger: Logger
     private let startedAt = ContinuousClock.now
 
@@ -94,11 +100,14 @@ public actor Player {
     /// Checks PINs under the wrong-PIN rule; nil without a state directory.
     nonisolated let pinGate: PINGate?
 
-    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status.
+    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status;
+    /// `reminders`: the viewer's reminders, proposed when their programme starts.
     public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(),
-                programmes: (any ProgrammeGuide)? = nil, logger: Logger) throws {
+                programmes: (any ProgrammeGuide)? = nil, reminders: (any ReminderBook)? = nil, logger: Logger) throws {
         self.lineup = lineup
         self.programmes = programmes
+        self.reminders = reminders
+        watch = ProgrammeWatch(upNextLead: options.upNextSeconds > 0 ? options.upNextSeconds : -1)
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
@@ -134,6 +143,7 @@ public actor Player {
         await headend.applyPolicy(current: start, last: nil)
         let number = lineup.channels[start].number
         startParental()
+        remindersChanged()
         Task { _ = await self.flip(.tune(number)) }
         // Then, without holding up the first picture: every channel's logo (decoded once, so no
         // later flip waits for one), and the SVG renderer with its fonts (so the first card
@@ -232,6 +242,7 @@ public actor Player {
             case .committed(let current, _, let played):
                 // A newer plan replaces one still being applied: each applies the newest state.
                 startJob(.warmPolicy) { await $0.applyWarmPolicy() }
+                watchProgrammes()
                 if played, let store {
                     let channel = lineup.channels[current]
                     let logger = self.logger
@@ -472,6 +483,9 @@ public actor Player {
 
     public nonisolated func events() -> AsyncStream<PlayerEvent> { hub.subscribe() }
 
+    /// Publishes `event` on the event stream.
+    nonisolated func publish(_ event: PlayerEvent) { hub.publish(event) }
+
     /// The output feed of the channel on screen (for the benchmark's per-flip timing).
     public var shownFeedID: UInt? { machine.shownFeed }
 
@@ -528,6 +542,12 @@ enum PlayerJob: Hashable, Sendable {
     case prerenderLock
     /// The PIN dots on the lock card.
     case pinEntry
+    /// Looking at the programme on screen again at the watch's next moment.
+    case programmes
+    /// "Up next" on screen, until taken down.
+    case upNext
+    /// A reminder's proposal on screen, until answered.
+    case proposal
 }
 
 /// Hands source state changes (reported on the media thread) to the player, in order.

@@ -11,6 +11,14 @@ public protocol ProgrammeGuide: Sendable {
     func nowNext(channelID: String, at instant: Date) -> NowNext
 }
 
+/// The viewer's reminders, as the player uses them (the executable keeps them in SQLite).
+public protocol ReminderBook: Sendable {
+    /// The reminders not yet proposed.
+    func pending() -> [Reminder]
+    /// Reminder `id` was proposed (or is past): forget it.
+    func spend(_ id: Int64)
+}
+
 /// The programme on now and the one after it; either may be unknown.
 public struct NowNext: Sendable, Hashable {
     public var now: ProgrammeSummary?

@@ -17,3 +17,17 @@ struct GuideProgrammes: ProgrammeGuide {
                          ratings: p.ratings.map { ContentRating(system: $0.system, value: $0.value) })
     }
 }
+
+/// The reminders kept beside the guide, as the player uses them. A store that cannot be read
+/// answers no reminders (and the guide's logger has said why at the API).
+struct GuideReminders: ReminderBook {
+    let store: ReminderStore
+
+    func pending() -> [Reminder] {
+        ((try? store.all()) ?? []).map { Reminder(id: $0.id, channelID: $0.channelID, title: $0.title, start: $0.start) }
+    }
+
+    func spend(_ id: Int64) {
+        _ = try? store.remove(id: id)
+    }
+}

@@ -136,7 +136,8 @@ struct PlayCommand: AsyncParsableCommand {
         let player: Player
         var notifier: SystemdNotifier<Player>?
         do {
-            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init), logger: logger)
+            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init),
+                                reminders: guide.map { GuideReminders(store: $0.reminders) }, logger: logger)
             let refreshed = player
             guide?.onRefresh { Task { await refreshed.guideChanged() } }
             await player.headend.setBudget(budget)

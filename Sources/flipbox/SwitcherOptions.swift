@@ -31,6 +31,9 @@ struct SwitcherOptions: ParsableArguments {
     @Option(help: "What next/previous do with locked channels: skip, or card (stop on them, lock card up). Setting: locked-flip.")
     var lockedFlip: String?
 
+    @Option(help: "Seconds before a programme ends that \"Up next\" shows (0: never). Setting: up-next-seconds. Default: 60.")
+    var upNextSeconds: String?
+
     @Option(help: "The card templates directory. Setting: interstitials. Default: Interstitials/ next to Channels/.")
     var interstitials: String?
 
@@ -72,6 +75,12 @@ struct SwitcherOptions: ParsableArguments {
             throw ValidationError(parental == nil ? "\(lineupPath): settings.\(error)" : "--\(error)")
         }
         options.pinDirectory = StateDirectory.resolve(stateDir)
+        if let (text, origin) = pick(upNextSeconds, "up-next-seconds") {
+            guard let seconds = Double(text), (0...3600).contains(seconds) else {
+                throw ValidationError("\(origin) must be a number of seconds from 0 (never) to 3600, not '\(text)'")
+            }
+            options.upNextSeconds = seconds
+        }
         if let (text, origin) = pick(locked, "locked") {
             var numbers: Set<ChannelNumber> = []
             for part in text.split(separator: ",") {

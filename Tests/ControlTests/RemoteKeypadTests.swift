@@ -47,6 +47,18 @@ struct RemoteKeypadTests {
         #expect(keypad.press(.enter, now: at(1500)) == [], "what was typed before the card went is gone")
     }
 
+    @Test func aProposalIsAnsweredWithOKOrBack() {
+        var keypad = RemoteKeypad()
+        keypad.proposalUp = true
+        #expect(keypad.press(.enter, now: at(0)) == [.answerProposal(accept: true)])
+        #expect(keypad.press(.back, now: at(10)) == [.answerProposal(accept: false)])
+        #expect(keypad.press(.up, now: at(20)) == [.flip(.next)], "the arrows still flip")
+        #expect(keypad.press(.digit(4), now: at(30)) == [.showEntry("4")])
+        #expect(keypad.press(.enter, now: at(40)) == [.hideEntry, .flip(.tune(ChannelNumber(4)))], "a typed number wins")
+        keypad.proposalUp = false
+        #expect(keypad.press(.enter, now: at(50)) == [])
+    }
+
     @Test func digitsThenEnter() {
         var keypad = RemoteKeypad()
         #expect(keypad.press(.digit(1), now: at(0)) == [.showEntry("1")])

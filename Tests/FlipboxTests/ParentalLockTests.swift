@@ -44,30 +44,13 @@ import Testing
     }
 
     static func brightPixels(_ img: BGRAImage, x: Int, y: Int, width: Int, height: Int) -> Int {
-        var count = 0
-        for py in y..<(y + height) {
-            for px in x..<(x + width) {
-                let m = img.meanRGB(x: px, y: py, width: 1, height: 1)
-                if 0.299 * m.r + 0.587 * m.g + 0.114 * m.b > 200 { count += 1 }
-            }
-        }
-        return count
+        img.countPixels(x: x, y: y, width: width, height: height) { 0.299 * $0 + 0.587 * $1 + 0.114 * $2 > 200 }
     }
 
     /// The luma at the centre of PIN dot `index` of four (dots at y 260, x 272, 304, 336, 368).
     static func dotLuma(_ img: BGRAImage, _ index: Int) -> Double {
         let m = img.meanRGB(x: 272 + 32 * index - 2, y: 258, width: 4, height: 4)
         return 0.299 * m.r + 0.587 * m.g + 0.114 * m.b
-    }
-
-    /// The first snapshot within `seconds` that meets `condition`, or nil.
-    func waitForSnapshot(_ box: FlipboxProcess, seconds: Double, _ condition: (BGRAImage) -> Bool) -> BGRAImage? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let img = try? box.snapshot(), condition(img) { return img }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        return nil
     }
 
     @Test func aBoundaryIntoLockedContentShowsTheLockCardAndThePINUnlocksIt() async throws {
@@ -118,7 +101,7 @@ import Testing
             (s["channel"] as? [String: Any])?["number"] as? String == "1" && (s["now"] as? [String: Any])?["title"] as? String == "Cartoon Hour"
         }
         try #require(started, "the box did not start on channel 1 with its guide:\n\(box.logText.suffix(1500))")
-        #expect(waitForSnapshot(box, seconds: 10) { $0.looks(0, 255, 0, atX: 320, y: 200) } != nil, "an allowed programme plays")
+        #expect(box.waitForSnapshot(seconds: 10) { $0.looks(0, 255, 0, atX: 320, y: 200) } != nil, "an allowed programme plays")
         let remote = try EvdevFIFORemote(directory: devices)
         defer { remote.close() }
 
@@ -137,7 +120,7 @@ import Testing
         #expect((try box.snapshot()).looks(0, 255, 0, atX: 320, y: 200), "green until the boundary")
 
         // At the boundary: the lock card, on the live channel, with no flip asked for.
-        let card = waitForSnapshot(box, seconds: 15) { Self.showsLockCard($0) }
+        let card = box.waitForSnapshot(seconds: 15) { Self.showsLockCard($0) }
         #expect(card != nil, "the lock card after the boundary; log:\n\(box.logText.suffix(1500))")
         let status = box.json("GET", "/api/v1/status").object
         #expect(status["locked"] as? String == "Rated TV-MA, over VCHIP TV-PG", "\(status)")
@@ -152,7 +135,7 @@ import Testing
 
         // Two digits: two filled dots, two empty places.
         remote.type([2, 4])
-        let dots = waitForSnapshot(box, seconds: 10) { Self.dotLuma($0, 0) > 200 && Self.dotLuma($0, 1) > 200 }
+        let dots = box.waitForSnapshot(seconds: 10) { Self.dotLuma($0, 0) > 200 && Self.dotLuma($0, 1) > 200 }
         #expect(dots != nil, "two PIN dots")
         if let dots {
             #expect(Self.dotLuma(dots, 2) < 90 && Self.dotLuma(dots, 3) < 90,
@@ -163,12 +146,12 @@ import Testing
         remote.press(EvdevFIFORemote.enter)
         #expect(box.waitForStatus(seconds: 15) { $0["locked"] is NSNull && ($0["lastFlip"] as? [String: Any])?["ok"] as? Bool == true },
                 "the right PIN unlocks; log:\n\(box.logText.suffix(1500))")
-        #expect(waitForSnapshot(box, seconds: 10) { $0.looks(0, 255, 0, atX: 320, y: 200) } != nil, "the programme plays after the PIN")
+        #expect(box.waitForSnapshot(seconds: 10) { $0.looks(0, 255, 0, atX: 320, y: 200) } != nil, "the programme plays after the PIN")
 
         // A channel rated TV-MA by the lineup: the flip ends failed(locked) with its lock card.
         let flip = box.json("POST", "/api/v1/tune/2")
         #expect(flip.status == 403 && flip.object["failure"] as? String == "locked", "\(flip.object)")
-        #expect(waitForSnapshot(box, seconds: 15) { Self.showsLockCard($0) } != nil, "channel 2's lock card")
+        #expect(box.waitForSnapshot(seconds: 15) { Self.showsLockCard($0) } != nil, "channel 2's lock card")
         #expect(!((try box.snapshot()).looks(0, 0, 255, atX: 320, y: 200)), "never a frame of the locked channel")
 
         // Wrong PINs over the API (the right one cleared the count): 403 four times, then the fifth

@@ -109,6 +109,16 @@ final class FlipboxProcess: @unchecked Sendable {
         return false
     }
 
+    /// The first snapshot within `seconds` that meets `condition`, or nil.
+    func waitForSnapshot(seconds: Double, _ condition: (BGRAImage) -> Bool) -> BGRAImage? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let img = try? snapshot(), condition(img) { return img }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
+    }
+
     func snapshot(width: Int? = nil) throws -> BGRAImage {
         let r = request("GET", "/api/v1/snapshot.png" + (width.map { "?width=\($0)" } ?? ""))
         guard r.status == 200 else { throw GStreamerError(code: .io, message: "snapshot: HTTP \(r.status)") }
@@ -203,6 +213,18 @@ extension BGRAImage {
     func looks(_ r: Double, _ g: Double, _ b: Double, atX cx: Int, y cy: Int, size: Int = 8, tolerance: Double = 50) -> Bool {
         let m = meanRGB(x: cx - size / 2, y: cy - size / 2, width: size, height: size)
         return abs(m.r - r) < tolerance && abs(m.g - g) < tolerance && abs(m.b - b) < tolerance
+    }
+
+    /// How many pixels of the box meet `condition` (r, g, b).
+    func countPixels(x: Int, y: Int, width: Int, height: Int, _ condition: (Double, Double, Double) -> Bool) -> Int {
+        var count = 0
+        for py in y..<(y + height) {
+            for px in x..<(x + width) {
+                let m = meanRGB(x: px, y: py, width: 1, height: 1)
+                if condition(m.r, m.g, m.b) { count += 1 }
+            }
+        }
+        return count
     }
 
     func describe(atX cx: Int, y cy: Int) -> String {
