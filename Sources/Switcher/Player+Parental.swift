@@ -27,6 +27,10 @@ extension Player {
             let entry = contentLocks.decide(channel: index, on: on, at: instant)
             contentLocks.record(index, entry)
             let effects = machine.setLock(channel: index, reason: entry.reason, at: .now)
+            if entry.reason != nil, screen.lock.withLock({ screen.pipChannel == index && screen.pipFeed != nil }) {
+                // Locked content never shows in the window either.
+                startJob(.pipLock) { await $0.closePiP() }
+            }
             if effects.contains(where: { if case .event(.lockShown) = $0 { true } else { false } }), machine.lockedOnScreen?.channel == index {
                 logger.info("lock engaged on \(channel.number) \(String(format: "%.1f", Date().timeIntervalSince(instant) * 1000)) ms after the guide's time")
             }

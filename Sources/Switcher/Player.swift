@@ -542,6 +542,8 @@ enum PlayerJob: Hashable, Sendable {
     case prerenderLock
     /// The PIN dots on the lock card.
     case pinEntry
+    /// Closing the picture-in-picture window whose channel turned locked.
+    case pipLock
     /// Looking at the programme on screen again at the watch's next moment.
     case programmes
     /// "Up next" on screen, until taken down.

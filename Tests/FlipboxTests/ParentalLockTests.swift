@@ -153,6 +153,9 @@ import Testing
         #expect(flip.status == 403 && flip.object["failure"] as? String == "locked", "\(flip.object)")
         #expect(box.waitForSnapshot(seconds: 15) { Self.showsLockCard($0) } != nil, "channel 2's lock card")
         #expect(!((try box.snapshot()).looks(0, 0, 255, atX: 320, y: 200)), "never a frame of the locked channel")
+        let thumbnail = box.request("GET", "/api/v1/channels/2/thumbnail.jpg")
+        #expect(thumbnail.status == 409 && String(decoding: thumbnail.body, as: UTF8.self).contains("locked"), "no thumbnail of locked content")
+        #expect(box.request("POST", "/api/v1/pip?channel=2").status == 403, "nor a picture-in-picture window")
 
         // Wrong PINs over the API (the right one cleared the count): 403 four times, then the fifth
         // starts a 30 s wait.
