@@ -74,6 +74,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "p"), UInt8(ascii: "P"): .pip
         case UInt8(ascii: "s"), UInt8(ascii: "S"): .swap
         case UInt8(ascii: "m"), UInt8(ascii: "M"): .multiview
+        case UInt8(ascii: "g"), UInt8(ascii: "G"): .guide
         default: .other
         }
     }

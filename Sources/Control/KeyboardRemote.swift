@@ -44,6 +44,8 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         case lockCard(Bool)
         /// A proposal went up (true) or away: Enter and Back answer it meanwhile.
         case proposal(Bool)
+        /// The player said whether the on-screen guide is open.
+        case guide(Bool)
     }
 
     public func run() async throws {
@@ -100,6 +102,9 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     commands = []
                 case .proposal(let up):
                     keypad.proposalUp = up
+                    commands = []
+                case .guide(let open):
+                    keypad.guideOpen = open
                     commands = []
                 }
                 for command in commands {
@@ -217,6 +222,40 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     }
                 } catch {
                     display.showLine("✕ \(error)")
+                }
+            }
+        case .guide:
+            group.addTask {
+                let status = await player.toggleGuide()
+                inputs.yield(.guide(status.open))
+                display.showLine(status.open ? "▤ guide: arrows move, Enter tunes, Back closes" : "▤ guide closed")
+            }
+        case .guideMove(let move):
+            group.addTask {
+                do { _ = try await player.moveGuide(move) } catch { inputs.yield(.guide(false)) }
+            }
+        case .guideSelect:
+            group.addTask {
+                inputs.yield(.guide(false))
+                do {
+                    let result = try await player.selectGuide()
+                    display.showLine(RemoteStatusLine.flip(result, request: Self.request(for: result)))
+                } catch {
+                    display.showLine("▤ \(error)")
+                }
+            }
+        case .guideClose:
+            group.addTask {
+                inputs.yield(.guide(false))
+                _ = await player.closeGuide()
+            }
+        case .guideRemind:
+            group.addTask {
+                do {
+                    let reminder = try await player.remindFromGuide()
+                    display.showLine("⏰ reminder: \(reminder.title)")
+                } catch {
+                    display.showLine("⏰ \(error)")
                 }
             }
         case .showPIN(let typed):

@@ -52,6 +52,15 @@ public protocol PlayerControl: Sendable {
     /// Answers the proposal on screen: accept flips to it (its result), dismiss returns nil.
     /// Throws `OverlayError` `.notOpen` when nothing is proposed.
     func answerProposal(accept: Bool) async throws -> FlipResult?
+
+    // The on-screen guide; see Player+GuideGrid.swift. Errors are `OverlayError`.
+    func toggleGuide() async -> GuideGridStatus
+    func closeGuide() async -> GuideGridStatus
+    func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus
+    /// Tunes the focused channel and closes the guide.
+    func selectGuide() async throws -> FlipResult
+    /// A reminder for the focused programme.
+    func remindFromGuide() async throws -> Reminder
 }
 
 extension PlayerControl {
@@ -78,6 +87,11 @@ extension PlayerControl {
     public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
     public func showPINEntry(_ typed: Int?) async {}
     public func remindersChanged() async {}
+    public func toggleGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
+    public func closeGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
+    public func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus { throw Self.noOverlays }
+    public func selectGuide() async throws -> FlipResult { throw Self.noOverlays }
+    public func remindFromGuide() async throws -> Reminder { throw Self.noOverlays }
     public func answerProposal(accept: Bool) async throws -> FlipResult? { throw Self.noOverlays }
     public func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus {
         throw UnlockError(.notLocked, "this player has no parental locks")

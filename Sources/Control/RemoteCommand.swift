@@ -28,6 +28,16 @@ public enum RemoteCommand: Sendable, Hashable {
     case unlock(pin: String)
     /// Answer the proposal on screen: OK watches, Back dismisses.
     case answerProposal(accept: Bool)
+    /// The on-screen guide on or off.
+    case guide
+    /// Move the guide's focus.
+    case guideMove(GuideMove)
+    /// Tune the guide's focused channel.
+    case guideSelect
+    /// Close the guide.
+    case guideClose
+    /// A reminder for the guide's focused programme.
+    case guideRemind
     /// Leave the player.
     case quit
 }

@@ -26,6 +26,9 @@ public struct RemoteKeypad: Sendable, Hashable {
     private var pin = ""
     /// Whether a proposal ("… OK to watch") is on screen: Enter accepts it, Back dismisses it.
     public var proposalUp = false
+    /// Whether the on-screen guide is open: arrows and pages move it, Enter tunes, Back closes,
+    /// the red key sets a reminder.
+    public var guideOpen = false
 
     public init(entryTimeout: Duration = ChannelNumberEntry.defaultTimeout) {
         entry = ChannelNumberEntry(timeout: entryTimeout)
@@ -45,6 +48,20 @@ public struct RemoteKeypad: Sendable, Hashable {
     }
 
     private mutating func usual(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        if guideOpen, !entry.isActive {
+            switch key {
+            case .up: return [.guideMove(.up)]
+            case .down: return [.guideMove(.down)]
+            case .left: return [.guideMove(.left)]
+            case .right: return [.guideMove(.right)]
+            case .pageUp, .plus: return [.guideMove(.pageUp)]
+            case .pageDown, .minus: return [.guideMove(.pageDown)]
+            case .enter: return [.guideSelect]
+            case .backspace, .back: return [.guideClose]
+            case .red: return [.guideRemind]
+            default: break
+            }
+        }
         if proposalUp, !entry.isActive {
             switch key {
             case .enter: return [.answerProposal(accept: true)]
@@ -89,7 +106,9 @@ public struct RemoteKeypad: Sendable, Hashable {
             return []
         case .quit:
             return abandonEntry() + [.quit]
-        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide, .audio, .subtitle, .other:
+        case .guide:
+            return abandonEntry() + [.guide]
+        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .audio, .subtitle, .other:
             return []
         }
     }
@@ -102,7 +121,7 @@ public struct RemoteKeypad: Sendable, Hashable {
             pin += String(digit)
             return pin.count == 8 ? submitPIN() : [.showPIN(pin.count)]
         case .enter:
-            return pin.isEmpty ? [] : submitPIN()
+            return pin.isEmpty ? nil : submitPIN()
         case .backspace, .back:
             guard !pin.isEmpty else { return nil }
             pin.removeLast()

@@ -87,6 +87,8 @@ public actor Player {
     nonisolated let reminders: (any ReminderBook)?
     /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
     var watch: ProgrammeWatch
+    /// Where the on-screen guide is, while it is open (Player+GuideGrid.swift).
+    var guideNavigator: GuideNavigator?
     let logger: Logger
     private let startedAt = ContinuousClock.now
 
@@ -156,6 +158,7 @@ public actor Player {
     }
 
     public func shutdown() async {
+        guideNavigator = nil
         jobs.cancelAll()
         await shutdownOverlays()
         await headend.shutdown()
@@ -550,6 +553,10 @@ enum PlayerJob: Hashable, Sendable {
     case upNext
     /// A reminder's proposal on screen, until answered.
     case proposal
+    /// Drawing the on-screen guide.
+    case guideGrid
+    /// Moving the on-screen guide's now line every half minute.
+    case guideClock
 }
 
 /// Hands source state changes (reported on the media thread) to the player, in order.

@@ -9,6 +9,12 @@ import Parental
 /// Answers must be fast (a lookup, ≤ 1 ms) and never throw: no guide is no answer.
 public protocol ProgrammeGuide: Sendable {
     func nowNext(channelID: String, at instant: Date) -> NowNext
+    /// The programmes on at some moment in `from..<to` on each channel (by id), in time order.
+    func programmes(channelIDs: [String], from: Date, to: Date) -> [String: [ProgrammeSummary]]
+}
+
+extension ProgrammeGuide {
+    public func programmes(channelIDs: [String], from: Date, to: Date) -> [String: [ProgrammeSummary]] { [:] }
 }
 
 /// The viewer's reminders, as the player uses them (the executable keeps them in SQLite).
@@ -17,6 +23,8 @@ public protocol ReminderBook: Sendable {
     func pending() -> [Reminder]
     /// Reminder `id` was proposed (or is past): forget it.
     func spend(_ id: Int64)
+    /// Sets a reminder for `title` at `start` on channel `channelID`; nil when it cannot be kept.
+    func add(channelID: String, title: String, start: Date, end: Date) -> Reminder?
 }
 
 /// The programme on now and the one after it; either may be unknown.

@@ -12,6 +12,10 @@ struct GuideProgrammes: ProgrammeGuide {
         return NowNext(now: found.now.map(Self.summary), next: found.next.map(Self.summary))
     }
 
+    func programmes(channelIDs: [String], from: Date, to: Date) -> [String: [ProgrammeSummary]] {
+        ((try? guide.programmes(channelIDs: channelIDs, from: from, to: to)) ?? [:]).mapValues { $0.map(Self.summary) }
+    }
+
     static func summary(_ p: Programme) -> ProgrammeSummary {
         ProgrammeSummary(title: p.title, start: p.start, end: p.stop, description: p.description, rating: p.ratings.first?.value,
                          ratings: p.ratings.map { ContentRating(system: $0.system, value: $0.value) })
@@ -29,5 +33,10 @@ struct GuideReminders: ReminderBook {
 
     func spend(_ id: Int64) {
         _ = try? store.remove(id: id)
+    }
+
+    func add(channelID: String, title: String, start: Date, end: Date) -> Reminder? {
+        guard let r = try? store.add(channelID: channelID, title: title, start: start, stop: end) else { return nil }
+        return Reminder(id: r.id, channelID: r.channelID, title: r.title, start: r.start)
     }
 }

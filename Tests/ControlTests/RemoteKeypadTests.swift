@@ -44,7 +44,8 @@ struct RemoteKeypadTests {
         keypad.lockCardUp = false
         #expect(keypad.press(.digit(4), now: at(1400)) == [.showEntry("4")])
         keypad.lockCardUp = true
-        #expect(keypad.press(.enter, now: at(1500)) == [], "what was typed before the card went is gone")
+        #expect(keypad.press(.enter, now: at(1500)) == [.hideEntry, .flip(.tune(ChannelNumber(4)))],
+                "a number typed before the card came up is still a number")
     }
 
     @Test func aProposalIsAnsweredWithOKOrBack() {
@@ -57,6 +58,20 @@ struct RemoteKeypadTests {
         #expect(keypad.press(.enter, now: at(40)) == [.hideEntry, .flip(.tune(ChannelNumber(4)))], "a typed number wins")
         keypad.proposalUp = false
         #expect(keypad.press(.enter, now: at(50)) == [])
+    }
+
+    @Test func theGuideKeyOpensTheGuideAndItsKeysMoveIt() {
+        var keypad = RemoteKeypad()
+        #expect(keypad.press(.guide, now: at(0)) == [.guide])
+        keypad.guideOpen = true
+        #expect(keypad.press(.up, now: at(10)) == [.guideMove(.up)])
+        #expect(keypad.press(.right, now: at(20)) == [.guideMove(.right)])
+        #expect(keypad.press(.pageDown, now: at(30)) == [.guideMove(.pageDown)])
+        #expect(keypad.press(.red, now: at(40)) == [.guideRemind])
+        #expect(keypad.press(.enter, now: at(50)) == [.guideSelect])
+        #expect(keypad.press(.back, now: at(60)) == [.guideClose])
+        #expect(keypad.press(.guide, now: at(70)) == [.guide], "g again closes it")
+        #expect(keypad.press(.digit(5), now: at(80)) == [.showEntry("5")], "digits still tune")
     }
 
     @Test func digitsThenEnter() {
