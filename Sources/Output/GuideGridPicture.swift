@@ -37,25 +37,31 @@ public struct GuideGridContent: Sendable, Hashable {
     /// The focused row (an index into `rows`) and the moment inside the focused programme.
     public var focusRow: Int
     public var focusTime: Date
-    /// The line on top: the focused programme's time, title, and what it is.
+    /// The focused programme on top: its title, its time and channel, and a line about it.
+    public var title: String
     public var detail: String
+    public var description: String
 
-    public init(rows: [Row], windowStart: Date, now: Date, focusRow: Int, focusTime: Date, detail: String) {
+    public init(rows: [Row], windowStart: Date, now: Date, focusRow: Int, focusTime: Date,
+                title: String, detail: String, description: String = "") {
         self.rows = rows
         self.windowStart = windowStart
         self.now = now
         self.focusRow = focusRow
         self.focusTime = focusTime
+        self.title = title
         self.detail = detail
+        self.description = description
     }
 }
 
-/// The on-screen guide as an overlay over the lower part of the output (the channel keeps
-/// playing above it). Drawn in 1280x720 units and rendered from SVG at the output size;
-/// re-drawn only when it changes (a move, the now line every half minute), so an open guide
-/// costs one still picture blended into each frame.
+/// The on-screen guide as one full-screen still: the focused programme described on top, the grid
+/// below. Drawn in 1280x720 units and rendered from SVG at the output size, again only when it
+/// changes (a move, the now line every half minute). The output shows it as its cover: the
+/// channel underneath keeps decoding and its sound plays, and nothing is blended per frame
+/// (blending a picture this size into every frame took about a quarter of a core).
 public enum GuideGridPicture {
-    /// The panel's top edge, the header rows and the grid, in 1280x720 units.
+    /// The grid's top edge, the header rows and the grid, in 1280x720 units.
     public static let top = 290.0, timeRowY = 340.0, firstRowY = 376.0, rowHeight = 62.0
     public static let gridX = 300.0, gridRight = 1260.0
     /// Rows on a page.
@@ -71,21 +77,24 @@ public enum GuideGridPicture {
     /// The y of row `index`'s top, in 1280x720 units.
     public static func y(ofRow index: Int) -> Double { firstRowY + Double(index) * rowHeight }
 
-    /// Blocking (renders SVG); call it off the media thread and the cooperative pool.
-    public static func overlay(_ content: GuideGridContent, width: Int, height: Int) throws(GStreamerError) -> Overlay {
-        let panelTop = Int(top * Double(height) / 720)
-        let pixelH = height - panelTop
-        let svg = svgText(content, width: width, height: pixelH)
-        let image = try ImageCodec.renderSVG(svg)
-        return Overlay(image: image, x: 0, y: panelTop)
+    /// The guide as an output frame of `format`. Blocking (renders SVG); call it off the media
+    /// thread and the cooperative pool.
+    public static func frame(_ content: GuideGridContent, format: VideoFormat) throws(GStreamerError) -> Buffer {
+        let image = try ImageCodec.renderSVG(svgText(content, width: format.width, height: format.height))
+        return try format.frame(image: image)
     }
 
     static func svgText(_ c: GuideGridContent, width: Int, height: Int) -> String {
         let e = InterstitialCards.escape
         var out = """
-            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="\(width)" height="\(height)" viewBox="0 \(top) 1280 \(720 - top)" preserveAspectRatio="none">
-            <rect x="0" y="\(top)" width="1280" height="\(720 - top)" fill="#0b1220" fill-opacity="0.94"/>
-            <text x="40" y="\(top + 36)" font-family="DejaVu Sans" font-weight="bold" font-size="26" fill="#ffffff">\(e(c.detail))</text>
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="\(width)" height="\(height)" viewBox="0 0 1280 720" preserveAspectRatio="none">
+            <rect x="0" y="0" width="1280" height="720" fill="#0b1220"/>
+            <rect x="0" y="0" width="1280" height="\(top - 10)" fill="#121c33"/>
+            <text x="60" y="64" font-family="DejaVu Sans" font-size="24" fill="#9fb0d0">Guide  ·  \(time(c.now))</text>
+            <text x="60" y="140" font-family="DejaVu Sans" font-weight="bold" font-size="46" fill="#ffffff">\(e(clip(c.title, 44)))</text>
+            <text x="60" y="192" font-family="DejaVu Sans" font-size="28" fill="#f2c200">\(e(clip(c.detail, 70)))</text>
+            <text x="60" y="240" font-family="DejaVu Sans" font-size="24" fill="#c8d2e8">\(e(clip(c.description, 90)))</text>
+            <text x="1220" y="64" text-anchor="end" font-family="DejaVu Sans" font-size="22" fill="#6f80a0">OK watch  ·  red remind  ·  Back close</text>
 
             """
         // Half-hour marks.

@@ -253,8 +253,6 @@ public struct ScreenLayer: Sendable, Hashable, Comparable, CustomStringConvertib
     public static let banner = ScreenLayer("banner", z: 20)
     /// "Up next: TITLE at 20:00".
     public static let upNext = ScreenLayer("up-next", z: 22)
-    /// The on-screen guide (channels down, two hours across).
-    public static let guide = ScreenLayer("guide", z: 25)
     /// The channel number being typed.
     public static let entry = ScreenLayer("entry", z: 30)
     /// The PIN being typed on the lock card (dots).

@@ -3,10 +3,11 @@ import GStreamer
 import Lineup
 import Output
 
-/// The on-screen guide: an output layer over the lower part of the screen (the channel plays on
-/// above it and is heard), channels down with their logos, two hours across, a line at now and
-/// the focused programme highlighted. Where it is, is a `GuideNavigator`; drawing runs as a job,
-/// again on every move and every half minute (the now line).
+/// The on-screen guide: the focused programme described on top, channels down with their logos,
+/// two hours across, a line at now and the focused programme highlighted. It covers the picture
+/// (the output's cover, like the multiview: a still, nothing blended per frame) while the channel
+/// underneath keeps decoding and is heard; closing it shows the live picture at once. Where it
+/// is, is a `GuideNavigator`; drawing runs as a job, again on every move and every half minute.
 extension Player {
     /// Opens the guide on the programme on now on the channel on screen. Closes the multiview.
     @discardableResult
@@ -29,10 +30,11 @@ extension Player {
     /// Closes the guide (the picture underneath never stopped).
     @discardableResult
     public func closeGuide() -> GuideGridStatus {
+        let wasOpen = guideNavigator != nil
         guideNavigator = nil
         cancelJob(.guideClock)
         cancelJob(.guideGrid)
-        output.setLayer(.guide, [])
+        if wasOpen { output.setCover(nil) }
         return guideStatus()
     }
 
@@ -106,8 +108,9 @@ extension Player {
         let found = programmes?.programmes(channelIDs: ids, from: navigator.windowStart, to: end) ?? [:]
         let focusedChannel = lineup.channels[navigator.row]
         let focused = navigator.focused(in: found[focusedChannel.id] ?? rowProgrammes(navigator.row, around: navigator, now: now))
-        let detail = focused.map { "\(ProgrammeSummary.time($0.start))–\(ProgrammeSummary.time($0.end))  \($0.title)  ·  \(focusedChannel.number) \(focusedChannel.name)" }
-            ?? "\(focusedChannel.number) \(focusedChannel.name): nothing in the guide"
+        let title = focused?.title ?? "Nothing in the guide"
+        let detail = (focused.map { "\(ProgrammeSummary.time($0.start))–\(ProgrammeSummary.time($0.end))  ·  " } ?? "")
+            + "\(focusedChannel.number) \(focusedChannel.name)" + (focused?.rating.map { "  ·  \($0)" } ?? "")
         let current = machine.current, logoCache = self.logoCache, output = self.output
         let channels = rows.map { lineup.channels[$0] }
         startJob(.guideGrid) { player in
@@ -119,16 +122,17 @@ extension Player {
                                                         cells: cells, playing: rows[i] == current))
             }
             let content = GuideGridContent(rows: contentRows, windowStart: navigator.windowStart, now: now,
-                                           focusRow: navigator.row - navigator.firstRow, focusTime: navigator.focusTime, detail: detail)
-            let overlay = await Self.render { try GuideGridPicture.overlay(content, width: output.width, height: output.height) }
-            guard let overlay else { return }
-            await player.landGuide(overlay)
+                                           focusRow: navigator.row - navigator.firstRow, focusTime: navigator.focusTime,
+                                           title: title, detail: detail, description: focused?.description ?? "")
+            let frame = await Self.render { try GuideGridPicture.frame(content, format: output.videoFormat) }
+            guard let frame else { return }
+            await player.landGuide(frame)
         }
     }
 
-    private func landGuide(_ overlay: Overlay) {
+    private func landGuide(_ frame: Buffer) {
         guard !Task.isCancelled, guideNavigator != nil else { return }
-        output.setLayer(.guide, [overlay])
+        output.setCover(frame)
     }
 }
 

@@ -263,6 +263,7 @@ extension Player {
             throw OverlayError(.badValue, "grid must be 2, 3 or 4 (a 2x2, 3x3 or 4x4 mosaic)")
         }
         await closePiP()
+        closeGuide()
         let current = currentChannelIndex ?? 0
         let perPage = grid * grid
         let first = (current / perPage) * perPage

@@ -3,8 +3,8 @@ import GStreamer
 import Testing
 
 /// The on-screen guide on the real box, opened and moved with a remote's keys (an evdev device),
-/// checked by the pixels of the snapshot: the panel under the live picture, the channel logos,
-/// the focused programme in yellow, the now line in red, OK tuning the focused channel.
+/// checked by the pixels of the snapshot: the focused programme described on top, the channel
+/// logos, the focused programme in yellow, the now line in red, OK tuning the focused channel.
 @Suite(.serialized) struct GuideGridTests {
     static let epg: UInt16 = 365, right: UInt16 = 106, down: UInt16 = 108
     static let focused = (242.0, 194.0, 0.0), cell = (34.0, 49.0, 79.0)
@@ -14,7 +14,7 @@ import Testing
     /// The x of `date` in the design, with the window starting at `windowStart` (8 units a minute).
     static func designX(_ date: Date, _ windowStart: Date) -> Double { 300 + date.timeIntervalSince(windowStart) / 60 * 8 }
 
-    @Test func theGuideOpensUnderTheLivePictureMovesAndTunes() async throws {
+    @Test func theGuideOpensOnTheProgrammeOnNowMovesAndTunes() async throws {
         try await onOwnThread { try self.guideGrid() }
     }
 
@@ -78,7 +78,11 @@ import Testing
         try #require(open != nil, "the guide with the focused programme; log:\n\(box.logText.suffix(1500))")
         if let img = open {
             try? Data(try ImageCodec.png(image: img)).write(to: FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-guide-grid.png"))
-            #expect(img.looks(0, 255, 0, atX: 320, y: 40), "the channel plays on above the guide: \(img.describe(atX: 320, y: 40))")
+            #expect(img.looks(18, 28, 51, atX: 600, y: 120, tolerance: 20), "the guide covers the picture: \(img.describe(atX: 600, y: 120))")
+            #expect(img.countPixels(x: 30, y: 50, width: 250, height: 22) { $0 > 200 && $1 > 200 && $2 > 200 } > 40,
+                    "the focused programme's title on top")
+            let playing = box.json("GET", "/api/v1/channels").object["channels"] as? [[String: Any]]
+            #expect(playing?.first { $0["number"] as? String == "1" }?["state"] as? String == "hot", "channel 1 plays on underneath")
             // The line is drawn at the time of drawing, a little after `now`: within a minute (8 px) of it.
             #expect(img.countPixels(x: nowAt.x - 2, y: nowAt.y - 20, width: 12, height: 40) { $0 > 150 && $1 < 110 && $2 < 110 } >= 30,
                     "the now line near x \(nowAt.x)")
