@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Guide
+import Lineup
 
 @Suite struct ReminderStoreTests {
     @Test func remindersAreKeptAcrossReopeningAndOnePerChannelAndStart() throws {
@@ -29,3 +30,4 @@ import Testing
         }
     }
 }
+
