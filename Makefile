@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench soak clean openapi api-fuzz fuzz
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz fuzz example-guide
 
 deps:
 	@./deploy/install-deps.sh
@@ -21,6 +21,10 @@ $(MEDIA):
 	@ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=640x360:rate=30 \
 		-f lavfi -i sine=frequency=587:sample_rate=48000 -t 10 \
 		-c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p -c:a aac -b:a 96k -shortest $@
+
+# A made-up guide for the example lineups (Channels/examples), from now for two days.
+example-guide: build
+	@$(FLIPBOX) guide example Channels/examples/demo.yaml --out Channels/examples/guide.xml
 
 # Plays on a display when there is one (window under X11/Wayland, KMS on a console), headless otherwise.
 demo: build media

@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // The only C: GStreamer, GLib and a shim for their macros.
@@ -42,6 +43,11 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Parental rules (ratings), the PIN (scrypt from swift-crypto) and its wrong-PIN rule.
+        .target(name: "Parental", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "Headend", dependencies: [
             "GStreamer", "Lineup", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -49,10 +55,10 @@ let package = Package(
             "GStreamer", "Lineup", "Headend", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Switcher", dependencies: [
-            "Lineup", "Headend", "Output", .product(name: "Logging", package: "swift-log"),
+            "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
-            "Lineup", "Headend", "Switcher", "Guide", "CEvdev",
+            "Lineup", "Headend", "Switcher", "Guide", "Parental", "CEvdev",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -71,7 +77,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "LoopbackStreams", "Serve",
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -80,12 +86,13 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Lineup", "Guide", "TestSupport",
+            "Control", "Switcher", "Lineup", "Guide", "Parental", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -46,7 +46,7 @@ struct FlipResultJSON: Encodable, Sendable {
 struct StatusJSON: Encodable, Sendable {
     var status: PlayerStatus
 
-    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next }
+    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next, locked }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -58,6 +58,7 @@ struct StatusJSON: Encodable, Sendable {
         try c.encode(status.programmes?.now.map(ProgrammeJSON.init), forKey: .now)
         try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
         try MediaKeys.encode(status.media, into: encoder)
+        try c.encode(status.lock, forKey: .locked)
     }
 }
 
@@ -103,7 +104,8 @@ struct ErrorJSON: Encodable, Sendable {
 struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
-    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden` or `timeshift`.
+    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
+    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden` or `timeshift`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -113,11 +115,16 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .cardShown: "card-shown"
         case .cardHidden: "card-hidden"
         case .timeshift: "timeshift"
+        case .lockShown: "lock-shown"
+        case .lockHidden: "lock-hidden"
+        case .programmeChanged: "programme-changed"
+        case .proposalShown: "proposal-shown"
+        case .proposalHidden: "proposal-hidden"
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case requestId, request, target, channel, state, detail, reason, kind
+        case requestId, request, target, channel, state, detail, reason, kind, now, next, title
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -150,6 +157,22 @@ struct PlayerEventJSON: Encodable, Sendable {
             try c.encode(ChannelJSON(channel), forKey: .channel)
         case .timeshift(let status):
             try status.encode(to: encoder)
+        case .lockShown(let channel, let reason):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(reason, forKey: .reason)
+        case .lockHidden(let channel), .proposalHidden(let channel):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+        case .programmeChanged(let channel, let now, let next):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(now.map(ProgrammeJSON.init), forKey: .now)
+            try c.encode(next.map(ProgrammeJSON.init), forKey: .next)
+        case .proposalShown(let channel, let title):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(title, forKey: .title)
         }
     }
 }

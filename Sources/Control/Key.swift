@@ -32,7 +32,7 @@ public enum Key: Sendable, Hashable {
     case red, green, yellow, blue
     /// Transport keys (no command yet: timeshift is not built).
     case playPause, rewind, fastForward, stop
-    /// The programme guide key (EPG); no command yet.
+    /// The programme guide key (EPG), or `g`: the on-screen guide on or off.
     case guide
     /// The favourites key: next flip scope, as `f`.
     case favourites

@@ -78,6 +78,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "<"): .rewind
         case UInt8(ascii: ">"): .fastForward
         case UInt8(ascii: "a"), UInt8(ascii: "A"): .audio
+        case UInt8(ascii: "g"), UInt8(ascii: "G"): .guide
         default: .other
         }
     }

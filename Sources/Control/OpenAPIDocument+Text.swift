@@ -530,10 +530,131 @@ extension OpenAPIDocument {
                   $ref: "#/components/responses/Timeshift"
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/unlock:
+            post:
+              operationId: unlock
+              summary: |
+                Unlocks locked content with the parental PIN (the channel on screen, or "channel"), until
+                the programme ends. 403 for a wrong PIN, 429 with Retry-After after too many (5 free, then
+                waits doubling from 30 s), 409 when the channel is not locked or no PIN is set.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [pin]
+                      properties:
+                        pin:
+                          type: string
+                          description: 4 to 8 digits.
+                        channel:
+                          type: string
+                          description: A channel number; default the channel on screen.
+              responses:
+                "200":
+                  description: Unlocked; the channel on screen plays again.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [channel, until]
+                        properties:
+                          channel:
+                            $ref: "#/components/schemas/Channel"
+                          until:
+                            type: string
+                            description: When the unlock ends (ISO 8601).
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/reminders:
+            get:
+              operationId: reminders
+              summary: The reminders set, earliest first (404 without a guide).
+              responses:
+                "200":
+                  description: The reminders.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [reminders]
+                        properties:
+                          reminders:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/Reminder"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: addReminder
+              summary: |
+                Reminds of a programme: when it starts on another channel, "TITLE starts now on N — OK to
+                watch" is proposed. 404 for an unknown channel or programme, 409 when it has started.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [channel, programme]
+                      properties:
+                        channel:
+                          type: string
+                          description: A channel number.
+                        programme:
+                          type: string
+                          description: The programme's start (ISO 8601), as /api/v1/guide gives it.
+              responses:
+                "201":
+                  description: The reminder.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: "#/components/schemas/Reminder"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/reminders/{id}:
+            delete:
+              operationId: removeReminder
+              summary: Removes a reminder (404 when there is none).
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: integer
+              responses:
+                "204":
+                  description: Removed.
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/proposal/accept:
+            post:
+              operationId: acceptProposal
+              summary: Watches the proposed programme (a flip; its result and status). 409 when nothing is proposed.
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/proposal/dismiss:
+            post:
+              operationId: dismissProposal
+              summary: Takes the proposal down. 409 when nothing is proposed.
+              responses:
+                "200":
+                  description: Dismissed.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/events:
             get:
               operationId: events
-              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, timeshift).
+              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, lock-shown, lock-hidden, programme-changed, proposal-shown, proposal-hidden, timeshift).
               parameters:
                 - $ref: "#/components/parameters/QueryToken"
               responses:
@@ -863,6 +984,9 @@ extension OpenAPIDocument {
                   anyOf:
                     - $ref: "#/components/schemas/ProgrammeSummary"
                     - type: "null"
+                locked:
+                  description: Why the channel on screen is locked while its lock card is up (null otherwise).
+                  type: [string, "null"]
                 resources:
                   type: object
                   required: [pipelines, openFiles, fileLimit, residentBytes]
@@ -875,6 +999,22 @@ extension OpenAPIDocument {
                       type: integer
                     residentBytes:
                       type: integer
+            Reminder:
+              type: object
+              required: [id, channel, title, start, stop]
+              properties:
+                id:
+                  type: integer
+                channel:
+                  oneOf:
+                    - $ref: "#/components/schemas/Channel"
+                    - type: "null"
+                title:
+                  type: string
+                start:
+                  type: string
+                stop:
+                  type: string
             ProgrammeSummary:
               type: object
               required: [title, start, end]

@@ -50,6 +50,27 @@ public protocol PlayerControl: Sendable {
     func audioStatus() async -> AudioStatus
     /// Plays `next`, a track number (from 1) or a language (`deu`, `de`, `German`).
     func selectAudio(_ spec: String) async throws -> AudioStatus
+    // Parental locks; see Player+Parental.swift. Errors are `UnlockError`.
+    /// Shows `typed` PIN dots on the lock card (nil or 0 hides them).
+    func showPINEntry(_ typed: Int?) async
+    /// Unlocks channel `channel` (nil: the one on screen) with `pin`.
+    func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus
+
+    // Reminders and proposals; see Player+Programmes.swift.
+    /// The stored reminders changed: the player reads them again.
+    func remindersChanged() async
+    /// Answers the proposal on screen: accept flips to it (its result), dismiss returns nil.
+    /// Throws `OverlayError` `.notOpen` when nothing is proposed.
+    func answerProposal(accept: Bool) async throws -> FlipResult?
+
+    // The on-screen guide; see Player+GuideGrid.swift. Errors are `OverlayError`.
+    func toggleGuide() async -> GuideGridStatus
+    func closeGuide() async -> GuideGridStatus
+    func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus
+    /// Tunes the focused channel and closes the guide.
+    func selectGuide() async throws -> FlipResult
+    /// A reminder for the focused programme.
+    func remindFromGuide() async throws -> Reminder
 }
 
 extension PlayerControl {
@@ -81,6 +102,17 @@ extension PlayerControl {
     public func audioStatus() async -> AudioStatus { AudioStatus(channel: nil, audio: AudioState(tracks: [], playing: nil)) }
     public func selectAudio(_ spec: String) async throws -> AudioStatus {
         throw AudioSelectionError(code: .unsupported, message: "this player has no audio tracks")
+    }
+    public func showPINEntry(_ typed: Int?) async {}
+    public func remindersChanged() async {}
+    public func toggleGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
+    public func closeGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
+    public func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus { throw Self.noOverlays }
+    public func selectGuide() async throws -> FlipResult { throw Self.noOverlays }
+    public func remindFromGuide() async throws -> Reminder { throw Self.noOverlays }
+    public func answerProposal(accept: Bool) async throws -> FlipResult? { throw Self.noOverlays }
+    public func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus {
+        throw UnlockError(.notLocked, "this player has no parental locks")
     }
     private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

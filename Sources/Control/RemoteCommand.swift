@@ -27,6 +27,22 @@ public enum RemoteCommand: Sendable, Hashable {
     case timeshift(TimeshiftCommand)
     /// Play the channel's next audio track (language).
     case nextAudio
+    /// Show this many PIN dots on the lock card (0 hides them).
+    case showPIN(Int)
+    /// Unlock the channel on screen with this PIN.
+    case unlock(pin: String)
+    /// Answer the proposal on screen: OK watches, Back dismisses.
+    case answerProposal(accept: Bool)
+    /// The on-screen guide on or off.
+    case guide
+    /// Move the guide's focus.
+    case guideMove(GuideMove)
+    /// Tune the guide's focused channel.
+    case guideSelect
+    /// Close the guide.
+    case guideClose
+    /// A reminder for the guide's focused programme.
+    case guideRemind
     /// Leave the player.
     case quit
 }

@@ -4,6 +4,7 @@ import Headend
 import Lineup
 import Logging
 import Output
+import Parental
 
 /// Settings of a player.
 public struct PlayerOptions: Sendable {
@@ -20,8 +21,12 @@ public struct PlayerOptions: Sendable {
     public var interstitials: String?
     /// Where the last channel is remembered; nil remembers nothing.
     public var stateFile: String?
-    /// Channels that refuse to play (parental lock).
+    /// Channels that are always locked (the lock card, until unlocked with the PIN).
     public var locked: Set<ChannelNumber>
+    /// The parental rules (`parental:` settings): content rated above them is locked.
+    public var parental = ParentalRules()
+    /// Where the PIN and the wrong-PIN count are kept; nil: beside `stateFile`.
+    public var pinDirectory: String? = nil
     /// How long a message ("No channel 42") stays on screen.
     public var messageDuration: Duration
     /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
@@ -29,6 +34,9 @@ public struct PlayerOptions: Sendable {
     public var bannerSeconds: Double? = nil
     /// Pause and rewind on the channel shown; nil: off.
     public var timeshift: TimeshiftSettings? = nil
+
+    /// How long before a programme ends "Up next" shows (0: never).
+    public var upNextSeconds: Double = 60
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -78,7 +86,12 @@ public actor Player {
     nonisolated let screen = ScreenOverlays()
     private let store: LastChannelStore?
     nonisolated let programmes: (any ProgrammeGuide)?
-    private let logger: Logger
+    nonisolated let reminders: (any ReminderBook)?
+    /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
+    var watch: ProgrammeWatch
+    /// Where the on-screen guide is, while it is open (Player+GuideGrid.swift).
+    var guideNavigator: GuideNavigator?
+    let logger: Logger
     private let startedAt = ContinuousClock.now
 
     var machine: SwitcherMachine
@@ -86,12 +99,19 @@ public actor Player {
     private var lastFlip: FlipResult?
     /// Asynchronous work under its purpose (see `PlayerJob`).
     private var jobs = Jobs<PlayerJob>()
+    /// Which channels' content is locked now, and until when (Player+Parental.swift).
+    var contentLocks: ContentLocks
+    /// Checks PINs under the wrong-PIN rule; nil without a state directory.
+    nonisolated let pinGate: PINGate?
 
-    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status.
+    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status;
+    /// `reminders`: the viewer's reminders, proposed when their programme starts.
     public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(),
-                programmes: (any ProgrammeGuide)? = nil, logger: Logger) throws {
+                programmes: (any ProgrammeGuide)? = nil, reminders: (any ReminderBook)? = nil, logger: Logger) throws {
         self.lineup = lineup
         self.programmes = programmes
+        self.reminders = reminders
+        watch = ProgrammeWatch(upNextLead: options.upNextSeconds > 0 ? options.upNextSeconds : -1)
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
@@ -99,8 +119,9 @@ public actor Player {
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
-        machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0, locked: options.locked.contains($0.number)) },
-                                  settings: options.switcher)
+        machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
+        contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
+        pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
         let hub = self.hub
         let sourceStates = SourceStateRelay()
         headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
@@ -126,6 +147,8 @@ public actor Player {
         let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)
         let number = lineup.channels[start].number
+        startParental()
+        remindersChanged()
         Task { _ = await self.flip(.tune(number)) }
         // Then, without holding up the first picture: every channel's logo (decoded once, so no
         // later flip waits for one), and the SVG renderer with its fonts (so the first card
@@ -138,6 +161,7 @@ public actor Player {
     }
 
     public func shutdown() async {
+        guideNavigator = nil
         jobs.cancelAll()
         await shutdownOverlays()
         await headend.shutdown()
@@ -189,7 +213,7 @@ public actor Player {
     /// Carries out the machine's effects, in order, on the actor. Work that has to wait (a
     /// decoder starting, a card rendering, a timer) runs as a job under its purpose and reports
     /// back to the machine; nothing is fired and forgotten.
-    private func perform(_ effects: [SwitcherMachine.Effect]) {
+    func perform(_ effects: [SwitcherMachine.Effect]) {
         for effect in effects {
             switch effect {
             case .activate(let id, let channel):
@@ -224,6 +248,7 @@ public actor Player {
             case .committed(let current, _, let played):
                 // A newer plan replaces one still being applied: each applies the newest state.
                 startJob(.warmPolicy) { await $0.applyWarmPolicy() }
+                watchProgrammes()
                 if played, let store {
                     let channel = lineup.channels[current]
                     let logger = self.logger
@@ -238,6 +263,10 @@ public actor Player {
                     logger.debug("flip #\(id): card for \(channel.number) hidden")
                 case .flipRetargeted(let id, let target):
                     logger.debug("flip #\(id) retargeted to \(target.number)")
+                case .lockShown(let channel, let reason):
+                    logger.info("\(channel.number) \(channel.name) is locked: \(reason)")
+                case .lockHidden:
+                    showPINEntry(nil)
                 default: break
                 }
             }
@@ -252,6 +281,11 @@ public actor Player {
             await body(self)
             await self.jobFinished(purpose, serial: serial)
         }
+    }
+
+    /// Cancels the job for `purpose`, if any.
+    func cancelJob(_ purpose: PlayerJob) {
+        jobs.cancel(purpose)
     }
 
     private func jobFinished(_ purpose: PlayerJob, serial: Int) {
@@ -345,8 +379,9 @@ public actor Player {
         }
     }
 
-    /// The rendered card (cached by its text, so a pre-rendered one comes back at once).
-    private func cardFrame(_ card: SwitcherMachine.Card) async -> Buffer {
+    /// The rendered card (cached by its text, so a pre-rendered one comes back at once), with
+    /// what is on at `instant`.
+    func cardFrame(_ card: SwitcherMachine.Card, at instant: Date = Date()) async -> Buffer {
         let channel = lineup.channels[card.channel]
         let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
         let template: String?
@@ -358,8 +393,11 @@ public actor Player {
         case .noSignal(let reason):
             template = InterstitialCards.noSignalName
             status = reason
+        case .locked(let reason):
+            template = InterstitialCards.lockName
+            status = reason
         }
-        let on = nowNext(channel)
+        let on = nowNext(channel, at: instant)
         let fields = CardFields(number: channel.number.description, name: channel.name, group: channel.group ?? "",
                                 logoPath: logoPath, status: status, programmes: on.cardFields)
         return await cards.render(template: template, fields: fields)
@@ -442,7 +480,7 @@ public actor Player {
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
                      uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current(),
                      programmes: machine.current.map { nowNext(lineup.channels[$0]) },
-                     media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) })
+                     media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) }, lock: machine.lockedOnScreen?.reason)
     }
 
     public nonisolated func channels() -> [ChannelStatus] {
@@ -454,6 +492,9 @@ public actor Player {
     }
 
     public nonisolated func events() -> AsyncStream<PlayerEvent> { hub.subscribe() }
+
+    /// Publishes `event` on the event stream.
+    nonisolated func publish(_ event: PlayerEvent) { hub.publish(event) }
 
     /// The output feed of the channel on screen (for the benchmark's per-flip timing).
     public var shownFeedID: UInt? { machine.shownFeed }
@@ -507,6 +548,24 @@ enum PlayerJob: Hashable, Sendable {
     case entry
     /// Rendering the card of a radio channel (its picture while its sound plays).
     case radioCard(Int)
+    /// Looking at the locks again at the next moment one may change (a programme boundary).
+    case locks
+    /// Rendering the lock card ahead of a boundary into locked content on the channel on screen.
+    case prerenderLock
+    /// The PIN dots on the lock card.
+    case pinEntry
+    /// Closing the picture-in-picture window whose channel turned locked.
+    case pipLock
+    /// Looking at the programme on screen again at the watch's next moment.
+    case programmes
+    /// "Up next" on screen, until taken down.
+    case upNext
+    /// A reminder's proposal on screen, until answered.
+    case proposal
+    /// Drawing the on-screen guide.
+    case guideGrid
+    /// Moving the on-screen guide's now line every half minute.
+    case guideClock
 }
 
 /// Hands source state changes (reported on the media thread) to the player, in order.

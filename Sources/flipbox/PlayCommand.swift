@@ -135,7 +135,10 @@ struct PlayCommand: AsyncParsableCommand {
         let player: Player
         var notifier: SystemdNotifier<Player>?
         do {
-            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init), logger: logger)
+            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init),
+                                reminders: guide.map { GuideReminders(store: $0.reminders) }, logger: logger)
+            let refreshed = player
+            guide?.onRefresh { Task { await refreshed.guideChanged() } }
             await player.headend.setBudget(budget)
             notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment, player: player,
                                        events: player.events(), logger: logger)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Headend
 import Lineup
+import Parental
 import Switcher
 
 /// The switcher's command-line options; each falls back to the lineup's `settings`, then to
@@ -22,8 +23,17 @@ struct SwitcherOptions: ParsableArguments {
     @Option(help: "What next/previous visit: all, favourites or group (the current channel's). Setting: flip-scope.")
     var flipScope: String?
 
-    @Option(help: "Locked channel numbers, comma-separated (refused by number, skipped by next/previous). Setting: locked.")
+    @Option(help: "Locked channel numbers, comma-separated (the lock card until the PIN is given). Setting: locked.")
     var locked: String?
+
+    @Option(help: "Parental rules, e.g. 'VCHIP=TV-PG, FSK=12, unrated=lock, unlock=2h' (replaces the lineup's). Setting: parental.")
+    var parental: String?
+
+    @Option(help: "What next/previous do with locked channels: skip, or card (stop on them, lock card up). Setting: locked-flip.")
+    var lockedFlip: String?
+
+    @Option(help: "Seconds before a programme ends that \"Up next\" shows (0: never). Setting: up-next-seconds. Default: 60.")
+    var upNextSeconds: String?
 
     @Option(help: "The card templates directory. Setting: interstitials. Default: Interstitials/ next to Channels/.")
     var interstitials: String?
@@ -61,7 +71,23 @@ struct SwitcherOptions: ParsableArguments {
             guard let scope = FlipScope(text) else { throw ValidationError("\(origin) must be all, favourites or group, not '\(text)'") }
             s.scope = scope
         }
+        if let (text, origin) = pick(lockedFlip, "locked-flip") {
+            guard let rule = LockedFlip(rawValue: text.lowercased()) else { throw ValidationError("\(origin) must be skip or card, not '\(text)'") }
+            s.lockedFlip = rule
+        }
         options.switcher = s
+        do {
+            options.parental = try ParentalRules(settings: parental.map { ["parental": $0] } ?? settings)
+        } catch {
+            throw ValidationError(parental == nil ? "\(lineupPath): settings.\(error)" : "--\(error)")
+        }
+        options.pinDirectory = StateDirectory.resolve(stateDir)
+        if let (text, origin) = pick(upNextSeconds, "up-next-seconds") {
+            guard let seconds = Double(text), (0...3600).contains(seconds) else {
+                throw ValidationError("\(origin) must be a number of seconds from 0 (never) to 3600, not '\(text)'")
+            }
+            options.upNextSeconds = seconds
+        }
         if let (text, origin) = pick(locked, "locked") {
             var numbers: Set<ChannelNumber> = []
             for part in text.split(separator: ",") {

@@ -20,7 +20,7 @@ struct ControlAPITests {
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "application/json; charset=utf-8")
             let json = try jsonObject(response)
-            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next"])
+            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked"])
             let channel = try #require(json["channel"] as? [String: Any])
             #expect(channel["number"] as? String == "7")
             #expect(channel["name"] as? String == "Red Test")
