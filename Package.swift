@@ -27,6 +27,10 @@ let package = Package(
         ),
         // Linux input devices (evdev ioctls, records) and inotify; only Control/Box/EvdevSyscalls.swift imports it.
         .systemLibrary(name: "CEvdev"),
+        // libdrm's mode-setting queries; only Display/DRMSyscalls.swift imports it.
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // Displays: DRM devices, connectors and modes, and choosing one for the kms output.
+        .target(name: "Display", dependencies: ["CDRM"]),
         // Safe Swift wrapper: the only module that imports CGStreamer.
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
         // Live MPEG-TS senders on loopback (hostile on request): for bench, soak and tests.
@@ -62,7 +66,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "LoopbackStreams",
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "LoopbackStreams", "Display",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -80,6 +84,7 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams", "TestSupport"]),
     ]
 )

@@ -27,6 +27,9 @@ public struct PlayerOptions: Sendable {
     /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
     /// lineup's `banner-seconds` setting, else 4.
     public var bannerSeconds: Double? = nil
+    /// The device, connector and mode for the kms sink (found by probing the display); nil
+    /// leaves them to kmssink.
+    public var kms: KMSTarget? = nil
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -93,7 +96,7 @@ public actor Player {
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
-        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, logger: logger)
+        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
