@@ -31,8 +31,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HERE = os.path.join(REPO, "deploy", "vm")
 CANNOT_RUN = 77
 
-# The guest lineup's pictures (deploy/vm/guest/lineup.yaml): channel -> centre colour.
+# The guest lineup's pictures (deploy/vm/guest/lineup.yaml): channel -> centre colour, and the
+# clips and logos this script makes for it.
 CHANNELS = {"1": (0xC8, 0x1E, 0x1E), "2": (0x1E, 0xA0, 0x1E), "3": (0x1E, 0x3C, 0xC8), "12": (0xA0, 0xA0, 0xA0)}
+CLIPS = {"red": CHANNELS["1"], "green": CHANNELS["2"], "blue": CHANNELS["3"], "grey": CHANNELS["12"]}
 YELLOW, MAGENTA = (0xFF, 0xD0, 0x00), (0xE0, 0x00, 0xE0)
 LOGOS = {"1": YELLOW, "2": MAGENTA, "3": YELLOW, "12": MAGENTA}
 BANNER_STRIPE = (0xFF, 0xD5, 0x4A)
@@ -100,13 +102,31 @@ class Picture:
         return self.share(BANNER_STRIPE, margin + 1, top + h // 4, margin + 4, top + 3 * h // 4, tolerance=60)
 
     def png(self):
-        rows = b"".join(b"\x00" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
+        return png(self.width, self.height, self.pixels)
 
-        def chunk(kind, body):
-            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
 
-        return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+def png(width, height, rgb):
+    """An RGB PNG file's bytes."""
+    rows = b"".join(b"\x00" + rgb[y * width * 3:(y + 1) * width * 3] for y in range(height))
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+
+
+def make_media(etc):
+    """The guest lineup's clips (solid colours, H.264) and logos (solid PNGs) under `etc`."""
+    os.makedirs(os.path.join(etc, "media"), exist_ok=True)
+    os.makedirs(os.path.join(etc, "logos"), exist_ok=True)
+    for name, (r, g, b) in CLIPS.items():
+        run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", f"color=c=0x{r:02x}{g:02x}{b:02x}:s=160x120:r=10",
+             "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-g", "10", "-pix_fmt", "yuv420p", "-an",
+             os.path.join(etc, "media", f"{name}.mp4")])
+    for name, colour in (("yellow", YELLOW), ("magenta", MAGENTA)):
+        with open(os.path.join(etc, "logos", f"{name}.png"), "wb") as f:
+            f.write(png(160, 120, bytes(colour) * (160 * 120)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,8 +306,7 @@ def make_disk(rootfs, binary, work, emulated):
         guest = os.path.join(HERE, "guest")
         shutil.copy2(os.path.join(guest, "lineup.yaml"), os.path.join(etc, "lineup.yaml"))
         shutil.copy2(os.path.join(guest, "keymap.conf"), os.path.join(etc, "keymap.conf"))
-        shutil.rmtree(os.path.join(etc, "logos"), ignore_errors=True)
-        shutil.copytree(os.path.join(guest, "logos"), os.path.join(etc, "logos"))
+        make_media(etc)
         with open(os.path.join(etc, "flipbox.env"), "w") as f:
             f.write("FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml\n"
                     "# Software emulation draws slowly: 10 frames a second is plenty for the checks.\n"
@@ -451,7 +470,7 @@ class Checks:
         started = time.monotonic()
         code, out = self.agent.run("/bin/systemctl", "restart", "flipbox", timeout=120)
         new_pid, ready = self.wait_active(90, not_pid=pid)
-        picture, seconds = self.wait_channel(last, 30)
+        picture, seconds = self.wait_channel(last, 60)
         self.picture("05-after-restart")
         self.check(code == 0 and new_pid is not None and seconds is not None,
                    f"systemctl restart flipbox comes back on the last channel ({last})", f"{out.strip()} {self.describe(picture)}")
@@ -464,7 +483,7 @@ class Checks:
         self.agent.run("/bin/kill", "-STOP", pid)
         say(f"     stopped flipbox (pid {pid}) with SIGSTOP; waiting for the watchdog (WatchdogSec=10s)")
         new_pid, _ = self.wait_active(120, not_pid=pid)
-        picture, seconds = self.wait_channel(last, 30)
+        picture, seconds = self.wait_channel(last, 60)
         _, journal = self.agent.run("/bin/journalctl", "-u", "flipbox", "--no-pager", "-o", "cat")
         self.check(new_pid is not None and seconds is not None and "watchdog" in journal.lower(),
                    "the watchdog kills a hung flipbox and systemd starts it again on the last channel",
