@@ -277,6 +277,23 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
+def bundle_libraries(binary, root):
+    """Copies the shared libraries `binary` needs that the guest lacks to the same paths in the
+    guest: the Swift runtime of a debug build (whose RUNPATH names the toolchain's directory). A
+    release build for the box links the runtime in and needs none."""
+    copied = []
+    for line in subprocess.check_output(["ldd", binary], text=True).splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] == "=>" and parts[2].startswith("/"):
+            path = parts[2]
+            if not os.path.exists(root + path):
+                os.makedirs(os.path.dirname(root + path), exist_ok=True)
+                shutil.copy2(path, root + path)
+                copied.append(os.path.basename(path))
+    if copied:
+        say(f"copied {len(copied)} libraries the guest lacks: {', '.join(sorted(copied)[:6])}{' ...' if len(copied) > 6 else ''}")
+
+
 def make_disk(rootfs, binary, work, emulated):
     """Installs Flipbox into an overlay of the cached root file system with deploy/install.sh
     (run as root in a chroot, as on a real box), adds the test lineup, and makes a disk image of
@@ -294,6 +311,7 @@ def make_disk(rootfs, binary, work, emulated):
             shutil.copytree(os.path.join(REPO, name), os.path.join(payload, name), symlinks=True)
         # Without its symbols: a third of the size, and the image is rebuilt every run.
         run(["strip", "-o", os.path.join(payload, "flipbox"), binary])
+        bundle_libraries(binary, merged)
         out = subprocess.run(["chroot", merged, "/bin/bash", "/tmp/flipbox-install/deploy/install.sh",
                               "--binary", "/tmp/flipbox-install/flipbox"], capture_output=True, text=True)
         for line in (out.stdout + out.stderr).splitlines():
@@ -489,6 +507,20 @@ class Checks:
                    "the watchdog kills a hung flipbox and systemd starts it again on the last channel",
                    f"new pid {new_pid}, {self.describe(picture)}")
 
+    def doctor(self):
+        """`flipbox doctor` in the guest: the installed service's command line, the real display,
+        keyboard and user."""
+        code, out = self.agent.run("/usr/local/bin/flipbox", "doctor", timeout=300)
+        with open(os.path.join(self.work, "doctor.txt"), "w") as f:
+            f.write(out)
+        lines = out.splitlines()
+        wanted = ["ok    service   the user flipbox is in video, input, audio", "ok    display   Virtual-1 on /dev/dri/card0 (virtio_gpu)",
+                  "ok    output    kms: Virtual-1 on /dev/dri/card0 (virtio_gpu) at 640x480", "ok    input     ", "ok    lineup    /etc/flipbox/lineup.yaml: 4 channels"]
+        missing = [w for w in wanted if not any(line.startswith(w) for line in lines)]
+        self.check(code == 0 and not missing and "QEMU Virtio Keyboard" in out,
+                   "flipbox doctor in the guest: the service, display, keyboard and lineup are ok, exit 0",
+                   f"exit {code}, missing {missing}:\n{out}")
+
     def save_journal(self):
         try:
             _, journal = self.agent.run("/bin/journalctl", "-b", "--no-pager", "-o", "short-monotonic", timeout=60)
@@ -558,6 +590,7 @@ def main():
             checks.restart_returns(last)
             if not args.short:
                 checks.watchdog_restarts(last)
+                checks.doctor()
     except Exception as error:
         say(f"FAIL the guest test stopped: {error}")
         if checks is None:
