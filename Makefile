@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench soak clean openapi api-fuzz fuzz example-guide
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz fuzz example-guide vm-test vm-test-short
 
 deps:
 	@./deploy/install-deps.sh
@@ -66,6 +66,19 @@ api-fuzz: build media
 soak: deps
 	@$(SWIFT) build -c release 2>&1 | grep -E "error|Build complete" || true
 	.build/release/flipbox soak --flips 10000
+
+# Flipbox as a box on a real kernel: a QEMU guest (virtio GPU and keyboard) booted with the
+# service installed by deploy/install.sh, checked by screendumps and keys (docs/appliance.md).
+# The full form builds the release binary, refreshes the screenshots and prints the figures;
+# the short form (CI) installs the debug build and checks boot, picture, a key and a restart.
+# Exit 77 from the script means it cannot run here (no QEMU, not root): said once, not a failure.
+vm-test: deps
+	@./deploy/install-deps.sh --vm
+	@python3 deploy/vm/vm-test.py --screenshots docs/images/appliance; s=$$?; [ $$s -eq 77 ] && exit 0; exit $$s
+
+vm-test-short: build
+	@./deploy/install-deps.sh --vm || echo "vm-test: the guest's tools could not be installed"
+	@python3 deploy/vm/vm-test.py --short --binary $(FLIPBOX); s=$$?; [ $$s -eq 77 ] && exit 0; exit $$s
 
 clean:
 	rm -rf .build Channels/media

@@ -38,6 +38,10 @@ public struct PlayerOptions: Sendable {
     /// How long before a programme ends "Up next" shows (0: never).
     public var upNextSeconds: Double = 60
 
+    /// The device, connector and mode for the kms sink (found by probing the display); nil
+    /// leaves them to kmssink.
+    public var kms: KMSTarget? = nil
+
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
         get { switcher.tuneTimeout }
@@ -115,7 +119,7 @@ public actor Player {
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
-        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, logger: logger)
+        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))

@@ -28,11 +28,14 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "auto, kms, window or headless.")
     var output: String = "auto"
 
-    @Option(help: "Output size WIDTHxHEIGHT.")
-    var size: String = "1280x720"
+    @Option(help: "Output size WIDTHxHEIGHT (default 1280x720; with --output kms, the display's mode: see --mode).")
+    var size: String?
 
-    @Option(help: "Output frame rate.")
-    var fps: Int = 30
+    @Option(help: "Output frame rate (default 30; with --output kms, the display's refresh).")
+    var fps: Int?
+
+    @OptionGroup(title: "Display")
+    var display: DisplayOptions
 
     @Option(help: "Control API address HOST:PORT (loopback unless a --token is given).")
     var http: String = "127.0.0.1:8642"
@@ -95,7 +98,8 @@ struct PlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger(verbose: verbose)
-        let options = try playerOptions()
+        var options = try playerOptions()
+        if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
@@ -223,10 +227,11 @@ struct PlayCommand: AsyncParsableCommand {
 
     func playerOptions() throws -> PlayerOptions {
         let sink: OutputSink
-        if output == "auto" { sink = .automatic() } else {
+        if output == "auto" { sink = display.automaticSink() } else {
             guard let s = OutputSink(rawValue: output) else { throw ValidationError("--output must be auto, kms, window or headless, not '\(output)'") }
             sink = s
         }
+        let size = self.size ?? "1280x720", fps = self.fps ?? 30
         let parts = size.lowercased().split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (64...7680).contains(w), (64...4320).contains(h),
               w % 2 == 0, h % 2 == 0 else {
