@@ -31,6 +31,7 @@ import Testing
                 return false
             }
             #expect(centre(255, 0, 0, within: 30), "red on screen; log: \(box.logText.suffix(600))")
+            let redSeen = Date()
             Thread.sleep(forTimeInterval: 3)
             sender.stop()
             sender = try UDPTestStream(port: port, rgb: 0x0000FF)
@@ -39,10 +40,15 @@ import Testing
 
             let live = box.json("GET", "/api/v1/timeshift")
             #expect(live.status == 200 && live.object["live"] as? Bool == true, "\(live)")
-            let back = box.json("POST", "/api/v1/timeshift/seek?by=-7s")
+            // A moment of the red part (red was on screen then, and stayed 3 s more).
+            let redMoment = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(redSeen.addingTimeInterval(1.5))
+            let back = box.json("POST", "/api/v1/timeshift/seek?to=\(redMoment)")
             #expect(back.status == 200 && back.object["live"] as? Bool == false, "\(back)")
             #expect((back.object["behind"] as? Double ?? 0) >= 3, "\(back)")
-            #expect(centre(255, 0, 0, within: 5), "rewound to the red part")
+            #expect(centre(255, 0, 0, within: 8), "rewound to the red part")
+            // And a relative step: back 1 s from there is still red, and not live.
+            let step = box.json("POST", "/api/v1/timeshift/seek?by=-1s")
+            #expect(step.status == 200 && step.object["live"] as? Bool == false, "\(step)")
 
             let paused = box.json("POST", "/api/v1/timeshift/pause")
             #expect(paused.status == 200 && paused.object["paused"] as? Bool == true, "\(paused)")
