@@ -63,6 +63,8 @@ extension ServeTests {
             let noTuner = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/tuner5/v3"])
             #expect(noTuner.text == "404")
             _ = try await holder.value
+            let freed = await eventually(within: 5) { await harness.server.clientCount == 0 }
+            #expect(freed, "the tuner is free once its client left")
             let probe = try await runTool("ffprobe", ["-v", "error", "-of", "csv", "-show_entries", "stream=codec_name", url], timeout: 30)
             #expect(probe.text.contains("h264"), "the lineup's URL plays: \(probe.text) \(probe.errors)")
             await harness.stop()
