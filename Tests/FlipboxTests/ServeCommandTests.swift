@@ -118,6 +118,7 @@ import Testing
         }
         let headend = try HeadendProcess(arguments: [
             try Self.lineup().path, "--serve-listen", "\(subnet).1:5004", "--serve-allow", "\(subnet).2/32", "--token", "s3cret",
+            "--multicast", "239.77.1.0/24:5000", "--multicast-interface", "\(subnet).1",
         ], namespace: server)
         defer { headend.stop() }
         try #require(headend.waitForLog("HDHomeRun discovery and control listening", seconds: 30), "\(headend.logText)")
@@ -142,6 +143,11 @@ import Testing
         let withToken = inClients(["curl", "-s", "--interface", "\(subnet).3", "-o", "/dev/null", "-w", "%{http_code}",
                                    "\(base)/lineup.json?token=s3cret"])
         #expect(withToken.output == "200", "the token lets it in: \(withToken.output)")
+        // Multicast: channel 2 is sent to the block's second address, received across the veth.
+        let multicast = inClients(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name,width",
+                                   "udp://239.77.1.2:5000?localaddr=\(subnet).2&timeout=10000000"])
+        #expect(multicast.output.contains("h264,320") && multicast.output.contains("aac"), "channel 2 by multicast: \(multicast.output)\n\(headend.logText)")
+
         let control = inClients(["curl", "-s", "--interface", "\(subnet).2", "-o", "/dev/null", "-w", "%{http_code}",
                                  "\(base)/api/v1/status"])
         #expect(control.output == "404", "no control route on the serving address: \(control.output)")

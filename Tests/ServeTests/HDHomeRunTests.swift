@@ -102,3 +102,19 @@ extension ServeTests {
         }
     }
 }
+
+extension ServeTests {
+    /// `--multicast 239.1.1.0/24:5000`: which group each channel goes to.
+    @Suite struct MulticastGroups {
+        @Test func channelsTakeTheBlocksAddressesInLineupOrder() throws {
+            let plan = try MulticastPlan("239.1.1.0/30:5000", ttl: 4)
+            #expect(plan.group(forChannelAt: 0) == "239.1.1.1")
+            #expect(plan.group(forChannelAt: 2) == "239.1.1.3")
+            #expect(plan.group(forChannelAt: 3) == nil, "a /30 has room for three channels")
+            #expect(try MulticastPlan("239.9.9.9:1234").group(forChannelAt: 0) == "239.9.9.9", "one address: one channel")
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("192.168.1.0/24:5000") }
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24") }
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24:5000", ttl: 0) }
+        }
+    }
+}
