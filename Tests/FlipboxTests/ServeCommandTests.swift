@@ -153,6 +153,25 @@ import Testing
         #expect(control.output == "404", "no control route on the serving address: \(control.output)")
     }
 
+    /// `flipbox play --serve`: the box plays and serves the same warm ingest.
+    @Test func aPlayingBoxAlsoServes() async throws {
+        try await onOwnThread {
+            let servePort = freePort()
+            let box = try FlipboxProcess(arguments: [try Self.lineup().path, "--serve", "--serve-listen", "127.0.0.1:\(servePort)", "--no-hdhomerun"],
+                                         port: freePort())
+            defer { box.stop() }
+            let started = box.waitForStatus(seconds: 40) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }
+            try #require(started, "the box plays channel 1:\n\(box.logText)")
+            let lineup = Self.sh(["curl", "-s", "http://127.0.0.1:\(servePort)/lineup.json"])
+            #expect(lineup.output.contains("\"GuideName\":\"Green Two\""), "\(lineup.output)\n\(box.logText)")
+            let probe = Self.sh(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name,width",
+                                 "http://127.0.0.1:\(servePort)/stream/2.ts"])
+            #expect(probe.output.contains("h264,320") && probe.output.contains("aac"), "channel 2 served while 1 plays: \(probe.output)")
+            let status = box.json("GET", "/api/v1/status")
+            #expect((status.object["channel"] as? [String: Any])?["number"] as? String == "1", "the box still shows channel 1")
+        }
+    }
+
     /// A box whose lineup is another head-end's `/lineup.m3u` flips through its channels.
     @Test func aSecondFlipboxPlaysTheFirstsLineupExport() async throws {
         try await onOwnThread { try self.playTheExport() }
