@@ -31,6 +31,7 @@ PACKAGES=(
   curl
   mpv
   hdhomerun-config
+  iproute2
   libsqlite3-dev
   libxml2-dev
   zlib1g-dev

@@ -131,7 +131,7 @@ final class ChannelMuxer: @unchecked Sendable {
         let built = try await MediaExecutor.shared.run { () throws -> (Pipeline, AppSource, AppSource?) in
             let source = "format=time is-live=true do-timestamp=false min-latency=0 max-bytes=0"
             var description = """
-                mpegtsmux name=mux alignment=0 latency=\(Self.muxLatency) ! appsink name=out sync=false async=false emit-signals=false \
+                mpegtsmux name=mux alignment=7 latency=\(Self.muxLatency) ! appsink name=out sync=false async=false emit-signals=false \
                 appsrc name=vsrc \(source) ! mux.
                 """
             if audio != nil { description += " appsrc name=asrc \(source) ! mux." }

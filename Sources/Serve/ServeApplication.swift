@@ -56,6 +56,9 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
             configuration: configuration, address: address,
             responder: HDHomeRunResponder(device: configuration.device, channelCount: server.lineup.channels.count), logger: logger))
     }
+    if let plan = configuration.multicast {
+        services.append(MulticastService(plan: plan, server: server, logger: logger))
+    }
     services.append(StreamServerService(server: server, hls: hls))
     return services
 }

@@ -25,11 +25,13 @@ public struct ServeConfiguration: Sendable {
     /// The URL clients are told to use (`BaseURL`, playlist URLs); nil: `http://host:port`, with
     /// the address a request came in on when `host` is a wildcard.
     public var baseURL: String?
+    /// Send every channel to a multicast group too (nil: no multicast).
+    public var multicast: MulticastPlan?
 
     public init(host: String = ServeConfiguration.defaultHost, port: Int = ServeConfiguration.defaultPort,
                 allowed: [NetworkRange] = [], token: String? = nil, streams: StreamServer.Settings = StreamServer.Settings(),
                 device: HDHomeRunDevice = HDHomeRunDevice(deviceID: HDHomeRunDevice.derivedID(seed: "flipbox")),
-                hdhomerunProtocol: Bool = true, hdhomerunPort: Int = 65001, baseURL: String? = nil) {
+                hdhomerunProtocol: Bool = true, hdhomerunPort: Int = 65001, baseURL: String? = nil, multicast: MulticastPlan? = nil) {
         self.host = host
         self.port = port
         self.allowed = allowed
@@ -39,6 +41,7 @@ public struct ServeConfiguration: Sendable {
         self.hdhomerunProtocol = hdhomerunProtocol
         self.hdhomerunPort = hdhomerunPort
         self.baseURL = baseURL
+        self.multicast = multicast
     }
 
     /// Whether `host` reaches this machine only.

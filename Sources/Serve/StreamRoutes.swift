@@ -46,12 +46,15 @@ struct StreamRoutes {
     }
 
     private func stream(_ channel: Channel, request: Request, context: ServeRequestContext, tuner: Bool = false) async throws -> Response {
+        let headers: HTTPFields = [.contentType: "video/mp2t", .cacheControl: "no-store"]
+        // HEAD gets the GET handler's answer without its body: the body would never run, so a
+        // client opened for it would never be released. Answer without opening one.
+        if request.method == .head { return Response(status: .ok, headers: headers) }
         let connection = context.connection
         let client = try await server.open(channel, peer: context.peer, tunerLimit: tuner ? device.tunerCount : nil) {
             connection.close(promise: nil)
         }
         let server = self.server
-        let headers: HTTPFields = [.contentType: "video/mp2t", .cacheControl: "no-store"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             do {
                 for try await chunk in client { try await writer.write(chunk) }

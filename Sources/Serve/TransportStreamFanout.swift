@@ -34,6 +34,9 @@ final class TransportStreamFanout: @unchecked Sendable {
     private var cachedBytes = 0
     private var subscribers: [ObjectIdentifier: any TransportStreamSubscriber] = [:]
     private var keyframes = 0
+    /// Packets of the frame being gathered, and its keyframe when it is one.
+    private var pending = ByteBuffer()
+    private var pendingKeyframe: TransportStreamKeyframe?
     private var lastChunk: ContinuousClock.Instant?
 
     init(maxCachedBytes: Int = 32 << 20) {
@@ -51,23 +54,38 @@ final class TransportStreamFanout: @unchecked Sendable {
 
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
-    /// Adds muxed packets (whole 188-byte packets), splitting them where a keyframe starts.
+    /// Adds muxed packets (whole 188-byte packets). They are gathered into one chunk per video
+    /// frame (a chunk ends where the next frame starts, so a keyframe always starts a chunk), or
+    /// per `maxChunkBytes`: subscribers get tens of chunks a second, not a call per packet.
     func append(_ bytes: UnsafeRawBufferPointer) {
         lock.lock()
         defer { lock.unlock() }
         lastChunk = .now
         let starts = scanner.scan(bytes)
-        let haveTables = !scanner.tables.isEmpty
         var from = 0
-        func emit(upTo end: Int) {
-            guard end > from else { return }
-            let chunk = ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[from..<end]))
-            let start = haveTables ? starts.first { $0.offset == from } : nil
-            deliver(chunk, keyframe: start.map { TransportStreamKeyframe(tables: ByteBuffer(bytes: scanner.tables), pts: $0.pts) })
-            from = end
+        for start in starts {
+            pending.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[from..<start.offset]))
+            from = start.offset
+            flushPending()
+            if start.isKeyframe && !scanner.tables.isEmpty {
+                pendingKeyframe = TransportStreamKeyframe(tables: ByteBuffer(bytes: scanner.tables), pts: start.pts)
+            }
         }
-        for start in starts { emit(upTo: start.offset) }
-        emit(upTo: bytes.count)
+        pending.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[from...]))
+        if pending.readableBytes >= Self.maxChunkBytes { flushPending() }
+    }
+
+    /// A chunk is handed on at the latest when it holds this much.
+    static let maxChunkBytes = 64 << 10
+
+    private func flushPending() {
+        guard pending.readableBytes > 0 else { return }
+        let chunk = pending
+        pending = ByteBuffer()
+        pending.reserveCapacity(16 << 10)
+        let keyframe = pendingKeyframe
+        pendingKeyframe = nil
+        deliver(chunk, keyframe: keyframe)
     }
 
     private func deliver(_ chunk: ByteBuffer, keyframe: TransportStreamKeyframe?) {
@@ -108,6 +126,8 @@ final class TransportStreamFanout: @unchecked Sendable {
     func resetCache() {
         lock.withLock {
             scanner = TransportStreamScanner()
+            pending = ByteBuffer()
+            pendingKeyframe = nil
             cachedKeyframe = nil
             cached = []
             cachedBytes = 0

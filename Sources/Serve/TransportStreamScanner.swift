@@ -14,27 +14,32 @@ struct TransportStreamScanner: Sendable {
     private var pmtPID: Int?
     private(set) var videoPID: Int?
 
-    /// A packet that starts a video keyframe: where it is in the scanned bytes, and its
+    /// A packet that starts a video frame (a PES on the video PID; any PES while the programme
+    /// has no video): where it is in the scanned bytes, whether the frame is a keyframe, and its
     /// presentation time (90 kHz, nil when the PES header has none).
-    struct Keyframe: Equatable {
+    struct FrameStart: Equatable {
         var offset: Int
+        var isKeyframe: Bool
         var pts: UInt64?
     }
 
-    /// Scans `bytes` (whole packets) and returns the packets that start a video keyframe.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer) -> [Keyframe] {
-        var keyframes: [Keyframe] = []
+    /// Scans `bytes` (whole packets) and returns the packets that start a frame.
+    mutating func scan(_ bytes: UnsafeRawBufferPointer) -> [FrameStart] {
+        var starts: [FrameStart] = []
         var offset = 0
         while offset + Self.packetSize <= bytes.count {
             let packet = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Self.packetSize])
-            if packet[0] == 0x47, let pts = inspect(packet) { keyframes.append(Keyframe(offset: offset, pts: pts)) }
+            if packet[0] == 0x47, var start = inspect(packet) {
+                start.offset = offset
+                starts.append(start)
+            }
             offset += Self.packetSize
         }
-        return keyframes
+        return starts
     }
 
-    /// `.some(pts)` when `packet` starts a video keyframe; remembers PAT and PMT packets.
-    private mutating func inspect(_ packet: UnsafeRawBufferPointer) -> UInt64?? {
+    /// The frame `packet` starts, if it starts one; remembers PAT and PMT packets.
+    private mutating func inspect(_ packet: UnsafeRawBufferPointer) -> FrameStart? {
         let pid = (Int(packet[1] & 0x1F) << 8) | Int(packet[2])
         let unitStart = packet[1] & 0x40 != 0
         let adaptation = (packet[3] >> 4) & 0x3
@@ -54,8 +59,9 @@ struct TransportStreamScanner: Sendable {
             pmt = Array(packet)
             videoPID = Self.firstVideoPID(packet, payload: payload)
             updateTables()
-        } else if pid == videoPID && unitStart && randomAccess {
-            return .some(Self.presentationTime(packet, payload: payload))
+        } else if unitStart && pid != 0 && pid != 0x1FFF && (pid == videoPID || (videoPID == nil && pmt != nil)) {
+            let keyframe = pid == videoPID && randomAccess
+            return FrameStart(offset: 0, isKeyframe: keyframe, pts: keyframe ? Self.presentationTime(packet, payload: payload) : nil)
         }
         return nil
     }

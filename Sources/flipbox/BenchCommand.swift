@@ -59,6 +59,11 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Also measure mpv switching between two of the same streams (../shared/bench/mpv-zap.py).")
     var peer = false
 
+    @Option(name: .customLong("serve"), help: ArgumentHelp(
+        "Measure the head-end instead of flips: first frames for new clients (warm, served, cold) and CPU with 1, 10 and N HTTP TS clients (docs/performance.md).",
+        valueName: "N"))
+    var serveClients: Int?
+
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
@@ -77,6 +82,10 @@ struct BenchCommand: AsyncParsableCommand {
         func say(_ s: String) { if !json { FileHandle.standardError.write(Data("bench: \(s)\n".utf8)) } }
 
         try GStreamer.initialize()
+        if let serveClients {
+            print(try await ServeBench(clients: serveClients, basePort: port, seconds: 10, logger: logger, say: say).run())
+            return
+        }
         var streams: BenchSenders?
         let lineup: Lineup
         if let path = self.lineup {

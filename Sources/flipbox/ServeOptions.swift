@@ -22,6 +22,20 @@ struct ServeOptions: ParsableArguments {
         "The URL clients reach the serving endpoints at, when it is not the listen address (a proxy, a host name).", valueName: "URL"))
     var baseURL: String?
 
+    @Option(name: .customLong("multicast"), help: ArgumentHelp(
+        "Also send every channel to a multicast group: the first channel to the block's first address and so on, e.g. 239.1.1.0/24:5000.",
+        valueName: "GROUP/PREFIX:PORT"))
+    var multicast: String?
+
+    @Option(name: .customLong("multicast-ttl"), help: "Multicast TTL (1: the local network only).")
+    var multicastTTL = 1
+
+    @Option(name: .customLong("multicast-interface"), help: ArgumentHelp("The local IPv4 address whose interface sends the multicast.", valueName: "ADDRESS"))
+    var multicastInterface: String?
+
+    @Flag(name: .customLong("multicast-rtp"), help: "Wrap the multicast in RTP (MP2T, payload type 33) instead of plain UDP.")
+    var multicastRTP = false
+
     @Flag(name: .customLong("no-hdhomerun"), help: "Do not answer HDHomeRun discovery (UDP 65001) and control (TCP 65001).")
     var noHDHomeRun = false
 
@@ -54,7 +68,14 @@ struct ServeOptions: ParsableArguments {
         if let baseURL, URL(string: baseURL)?.scheme?.hasPrefix("http") != true {
             throw ValidationError("--serve-base-url must be an http(s) URL such as http://tv.lan:5004, not '\(baseURL)'")
         }
+        var plan: MulticastPlan?
+        if let multicast {
+            do { plan = try MulticastPlan(multicast, ttl: multicastTTL, interface: multicastInterface, rtp: multicastRTP) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
         return ServeConfiguration(host: host, port: port, allowed: ranges, token: token, streams: streams, device: device,
-                                  hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+                                  hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+                                  multicast: plan)
     }
 }

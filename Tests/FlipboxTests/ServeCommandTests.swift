@@ -118,6 +118,7 @@ import Testing
         }
         let headend = try HeadendProcess(arguments: [
             try Self.lineup().path, "--serve-listen", "\(subnet).1:5004", "--serve-allow", "\(subnet).2/32", "--token", "s3cret",
+            "--multicast", "239.77.1.0/24:5000", "--multicast-interface", "\(subnet).1",
         ], namespace: server)
         defer { headend.stop() }
         try #require(headend.waitForLog("HDHomeRun discovery and control listening", seconds: 30), "\(headend.logText)")
@@ -142,9 +143,33 @@ import Testing
         let withToken = inClients(["curl", "-s", "--interface", "\(subnet).3", "-o", "/dev/null", "-w", "%{http_code}",
                                    "\(base)/lineup.json?token=s3cret"])
         #expect(withToken.output == "200", "the token lets it in: \(withToken.output)")
+        // Multicast: channel 2 is sent to the block's second address, received across the veth.
+        let multicast = inClients(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name,width",
+                                   "udp://239.77.1.2:5000?localaddr=\(subnet).2&timeout=10000000"])
+        #expect(multicast.output.contains("h264,320") && multicast.output.contains("aac"), "channel 2 by multicast: \(multicast.output)\n\(headend.logText)")
+
         let control = inClients(["curl", "-s", "--interface", "\(subnet).2", "-o", "/dev/null", "-w", "%{http_code}",
                                  "\(base)/api/v1/status"])
         #expect(control.output == "404", "no control route on the serving address: \(control.output)")
+    }
+
+    /// `flipbox play --serve`: the box plays and serves the same warm ingest.
+    @Test func aPlayingBoxAlsoServes() async throws {
+        try await onOwnThread {
+            let servePort = freePort()
+            let box = try FlipboxProcess(arguments: [try Self.lineup().path, "--serve", "--serve-listen", "127.0.0.1:\(servePort)", "--no-hdhomerun"],
+                                         port: freePort())
+            defer { box.stop() }
+            let started = box.waitForStatus(seconds: 40) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }
+            try #require(started, "the box plays channel 1:\n\(box.logText)")
+            let lineup = Self.sh(["curl", "-s", "http://127.0.0.1:\(servePort)/lineup.json"])
+            #expect(lineup.output.contains("\"GuideName\":\"Green Two\""), "\(lineup.output)\n\(box.logText)")
+            let probe = Self.sh(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name,width",
+                                 "http://127.0.0.1:\(servePort)/stream/2.ts"])
+            #expect(probe.output.contains("h264,320") && probe.output.contains("aac"), "channel 2 served while 1 plays: \(probe.output)")
+            let status = box.json("GET", "/api/v1/status")
+            #expect((status.object["channel"] as? [String: Any])?["number"] as? String == "1", "the box still shows channel 1")
+        }
     }
 
     /// A box whose lineup is another head-end's `/lineup.m3u` flips through its channels.

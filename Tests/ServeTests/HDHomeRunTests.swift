@@ -63,6 +63,8 @@ extension ServeTests {
             let noTuner = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/tuner5/v3"])
             #expect(noTuner.text == "404")
             _ = try await holder.value
+            let freed = await eventually(within: 5) { await harness.server.clientCount == 0 }
+            #expect(freed, "the tuner is free once its client left")
             let probe = try await runTool("ffprobe", ["-v", "error", "-of", "csv", "-show_entries", "stream=codec_name", url], timeout: 30)
             #expect(probe.text.contains("h264"), "the lineup's URL plays: \(probe.text) \(probe.errors)")
             await harness.stop()
@@ -97,6 +99,22 @@ extension ServeTests {
             #expect(throws: ServeConfigurationError.self) { try HDHomeRunDevice(settings: ["hdhomerun-device-id": bad], seed: "s") }
             let good = try HDHomeRunDevice(settings: ["hdhomerun-device-id": String(format: "%08X", id), "hdhomerun-tuners": "3"], seed: "s")
             #expect(good.deviceID == id && good.tunerCount == 3)
+        }
+    }
+}
+
+extension ServeTests {
+    /// `--multicast 239.1.1.0/24:5000`: which group each channel goes to.
+    @Suite struct MulticastGroups {
+        @Test func channelsTakeTheBlocksAddressesInLineupOrder() throws {
+            let plan = try MulticastPlan("239.1.1.0/30:5000", ttl: 4)
+            #expect(plan.group(forChannelAt: 0) == "239.1.1.1")
+            #expect(plan.group(forChannelAt: 2) == "239.1.1.3")
+            #expect(plan.group(forChannelAt: 3) == nil, "a /30 has room for three channels")
+            #expect(try MulticastPlan("239.9.9.9:1234").group(forChannelAt: 0) == "239.9.9.9", "one address: one channel")
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("192.168.1.0/24:5000") }
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24") }
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24:5000", ttl: 0) }
         }
     }
 }

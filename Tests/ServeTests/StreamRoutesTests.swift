@@ -76,6 +76,12 @@ extension ServeTests {
             let harness = try await ServeHarness(channels: [makeChannel("test://color/ffffff?size=160x90&fps=30&gop=15", number: 1)]) {
                 $0.streams.maxClients = 1
             }
+            // HEAD answers like GET without a body, and takes no client's place.
+            for _ in 0..<3 {
+                let head = try await runTool("curl", ["-s", "-I", "-o", "/dev/null", "-w", "%{http_code}", harness.url("/stream/1.ts")])
+                #expect(head.text == "200")
+            }
+            #expect(await harness.server.clientCount == 0)
             let missing = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", harness.url("/stream/42.ts")])
             #expect(missing.text == "404")
             let garbage = try await runTool("curl", ["-s", "-w", "\n%{http_code}", harness.url("/stream/x.ts")])

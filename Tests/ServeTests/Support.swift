@@ -163,6 +163,20 @@ final class RawHTTPClient: @unchecked Sendable {
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// The status code of the answer (reads the first line, blocking up to `timeout` seconds).
+    func status(timeout: Int) -> Int? {
+        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < 64, recv(fd, &byte, 1, 0) == 1 {
+            if byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        let parts = String(decoding: line, as: UTF8.self).split(separator: " ")
+        return parts.count >= 2 ? Int(parts[1]) : nil
+    }
+
     /// Reads until the server closes the connection, on a thread of its own.
     func startReading() {
         Thread.detachNewThread { [self] in
