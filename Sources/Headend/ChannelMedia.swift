@@ -33,7 +33,8 @@ extension ChannelMedia.Video {
     init(caps: Caps) {
         let size = caps.int("width").flatMap { w in caps.int("height").map { (w, $0) } }
         let rate = caps.fraction("framerate").flatMap { $0.1 > 0 && $0.0 > 0 ? Double($0.0) / Double($0.1) : nil }
-        let mode = caps.string("interlace-mode") ?? "progressive"
+        // mpegvideoparse says interlace-mode; h264parse says coded-picture-structure=field.
+        let mode = caps.string("coded-picture-structure") == "field" ? "interleaved" : caps.string("interlace-mode") ?? "progressive"
         self.init(family: VideoFamily(caps: caps), mediaType: caps.mediaType, width: size?.0, height: size?.1,
                   framesPerSecond: rate, interlaced: mode != "progressive",
                   colour: Colorimetry(caps.string("colorimetry"), height: size?.1 ?? 720))
