@@ -14,6 +14,17 @@ public struct ChannelMedia: Sendable, Hashable {
         public var interlaced: Bool
         /// The stream's colours; `assumed` when the stream does not say (then by its size).
         public var colour: Colorimetry
+
+        public init(family: VideoFamily, mediaType: String, width: Int?, height: Int?, framesPerSecond: Double?,
+                    interlaced: Bool, colour: Colorimetry) {
+            self.family = family
+            self.mediaType = mediaType
+            self.width = width
+            self.height = height
+            self.framesPerSecond = framesPerSecond
+            self.interlaced = interlaced
+            self.colour = colour
+        }
     }
 
     /// Nil for a radio channel, and until the first keyframe's format is known.
