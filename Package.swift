@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Lineup", "Guide", "Parental", "TestSupport",
+            "Control", "Switcher", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -1,18 +1,6 @@
 import CGStreamer
 
 extension Element {
-    /// Calls `handler` once the element has added all its pads (`no-more-pads`: a demuxer or
-    /// parsebin has exposed every stream). On a streaming thread; must not change state.
-    public func onNoMorePads(_ handler: @escaping @Sendable () -> Void) {
-        typealias Handler = @Sendable () -> Void
-        let cb: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void = { _, data in
-            CallbackBox<Handler>.from(data).value()
-        }
-        _ = fb_signal_connect(object, "no-more-pads", unsafeBitCast(cb, to: GCallback.self),
-                              CallbackBox<Handler>(handler).retainedPointer(),
-                              { data, _ in CallbackBox<Handler>.release(data) })
-    }
-
     /// Stops the element (state NULL). For a branch about to be removed from a running pipeline.
     public func stop() {
         gst_element_set_state(pointer, GST_STATE_NULL)

@@ -14,6 +14,17 @@ public struct ChannelMedia: Sendable, Hashable {
         public var interlaced: Bool
         /// The stream's colours; `assumed` when the stream does not say (then by its size).
         public var colour: Colorimetry
+
+        public init(family: VideoFamily, mediaType: String, width: Int?, height: Int?, framesPerSecond: Double?,
+                    interlaced: Bool, colour: Colorimetry) {
+            self.family = family
+            self.mediaType = mediaType
+            self.width = width
+            self.height = height
+            self.framesPerSecond = framesPerSecond
+            self.interlaced = interlaced
+            self.colour = colour
+        }
     }
 
     /// Nil for a radio channel, and until the first keyframe's format is known.
@@ -33,7 +44,8 @@ extension ChannelMedia.Video {
     init(caps: Caps) {
         let size = caps.int("width").flatMap { w in caps.int("height").map { (w, $0) } }
         let rate = caps.fraction("framerate").flatMap { $0.1 > 0 && $0.0 > 0 ? Double($0.0) / Double($0.1) : nil }
-        let mode = caps.string("interlace-mode") ?? "progressive"
+        // mpegvideoparse says interlace-mode; h264parse says coded-picture-structure=field.
+        let mode = caps.string("coded-picture-structure") == "field" ? "interleaved" : caps.string("interlace-mode") ?? "progressive"
         self.init(family: VideoFamily(caps: caps), mediaType: caps.mediaType, width: size?.0, height: size?.1,
                   framesPerSecond: rate, interlaced: mode != "progressive",
                   colour: Colorimetry(caps.string("colorimetry"), height: size?.1 ?? 720))

@@ -198,6 +198,9 @@ public actor ChannelSource {
             _ = pipeline.seekToStartLooping(flush: false)
         case .latency:
             pipeline.recalculateLatency()
+        case .streamCollection(let video, let audio, _) where audio > 0:
+            // The demuxer lists its streams: without video, the channel is radio.
+            cache.markStreamKinds(video: video > 0)
         default:
             break
         }
@@ -235,8 +238,7 @@ final class StateBox: @unchecked Sendable {
 
 /// Routes the dynamic pads of an ingest (`parsebin`/`urisourcebin`) to the GOP cache: the
 /// first video stream and up to `IngestBranch.maxAudioStreams` audio streams (numbered in the
-/// order they appear, with the language their tags name), everything else to a fakesink. Tells
-/// the cache when the demuxers have exposed every stream (a channel without video is radio).
+/// order they appear, with the language their tags name), everything else to a fakesink.
 /// Runs on streaming threads (pad-added): adds and links elements, never changes pipeline state.
 final class IngestRouter: @unchecked Sendable {
     private weak var pipeline: Pipeline?
@@ -247,9 +249,6 @@ final class IngestRouter: @unchecked Sendable {
     private let lock = NSLock()
     private var haveVideo = false
     private var audioStreams = 0
-    /// Parsebins added for raw source pads that have not exposed all their streams yet.
-    private var openParsebins = 0
-    private var sourceComplete = false
 
     init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger) {
         self.pipeline = pipeline
@@ -262,16 +261,6 @@ final class IngestRouter: @unchecked Sendable {
     func attach(to element: Element) {
         let router = self
         element.onPadAdded { pad in router.route(pad) }
-        element.onNoMorePads { router.exposed(parsebin: false) }
-    }
-
-    /// One demuxing element has exposed all its pads; the cache hears when all have.
-    private func exposed(parsebin: Bool) {
-        let complete = lock.withLock {
-            if parsebin { openParsebins -= 1 } else { sourceComplete = true }
-            return sourceComplete && openParsebins == 0
-        }
-        if complete { cache.markStreamsComplete() }
     }
 
     private func route(_ pad: Pad) {
@@ -280,9 +269,7 @@ final class IngestRouter: @unchecked Sendable {
             if needsParsebin {
                 let parse = try Element.make("parsebin")
                 pipeline.add(parse)
-                lock.withLock { openParsebins += 1 }
                 parse.onPadAdded { [weak self] p in self?.routeParsed(p) }
-                parse.onNoMorePads { [weak self] in self?.exposed(parsebin: true) }
                 try pad.link(to: parse)
                 parse.syncStateWithParent()
                 return

@@ -96,6 +96,8 @@ public final class GOPCache: @unchecked Sendable {
     private var audioStream = false
     private var videoStream = false
     private var streamsComplete = false
+    /// What the demuxer's stream collection says, nil until it says it.
+    private var collectionHasVideo: Bool?
     private var languageByStream: [Int: String] = [:]
 
     /// True once the ingest routed an audio stream here (its format may not be known yet).
@@ -108,16 +110,24 @@ public final class GOPCache: @unchecked Sendable {
     /// Called by the ingest when it routes a video stream to this cache.
     public func markVideoStream() { streamLock.withLock { videoStream = true } }
 
-    /// Called by the ingest when its demuxer has exposed all its streams (`no-more-pads`).
+    /// Called when all the channel's streams are known without a demuxer saying so (a test
+    /// source, a lineup that says the channel is radio).
     public func markStreamsComplete() { streamLock.withLock { streamsComplete = true } }
+
+    /// Called by the ingest when its demuxer lists its streams (a stream collection): whether
+    /// one is video.
+    public func markStreamKinds(video: Bool) { streamLock.withLock { collectionHasVideo = video } }
 
     /// Called by the ingest when audio stream `stream` says its language (ISO 639-2, `deu`).
     public func setLanguage(_ language: String, stream: Int) { streamLock.withLock { languageByStream[stream] = language } }
 
-    /// A radio channel: the ingest has every stream and none is video, or `radioAfter` of audio
-    /// came without any video stream. Takes only the stream lock: readable under the cache lock.
+    /// A radio channel: audio and no video stream, as the demuxer lists them (or the lineup
+    /// says), or when `radioAfter` of audio came without a video stream. Takes only the stream
+    /// lock: readable under the cache lock.
     public var isAudioOnly: Bool {
-        streamLock.withLock { audioStream && !videoStream && (streamsComplete || audioOnlyByTime) }
+        streamLock.withLock {
+            audioStream && !videoStream && (collectionHasVideo.map { !$0 } ?? (streamsComplete || audioOnlyByTime))
+        }
     }
 
     /// Audio without a video stream for this long makes a channel radio even when its demuxer
@@ -293,6 +303,7 @@ public final class GOPCache: @unchecked Sendable {
                 audioStream = false
                 videoStream = false
                 streamsComplete = false
+                collectionHasVideo = nil
                 languageByStream = [:]
             }
         }

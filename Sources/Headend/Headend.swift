@@ -183,10 +183,10 @@ public actor Headend {
         let snapshot = source.cache.attach(.feed(feed)) { entry in pendingFeed.receive(entry) }
         let path: Path
         let radio = source.cache.isAudioOnly && snapshot.entries.first?.track == .audio
-        if warm, snapshot.entries.first?.isKeyframe == true || radio, let videoCaps = radio ? nil : snapshot.video {
+        if warm, radio || (snapshot.entries.first?.isKeyframe == true && snapshot.video != nil) {
             path = .warm
             prepare(feed, path)
-            try startDecoder(feed: feed, videoCaps: videoCaps, sink: sink, initial: snapshot.entries)
+            try startDecoder(feed: feed, videoCaps: radio ? nil : snapshot.video, sink: sink, initial: snapshot.entries)
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
             source.cache.detach(.feed(feed))

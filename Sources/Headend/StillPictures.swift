@@ -17,11 +17,18 @@ public final class StillPictures: @unchecked Sendable {
     /// Whether channel `id` has a picture of its own.
     public func has(_ id: String) -> Bool { lock.withLock { pictures[id] != nil } }
 
-    /// The picture of channel `id`, or the stand-in (a dark frame, made once).
+    /// The picture of channel `id`, or the stand-in (a dark blue frame, made once).
     func picture(for id: String) -> Buffer? {
         if let p = lock.withLock({ pictures[id] ?? standInFrame }) { return p }
-        let frame = try? VideoFormat(caps: Caps(target.videoCaps)).solidFrame(r: 16, g: 24, b: 48)
+        let frame = Self.solidI420(width: target.width, height: target.height, y: 29, u: 140, v: 122)
         lock.withLock { if standInFrame == nil { standInFrame = frame } }
         return frame
+    }
+
+    /// An I420 frame of one colour, written plane by plane (no conversion: it is wanted at the
+    /// moment a radio channel's sound starts).
+    static func solidI420(width: Int, height: Int, y: UInt8, u: UInt8, v: UInt8) -> Buffer {
+        let luma = width * height, chroma = ((width + 1) / 2) * ((height + 1) / 2)
+        return Buffer(bytes: [UInt8](repeating: y, count: luma) + [UInt8](repeating: u, count: chroma) + [UInt8](repeating: v, count: chroma))
     }
 }

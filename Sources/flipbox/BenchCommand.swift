@@ -47,7 +47,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Output frame rate.")
     var fps = 30
 
-    @Option(help: "Generated streams: clean, ts-loop (MPEG-TS looped by ffmpeg: a lost keyframe at every loop) or mixed (ts-loop with MPEG-2 576i, H.264 1080i and HEVC channels).")
+    @Option(help: "Generated streams: clean, ts-loop (MPEG-TS looped by ffmpeg: a lost keyframe at every loop), mixed (ts-loop with MPEG-2 576i, H.264 1080i and HEVC channels) or broadcast (six kinds: H.264/AAC, MPEG-2/MP2, H.264 1080i with two AC-3 languages, HEVC 10-bit PQ, H.264/E-AC-3, radio).")
     var streams = "clean"
 
     @Option(help: "First UDP port of the generated channels.")
@@ -135,7 +135,7 @@ struct BenchCommand: AsyncParsableCommand {
         await player.headend.setBudget(budget)
         let plan = await player.headend.applyPolicy(current: 0, last: nil)
         _ = await waitUntil(seconds: 20) {
-            plan.running.allSatisfy { player.headend.sources[$0].cache.hasKeyframe }
+            plan.running.allSatisfy { player.headend.sources[$0].cache.canStartWarm }
         }
         try await Task.sleep(for: .milliseconds(2500))
         let warmUsage = try await measure(seconds: 4)

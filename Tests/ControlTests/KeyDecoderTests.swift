@@ -76,7 +76,7 @@ struct KeyDecoderTests {
         let long = Self.esc + "[" + String(repeating: "1;", count: 20) + "A" + "3"
         let keys = decoder.decode(Self.bytes(long))
         #expect(keys.last == .digit(3))
-        // The rest decodes as plain keys ("1", ";", and the final "A", which is the audio key).
+        // What is left of it is read as plain keys (`A` is the audio key).
         #expect(keys.dropLast().allSatisfy { $0 == .other || $0 == .digit(1) || $0 == .audio })
         #expect(!decoder.hasPending)
         // A control byte inside a sequence ends it; the byte is decoded on its own.
