@@ -33,6 +33,7 @@ PACKAGES=(
   libsqlite3-dev
   libxml2-dev
   zlib1g-dev
+  chromium
 )
 
 # Python modules the tests use: prometheus_client parses /metrics as Prometheus would
