@@ -19,19 +19,6 @@ import Testing
         return try Player(lineup: lineup, options: options, logger: Self.logger)
     }
 
-    /// Power of `frequency` in interleaved stereo 48 kHz samples (Goertzel on the left channel).
-    func tonePower(_ samples: [Int16], _ frequency: Double) -> Double {
-        let left = stride(from: 0, to: samples.count, by: 2).map { Double(samples[$0]) / 32768 }
-        let k = 2 * cos(2 * Double.pi * frequency / 48000)
-        var s1 = 0.0, s2 = 0.0
-        for x in left {
-            let s = x + k * s1 - s2
-            s2 = s1
-            s1 = s
-        }
-        return (s1 * s1 + s2 * s2 - k * s1 * s2) / Double(max(1, left.count))
-    }
-
     @Test func audioFollowsTheShownChannel() async throws {
         let player = try makePlayer([
             ("Low", "test://color/ff0000?size=160x90&gop=15&tone=440"),
