@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench soak clean openapi api-fuzz example-guide
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz fuzz example-guide vm-test vm-test-short
 
 deps:
 	@./deploy/install-deps.sh
@@ -67,5 +67,37 @@ soak: deps
 	@$(SWIFT) build -c release 2>&1 | grep -E "error|Build complete" || true
 	.build/release/flipbox soak --flips 10000
 
+# Flipbox as a box on a real kernel: a QEMU guest (virtio GPU and keyboard) booted with the
+# service installed by deploy/install.sh, checked by screendumps and keys (docs/appliance.md).
+# The full form builds the release binary, refreshes the screenshots and prints the figures;
+# the short form (CI) installs the debug build and checks boot, picture, a key and a restart.
+# Exit 77 from the script means it cannot run here (no QEMU, not root): said once, not a failure.
+vm-test: deps
+	@./deploy/install-deps.sh --vm
+	@python3 deploy/vm/vm-test.py --screenshots docs/images/appliance; s=$$?; [ $$s -eq 77 ] && exit 0; exit $$s
+
+vm-test-short: build
+	@./deploy/install-deps.sh --vm || echo "vm-test: the guest's tools could not be installed"
+	@python3 deploy/vm/vm-test.py --short --binary $(FLIPBOX); s=$$?; [ $$s -eq 77 ] && exit 0; exit $$s
+
 clean:
 	rm -rf .build Channels/media
+
+# libFuzzer on the parsers of untrusted input: lineups (M3U and YAML) and XMLTV guides, each for
+# FUZZ_SECONDS, seeded with the project's own files. Findings (crash-*, timeout-*, leak-*) land in
+# .build-fuzz/findings; a finding fails the target.
+FUZZ_SECONDS ?= 60
+# (SwiftPM renames an executable's main and defines it again; libFuzzer's own main is allowed
+# to coexist, each fuzz target defines both of libFuzzer's entry points.)
+FUZZ_FLAGS = --build-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xlinker --allow-multiple-definition
+fuzz: deps
+	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-lineup 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-lineup
+	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-xmltv 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-xmltv
+	@mkdir -p .build-fuzz/corpus/lineup .build-fuzz/corpus/xmltv .build-fuzz/findings
+	@cp Channels/*.m3u Channels/*.yaml Tests/LineupTests/Fixtures/* .build-fuzz/corpus/lineup/ 2>/dev/null || true
+	@cp Tests/GuideTests/Fixtures/*.xml .build-fuzz/corpus/xmltv/ 2>/dev/null || true
+	.build-fuzz/debug/fuzz-lineup -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+		-artifact_prefix=.build-fuzz/findings/lineup- .build-fuzz/corpus/lineup
+	.build-fuzz/debug/fuzz-xmltv -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+		-artifact_prefix=.build-fuzz/findings/xmltv- .build-fuzz/corpus/xmltv
+

@@ -30,11 +30,25 @@ PACKAGES=(
   python3
   curl
   mpv
+  hdhomerun-config
   libsqlite3-dev
   libxml2-dev
   zlib1g-dev
+  libdrm-dev
   chromium
 )
+
+# `--vm`: what `make vm-test` needs besides: QEMU, debootstrap and ext4 tools for the guest,
+# and libcurl's headers for the release build with the Swift runtime linked in.
+VM_PACKAGES=(
+  qemu-system-x86
+  debootstrap
+  e2fsprogs
+  libcurl4-openssl-dev
+)
+if [ "${1:-}" = "--vm" ]; then
+  PACKAGES=("${VM_PACKAGES[@]}")
+fi
 
 # Python modules the tests use: prometheus_client parses /metrics as Prometheus would
 # (Tests/FlipboxTests/MetricsTests.swift).

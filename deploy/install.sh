@@ -102,8 +102,12 @@ if [ "$SYSTEM" = 1 ]; then
     systemctl daemon-reload
     systemctl enable flipbox.service >/dev/null
     say "enabled flipbox.service; start it now with: sudo systemctl start flipbox"
+  elif command -v systemctl >/dev/null 2>&1; then
+    # An image being built (a chroot): enabling only makes links, so the service starts at its first boot.
+    systemctl enable flipbox.service >/dev/null 2>&1 && say "enabled flipbox.service (systemd is not running here: it starts at the next boot)" \
+      || say "systemd is not running here and the unit could not be enabled: run 'systemctl enable flipbox' on the box"
   else
-    say "systemd is not running here: the unit is installed but not enabled"
+    say "systemd is not installed here: the unit is installed but not enabled"
   fi
 fi
 say "installed $BIN_DIR/flipbox, $UNIT_DIR/flipbox.service, $SHARE_DIR/{Channels,Interstitials}, config in $CONFIG_DIR"

@@ -57,6 +57,7 @@ struct StatusJSON: Encodable, Sendable {
         try c.encodeIfPresent(status.resources, forKey: .resources)
         try c.encode(status.programmes?.now.map(ProgrammeJSON.init), forKey: .now)
         try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
+        try MediaKeys.encode(status.media, into: encoder)
         try c.encode(status.lock, forKey: .locked)
     }
 }
@@ -85,6 +86,7 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
         try c.encode(channel.isFavourite, forKey: .favourite)
         try c.encode(channel.isHidden, forKey: .hidden)
+        try MediaKeys.encode(status.media, into: encoder)
     }
 }
 
@@ -103,7 +105,7 @@ struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
     /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
-    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown` or `proposal-hidden`.
+    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden` or `timeshift`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -112,6 +114,7 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .channelState: "channel-state"
         case .cardShown: "card-shown"
         case .cardHidden: "card-hidden"
+        case .timeshift: "timeshift"
         case .lockShown: "lock-shown"
         case .lockHidden: "lock-hidden"
         case .programmeChanged: "programme-changed"
@@ -152,6 +155,8 @@ struct PlayerEventJSON: Encodable, Sendable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(requestID, forKey: .requestId)
             try c.encode(ChannelJSON(channel), forKey: .channel)
+        case .timeshift(let status):
+            try status.encode(to: encoder)
         case .lockShown(let channel, let reason):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)

@@ -129,6 +129,8 @@ struct ControlRoutes<Player: PlayerControl> {
         }])
         ThumbnailRoute(player: player, admissions: admissions).register(on: table)
         OverlayRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
+        TimeshiftRoutes(player: player).register(on: table)
+        AudioRoutes(player: player).register(on: table)
         ParentalRoutes(player: player, admissions: admissions).register(on: table)
         table.on(APIPath.events, [.get: { request, _ in
             guard let ticket = admissions.eventStreams.admit() else {

@@ -36,8 +36,10 @@ public enum Key: Sendable, Hashable {
     case guide
     /// The favourites key: next flip scope, as `f`.
     case favourites
-    /// Audio track and subtitle keys; no command yet.
-    case audio, subtitle
+    /// `a` or `A` (and a remote's Audio key): the next audio track.
+    case audio
+    /// A remote's Subtitle key; no command yet.
+    case subtitle
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other
 }

@@ -191,6 +191,15 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     display.showLine("▦ no multiview: \(error)")
                 }
             }
+        case .timeshift(let command):
+            group.addTask {
+                do {
+                    let status = try await player.timeshift(command)
+                    display.showLine(status.live && !status.paused ? "⏱ live" : "⏱ \(status.paused ? "paused" : "playing") \(Int(status.behind.rounded())) s behind live")
+                } catch {
+                    display.showLine("⏱ \(error)")
+                }
+            }
         case .multiviewMove(let move):
             group.addTask {
                 do {
@@ -213,6 +222,16 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             group.addTask {
                 let scope = await player.cycleFlipScope()
                 display.showLine("↕ next/previous: \(scope)")
+            }
+        case .nextAudio:
+            group.addTask {
+                do {
+                    let status = try await player.selectAudio("next")
+                    let playing = status.audio.tracks.first { $0.index == status.audio.playing }
+                    display.showLine("♪ audio: \(playing.map { $0.languageName ?? $0.language ?? "track \($0.index + 1)" } ?? "none")")
+                } catch {
+                    display.showLine("♪ no other audio: \(error)")
+                }
             }
         case .answerProposal(let accept):
             group.addTask {

@@ -1,3 +1,4 @@
+import Headend
 import Switcher
 
 /// What a key press on the remote asks for.
@@ -22,6 +23,10 @@ public enum RemoteCommand: Sendable, Hashable {
     case multiviewSelect
     /// Switch next/previous between all channels, favourites and the current group.
     case cycleScope
+    /// Pause, seek or back to live on the channel on screen.
+    case timeshift(TimeshiftCommand)
+    /// Play the channel's next audio track (language).
+    case nextAudio
     /// Show this many PIN dots on the lock card (0 hides them).
     case showPIN(Int)
     /// Unlock the channel on screen with this PIN.

@@ -6,6 +6,7 @@ import Switcher
 /// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
 /// by Enter, a fourth digit or the timeout; Backspace (or a remote's Back) deletes a typed digit, else → recall; `i` → info;
 /// `f` (or Favourites) → next flip scope (all, favourites, group); `p` → picture-in-picture, `s` → swap, `m` → multiview;
+/// `a` (or Audio) → the next audio track;
 /// `q` → quit. Flipping with the arrows abandons a number being typed.
 ///
 /// While the multiview is open (`multiviewOpen`, set from the player's answer to `m`), the four
@@ -102,13 +103,25 @@ public struct RemoteKeypad: Sendable, Hashable {
             return [.swap]
         case .multiview:
             return abandonEntry() + [.multiview]
-        case .left, .right:
-            return []
+        case .left:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(-10)))]
+        case .right:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(10)))]
+        case .playPause:
+            return abandonEntry() + [.timeshift(.togglePause)]
+        case .rewind:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(-60)))]
+        case .fastForward:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(60)))]
+        case .stop:
+            return abandonEntry() + [.timeshift(.live)]
+        case .audio:
+            return [.nextAudio]
         case .quit:
             return abandonEntry() + [.quit]
         case .guide:
             return abandonEntry() + [.guide]
-        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .audio, .subtitle, .other:
+        case .red, .green, .yellow, .blue, .subtitle, .other:
             return []
         }
     }

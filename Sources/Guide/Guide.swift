@@ -237,11 +237,3 @@ public struct GuideStatus: Sendable, Hashable, Codable {
     public var lastError: String?
     public var refreshing: Bool
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
-}

@@ -71,6 +71,12 @@ enum YAMLLineupParser {
         var lines: [String: Int] = [:]
         for (keyNode, value) in mapping {
             let key = scalarText(keyNode) ?? ""
+            // A list of plain values (`audio-languages: [deu, eng]`) is kept as `deu, eng`.
+            if case .sequence(let items) = value, case let texts = items.compactMap(scalarText), texts.count == items.count {
+                settings[key] = texts.joined(separator: ", ")
+                lines[key] = line(value)
+                continue
+            }
             if case .mapping(let group) = value {
                 // A group of settings (`parental: {FSK: 12}`) reads as `parental.FSK: 12`.
                 for (subKeyNode, subValue) in group {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Lineup
 import Logging
 
 /// What a card says: the placeholders of a card template.
@@ -37,6 +38,8 @@ public struct CardFields: Sendable, Hashable {
 public final class InterstitialCards: @unchecked Sendable {
     public static let defaultName = "default"
     public static let noSignalName = "no-signal"
+    /// The card of a radio channel (no video), shown while its sound plays.
+    public static let radioName = "radio"
     /// The card shown instead of locked content (parental rules).
     public static let lockName = "lock"
 
@@ -146,23 +149,7 @@ public final class InterstitialCards: @unchecked Sendable {
     }
 
     /// Text made safe for SVG character data and attribute values.
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // Control characters are not allowed in XML 1.0.
-                if let a = c.asciiValue, a < 0x20, a != 0x09, a != 0x0a { continue }
-                out.append(c)
-            }
-        }
-        return out
-    }
+    public static func escape(_ text: String) -> String { XMLText.escape(text) }
 
     /// A 1x1 transparent PNG: the logo of a channel without one.
     /// A channel without a logo: an empty (transparent) SVG, so the card shows nothing there.

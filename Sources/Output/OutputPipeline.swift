@@ -41,8 +41,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private let timerQueue = DispatchQueue(label: "flipbox-output-timer")
     private var timer: DispatchSourceTimer?
     private let audioRing: AudioRing
+    /// The DRM device kmssink draws through (its `fd`); closed after the pipeline stops.
+    private let kmsDevice: FileHandle?
 
-    public init(sink: OutputSink, width: Int, height: Int, fps: Int, logger: Logger) throws {
+    /// `kms`: the device, connector and mode (the output's size) for the kms sink; nil leaves the
+    /// choice to kmssink (its first device and connector, the mode already set).
+    public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, logger: Logger) throws {
         self.sink = sink
         self.width = width
         self.height = height
@@ -50,9 +54,19 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         self.logger = logger
         let videoCaps = try Caps("video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(fps)/1,pixel-aspect-ratio=1/1")
         videoFormat = try VideoFormat(caps: videoCaps)
+        if sink == .kms, let kms {
+            guard let device = FileHandle(forUpdatingAtPath: kms.devicePath) else {
+                throw GStreamerError(code: .io, message: "the kms output cannot open \(kms.devicePath) (is the user in the video group?)")
+            }
+            kmsDevice = device
+        } else {
+            kmsDevice = nil
+        }
+        let soundCard = sink != .kms || OutputSink.soundCardPresent()
+        if !soundCard { logger.notice("no sound card (no ALSA playback device in /dev/snd): playing without sound") }
         let description = """
-            appsrc name=vsrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=1 max-size-bytes=0 max-size-time=0 leaky=downstream ! \(sink.videoDescription()) \
-            appsrc name=asrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=200000000 leaky=downstream ! audioconvert ! audioresample ! \(sink.audioDescription())
+            appsrc name=vsrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=1 max-size-bytes=0 max-size-time=0 leaky=downstream ! \(sink.videoDescription(kms: kms, kmsDevice: kmsDevice?.fileDescriptor)) \
+            appsrc name=asrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=200000000 leaky=downstream ! audioconvert ! audioresample ! \(sink.audioDescription(soundCard: soundCard))
             """
         pipeline = try Pipeline(description: description)
         guard let vsrc = pipeline.appSource(named: "vsrc"), let asrc = pipeline.appSource(named: "asrc"),
@@ -273,6 +287,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     public func shutdown() async {
         timer?.cancel()
         _ = try? await MediaExecutor.shared.run { [pipeline] in pipeline.shutdown() }
+        try? kmsDevice?.close()
     }
 }
 

@@ -9,23 +9,29 @@ public enum OutputSink: String, Sendable, CaseIterable {
     /// No display: frames are composed and kept for snapshots.
     case headless
 
-    /// `auto`: a window under X11/Wayland, KMS on a console with a DRM device, else headless.
-    public static func automatic(environment: [String: String] = ProcessInfo.processInfo.environment) -> OutputSink {
+    /// `auto`: a window under X11/Wayland; KMS when a display is connected and Flipbox runs as a
+    /// service (stdin is not a terminal) or on a text console (`TERM=linux`); else headless.
+    /// `displayConnected` is asked only when it matters.
+    public static func automatic(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                 stdinIsTerminal: Bool, displayConnected: @autoclosure () -> Bool) -> OutputSink {
         if environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true || environment["DISPLAY"].map({ !$0.isEmpty }) == true {
             return .window
         }
-        let onConsole = isatty(0) != 0 && (environment["TERM"] == "linux")
-        if onConsole, FileManager.default.fileExists(atPath: "/dev/dri/card0") { return .kms }
+        let onConsole = stdinIsTerminal && environment["TERM"] == "linux"
+        if (!stdinIsTerminal || onConsole) && displayConnected() { return .kms }
         return .headless
     }
 
-    /// The sink part of the output pipeline (constants only).
-    func videoDescription(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    /// The sink part of the output pipeline (constants only). `kmsDevice`: an open descriptor of
+    /// `kms`'s device, which kmssink uses instead of opening one by driver name.
+    func videoDescription(kms: KMSTarget? = nil, kmsDevice: Int32? = nil,
+                          environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         switch self {
         case .headless:
             return "fakesink name=vsink sync=false async=false enable-last-sample=false"
         case .kms:
-            return "videoconvert ! kmssink name=vsink sync=false async=false"
+            guard let kms, let kmsDevice else { return "videoconvert ! kmssink name=vsink sync=false async=false" }
+            return "videoconvert ! kmssink name=vsink sync=false async=false fd=\(kmsDevice) connector-id=\(kms.connectorID) force-modesetting=true"
         case .window:
             if environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true && environment["DISPLAY"] == nil {
                 return "videoconvert ! waylandsink name=vsink sync=false async=false"
@@ -34,10 +40,19 @@ public enum OutputSink: String, Sendable, CaseIterable {
         }
     }
 
-    func audioDescription() -> String {
+    /// The audio sink. A box with no sound card (no ALSA playback device) plays silently rather
+    /// than failing to start: autoaudiosink would pick a sink that errors when it opens.
+    func audioDescription(soundCard: Bool) -> String {
         switch self {
         case .headless: "fakesink name=asink sync=false async=false"
-        case .kms, .window: "autoaudiosink name=asink"
+        case .window: "autoaudiosink name=asink"
+        case .kms: soundCard ? "autoaudiosink name=asink" : "fakesink name=asink sync=false async=false"
         }
+    }
+
+    /// Whether ALSA has a playback device: a `pcmC<card>D<device>p` node in `directory`.
+    public static func soundCardPresent(directory: String = "/dev/snd") -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.contains { $0.hasPrefix("pcmC") && $0.hasSuffix("p") }
     }
 }

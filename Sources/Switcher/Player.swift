@@ -32,9 +32,15 @@ public struct PlayerOptions: Sendable {
     /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
     /// lineup's `banner-seconds` setting, else 4.
     public var bannerSeconds: Double? = nil
+    /// Pause and rewind on the channel shown; nil: off.
+    public var timeshift: TimeshiftSettings? = nil
 
     /// How long before a programme ends "Up next" shows (0: never).
     public var upNextSeconds: Double = 60
+
+    /// The device, connector and mode for the kms sink (found by probing the display); nil
+    /// leaves them to kmssink.
+    public var kms: KMSTarget? = nil
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -77,7 +83,7 @@ public actor Player {
     public nonisolated let output: OutputPipeline
     public nonisolated let headend: Headend
     public nonisolated let cards: InterstitialCards
-    private nonisolated let hub = EventHub<PlayerEvent>()
+    nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
     let logoCache: LogoCache
     /// Banner, picture-in-picture and multiview (Player+Overlays.swift).
@@ -113,7 +119,7 @@ public actor Player {
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
-        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, logger: logger)
+        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
@@ -122,7 +128,7 @@ public actor Player {
         pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
         let hub = self.hub
         let sourceStates = SourceStateRelay()
-        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height),
+        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
                           logger: logger) { channel, state in
             hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
             sourceStates.send(channel, state)
@@ -141,6 +147,7 @@ public actor Player {
     public func start() async throws {
         guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
         try await output.start()
+        await headend.setTimeshift(options.timeshift)
         let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)
         let number = lineup.channels[start].number
@@ -319,6 +326,7 @@ public actor Player {
         let ready = await logos.readyOverlay(for: channel)
         let overlay = ready ?? nil
         guard machine.pending?.requestID == id else { return }
+        prepareRadioCard(index)
         logger.info("flip #\(id) -> \(channel.number) \(channel.name)")
         let output = self.output
         do {
@@ -342,6 +350,8 @@ public actor Player {
 
     private func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: ContinuousClock.Instant) {
         perform(machine.firstFrame(requestID: requestID, feed: feed, path: path, at: at))
+        // A cold radio channel is known as radio only once its streams are: its card now.
+        if let current = machine.current { prepareRadioCard(current) }
     }
 
     private func fire(_ timer: SwitcherMachine.Timer) {
@@ -473,11 +483,12 @@ public actor Player {
         PlayerStatus(channel: machine.current.map { lineup.channels[$0] },
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
                      uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current(),
-                     programmes: machine.current.map { nowNext(lineup.channels[$0]) }, lock: machine.lockedOnScreen?.reason)
+                     programmes: machine.current.map { nowNext(lineup.channels[$0]) },
+                     media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) }, lock: machine.lockedOnScreen?.reason)
     }
 
     public nonisolated func channels() -> [ChannelStatus] {
-        zip(lineup.channels, headend.states()).map { ChannelStatus(channel: $0, state: $1) }
+        zip(lineup.channels, headend.states()).map { ChannelStatus(channel: $0, state: $1, media: headend.media(of: $0)) }
     }
 
     public nonisolated func snapshotPNG(width: Int?) async throws -> [UInt8] {
@@ -539,6 +550,8 @@ enum PlayerJob: Hashable, Sendable {
     case message
     /// The channel number being typed.
     case entry
+    /// Rendering the card of a radio channel (its picture while its sound plays).
+    case radioCard(Int)
     /// Looking at the locks again at the next moment one may change (a programme boundary).
     case locks
     /// Rendering the lock card ahead of a boundary into locked content on the channel on screen.

@@ -4,10 +4,14 @@ import LoopbackStreams
 /// The benchmark's generated channels: their URLs, stopped at the end.
 protocol BenchSenders: AnyObject {
     var urls: [String] { get }
+    /// What each channel carries, in order (the report breaks flips down by it).
+    var kinds: [String] { get }
     func stop()
 }
 
-extension BenchStreams: BenchSenders {}
+extension BenchStreams: BenchSenders {
+    var kinds: [String] { urls.map { _ in "h264 1280x720p30" } }
+}
 
 /// Which streams `bench` generates without a lineup.
 enum BenchStreamKind: String, CaseIterable {
@@ -30,6 +34,7 @@ final class HostileBenchStreams: BenchSenders {
     let urls: [String]
     /// What each channel carries, in order (for the report).
     let formats: [ClipFormat]
+    var kinds: [String] { formats.map(\.description) }
     private var senders: [Process] = []
 
     init(kind: BenchStreamKind, channels: Int, basePort: Int, log: (String) -> Void) throws {

@@ -7,6 +7,7 @@ import Lineup
 import Logging
 import Output
 import ServiceLifecycle
+import Serve
 import Switcher
 
 extension Player: PlayerControl {}
@@ -27,11 +28,14 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "auto, kms, window or headless.")
     var output: String = "auto"
 
-    @Option(help: "Output size WIDTHxHEIGHT.")
-    var size: String = "1280x720"
+    @Option(help: "Output size WIDTHxHEIGHT (default 1280x720; with --output kms, the display's mode: see --mode).")
+    var size: String?
 
-    @Option(help: "Output frame rate.")
-    var fps: Int = 30
+    @Option(help: "Output frame rate (default 30; with --output kms, the display's refresh).")
+    var fps: Int?
+
+    @OptionGroup(title: "Display")
+    var display: DisplayOptions
 
     @Option(help: "Control API address HOST:PORT (loopback unless a --token is given).")
     var http: String = "127.0.0.1:8642"
@@ -83,22 +87,21 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Do not read keys (same as --input none).")
     var noKeys = false
 
+    @Flag(help: "Also serve the lineup to other screens (HTTP MPEG-TS, HLS, HDHomeRun, M3U, XMLTV; see docs/serve.md).")
+    var serve = false
+
+    @OptionGroup(title: "Serving (with --serve)")
+    var serving: ServeOptions
+
     @Flag(help: "Log more.")
     var verbose = false
 
     func run() async throws {
         let logger = makeLogger(verbose: verbose)
-        let options = try playerOptions()
-        let path = try lineupPath()
-        let lineup: Lineup
-        do {
-            let report = LineupLoader.check(path: path)
-            for w in report.warnings { logger.warning("\(w)") }
-            lineup = try report.get()
-        } catch {
-            for d in error.errors { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
-            throw ExitCode(2)
-        }
+        var options = try playerOptions()
+        if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
+        let path = try lineupPath(self.lineup)
+        let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
         if warm == nil, let setting = lineup.settings["warm"] {
             guard let policy = WarmPolicy(setting) else {
@@ -132,7 +135,7 @@ struct PlayCommand: AsyncParsableCommand {
         let fileLimit = ProcessResources.raiseFileLimit()
         logger.debug("open-file limit: \(fileLimit)")
         try GStreamer.initialize()
-        let guide = openGuide(lineup: lineup, logger: logger)
+        let guide = openGuide(lineup: lineup, stateDir: switcher.stateDir, logger: logger)
         let player: Player
         var notifier: SystemdNotifier<Player>?
         do {
@@ -163,6 +166,18 @@ struct PlayCommand: AsyncParsableCommand {
             .init(service: app),
         ]
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
+        if serve {
+            do {
+                let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
+                let server = StreamServer(headend: player.headend, settings: configuration.streams, logger: logger)
+                services += try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
+                    .map { .init(service: $0) }
+            } catch {
+                await player.shutdown()
+                FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         let terminal = inputs.terminal ? TerminalKeys() : nil
         let evdev = inputs.evdevDirectory.map { EvdevKeys(directory: $0, map: keyMap, grab: grabInput, logger: logger) }
         let keyStreams = [terminal?.keys, evdev?.keys].compactMap { $0 }
@@ -210,20 +225,13 @@ struct PlayCommand: AsyncParsableCommand {
         return map
     }
 
-    func lineupPath() throws -> String {
-        if let lineup { return lineup }
-        guard let demo = DemoLineup.locate() else {
-            throw ValidationError("no lineup given and the demo lineup (Channels/demo.yaml) was not found; pass a lineup file")
-        }
-        return demo
-    }
-
     func playerOptions() throws -> PlayerOptions {
         let sink: OutputSink
-        if output == "auto" { sink = .automatic() } else {
+        if output == "auto" { sink = display.automaticSink() } else {
             guard let s = OutputSink(rawValue: output) else { throw ValidationError("--output must be auto, kms, window or headless, not '\(output)'") }
             sink = s
         }
+        let size = self.size ?? "1280x720", fps = self.fps ?? 30
         let parts = size.lowercased().split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (64...7680).contains(w), (64...4320).contains(h),
               w % 2 == 0, h % 2 == 0 else {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Headend
 import Lineup
 import Parental
 import Switcher
@@ -41,6 +42,12 @@ struct SwitcherOptions: ParsableArguments {
     var stateDir: String?
 
     /// Applies the options and the lineup's settings to `options`.
+    @Option(help: "Keep this much of the channel on screen to pause and rewind (e.g. 30m; off). Setting: timeshift.")
+    var timeshift: String?
+
+    @Option(help: "Timeshift data kept in memory per channel before it goes to disk (e.g. 64MB). Setting: timeshift-memory.")
+    var timeshiftMemory: String?
+
     func apply(to options: inout PlayerOptions, lineup: Lineup, lineupPath: String) throws {
         let settings = lineup.settings
         func pick(_ option: String?, _ key: String) -> (String, String)? {
@@ -97,6 +104,12 @@ struct SwitcherOptions: ParsableArguments {
             }
             options.startChannel = n
         }
+        if let (text, origin) = pick(timeshift, "timeshift"), text.lowercased() != "off" {
+            var shift = TimeshiftSettings(window: try Self.duration(text, origin, within: .seconds(10) ... .seconds(24 * 3600)),
+                                          directory: TimeshiftSettings.defaultDirectory)
+            if let (text, origin) = pick(timeshiftMemory, "timeshift-memory") { shift.memoryBytes = try WarmBudget.bytes(text, setting: origin) }
+            options.timeshift = shift
+        }
         options.interstitials = try interstitialsDirectory(settings: settings, lineupPath: lineupPath)
         if let stateDir {
             options.stateFile = (stateDir as NSString).appendingPathComponent("state.json")
@@ -125,14 +138,16 @@ struct SwitcherOptions: ParsableArguments {
         return candidates.first { FileManager.default.fileExists(atPath: ($0 as NSString).appendingPathComponent("default.svg")) }
     }
 
-    /// `80ms`, `0.4s`, `8s`, or a plain number of milliseconds.
+    /// `80ms`, `0.4s`, `8s`, `30m`, `2h`, or a plain number of milliseconds.
     static func duration(_ text: String, _ origin: String, within range: ClosedRange<Duration>) throws -> Duration {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         var value: Double?
         if t.hasSuffix("ms") { value = Double(t.dropLast(2)) }
         else if t.hasSuffix("s") { value = Double(t.dropLast()).map { $0 * 1000 } }
+        else if t.hasSuffix("m") { value = Double(t.dropLast()).map { $0 * 60_000 } }
+        else if t.hasSuffix("h") { value = Double(t.dropLast()).map { $0 * 3_600_000 } }
         else { value = Double(t) }
-        guard let ms = value, ms.isFinite else { throw ValidationError("\(origin) must be a duration like 80ms or 8s, not '\(text)'") }
+        guard let ms = value, ms.isFinite else { throw ValidationError("\(origin) must be a duration like 80ms, 8s or 30m, not '\(text)'") }
         let d = Duration.milliseconds(Int64(ms.rounded()))
         guard range.contains(d) else {
             throw ValidationError("\(origin) must be between \(range.lowerBound) and \(range.upperBound), not '\(text)'")

@@ -20,7 +20,7 @@ struct ControlAPITests {
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "application/json; charset=utf-8")
             let json = try jsonObject(response)
-            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked"])
+            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked", "video", "audio", "radio"])
             let channel = try #require(json["channel"] as? [String: Any])
             #expect(channel["number"] as? String == "7")
             #expect(channel["name"] as? String == "Red Test")
@@ -61,7 +61,7 @@ struct ControlAPITests {
             let channels = try #require(try jsonObject(response)["channels"] as? [[String: Any]])
             #expect(channels.count == 2)
             let red = channels[0]
-            #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources", "thumbnail", "favourite", "hidden"])
+            #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources", "thumbnail", "favourite", "hidden", "video", "audio", "radio"])
             #expect(red["thumbnail"] as? String == "/api/v1/channels/7/thumbnail.jpg", "channel 7 is playing: it has a picture")
             #expect(red["number"] as? String == "7")
             #expect(red["group"] as? String == "Tests")

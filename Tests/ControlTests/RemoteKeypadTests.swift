@@ -1,4 +1,5 @@
 import Control
+import Headend
 import Lineup
 import Switcher
 import Testing
@@ -15,8 +16,22 @@ struct RemoteKeypadTests {
         #expect(keypad.press(.backspace, now: at(0)) == [.flip(.recall)])
         #expect(keypad.press(.info, now: at(0)) == [.info])
         #expect(keypad.press(.quit, now: at(0)) == [.quit])
+        #expect(keypad.press(.audio, now: at(0)) == [.nextAudio])
         #expect(keypad.press(.other, now: at(0)) == [])
         #expect(keypad.press(.enter, now: at(0)) == [])
+    }
+
+    @Test func timeKeysMoveTheChannelOnScreenInTime() {
+        var keypad = RemoteKeypad()
+        #expect(keypad.press(.playPause, now: at(0)) == [.timeshift(.togglePause)])
+        #expect(keypad.press(.left, now: at(0)) == [.timeshift(.seekBy(.seconds(-10)))])
+        #expect(keypad.press(.right, now: at(0)) == [.timeshift(.seekBy(.seconds(10)))])
+        #expect(keypad.press(.rewind, now: at(0)) == [.timeshift(.seekBy(.seconds(-60)))])
+        #expect(keypad.press(.fastForward, now: at(0)) == [.timeshift(.seekBy(.seconds(60)))])
+        #expect(keypad.press(.stop, now: at(0)) == [.timeshift(.live)])
+        // A number being typed is dropped, not left on screen.
+        _ = keypad.press(.digit(4), now: at(0))
+        #expect(keypad.press(.playPause, now: at(100)) == [.hideEntry, .timeshift(.togglePause)])
     }
 
     @Test func withTheLockCardUpDigitsAreThePINShownAsDots() {

@@ -58,6 +58,23 @@ final class FlipboxProcess: @unchecked Sendable {
 
     var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// Runs `flipbox ARGUMENTS` to the end with `environment` added and no standard input; the
+    /// exit status and what it wrote (standard output and error together).
+    static func runToEnd(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// Performs a request with curl; returns the status and the body.
     func request(_ method: String, _ path: String, timeout: Int = 15) -> (status: Int, body: [UInt8]) {
         curl(["-s", "-m", "\(timeout)", "-X", method, "-o", "-", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])

@@ -4,6 +4,7 @@ import Lineup
 import Logging
 import Output
 import Switcher
+import TestSupport
 import Testing
 
 /// The player with a real headless output and real synthetic channels, in process.

@@ -1,0 +1,246 @@
+import ArgumentParser
+import Control
+import Display
+import Foundation
+import GStreamer
+import Lineup
+import Output
+
+/// `flipbox doctor`: checks what the box needs, one line each with the fix, and exits 0 when the
+/// box can play (1 when it cannot).
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check what the box needs: display, inputs, sound, GStreamer, the lineup, the key map, the state directory, the API.",
+        discussion: """
+            Without arguments, checks what the installed service runs (its unit and /etc/flipbox/flipbox.env), \
+            or `flipbox play`'s defaults when no service is installed. With arguments, checks that `play` \
+            command line: flipbox doctor -- lineup.yaml --output kms --mode 1920x1080@60. \
+            Each line is ok, NOTE (plays, with less) or FAIL (cannot play), with the fix. \
+            Exit status 0 when the box can play, 1 when it cannot.
+            """)
+
+    @Option(help: "The service's unit file.")
+    var unit: String = "/etc/systemd/system/flipbox.service"
+
+    @Argument(parsing: .captureForPassthrough, help: "A `flipbox play` command line to check instead of the service's.")
+    var playArguments: [String] = []
+
+    func run() async throws {
+        var arguments = playArguments.first == "--" ? Array(playArguments.dropFirst()) : playArguments
+        var asService = false
+        var findings: [DoctorFinding] = []
+        if arguments.isEmpty, let service = ServiceCommandLine.read(unit: unit) {
+            arguments = service.arguments
+            asService = true
+            findings.append(.ok("service", "\(unit): flipbox play \(arguments.joined(separator: " "))"))
+            findings += Self.serviceUser()
+        }
+        let play: PlayCommand
+        do { play = try PlayCommand.parse(arguments) } catch {
+            let text = PlayCommand.message(for: error)
+            print(DoctorFinding.problem("options", "flipbox play \(arguments.joined(separator: " ")): \(text)"))
+            print(DoctorReport(findings: [.problem("options", text)]).summary)
+            throw ExitCode(1)
+        }
+        findings += Self.check(play, asService: asService)
+        let report = DoctorReport(findings: findings)
+        for finding in report.findings { print(finding) }
+        print(report.summary)
+        if !report.canPlay { throw ExitCode(1) }
+    }
+
+    static func check(_ play: PlayCommand, asService: Bool) -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        // The lineup first: the elements it needs depend on it.
+        var lineup: Lineup?
+        var lineupPath: String?
+        do {
+            let path = try flipbox.lineupPath(play.lineup)
+            lineupPath = path
+            let report = LineupLoader.check(path: path)
+            if let checked = report.lineup {
+                lineup = checked
+                let warnings = report.warnings.count
+                findings.append(warnings == 0
+                    ? .ok("lineup", "\(path): \(checked.channels.count) channels")
+                    : .note("lineup", "\(path): \(checked.channels.count) channels, \(warnings) warning\(warnings == 1 ? "" : "s"), e.g. \(report.warnings[0])",
+                            fix: "flipbox lineup check \(path) lists them"))
+            } else {
+                findings.append(.problem("lineup", "\(report.errors.count) error\(report.errors.count == 1 ? "" : "s"), e.g. \(report.errors.first.map { "\($0)" } ?? path)",
+                                         fix: "flipbox lineup check \(path) lists every problem with its line"))
+            }
+        } catch {
+            findings.append(.problem("lineup", PlayCommand.message(for: error), fix: "pass a lineup file, or set FLIPBOX_LINEUP in /etc/flipbox/flipbox.env"))
+        }
+
+        let sink = outputSink(play, asService: asService)
+        findings += display(play, sink: sink)
+        findings += inputs(play, asService: asService)
+        if sink != .headless { findings.append(sound()) }
+        findings.append(gstreamer(lineup: lineup, sink: sink))
+        if let lineup, let lineupPath {
+            do { _ = try play.evdevKeyMap(lineup: lineup, path: lineupPath) } catch {
+                findings.append(.problem("keymap", PlayCommand.message(for: error), fix: "use a Linux key code name (as evtest prints it) and a key from docs/box.md"))
+            }
+        }
+        findings.append(stateDirectory(play, asService: asService))
+        findings.append(api(play, lineup: lineup))
+        return findings
+    }
+
+    /// The output `play` would use; `auto` as the service sees it (no terminal).
+    static func outputSink(_ play: PlayCommand, asService: Bool) -> OutputSink {
+        if let sink = OutputSink(rawValue: play.output) { return sink }
+        return OutputSink.automatic(stdinIsTerminal: !asService && isatty(0) == 1,
+                                    displayConnected: DisplayProbe.cards(in: DisplayOptions.deviceDirectory).cards.contains { !$0.connectedConnectors.isEmpty })
+    }
+
+    static func display(_ play: PlayCommand, sink: OutputSink) -> [DoctorFinding] {
+        let directory = DisplayOptions.deviceDirectory
+        let found = DisplayProbe.cards(in: directory)
+        var findings: [DoctorFinding] = []
+        for card in found.cards {
+            for connector in card.connectors where connector.connection == .connected {
+                findings.append(.ok("display", "\(connector.name) on \(card.path) (\(card.driver)): \(DisplayChoice.modeList(connector.modes, limit: 6))"))
+            }
+            let others = card.connectors.filter { $0.connection != .connected }.map(\.name)
+            if card.connectedConnectors.isEmpty {
+                findings.append(.note("display", "\(card.path) (\(card.driver)): nothing connected\(others.isEmpty ? "" : " to \(others.joined(separator: ", "))")",
+                                      fix: "connect the TV and turn it on"))
+            }
+        }
+        for problem in found.problems {
+            findings.append(.note("display", problem.message, fix: problem.code == .cannotOpen ? "add the service's user to the video group" : nil))
+        }
+        switch sink {
+        case .kms:
+            do {
+                let request = try play.display.modeRequest(size: play.size)
+                let choice = try DisplayChoice.choose(cards: found.cards, connectorName: play.display.connector, mode: request,
+                                                      problems: found.problems, directory: directory)
+                findings.append(.ok("output", "kms: \(choice)"))
+            } catch let error as DisplayError {
+                let fix: String? = switch error.code {
+                case .noSuchMode: "use --mode auto or one of the modes listed"
+                case .noConnectedDisplay, .noSuchConnector: "connect the TV and turn it on, or name a connector listed above with --connector"
+                case .cannotOpen: "add the service's user to the video group"
+                case .noDevice, .notModeSetting: nil
+                }
+                findings.append(.problem("output", "kms: \(error.message)", fix: fix))
+            } catch {
+                findings.append(.problem("output", PlayCommand.message(for: error)))
+            }
+        case .headless:
+            findings.append(play.output == "auto"
+                ? .note("output", "auto: no display connected, so headless (the HTTP API and snapshots work)", fix: "connect the TV and turn it on, then restart")
+                : .ok("output", "headless: no display used"))
+        case .window:
+            findings.append(.ok("output", "window on \(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? "the desktop")"))
+        }
+        return findings
+    }
+
+    static func inputs(_ play: PlayCommand, asService: Bool) -> [DoctorFinding] {
+        let inputs: RemoteInputs
+        do { inputs = try play.remoteInputs() } catch { return [.problem("input", PlayCommand.message(for: error))] }
+        guard let directory = inputs.evdevDirectory else {
+            return [inputs.terminal ? .ok("input", "the terminal's keys and the HTTP API (no evdev)") : .note("input", "no key input: only the HTTP API and the web remote", fix: "use --input evdev for remotes")]
+        }
+        let devices = EvdevKeys.survey(directory: directory)
+        let readable = devices.filter { $0.problem == nil }
+        let denied = devices.filter(\.permissionDenied)
+        var findings: [DoctorFinding] = []
+        if readable.isEmpty {
+            findings.append(.note("input", "no input device in \(directory): only the HTTP API and the web remote until a remote is plugged in",
+                                  fix: "plug in a USB remote or keyboard (picked up without a restart)"))
+        } else {
+            let names = readable.map { "\($0.name ?? "unnamed") (\(($0.path as NSString).lastPathComponent))" }
+            findings.append(.ok("input", "\(readable.count) device\(readable.count == 1 ? "" : "s"): \(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", …" : "")"))
+        }
+        if !denied.isEmpty {
+            findings.append(.note("input", "\(denied.count) device\(denied.count == 1 ? "" : "s") not readable here (\(denied[0].path): \(denied[0].problem ?? "denied"))",
+                                  fix: asService ? "the service's user reads them through the input group (sudo usermod -aG input flipbox)" : "sudo usermod -aG input $USER, then log in again"))
+        }
+        return findings
+    }
+
+    /// ALSA's playback devices (`/proc/asound/pcm`).
+    static func sound(pcmList: String = "/proc/asound/pcm") -> DoctorFinding {
+        let lines = ((try? String(contentsOfFile: pcmList, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.contains("playback") }
+        guard !lines.isEmpty else {
+            return .note("sound", "no sound card: plays without sound", fix: "connect HDMI audio or a USB sound card; `aplay -l` lists what ALSA sees")
+        }
+        let names = lines.map { line -> String in
+            let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            return parts.count > 1 ? "\(parts[1]) (\(parts[0]))" : String(line)
+        }
+        return .ok("sound", "\(names.count) playback device\(names.count == 1 ? "" : "s"): \(names.prefix(4).joined(separator: ", "))")
+    }
+
+    static func gstreamer(lineup: Lineup?, sink: OutputSink) -> DoctorFinding {
+        do { try GStreamer.initialize() } catch {
+            return .problem("gstreamer", "cannot start GStreamer: \(error)", fix: "sudo deploy/install-deps.sh")
+        }
+        let needed = RequiredElements.needed(by: lineup, sink: sink)
+        let missing = needed.filter { !GStreamer.hasElement($0) }
+        guard missing.isEmpty else {
+            let packages = Set(missing.map(RequiredElements.package(of:))).sorted()
+            return .problem("gstreamer", "\(GStreamer.version): missing \(missing.joined(separator: ", "))",
+                            fix: "sudo apt-get install \(packages.joined(separator: " "))")
+        }
+        return .ok("gstreamer", "\(GStreamer.version): the \(needed.count) elements the lineup and the output need are installed")
+    }
+
+    static func stateDirectory(_ play: PlayCommand, asService: Bool) -> DoctorFinding {
+        let directory = StateDirectory.resolve(play.switcher.stateDir)
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            return asService
+                ? .ok("state", "\(directory): systemd makes it at the first start (StateDirectory=)")
+                : .ok("state", "\(directory): made at the first start")
+        }
+        guard isDirectory.boolValue else {
+            return .note("state", "\(directory) is not a directory: the last channel is not remembered", fix: "remove it or pass --state-dir")
+        }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            return .note("state", "\(directory) is not writable here: the last channel is not remembered",
+                         fix: asService ? "sudo chown flipbox: \(directory)" : "pass a writable --state-dir")
+        }
+        return .ok("state", "\(directory): the last channel is remembered there")
+    }
+
+    static func api(_ play: PlayCommand, lineup: Lineup?) -> DoctorFinding {
+        var control: ControlServerConfiguration
+        do { control = try play.controlConfiguration() } catch { return .problem("api", PlayCommand.message(for: error)) }
+        if let setting = lineup?.settings["allow-hosts"] {
+            control.allowedHosts += setting.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        }
+        do { try control.validate() } catch {
+            return .problem("api", "\(error)", fix: "give a --token (or FLIPBOX_TOKEN), or listen on 127.0.0.1")
+        }
+        let reach = control.isLoopback ? "this box only" : "the network, with the token"
+        return .ok("api", "http://\(control.host.contains(":") ? "[\(control.host)]" : control.host):\(control.port)/ (\(reach))")
+    }
+
+    /// The `flipbox` user the unit runs as, and the groups it needs for the display, keys and sound.
+    static func serviceUser(groupFile: String = "/etc/group", passwdFile: String = "/etc/passwd") -> [DoctorFinding] {
+        let passwd = (try? String(contentsOfFile: passwdFile, encoding: .utf8)) ?? ""
+        guard passwd.split(separator: "\n").contains(where: { $0.hasPrefix("flipbox:") }) else {
+            return [.problem("service", "the unit runs as the user flipbox, which does not exist", fix: "sudo deploy/install.sh")]
+        }
+        var members: [String: Set<String>] = [:]
+        for line in ((try? String(contentsOfFile: groupFile, encoding: .utf8)) ?? "").split(separator: "\n") {
+            let fields = line.split(separator: ":", omittingEmptySubsequences: false)
+            guard fields.count >= 4 else { continue }
+            members[String(fields[0])] = Set(fields[3].split(separator: ",").map(String.init))
+        }
+        let wanted = ["video", "input", "audio", "render"].filter { members[$0] != nil }
+        let missing = wanted.filter { members[$0]?.contains("flipbox") != true }
+        guard missing.isEmpty else {
+            return [.note("service", "the user flipbox is not in \(missing.joined(separator: ", "))",
+                          fix: "sudo usermod -aG \(missing.joined(separator: ",")) flipbox")]
+        }
+        return [.ok("service", "the user flipbox is in \(wanted.joined(separator: ", "))")]
+    }
+}
