@@ -36,6 +36,7 @@ PACKAGES=(
   libxml2-dev
   zlib1g-dev
   libdrm-dev
+  chromium
 )
 
 # `--vm`: what `make vm-test` needs besides: QEMU, debootstrap and ext4 tools for the guest,

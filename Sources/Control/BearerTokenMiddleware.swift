@@ -15,8 +15,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: String
     /// Paths that also accept `?token=`.
     let queryTokenPaths: Set<String>
-    /// Paths served without a token.
-    let publicPaths: Set<String> = ["/"]
+    /// Paths served without a token (the web remote's pages; they call the API with it).
+    let publicPaths: Set<String> = ["/", "/guide"]
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response

@@ -57,6 +57,12 @@ struct ControlRoutes<Player: PlayerControl> {
             headers[.cacheControl] = "no-cache"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebRemotePage.html)))
         }])
+        table.on("/guide", [.get: { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebGuidePage.html)))
+        }])
         table.on("/api/v1/status", [.get: { _, _ in
             JSONResponse.make(.ok, StatusJSON(status: await player.status()))
         }])

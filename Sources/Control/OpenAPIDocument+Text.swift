@@ -40,6 +40,19 @@ extension OpenAPIDocument {
                     text/html:
                       schema:
                         type: string
+          /guide:
+            get:
+              operationId: webGuide
+              summary: The web remote's guide (an HTML page; channels with live pictures and two hours of programmes).
+              security:
+                - {}
+              responses:
+                "200":
+                  description: The page.
+                  content:
+                    text/html:
+                      schema:
+                        type: string
           /api/v1/status:
             get:
               operationId: status

@@ -209,6 +209,7 @@ public final class InterstitialCards: @unchecked Sendable {
         <rect width="1280" height="720" fill="#15131f"/>
         <text x="640" y="285" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="64" fill="#ffffff">Locked</text>
         <text x="640" y="350" text-anchor="middle" font-family="DejaVu Sans" font-size="40" fill="#ffffff">{{number}}  {{name}}</text>
+        <text x="640" y="400" text-anchor="middle" font-family="DejaVu Sans" font-size="30" fill="#d8d8e8">{{now.title}}</text>
         <text x="640" y="445" text-anchor="middle" font-family="DejaVu Sans" font-size="26" fill="#f0c060">{{status}}</text>
         </svg>
         """

@@ -100,7 +100,9 @@ extension Player {
         } catch {
             showPINEntry(nil)
             switch error.code {
-            case .malformed: throw UnlockError(.malformed, error.message)
+            case .malformed:
+                showMessage("A PIN is 4 to 8 digits")
+                throw UnlockError(.malformed, error.message)
             case .notSet:
                 showMessage("No PIN is set")
                 throw UnlockError(.notSet, error.message)

@@ -18,7 +18,7 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play a lineup: flip with the keys or the HTTP API.",
         discussion: """
             Keys: Up/PageUp/+ next, Down/PageDown/- previous, digits then Enter (or wait 1.5 s) to tune, \
-            Backspace for the last channel, i for info, q to quit. Remotes and keyboards on /dev/input \
+            Backspace for the last channel, i for info, g for the guide, q to quit; on a lock card, digits are the PIN. Remotes and keyboards on /dev/input \
             work too (--input evdev; key map in docs/box.md).
             """)
 
