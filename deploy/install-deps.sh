@@ -34,6 +34,7 @@ PACKAGES=(
   libxml2-dev
   zlib1g-dev
   libdrm-dev
+  libcec-dev
 )
 
 # `--vm`: what `make vm-test` needs besides: QEMU, debootstrap and ext4 tools for the guest,

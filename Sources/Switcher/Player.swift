@@ -79,12 +79,14 @@ public actor Player {
     nonisolated let screen = ScreenOverlays()
     private let store: LastChannelStore?
     nonisolated let programmes: (any ProgrammeGuide)?
-    private let logger: Logger
+    let logger: Logger
     private let startedAt = ContinuousClock.now
 
     var machine: SwitcherMachine
     private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
+    /// In TV standby (Player+Standby.swift): every channel cold, the output black.
+    var standingBy = false
     /// Asynchronous work under its purpose (see `PlayerJob`).
     private var jobs = Jobs<PlayerJob>()
 
@@ -189,7 +191,7 @@ public actor Player {
     /// Carries out the machine's effects, in order, on the actor. Work that has to wait (a
     /// decoder starting, a card rendering, a timer) runs as a job under its purpose and reports
     /// back to the machine; nothing is fired and forgotten.
-    private func perform(_ effects: [SwitcherMachine.Effect]) {
+    func perform(_ effects: [SwitcherMachine.Effect]) {
         for effect in effects {
             switch effect {
             case .activate(let id, let channel):

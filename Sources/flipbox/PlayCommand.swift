@@ -74,7 +74,7 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Switcher")
     var switcher: SwitcherOptions
 
-    @Option(help: "Key inputs: terminal, evdev, evdev:DIR (comma-separated) or none. Default: terminal when stdin is one, plus evdev when /dev/input can be read.")
+    @Option(help: "Key inputs: terminal, evdev, evdev:DIR, cec (the TV's remote over HDMI-CEC; comma-separated) or none. Default: terminal when stdin is one, plus evdev when /dev/input can be read.")
     var input: String?
 
     @Flag(help: "Grab evdev devices so their keys do not also reach a console.")
@@ -166,7 +166,11 @@ struct PlayCommand: AsyncParsableCommand {
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
         let terminal = inputs.terminal ? TerminalKeys() : nil
         let evdev = inputs.evdevDirectory.map { EvdevKeys(directory: $0, map: keyMap, grab: grabInput, logger: logger) }
-        let keyStreams = [terminal?.keys, evdev?.keys].compactMap { $0 }
+        let cec = inputs.cec ? CECRemote(logger: logger) : nil
+        if let cec {
+            services.append(.init(service: CECPowerRelay(player: player, events: cec.power), successTerminationBehavior: .ignore))
+        }
+        let keyStreams = [terminal?.keys, evdev?.keys, cec?.keys].compactMap { $0 }
         if !keyStreams.isEmpty {
             services.append(.init(service: KeyboardRemote(player: player, keys: mergeKeys(keyStreams), logger: logger),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
@@ -180,10 +184,12 @@ struct PlayCommand: AsyncParsableCommand {
         } catch {
             terminal?.restore()
             evdev?.stop()
+            cec?.stop()
             throw error
         }
         terminal?.restore()
         evdev?.stop()
+        cec?.stop()
     }
 
     func remoteInputs() throws -> RemoteInputs {
