@@ -91,7 +91,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger(verbose: verbose)
-        var options = try playerOptions()
+        var options = try playerOptions(logger: logger)
         if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
         let path = try lineupPath()
         let lineup: Lineup
@@ -225,9 +225,9 @@ struct PlayCommand: AsyncParsableCommand {
         return demo
     }
 
-    func playerOptions() throws -> PlayerOptions {
+    func playerOptions(logger: Logger? = nil) throws -> PlayerOptions {
         let sink: OutputSink
-        if output == "auto" { sink = display.automaticSink() } else {
+        if output == "auto" { sink = display.automaticSink(logger: logger) } else {
             guard let s = OutputSink(rawValue: output) else { throw ValidationError("--output must be auto, kms, window or headless, not '\(output)'") }
             sink = s
         }
