@@ -28,6 +28,8 @@ let package = Package(
         ),
         // Linux input devices (evdev ioctls, records) and inotify; only Control/Box/EvdevSyscalls.swift imports it.
         .systemLibrary(name: "CEvdev"),
+        // libcec's C interface (HDMI-CEC); only Control/Box/CECSyscalls.swift imports it.
+        .systemLibrary(name: "CCEC", providers: [.apt(["libcec-dev"])]),
         // libdrm's mode-setting queries; only Display/DRMSyscalls.swift imports it.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // Displays: DRM devices, connectors and modes, and choosing one for the kms output.
@@ -62,7 +64,7 @@ let package = Package(
             "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
-            "Lineup", "Headend", "Switcher", "Guide", "Parental", "CEvdev",
+            "Lineup", "Headend", "Switcher", "Guide", "Parental", "CEvdev", "CCEC",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -37,6 +37,7 @@ PACKAGES=(
   zlib1g-dev
   libdrm-dev
   chromium
+  libcec-dev
 )
 
 # `--vm`: what `make vm-test` needs besides: QEMU, debootstrap and ext4 tools for the guest,

@@ -44,11 +44,13 @@ public enum ImageCodec {
         pipeline.child(named: "src")?.set("location", string: path)
         guard let sink = pipeline.appSink(named: "sink") else { throw GStreamerError(code: .decode, message: "internal: no sink") }
         _ = try? pipeline.setState(.paused)
-        // Returns as soon as the picture is decoded, or at once when the file cannot be read.
-        _ = try? pipeline.waitForState(timeout: 5 * .second)
+        // Returns as soon as the picture is decoded, or at once when the file cannot be read; the
+        // limit only matters on a machine too busy to decode a logo in seconds.
+        var timedOut = false
+        do { _ = try pipeline.waitForState(timeout: 30 * .second) } catch { timedOut = error.code == .timeout }
         guard let sample = sink.pullPreroll(timeout: 0), let caps = sample.caps,
               let w = caps.int("width"), let h = caps.int("height") else {
-            let reason = pipeline.firstError ?? "not a picture GStreamer can decode"
+            let reason = pipeline.firstError ?? (timedOut ? "not decoded within 30 s (is the machine overloaded?)" : "not a picture GStreamer can decode")
             throw GStreamerError(code: .decode, message: "cannot read the image \(path): \(reason)")
         }
         var tw = w, th = h

@@ -101,6 +101,8 @@ public actor Player {
     var machine: SwitcherMachine
     private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
+    /// In TV standby (Player+Standby.swift): every channel cold, the output black.
+    var standingBy = false
     /// Asynchronous work under its purpose (see `PlayerJob`).
     private var jobs = Jobs<PlayerJob>()
     /// Which channels' content is locked now, and until when (Player+Parental.swift).

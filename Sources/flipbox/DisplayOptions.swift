@@ -25,11 +25,41 @@ struct DisplayOptions: ParsableArguments {
         return request
     }
 
+    /// How long Flipbox started by systemd waits for a display: the GPU's driver can load after
+    /// the service starts (udev loads it while the boot goes on).
+    static let serviceDisplayWait: Duration = .seconds(30)
+
+    /// Started by systemd (which sets `INVOCATION_ID` for every service it runs).
+    static var startedBySystemd: Bool { ProcessInfo.processInfo.environment["INVOCATION_ID"] != nil }
+
     /// `--output auto`: a window under X11/Wayland; KMS when a display is connected and Flipbox
-    /// runs as a service (no terminal) or on a text console; headless otherwise.
-    func automaticSink() -> OutputSink {
-        OutputSink.automatic(stdinIsTerminal: isatty(0) == 1,
-                             displayConnected: !DisplayProbe.cards(in: Self.deviceDirectory).cards.allSatisfy { $0.connectedConnectors.isEmpty })
+    /// runs as a service (no terminal) or on a text console; headless otherwise. Started by
+    /// systemd, it waits up to `serviceDisplayWait` for a display before it settles for headless.
+    func automaticSink(logger: Logger?) -> OutputSink {
+        let stdinIsTerminal = isatty(0) == 1
+        func connected() -> Bool {
+            DisplayProbe.cards(in: Self.deviceDirectory).cards.contains { !$0.connectedConnectors.isEmpty }
+        }
+        let sink = OutputSink.automatic(stdinIsTerminal: stdinIsTerminal, displayConnected: connected())
+        guard sink == .headless, Self.startedBySystemd, OutputSink.automatic(stdinIsTerminal: stdinIsTerminal, displayConnected: true) == .kms else {
+            return sink
+        }
+        logger?.notice("display: none connected yet; waiting up to \(Self.serviceDisplayWait) for one (a GPU driver may still be loading)")
+        guard Self.waitFor(Self.serviceDisplayWait, connected) else {
+            logger?.notice("display: none connected: playing headless (the HTTP API and snapshots work)")
+            return .headless
+        }
+        return .kms
+    }
+
+    /// Polls `condition` every 250 ms until it holds or `limit` passed; whether it held.
+    static func waitFor(_ limit: Duration, _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+        return true
     }
 
     /// For the kms sink: probes the displays and fills in the size, the frame rate (the mode's
@@ -37,9 +67,24 @@ struct DisplayOptions: ParsableArguments {
     /// modes found when the request cannot be met.
     func resolveKMS(into options: inout PlayerOptions, size: String?, fps: Int?, logger: Logger) throws {
         let request = try modeRequest(size: size)
+        func attempt() -> Result<DisplayChoice, DisplayError> {
+            Result { () throws(DisplayError) in try DisplayProbe.choose(in: Self.deviceDirectory, connectorName: connector, mode: request) }
+        }
+        var outcome = attempt()
+        // A service waits for its display (the GPU's driver may still be loading); a mode the
+        // display lacks does not come by waiting.
+        if case .failure(let error) = outcome, error.code != .noSuchMode, Self.startedBySystemd {
+            logger.notice("display: \(error.message); waiting up to \(Self.serviceDisplayWait)")
+            _ = Self.waitFor(Self.serviceDisplayWait) {
+                outcome = attempt()
+                if case .failure(let e) = outcome { return e.code == .noSuchMode }
+                return true
+            }
+        }
         let choice: DisplayChoice
-        do { choice = try DisplayProbe.choose(in: Self.deviceDirectory, connectorName: connector, mode: request) } catch {
-            throw ValidationError("--output kms: \(error)")
+        switch outcome {
+        case .success(let c): choice = c
+        case .failure(let error): throw ValidationError("--output kms: \(error)")
         }
         options.width = choice.mode.width
         options.height = choice.mode.height

@@ -144,13 +144,23 @@ struct DoctorCommand: AsyncParsableCommand {
     static func inputs(_ play: PlayCommand, asService: Bool) -> [DoctorFinding] {
         let inputs: RemoteInputs
         do { inputs = try play.remoteInputs() } catch { return [.problem("input", PlayCommand.message(for: error))] }
+        var findings: [DoctorFinding] = []
+        if inputs.cec {
+            switch CECRemote.findAdapter() {
+            case .success(let port?): findings.append(.ok("cec", "HDMI-CEC adapter on \(port): the TV's remote drives the box"))
+            case .success(nil): findings.append(.note("cec", "no HDMI-CEC adapter: the TV's remote does not reach the box (other remotes do)",
+                                                      fix: "a Raspberry Pi's HDMI port or a USB-CEC adapter (Pulse-Eight) between the box and the TV"))
+            case .failure(let error): findings.append(.note("cec", "HDMI-CEC: \(error)", fix: "sudo apt-get install libcec6"))
+            }
+        }
         guard let directory = inputs.evdevDirectory else {
-            return [inputs.terminal ? .ok("input", "the terminal's keys and the HTTP API (no evdev)") : .note("input", "no key input: only the HTTP API and the web remote", fix: "use --input evdev for remotes")]
+            findings.append(inputs.terminal ? .ok("input", "the terminal's keys and the HTTP API (no evdev)")
+                : .note("input", "no key input from remotes: only the HTTP API and the web remote", fix: "use --input evdev for remotes"))
+            return findings
         }
         let devices = EvdevKeys.survey(directory: directory)
         let readable = devices.filter { $0.problem == nil }
         let denied = devices.filter(\.permissionDenied)
-        var findings: [DoctorFinding] = []
         if readable.isEmpty {
             findings.append(.note("input", "no input device in \(directory): only the HTTP API and the web remote until a remote is plugged in",
                                   fix: "plug in a USB remote or keyboard (picked up without a restart)"))

@@ -75,7 +75,7 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Switcher")
     var switcher: SwitcherOptions
 
-    @Option(help: "Key inputs: terminal, evdev, evdev:DIR (comma-separated) or none. Default: terminal when stdin is one, plus evdev when /dev/input can be read.")
+    @Option(help: "Key inputs: terminal, evdev, evdev:DIR, cec (the TV's remote over HDMI-CEC; comma-separated) or none. Default: terminal when stdin is one, plus evdev when /dev/input can be read.")
     var input: String?
 
     @Flag(help: "Grab evdev devices so their keys do not also reach a console.")
@@ -98,7 +98,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger(verbose: verbose)
-        var options = try playerOptions()
+        var options = try playerOptions(logger: logger)
         if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
@@ -180,7 +180,11 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let terminal = inputs.terminal ? TerminalKeys() : nil
         let evdev = inputs.evdevDirectory.map { EvdevKeys(directory: $0, map: keyMap, grab: grabInput, logger: logger) }
-        let keyStreams = [terminal?.keys, evdev?.keys].compactMap { $0 }
+        let cec = inputs.cec ? CECRemote(logger: logger) : nil
+        if let cec {
+            services.append(.init(service: CECPowerRelay(player: player, events: cec.power), successTerminationBehavior: .ignore))
+        }
+        let keyStreams = [terminal?.keys, evdev?.keys, cec?.keys].compactMap { $0 }
         if !keyStreams.isEmpty {
             services.append(.init(service: KeyboardRemote(player: player, keys: mergeKeys(keyStreams), logger: logger),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
@@ -194,10 +198,12 @@ struct PlayCommand: AsyncParsableCommand {
         } catch {
             terminal?.restore()
             evdev?.stop()
+            cec?.stop()
             throw error
         }
         terminal?.restore()
         evdev?.stop()
+        cec?.stop()
     }
 
     func remoteInputs() throws -> RemoteInputs {
@@ -225,9 +231,9 @@ struct PlayCommand: AsyncParsableCommand {
         return map
     }
 
-    func playerOptions() throws -> PlayerOptions {
+    func playerOptions(logger: Logger? = nil) throws -> PlayerOptions {
         let sink: OutputSink
-        if output == "auto" { sink = display.automaticSink() } else {
+        if output == "auto" { sink = display.automaticSink(logger: logger) } else {
             guard let s = OutputSink(rawValue: output) else { throw ValidationError("--output must be auto, kms, window or headless, not '\(output)'") }
             sink = s
         }

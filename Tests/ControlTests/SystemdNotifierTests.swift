@@ -75,40 +75,24 @@ struct SystemdNotifierTests {
 
 @Suite("EvdevKeys errors")
 struct EvdevErrorTests {
-    /// Collects what was logged, at warning and above.
-    final class LogRecorder: LogHandler, @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            if event.level >= .warning { lock.withLock { lines.append(event.message.description) } }
-        }
-        var warnings: [String] { lock.withLock { lines } }
-    }
-
     @Test func aDeviceThatCannotBeOpenedIsSaidOnceWithItsPathAndReason() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-evdev-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let broken = dir.appendingPathComponent("event9").path
         try FileManager.default.createSymbolicLink(atPath: broken, withDestinationPath: "/nonexistent/event9")
-        let recorder = LogRecorder()
+        let recorder = LogRecorder(minimum: .warning)
         let evdev = EvdevKeys(directory: dir.path, logger: Logger(label: "test") { _ in recorder })
-        #expect(try await EvdevKeysTests.waitUntil { !recorder.warnings.isEmpty })
+        #expect(try await EvdevKeysTests.waitUntil { !recorder.messages.isEmpty })
         // Its attributes change (as udev does to new nodes): tried again, not said again.
         for _ in 0..<3 { #expect(lchown(broken, getuid(), getgid()) == 0) }
         try await Task.sleep(for: .milliseconds(300))
-        #expect(recorder.warnings == ["input: cannot open \(broken): No such file or directory"])
+        #expect(recorder.messages == ["input: cannot open \(broken): No such file or directory"])
         #expect(evdev.openDevices.isEmpty)
 
         let missing = EvdevKeys(directory: dir.appendingPathComponent("absent").path, logger: Logger(label: "test") { _ in recorder })
-        #expect(try await EvdevKeysTests.waitUntil { recorder.warnings.count == 2 })
-        #expect(recorder.warnings.last?.hasPrefix("input: cannot watch \(dir.path)/absent for input devices: No such file or directory") == true)
+        #expect(try await EvdevKeysTests.waitUntil { recorder.messages.count == 2 })
+        #expect(recorder.messages.last?.hasPrefix("input: cannot watch \(dir.path)/absent for input devices: No such file or directory") == true)
         evdev.stop()
         missing.stop()
     }

@@ -4,6 +4,24 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 
+/// Collects what was logged through it (any thread), at `minimum` and above.
+final class LogRecorder: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private let minimum: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    init(minimum: Logger.Level) { self.minimum = minimum }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        if event.level >= minimum { lock.withLock { lines.append(event.message.description) } }
+    }
+    var messages: [String] { lock.withLock { lines } }
+}
+
 /// A logger that prints nothing.
 let quietLogger = Logger(label: "control-tests") { _ in SwiftLogNoOpLogHandler() }
 

@@ -1,16 +1,19 @@
 import Foundation
 import Logging
 
-/// Which inputs produce keys for the remote: the terminal, evdev devices, or both (`--input`).
+/// Which inputs produce keys for the remote: the terminal, evdev devices, HDMI-CEC (`--input`).
 /// Every input feeds the same ``Key`` stream, so a key means the same thing from any of them.
 public struct RemoteInputs: Sendable, Hashable {
     public var terminal: Bool
     /// The directory watched for `event*` devices; nil: no evdev input.
     public var evdevDirectory: String?
+    /// The TV's remote over HDMI-CEC (libcec), and the TV's power.
+    public var cec: Bool
 
-    public init(terminal: Bool, evdevDirectory: String?) {
+    public init(terminal: Bool, evdevDirectory: String?, cec: Bool = false) {
         self.terminal = terminal
         self.evdevDirectory = evdevDirectory
+        self.cec = cec
     }
 
     /// The default: the terminal when standard input is one, plus evdev when `/dev/input` can be read.
@@ -18,10 +21,11 @@ public struct RemoteInputs: Sendable, Hashable {
         RemoteInputs(terminal: stdinIsTerminal, evdevDirectory: devInputReadable ? "/dev/input" : nil)
     }
 
-    /// Parses `terminal`, `evdev`, `evdev:DIR`, comma-separated; `none` for no keys.
+    /// Parses `terminal`, `evdev`, `evdev:DIR`, `cec`, comma-separated; `none` for no keys.
     public init(parsing text: String) throws(RemoteInputsError) {
         terminal = false
         evdevDirectory = nil
+        cec = false
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if part == "terminal" {
                 terminal = true
@@ -29,6 +33,8 @@ public struct RemoteInputs: Sendable, Hashable {
                 evdevDirectory = "/dev/input"
             } else if part.hasPrefix("evdev:"), part.count > "evdev:".count {
                 evdevDirectory = String(part.dropFirst("evdev:".count))
+            } else if part == "cec" {
+                cec = true
             } else if part == "none" {
                 continue
             } else {
@@ -41,7 +47,7 @@ public struct RemoteInputs: Sendable, Hashable {
 public struct RemoteInputsError: Error, Sendable, CustomStringConvertible {
     public var text: String
     public var description: String {
-        "--input takes terminal, evdev or evdev:DIR (comma-separated, e.g. terminal,evdev), or none; not '\(text)'"
+        "--input takes terminal, evdev, evdev:DIR or cec (comma-separated, e.g. evdev,cec), or none; not '\(text)'"
     }
 }
 
