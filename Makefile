@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench soak clean openapi api-fuzz vm-test vm-test-short
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz fuzz example-guide vm-test vm-test-short
 
 deps:
 	@./deploy/install-deps.sh
@@ -21,6 +21,10 @@ $(MEDIA):
 	@ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=640x360:rate=30 \
 		-f lavfi -i sine=frequency=587:sample_rate=48000 -t 10 \
 		-c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p -c:a aac -b:a 96k -shortest $@
+
+# A made-up guide for the example lineups (Channels/examples), from now for two days.
+example-guide: build
+	@$(FLIPBOX) guide example Channels/examples/demo.yaml --out Channels/examples/guide.xml
 
 # Plays on a display when there is one (window under X11/Wayland, KMS on a console), headless otherwise.
 demo: build media
@@ -78,3 +82,22 @@ vm-test-short: build
 
 clean:
 	rm -rf .build Channels/media
+
+# libFuzzer on the parsers of untrusted input: lineups (M3U and YAML) and XMLTV guides, each for
+# FUZZ_SECONDS, seeded with the project's own files. Findings (crash-*, timeout-*, leak-*) land in
+# .build-fuzz/findings; a finding fails the target.
+FUZZ_SECONDS ?= 60
+# (SwiftPM renames an executable's main and defines it again; libFuzzer's own main is allowed
+# to coexist, each fuzz target defines both of libFuzzer's entry points.)
+FUZZ_FLAGS = --build-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xlinker --allow-multiple-definition
+fuzz: deps
+	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-lineup 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-lineup
+	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-xmltv 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-xmltv
+	@mkdir -p .build-fuzz/corpus/lineup .build-fuzz/corpus/xmltv .build-fuzz/findings
+	@cp Channels/*.m3u Channels/*.yaml Tests/LineupTests/Fixtures/* .build-fuzz/corpus/lineup/ 2>/dev/null || true
+	@cp Tests/GuideTests/Fixtures/*.xml .build-fuzz/corpus/xmltv/ 2>/dev/null || true
+	.build-fuzz/debug/fuzz-lineup -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+		-artifact_prefix=.build-fuzz/findings/lineup- .build-fuzz/corpus/lineup
+	.build-fuzz/debug/fuzz-xmltv -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+		-artifact_prefix=.build-fuzz/findings/xmltv- .build-fuzz/corpus/xmltv
+

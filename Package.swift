@@ -17,12 +17,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // The only C: GStreamer, GLib and a shim for their macros.
         .systemLibrary(
             name: "CGStreamer",
-            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-audio-1.0",
+            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-audio-1.0 gstreamer-tag-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
         // Linux input devices (evdev ioctls, records) and inotify; only Control/Box/EvdevSyscalls.swift imports it.
@@ -48,6 +49,11 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Parental rules (ratings), the PIN (scrypt from swift-crypto) and its wrong-PIN rule.
+        .target(name: "Parental", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "Headend", dependencies: [
             "GStreamer", "Lineup", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -55,10 +61,10 @@ let package = Package(
             "GStreamer", "Lineup", "Headend", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Switcher", dependencies: [
-            "Lineup", "Headend", "Output", .product(name: "Logging", package: "swift-log"),
+            "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
-            "Lineup", "Headend", "Switcher", "Guide", "CEvdev", "CCEC",
+            "Lineup", "Headend", "Switcher", "Guide", "Parental", "CEvdev", "CCEC",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -67,8 +73,17 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        // The head-end's serving side: HTTP MPEG-TS, HLS, HDHomeRun emulation, lineup and guide exports.
+        .target(name: "Serve", dependencies: [
+            "Headend", "Lineup", "Guide", "GStreamer", "Control",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "LoopbackStreams", "Display",
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -77,16 +92,34 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
-        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "TestSupport"]),
+        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "Parental", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Lineup", "Guide", "TestSupport",
+            "Control", "Switcher", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .testTarget(name: "ServeTests", dependencies: [
+            "Serve", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams", "TestSupport"]),
     ]
 )
+
+// libFuzzer targets over the parsers of untrusted input (`make fuzz`), only when asked for:
+// they need `-sanitize=fuzzer`, which the normal build does not use.
+if Context.environment["FLIPBOX_FUZZ"] != nil {
+    package.targets += [
+        .target(name: "CFuzzer", path: "Fuzz/CFuzzer"),
+        .executableTarget(name: "fuzz-lineup", dependencies: ["Lineup", "CFuzzer"], path: "Fuzz/fuzz-lineup"),
+        .executableTarget(name: "fuzz-xmltv", dependencies: ["Guide", "CFuzzer"], path: "Fuzz/fuzz-xmltv"),
+    ]
+}

@@ -30,10 +30,13 @@ PACKAGES=(
   python3
   curl
   mpv
+  hdhomerun-config
+  iproute2
   libsqlite3-dev
   libxml2-dev
   zlib1g-dev
   libdrm-dev
+  chromium
   libcec-dev
 )
 

@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 #include <gst/video/video-overlay-composition.h>
 #include <gst/audio/audio.h>
+#include <gst/tag/tag.h>
 
 static const GstClockTime fb_clock_time_none = GST_CLOCK_TIME_NONE;
 
@@ -49,6 +50,7 @@ static inline gboolean fb_buffer_is_header(GstBuffer *b) { return GST_BUFFER_FLA
 static inline gboolean fb_buffer_is_discont(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_set_discont(GstBuffer *b) { GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_unset_discont(GstBuffer *b) { GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_DISCONT); }
+static inline void fb_buffer_set_delta(GstBuffer *b, gboolean delta) { if (delta) GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); else GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
 static inline GstBuffer *fb_buffer_make_writable(GstBuffer *b) { return gst_buffer_make_writable(b); }
 static inline GstBuffer *fb_buffer_copy_metadata_only(GstBuffer *b) {
     return gst_buffer_copy_region(b, GST_BUFFER_COPY_ALL, 0, -1);
@@ -59,6 +61,20 @@ static inline gulong fb_pad_add_buffer_probe(GstPad *pad, GstPadProbeCallback cb
     return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, cb, data, notify);
 }
 static inline GstBuffer *fb_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
+
+/// Registers a pad probe for downstream events (tags, stream start).
+static inline gulong fb_pad_add_event_probe(GstPad *pad, GstPadProbeCallback cb, gpointer data, GDestroyNotify notify) {
+    return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, cb, data, notify);
+}
+/// The tag list of a TAG event passing a probe (owned by the event), or NULL for other events.
+static inline GstTagList *fb_probe_info_tags(GstPadProbeInfo *info) {
+    GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+    if (event == NULL || GST_EVENT_TYPE(event) != GST_EVENT_TAG) return NULL;
+    GstTagList *tags = NULL;
+    gst_event_parse_tag(event, &tags);
+    return tags;
+}
+static inline gboolean fb_tag_is_string(const gchar *tag) { return gst_tag_get_type(tag) == G_TYPE_STRING; }
 
 static inline gulong fb_signal_connect(gpointer instance, const char *signal, GCallback cb, gpointer data, GClosureNotify notify) {
     return g_signal_connect_data(instance, signal, cb, data, notify, (GConnectFlags)0);

@@ -10,3 +10,9 @@
 
 /// `xmlFree` is a global function pointer (a macro in some builds); this calls it.
 static inline void cxml_free(void *pointer) { xmlFree(pointer); }
+
+static void cxml_ignore_generic_error(void *context, const char *message, ...) { (void)context; (void)message; }
+
+/// Stops libxml2 printing to stderr on this thread (encoding and I/O errors go through its
+/// generic handler, not the reader's structured one, which reports what matters with a line).
+static inline void cxml_silence_generic_errors(void) { xmlSetGenericErrorFunc(NULL, cxml_ignore_generic_error); }

@@ -46,7 +46,7 @@ struct FlipResultJSON: Encodable, Sendable {
 struct StatusJSON: Encodable, Sendable {
     var status: PlayerStatus
 
-    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next }
+    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next, locked }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -57,6 +57,8 @@ struct StatusJSON: Encodable, Sendable {
         try c.encodeIfPresent(status.resources, forKey: .resources)
         try c.encode(status.programmes?.now.map(ProgrammeJSON.init), forKey: .now)
         try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
+        try MediaKeys.encode(status.media, into: encoder)
+        try c.encode(status.lock, forKey: .locked)
     }
 }
 
@@ -84,6 +86,7 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
         try c.encode(channel.isFavourite, forKey: .favourite)
         try c.encode(channel.isHidden, forKey: .hidden)
+        try MediaKeys.encode(status.media, into: encoder)
     }
 }
 
@@ -101,7 +104,8 @@ struct ErrorJSON: Encodable, Sendable {
 struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
-    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown` or `card-hidden`.
+    /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
+    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden` or `timeshift`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -110,11 +114,17 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .channelState: "channel-state"
         case .cardShown: "card-shown"
         case .cardHidden: "card-hidden"
+        case .timeshift: "timeshift"
+        case .lockShown: "lock-shown"
+        case .lockHidden: "lock-hidden"
+        case .programmeChanged: "programme-changed"
+        case .proposalShown: "proposal-shown"
+        case .proposalHidden: "proposal-hidden"
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case requestId, request, target, channel, state, detail, reason, kind
+        case requestId, request, target, channel, state, detail, reason, kind, now, next, title
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -145,6 +155,24 @@ struct PlayerEventJSON: Encodable, Sendable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(requestID, forKey: .requestId)
             try c.encode(ChannelJSON(channel), forKey: .channel)
+        case .timeshift(let status):
+            try status.encode(to: encoder)
+        case .lockShown(let channel, let reason):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(reason, forKey: .reason)
+        case .lockHidden(let channel), .proposalHidden(let channel):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+        case .programmeChanged(let channel, let now, let next):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(now.map(ProgrammeJSON.init), forKey: .now)
+            try c.encode(next.map(ProgrammeJSON.init), forKey: .next)
+        case .proposalShown(let channel, let title):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ChannelJSON(channel), forKey: .channel)
+            try c.encode(title, forKey: .title)
         }
     }
 }

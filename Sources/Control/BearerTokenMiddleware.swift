@@ -15,8 +15,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: String
     /// Paths that also accept `?token=`.
     let queryTokenPaths: Set<String>
-    /// Paths served without a token.
-    let publicPaths: Set<String> = ["/"]
+    /// Paths served without a token (the web remote's pages; they call the API with it).
+    let publicPaths: Set<String> = ["/", "/guide"]
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -48,8 +48,20 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
     }
 
+    static func bearerToken(_ header: String?) -> String? { BearerToken.parse(header) }
+
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool { BearerToken.matches(a, b) }
+
+    private static func unauthorized(_ message: String) -> Response {
+        JSONResponse.error(.unauthorized, message, headers: [.wwwAuthenticate: #"Bearer realm="flipbox""#])
+    }
+}
+
+/// Reading and comparing bearer tokens, for every listener that takes one (the control API, the
+/// head-end's serving endpoints).
+public enum BearerToken {
     /// The token of an `Authorization: Bearer TOKEN` header, nil for anything else.
-    static func bearerToken(_ header: String?) -> String? {
+    public static func parse(_ header: String?) -> String? {
         guard let header else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
@@ -58,16 +70,12 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// Compares without stopping at the first difference, so timing does not reveal the token.
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    public static func matches(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         var difference = UInt8(truncatingIfNeeded: x.count ^ y.count)
         for i in 0..<max(x.count, y.count) {
             difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
         }
         return difference == 0 && x.count == y.count
-    }
-
-    private static func unauthorized(_ message: String) -> Response {
-        JSONResponse.error(.unauthorized, message, headers: [.wwwAuthenticate: #"Bearer realm="flipbox""#])
     }
 }

@@ -35,6 +35,7 @@ struct ControlAPI {
             admissions: APIAdmissions(configuration.limits), metrics: metrics, logger: logger
         ).register(on: routes)
         GuideRoutes(guide: guide, logger: logger).register(on: routes)
+        ReminderRoutes(guide: guide, player: player, bodyBytes: configuration.limits.bodyBytes).register(on: routes)
     }
 }
 

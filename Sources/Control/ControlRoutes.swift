@@ -57,6 +57,12 @@ struct ControlRoutes<Player: PlayerControl> {
             headers[.cacheControl] = "no-cache"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebRemotePage.html)))
         }])
+        table.on("/guide", [.get: { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebGuidePage.html)))
+        }])
         table.on("/api/v1/status", [.get: { _, _ in
             JSONResponse.make(.ok, StatusJSON(status: await player.status()))
         }])
@@ -123,6 +129,9 @@ struct ControlRoutes<Player: PlayerControl> {
         }])
         ThumbnailRoute(player: player, admissions: admissions).register(on: table)
         OverlayRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
+        TimeshiftRoutes(player: player).register(on: table)
+        AudioRoutes(player: player).register(on: table)
+        ParentalRoutes(player: player, admissions: admissions).register(on: table)
         table.on(APIPath.events, [.get: { request, _ in
             guard let ticket = admissions.eventStreams.admit() else {
                 return APIAdmissions.busy("""

@@ -32,12 +32,14 @@ public enum Key: Sendable, Hashable {
     case red, green, yellow, blue
     /// Transport keys (no command yet: timeshift is not built).
     case playPause, rewind, fastForward, stop
-    /// The programme guide key (EPG); no command yet.
+    /// The programme guide key (EPG), or `g`: the on-screen guide on or off.
     case guide
     /// The favourites key: next flip scope, as `f`.
     case favourites
-    /// Audio track and subtitle keys; no command yet.
-    case audio, subtitle
+    /// `a` or `A` (and a remote's Audio key): the next audio track.
+    case audio
+    /// A remote's Subtitle key; no command yet.
+    case subtitle
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other
 }

@@ -74,6 +74,11 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "p"), UInt8(ascii: "P"): .pip
         case UInt8(ascii: "s"), UInt8(ascii: "S"): .swap
         case UInt8(ascii: "m"), UInt8(ascii: "M"): .multiview
+        case UInt8(ascii: " "): .playPause
+        case UInt8(ascii: "<"): .rewind
+        case UInt8(ascii: ">"): .fastForward
+        case UInt8(ascii: "a"), UInt8(ascii: "A"): .audio
+        case UInt8(ascii: "g"), UInt8(ascii: "G"): .guide
         default: .other
         }
     }
@@ -126,6 +131,8 @@ public struct KeyDecoder: Sendable, Hashable {
         case ([], UInt8(ascii: "D")): .left
         case ([UInt8(ascii: "5")], UInt8(ascii: "~")): .pageUp
         case ([UInt8(ascii: "6")], UInt8(ascii: "~")): .pageDown
+        // End: xterm (`ESC [ F`), VT220 (`ESC [ 4 ~`), rxvt (`ESC [ 8 ~`).
+        case ([], UInt8(ascii: "F")), ([UInt8(ascii: "4")], UInt8(ascii: "~")), ([UInt8(ascii: "8")], UInt8(ascii: "~")): .stop
         default: .other
         }
     }
@@ -141,6 +148,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "m"): .minus
         case UInt8(ascii: "n"): .dot
         case UInt8(ascii: "M"): .enter
+        case UInt8(ascii: "F"): .stop
         case UInt8(ascii: "p")...UInt8(ascii: "y"): .digit(Int(byte - UInt8(ascii: "p")))
         default: .other
         }

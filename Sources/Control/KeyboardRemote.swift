@@ -40,6 +40,12 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         case keysEnded
         /// The player said whether the multiview is open (after `m`, a move or a select).
         case multiview(Bool)
+        /// The lock card went up (true) or away (false): digits are the PIN meanwhile.
+        case lockCard(Bool)
+        /// A proposal went up (true) or away: Enter and Back answer it meanwhile.
+        case proposal(Bool)
+        /// The player said whether the on-screen guide is open.
+        case guide(Bool)
     }
 
     public func run() async throws {
@@ -53,7 +59,10 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         let keys = self.keys
         // Entry updates reach the screen in the order they were made.
         let (entryUpdates, entrySink) = AsyncStream.makeStream(of: String?.self)
+        let (pinUpdates, pinSink) = AsyncStream.makeStream(of: Int.self)
         let player = self.player
+        // Subscribed before asking, so no lock event falls between the answer and the stream.
+        let events = player.events()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await key in keys { sink.yield(.key(key)) }
@@ -61,6 +70,21 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             }
             group.addTask {
                 for await text in entryUpdates { await player.showEntry(text) }
+            }
+            group.addTask {
+                for await typed in pinUpdates { await player.showPINEntry(typed) }
+            }
+            group.addTask {
+                sink.yield(.lockCard(await player.status().lock != nil))
+                for await event in events {
+                    switch event {
+                    case .lockShown: sink.yield(.lockCard(true))
+                    case .lockHidden: sink.yield(.lockCard(false))
+                    case .proposalShown: sink.yield(.proposal(true))
+                    case .proposalHidden: sink.yield(.proposal(false))
+                    default: break
+                    }
+                }
             }
             var keypad = RemoteKeypad(entryTimeout: entryTimeout)
             loop: for await input in inputs {
@@ -73,6 +97,15 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 case .multiview(let open):
                     keypad.multiviewOpen = open
                     commands = []
+                case .lockCard(let up):
+                    keypad.lockCardUp = up
+                    commands = []
+                case .proposal(let up):
+                    keypad.proposalUp = up
+                    commands = []
+                case .guide(let open):
+                    keypad.guideOpen = open
+                    commands = []
                 }
                 for command in commands {
                     if case .quit = command {
@@ -80,7 +113,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                         onQuit()
                         break loop
                     }
-                    perform(command, in: &group, entry: entrySink, inputs: sink)
+                    perform(command, in: &group, entry: entrySink, pin: pinSink, inputs: sink)
                 }
                 if case .key = input, let deadline = keypad.deadline {
                     // Stale ticks are harmless: the keypad only commits once its deadline has passed.
@@ -95,6 +128,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 await player.showEntry(nil)
             }
             entrySink.finish()
+            pinSink.finish()
             sink.finish()
             group.cancelAll()
         }
@@ -106,7 +140,7 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
     }
 
     private func perform(_ command: RemoteCommand, in group: inout TaskGroup<Void>, entry: AsyncStream<String?>.Continuation,
-                         inputs: AsyncStream<Input>.Continuation) {
+                         pin: AsyncStream<Int>.Continuation, inputs: AsyncStream<Input>.Continuation) {
         let player = self.player
         let display = self.display
         let logger = self.logger
@@ -157,6 +191,15 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     display.showLine("▦ no multiview: \(error)")
                 }
             }
+        case .timeshift(let command):
+            group.addTask {
+                do {
+                    let status = try await player.timeshift(command)
+                    display.showLine(status.live && !status.paused ? "⏱ live" : "⏱ \(status.paused ? "paused" : "playing") \(Int(status.behind.rounded())) s behind live")
+                } catch {
+                    display.showLine("⏱ \(error)")
+                }
+            }
         case .multiviewMove(let move):
             group.addTask {
                 do {
@@ -179,6 +222,71 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             group.addTask {
                 let scope = await player.cycleFlipScope()
                 display.showLine("↕ next/previous: \(scope)")
+            }
+        case .nextAudio:
+            group.addTask {
+                do {
+                    let status = try await player.selectAudio("next")
+                    let playing = status.audio.tracks.first { $0.index == status.audio.playing }
+                    display.showLine("♪ audio: \(playing.map { $0.languageName ?? $0.language ?? "track \($0.index + 1)" } ?? "none")")
+                } catch {
+                    display.showLine("♪ no other audio: \(error)")
+                }
+            }
+        case .answerProposal(let accept):
+            group.addTask {
+                do {
+                    if let result = try await player.answerProposal(accept: accept) {
+                        display.showLine(RemoteStatusLine.flip(result, request: Self.request(for: result)))
+                    }
+                } catch {
+                    display.showLine("✕ \(error)")
+                }
+            }
+        case .guide:
+            group.addTask {
+                let status = await player.toggleGuide()
+                inputs.yield(.guide(status.open))
+                display.showLine(status.open ? "▤ guide: arrows move, Enter tunes, Back closes" : "▤ guide closed")
+            }
+        case .guideMove(let move):
+            group.addTask {
+                do { _ = try await player.moveGuide(move) } catch { inputs.yield(.guide(false)) }
+            }
+        case .guideSelect:
+            group.addTask {
+                inputs.yield(.guide(false))
+                do {
+                    let result = try await player.selectGuide()
+                    display.showLine(RemoteStatusLine.flip(result, request: Self.request(for: result)))
+                } catch {
+                    display.showLine("▤ \(error)")
+                }
+            }
+        case .guideClose:
+            group.addTask {
+                inputs.yield(.guide(false))
+                _ = await player.closeGuide()
+            }
+        case .guideRemind:
+            group.addTask {
+                do {
+                    let reminder = try await player.remindFromGuide()
+                    display.showLine("⏰ reminder: \(reminder.title)")
+                } catch {
+                    display.showLine("⏰ \(error)")
+                }
+            }
+        case .showPIN(let typed):
+            pin.yield(typed)
+        case .unlock(let code):
+            group.addTask {
+                do {
+                    let unlocked = try await player.unlock(pin: code, channel: nil)
+                    display.showLine("🔓 \(unlocked.channel.number) \(unlocked.channel.name) unlocked")
+                } catch {
+                    display.showLine("🔒 \(error)")
+                }
             }
         case .quit:
             break

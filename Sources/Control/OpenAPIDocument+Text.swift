@@ -40,6 +40,19 @@ extension OpenAPIDocument {
                     text/html:
                       schema:
                         type: string
+          /guide:
+            get:
+              operationId: webGuide
+              summary: The web remote's guide (an HTML page; channels with live pictures and two hours of programmes).
+              security:
+                - {}
+              responses:
+                "200":
+                  description: The page.
+                  content:
+                    text/html:
+                      schema:
+                        type: string
           /api/v1/status:
             get:
               operationId: status
@@ -218,6 +231,35 @@ extension OpenAPIDocument {
               responses:
                 "200":
                   $ref: "#/components/responses/Banner"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/audio:
+            get:
+              operationId: audio
+              summary: The audio tracks of the channel on screen and the one playing.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Audio"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/audio/{track}:
+            post:
+              operationId: selectAudio
+              summary: Plays another audio track of the channel on screen, remembered for the channel.
+              description: |
+                `next`, a track number from 1 (as `GET /api/v1/audio` numbers them), or a language:
+                an ISO 639 code (`deu`, `de`, `ger`) or an English name (`German`). The new track
+                starts where the sound is; the picture plays on. 400: not a track; 404: the channel has
+                no such track or language; 409: no channel is playing, or it has no sound.
+              parameters:
+                - name: track
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  $ref: "#/components/responses/Audio"
                 default:
                   $ref: "#/components/responses/Error"
           /api/v1/pip:
@@ -436,10 +478,196 @@ extension OpenAPIDocument {
                         type: object
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/timeshift:
+            get:
+              operationId: timeshiftStatus
+              summary: Where the channel on screen stands in time; 409 when timeshift is off (`--timeshift`) or nothing is on screen.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/pause:
+            post:
+              operationId: timeshiftPause
+              summary: Pauses the picture and the sound (the channel goes on filling the buffer). 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/resume:
+            post:
+              operationId: timeshiftResume
+              summary: Plays on from where the picture was paused. 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/toggle:
+            post:
+              operationId: timeshiftToggle
+              summary: Pauses when playing, plays when paused. 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/live:
+            post:
+              operationId: timeshiftLive
+              summary: Back to the live edge. 409 when timeshift is off or nothing is buffered; 503 when no decoder can start.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/seek:
+            post:
+              operationId: timeshiftSeek
+              summary: Moves to a keyframe by a signed amount or to a time; past the live edge is live, before the buffer is its start. Exactly one of by and to; 400 otherwise.
+              parameters:
+                - name: by
+                  in: query
+                  description: A signed time, e.g. -30s, -1m30s, +10s, -90 (seconds); at most a day.
+                  schema:
+                    type: string
+                - name: to
+                  in: query
+                  description: An ISO 8601 time, e.g. 2026-11-22T20:15:00Z.
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/unlock:
+            post:
+              operationId: unlock
+              summary: |
+                Unlocks locked content with the parental PIN (the channel on screen, or "channel"), until
+                the programme ends. 403 for a wrong PIN, 429 with Retry-After after too many (5 free, then
+                waits doubling from 30 s), 409 when the channel is not locked or no PIN is set.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [pin]
+                      properties:
+                        pin:
+                          type: string
+                          description: 4 to 8 digits.
+                        channel:
+                          type: string
+                          description: A channel number; default the channel on screen.
+              responses:
+                "200":
+                  description: Unlocked; the channel on screen plays again.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [channel, until]
+                        properties:
+                          channel:
+                            $ref: "#/components/schemas/Channel"
+                          until:
+                            type: string
+                            description: When the unlock ends (ISO 8601).
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/reminders:
+            get:
+              operationId: reminders
+              summary: The reminders set, earliest first (404 without a guide).
+              responses:
+                "200":
+                  description: The reminders.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [reminders]
+                        properties:
+                          reminders:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/Reminder"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: addReminder
+              summary: |
+                Reminds of a programme: when it starts on another channel, "TITLE starts now on N — OK to
+                watch" is proposed. 404 for an unknown channel or programme, 409 when it has started.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [channel, programme]
+                      properties:
+                        channel:
+                          type: string
+                          description: A channel number.
+                        programme:
+                          type: string
+                          description: The programme's start (ISO 8601), as /api/v1/guide gives it.
+              responses:
+                "201":
+                  description: The reminder.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: "#/components/schemas/Reminder"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/reminders/{id}:
+            delete:
+              operationId: removeReminder
+              summary: Removes a reminder (404 when there is none).
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: integer
+              responses:
+                "204":
+                  description: Removed.
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/proposal/accept:
+            post:
+              operationId: acceptProposal
+              summary: Watches the proposed programme (a flip; its result and status). 409 when nothing is proposed.
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/proposal/dismiss:
+            post:
+              operationId: dismissProposal
+              summary: Takes the proposal down. 409 when nothing is proposed.
+              responses:
+                "200":
+                  description: Dismissed.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/events:
             get:
               operationId: events
-              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden).
+              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, lock-shown, lock-hidden, programme-changed, proposal-shown, proposal-hidden, timeshift).
               parameters:
                 - $ref: "#/components/parameters/QueryToken"
               responses:
@@ -520,6 +748,25 @@ extension OpenAPIDocument {
                     anyOf:
                       - $ref: "#/components/schemas/FlipResult"
                       - $ref: "#/components/schemas/Error"
+            Audio:
+              description: The audio tracks of the channel on screen and the one playing.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [channel, tracks, playing]
+                    properties:
+                      channel:
+                        oneOf:
+                          - $ref: "#/components/schemas/Channel"
+                          - type: "null"
+                      tracks:
+                        type: array
+                        items:
+                          $ref: "#/components/schemas/AudioTrack"
+                      playing:
+                        description: The number of the track playing (from 1); null without tracks.
+                        type: [integer, "null"]
             Banner:
               description: The banner's state.
               content:
@@ -566,7 +813,40 @@ extension OpenAPIDocument {
                           $ref: "#/components/schemas/Channel"
                       highlight:
                         $ref: "#/components/schemas/Channel"
+            Timeshift:
+              description: Where the channel on screen stands in time.
+              content:
+                application/json:
+                  schema:
+                    $ref: "#/components/schemas/Timeshift"
           schemas:
+            Timeshift:
+              type: object
+              required: [channel, live, paused, position, keyframes, bytesInMemory, behind]
+              properties:
+                channel:
+                  $ref: "#/components/schemas/ChannelNumber"
+                live:
+                  type: boolean
+                paused:
+                  type: boolean
+                position:
+                  type: string
+                  description: The moment on screen (ISO 8601).
+                bufferStart:
+                  type: string
+                  description: The oldest moment held (ISO 8601).
+                liveEdge:
+                  type: string
+                  description: The newest moment held (ISO 8601).
+                keyframes:
+                  type: integer
+                  description: Keyframes held (points a seek lands on).
+                bytesInMemory:
+                  type: integer
+                behind:
+                  type: number
+                  description: Seconds behind live.
             Error:
               type: object
               required: [error]
@@ -621,10 +901,70 @@ extension OpenAPIDocument {
                   type: [integer, "null"]
                 interstitialShown:
                   type: boolean
+            AudioTrack:
+              type: object
+              required: [track, language, languageName, codec, channels, playing]
+              properties:
+                track:
+                  description: The track's number (from 1), as `POST /api/v1/audio/{track}` takes it.
+                  type: integer
+                language:
+                  description: ISO 639-2/T code (`deu`), null when the stream names none.
+                  type: [string, "null"]
+                languageName:
+                  type: [string, "null"]
+                codec:
+                  type: string
+                  examples: [AAC, AAC (LATM), MPEG-1 Layer II, AC-3, E-AC-3]
+                channels:
+                  type: [integer, "null"]
+                playing:
+                  type: boolean
+            Video:
+              description: A channel's video as its stream says (null for radio, or until known).
+              type: object
+              required: [codec, width, height, fps, interlaced, colour, colorimetry, colourAssumed, hdr]
+              properties:
+                codec:
+                  type: string
+                  examples: [H.264, HEVC, MPEG-2]
+                width:
+                  type: [integer, "null"]
+                height:
+                  type: [integer, "null"]
+                fps:
+                  type: [number, "null"]
+                interlaced:
+                  description: Interlaced (deinterlaced for the output).
+                  type: boolean
+                colour:
+                  type: string
+                  examples: [BT.601, BT.709, BT.2020, BT.2100 PQ, BT.2100 HLG]
+                colorimetry:
+                  description: GStreamer's name for the colours (bt709, bt2100-pq, 1:4:7:1).
+                  type: string
+                colourAssumed:
+                  description: The stream does not say; taken by its size.
+                  type: boolean
+                hdr:
+                  type: boolean
             Status:
               type: object
               required: [channel, output, uptimeSeconds, lastFlip]
               properties:
+                video:
+                  description: The video of the channel on screen.
+                  anyOf:
+                    - $ref: "#/components/schemas/Video"
+                    - type: "null"
+                audio:
+                  description: Its audio tracks.
+                  type: array
+                  items:
+                    $ref: "#/components/schemas/AudioTrack"
+                radio:
+                  description: The channel on screen has no video.
+                  type: boolean
                 channel:
                   oneOf:
                     - $ref: "#/components/schemas/Channel"
@@ -657,6 +997,9 @@ extension OpenAPIDocument {
                   anyOf:
                     - $ref: "#/components/schemas/ProgrammeSummary"
                     - type: "null"
+                locked:
+                  description: Why the channel on screen is locked while its lock card is up (null otherwise).
+                  type: [string, "null"]
                 resources:
                   type: object
                   required: [pipelines, openFiles, fileLimit, residentBytes]
@@ -669,6 +1012,22 @@ extension OpenAPIDocument {
                       type: integer
                     residentBytes:
                       type: integer
+            Reminder:
+              type: object
+              required: [id, channel, title, start, stop]
+              properties:
+                id:
+                  type: integer
+                channel:
+                  oneOf:
+                    - $ref: "#/components/schemas/Channel"
+                    - type: "null"
+                title:
+                  type: string
+                start:
+                  type: string
+                stop:
+                  type: string
             ProgrammeSummary:
               type: object
               required: [title, start, end]
@@ -685,8 +1044,20 @@ extension OpenAPIDocument {
                   type: string
             ChannelStatus:
               type: object
-              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden]
+              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden, video, audio, radio]
               properties:
+                video:
+                  anyOf:
+                    - $ref: "#/components/schemas/Video"
+                    - type: "null"
+                audio:
+                  description: The channel's audio tracks (empty until its ingest found them).
+                  type: array
+                  items:
+                    $ref: "#/components/schemas/AudioTrack"
+                radio:
+                  description: No video stream (a radio channel).
+                  type: boolean
                 number:
                   type: string
                 name:

@@ -158,6 +158,7 @@ struct OverlayRoutes<Player: PlayerControl> {
         case .notOpen: .conflict
         case .failed: .badGateway
         case .unsupported: .notImplemented
+        case .locked: .forbidden
         }
     }
 }

@@ -1,3 +1,4 @@
+import Headend
 import Lineup
 import Switcher
 
@@ -39,6 +40,37 @@ public protocol PlayerControl: Sendable {
     func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus
     /// Tunes the highlighted channel and closes the multiview.
     func selectMultiview() async throws -> FlipResult
+
+    /// Pause, seek and back to live on the channel on screen.
+    func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus
+    /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
+    func timeshiftStatus() async -> TimeshiftStatus?
+    // Audio tracks; see Player+Audio.swift. Errors are `AudioSelectionError`.
+    /// The tracks of the channel on screen and the one playing.
+    func audioStatus() async -> AudioStatus
+    /// Plays `next`, a track number (from 1) or a language (`deu`, `de`, `German`).
+    func selectAudio(_ spec: String) async throws -> AudioStatus
+    // Parental locks; see Player+Parental.swift. Errors are `UnlockError`.
+    /// Shows `typed` PIN dots on the lock card (nil or 0 hides them).
+    func showPINEntry(_ typed: Int?) async
+    /// Unlocks channel `channel` (nil: the one on screen) with `pin`.
+    func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus
+
+    // Reminders and proposals; see Player+Programmes.swift.
+    /// The stored reminders changed: the player reads them again.
+    func remindersChanged() async
+    /// Answers the proposal on screen: accept flips to it (its result), dismiss returns nil.
+    /// Throws `OverlayError` `.notOpen` when nothing is proposed.
+    func answerProposal(accept: Bool) async throws -> FlipResult?
+
+    // The on-screen guide; see Player+GuideGrid.swift. Errors are `OverlayError`.
+    func toggleGuide() async -> GuideGridStatus
+    func closeGuide() async -> GuideGridStatus
+    func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus
+    /// Tunes the focused channel and closes the guide.
+    func selectGuide() async throws -> FlipResult
+    /// A reminder for the focused programme.
+    func remindFromGuide() async throws -> Reminder
 }
 
 extension PlayerControl {
@@ -63,5 +95,24 @@ extension PlayerControl {
     public func toggleMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus { throw Self.noOverlays }
     public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
+    public func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        throw TimeshiftFailure(.off, "this player has no timeshift")
+    }
+    public func timeshiftStatus() async -> TimeshiftStatus? { nil }
+    public func audioStatus() async -> AudioStatus { AudioStatus(channel: nil, audio: AudioState(tracks: [], playing: nil)) }
+    public func selectAudio(_ spec: String) async throws -> AudioStatus {
+        throw AudioSelectionError(code: .unsupported, message: "this player has no audio tracks")
+    }
+    public func showPINEntry(_ typed: Int?) async {}
+    public func remindersChanged() async {}
+    public func toggleGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
+    public func closeGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
+    public func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus { throw Self.noOverlays }
+    public func selectGuide() async throws -> FlipResult { throw Self.noOverlays }
+    public func remindFromGuide() async throws -> Reminder { throw Self.noOverlays }
+    public func answerProposal(accept: Bool) async throws -> FlipResult? { throw Self.noOverlays }
+    public func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus {
+        throw UnlockError(.notLocked, "this player has no parental locks")
+    }
     private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

@@ -1,3 +1,4 @@
+import Headend
 import Switcher
 
 /// What a key press on the remote asks for.
@@ -22,6 +23,26 @@ public enum RemoteCommand: Sendable, Hashable {
     case multiviewSelect
     /// Switch next/previous between all channels, favourites and the current group.
     case cycleScope
+    /// Pause, seek or back to live on the channel on screen.
+    case timeshift(TimeshiftCommand)
+    /// Play the channel's next audio track (language).
+    case nextAudio
+    /// Show this many PIN dots on the lock card (0 hides them).
+    case showPIN(Int)
+    /// Unlock the channel on screen with this PIN.
+    case unlock(pin: String)
+    /// Answer the proposal on screen: OK watches, Back dismisses.
+    case answerProposal(accept: Bool)
+    /// The on-screen guide on or off.
+    case guide
+    /// Move the guide's focus.
+    case guideMove(GuideMove)
+    /// Tune the guide's focused channel.
+    case guideSelect
+    /// Close the guide.
+    case guideClose
+    /// A reminder for the guide's focused programme.
+    case guideRemind
     /// Leave the player.
     case quit
 }

@@ -6,14 +6,30 @@ import Switcher
 /// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
 /// by Enter, a fourth digit or the timeout; Backspace (or a remote's Back) deletes a typed digit, else → recall; `i` → info;
 /// `f` (or Favourites) → next flip scope (all, favourites, group); `p` → picture-in-picture, `s` → swap, `m` → multiview;
+/// `a` (or Audio) → the next audio track;
 /// `q` → quit. Flipping with the arrows abandons a number being typed.
 ///
 /// While the multiview is open (`multiviewOpen`, set from the player's answer to `m`), the four
 /// arrows move its highlight and Enter tunes the highlighted channel (a typed number still wins).
+///
+/// While the lock card is up (`lockCardUp`, from the player's lock events), digits are the PIN,
+/// shown as dots: Enter (or an eighth digit) unlocks, Backspace/Back deletes a digit (with none
+/// typed, the last channel); the arrows still flip away, and drop what was typed.
 public struct RemoteKeypad: Sendable, Hashable {
     public private(set) var entry: ChannelNumberEntry
     /// Whether the multiview is on screen; the arrows and Enter act on it then.
     public var multiviewOpen = false
+    /// Whether the lock card is on screen; digits go to the PIN then.
+    public var lockCardUp = false {
+        didSet { if !lockCardUp { pin = "" } }
+    }
+    /// The PIN typed so far (never shown: only its length is).
+    private var pin = ""
+    /// Whether a proposal ("… OK to watch") is on screen: Enter accepts it, Back dismisses it.
+    public var proposalUp = false
+    /// Whether the on-screen guide is open: arrows and pages move it, Enter tunes, Back closes,
+    /// the red key sets a reminder.
+    public var guideOpen = false
 
     public init(entryTimeout: Duration = ChannelNumberEntry.defaultTimeout) {
         entry = ChannelNumberEntry(timeout: entryTimeout)
@@ -24,6 +40,36 @@ public struct RemoteKeypad: Sendable, Hashable {
 
     /// The commands for one key press, in order.
     public mutating func press(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        guard lockCardUp else { return usual(key, now: now) }
+        if let commands = pinKey(key) { return commands }
+        // Flipping away (or any other key) drops a PIN half typed.
+        let dropped: [RemoteCommand] = pin.isEmpty ? [] : [.showPIN(0)]
+        pin = ""
+        return dropped + usual(key, now: now)
+    }
+
+    private mutating func usual(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        if guideOpen, !entry.isActive {
+            switch key {
+            case .up: return [.guideMove(.up)]
+            case .down: return [.guideMove(.down)]
+            case .left: return [.guideMove(.left)]
+            case .right: return [.guideMove(.right)]
+            case .pageUp, .plus: return [.guideMove(.pageUp)]
+            case .pageDown, .minus: return [.guideMove(.pageDown)]
+            case .enter: return [.guideSelect]
+            case .backspace, .back: return [.guideClose]
+            case .red: return [.guideRemind]
+            default: break
+            }
+        }
+        if proposalUp, !entry.isActive {
+            switch key {
+            case .enter: return [.answerProposal(accept: true)]
+            case .backspace, .back: return [.answerProposal(accept: false)]
+            default: break
+            }
+        }
         if multiviewOpen, !entry.isActive {
             switch key {
             case .up: return [.multiviewMove(.up)]
@@ -57,13 +103,52 @@ public struct RemoteKeypad: Sendable, Hashable {
             return [.swap]
         case .multiview:
             return abandonEntry() + [.multiview]
-        case .left, .right:
-            return []
+        case .left:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(-10)))]
+        case .right:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(10)))]
+        case .playPause:
+            return abandonEntry() + [.timeshift(.togglePause)]
+        case .rewind:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(-60)))]
+        case .fastForward:
+            return abandonEntry() + [.timeshift(.seekBy(.seconds(60)))]
+        case .stop:
+            return abandonEntry() + [.timeshift(.live)]
+        case .audio:
+            return [.nextAudio]
         case .quit:
             return abandonEntry() + [.quit]
-        case .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide, .audio, .subtitle, .other:
+        case .guide:
+            return abandonEntry() + [.guide]
+        case .red, .green, .yellow, .blue, .subtitle, .other:
             return []
         }
+    }
+
+    /// A key of the PIN entry, or nil when the key keeps its usual meaning.
+    private mutating func pinKey(_ key: Key) -> [RemoteCommand]? {
+        switch key {
+        case .digit(let digit):
+            guard pin.count < 8 else { return [] }
+            pin += String(digit)
+            return pin.count == 8 ? submitPIN() : [.showPIN(pin.count)]
+        case .enter:
+            return pin.isEmpty ? nil : submitPIN()
+        case .backspace, .back:
+            guard !pin.isEmpty else { return nil }
+            pin.removeLast()
+            return [.showPIN(pin.count)]
+        case .dot:
+            return []
+        default:
+            return nil
+        }
+    }
+
+    private mutating func submitPIN() -> [RemoteCommand] {
+        defer { pin = "" }
+        return [.unlock(pin: pin)]
     }
 
     /// The commands due at `now`: the typed number when its timeout has passed.

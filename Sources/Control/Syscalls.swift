@@ -53,6 +53,13 @@ enum Syscalls {
         return TerminalMode(raw: raw)
     }
 
+    /// `mode` without echo (lines are still read whole): for typing a PIN.
+    static func withoutEcho(_ mode: TerminalMode) -> TerminalMode {
+        var raw = mode.raw
+        raw.c_lflag &= ~tcflag_t(ECHO)
+        return TerminalMode(raw: raw)
+    }
+
     /// `poll(2)` for input for up to `timeoutMilliseconds`, then `read(2)` up to `capacity` bytes.
     static func readInput(_ fd: Int32, capacity: Int, timeoutMilliseconds: Int32) -> ReadResult {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

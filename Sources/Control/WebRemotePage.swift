@@ -23,6 +23,7 @@ enum WebRemotePage {
   #channel { font-size: 1.3em; font-weight: 600; }
   #number { color: var(--accent); margin-right: .4em; }
   #last, #conn { color: var(--dim); font-size: .9em; min-height: 1.4em; }
+  #guide { color: var(--accent); font-size: .9em; }
   #entry { font-size: 1.6em; text-align: center; min-height: 1.5em; letter-spacing: .15em; color: var(--accent); }
   .row { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8px; }
   button { font: inherit; font-size: 1.3em; padding: 14px 0; border: 0; border-radius: 10px;
@@ -39,6 +40,7 @@ enum WebRemotePage {
     <div id="channel"><span id="number">–</span><span id="name">no channel</span></div>
     <div id="last"></div>
     <div id="conn">connecting…</div>
+    <a id="guide" href="/guide">guide</a>
   </section>
   <div class="row nav">
     <button data-flip="next" title="next channel (↑)">▲</button>
@@ -59,6 +61,7 @@ const token = new URLSearchParams(location.search).get("token");
 const headers = token ? { "Authorization": "Bearer " + token } : {};
 const withToken = (url) => token ? url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : url;
 const $ = (id) => document.getElementById(id);
+$("guide").href = withToken("/guide");
 
 function showChannel(channel) {
   $("number").textContent = channel ? channel.number : "–";

@@ -16,6 +16,15 @@ public final class Buffer: @unchecked Sendable {
         self.init(takingOwnership: b)
     }
 
+    /// A new buffer holding a copy of `bytes`, with its times and keyframe mark (a compressed
+    /// frame read back from storage).
+    public convenience init(bytes: [UInt8], pts: ClockTime, dts: ClockTime, keyframe: Bool) {
+        self.init(bytes: bytes)
+        fb_buffer_set_pts(pointer, pts)
+        fb_buffer_set_dts(pointer, dts)
+        fb_buffer_set_delta(pointer, keyframe ? 0 : 1)
+    }
+
     public var pts: ClockTime { fb_buffer_pts(pointer) }
     public var dts: ClockTime { fb_buffer_dts(pointer) }
     public var duration: ClockTime { fb_buffer_duration(pointer) }

@@ -17,6 +17,8 @@ public enum BusMessage: Sendable, CustomStringConvertible {
     case element(source: String, name: String)
     /// The pipeline's latency changed; call `recalculateLatency()`.
     case latency
+    /// A demuxer says which streams its input holds (`GstStreamCollection`): how many of each kind.
+    case streamCollection(video: Int, audio: Int, other: Int)
 
     public var description: String {
         switch self {
@@ -29,6 +31,7 @@ public enum BusMessage: Sendable, CustomStringConvertible {
         case .buffering(let p): "buffering \(p)%"
         case .element(let s, let n): "\(n) from \(s)"
         case .latency: "latency"
+        case .streamCollection(let v, let a, let o): "streams: \(v) video, \(a) audio, \(o) other"
         }
     }
 
@@ -63,6 +66,18 @@ public enum BusMessage: Sendable, CustomStringConvertible {
             var old = GST_STATE_NULL, new = GST_STATE_NULL, pending = GST_STATE_NULL
             gst_message_parse_state_changed(m, &old, &new, &pending)
             self = .stateChanged(old: State(old), new: State(new))
+        case GST_MESSAGE_STREAM_COLLECTION:
+            var collection: UnsafeMutablePointer<GstStreamCollection>?
+            gst_message_parse_stream_collection(m, &collection)
+            guard let collection else { return nil }
+            defer { gst_object_unref(UnsafeMutableRawPointer(collection)) }
+            var video = 0, audio = 0, other = 0
+            for i in 0..<gst_stream_collection_get_size(collection) {
+                guard let stream = gst_stream_collection_get_stream(collection, i) else { continue }
+                let type = gst_stream_get_stream_type(stream).rawValue
+                if type & GST_STREAM_TYPE_VIDEO.rawValue != 0 { video += 1 } else if type & GST_STREAM_TYPE_AUDIO.rawValue != 0 { audio += 1 } else { other += 1 }
+            }
+            self = .streamCollection(video: video, audio: audio, other: other)
         case GST_MESSAGE_ELEMENT:
             guard let s = gst_message_get_structure(m) else { return nil }
             self = .element(source: sourceName, name: String(cString: gst_structure_get_name(s)))

@@ -11,6 +11,8 @@ import Logging
 /// queries keep answering from the old guide until the new one is committed.
 public final class Guide: Sendable {
     public let store: GuideStore
+    /// The viewer's reminders, kept beside the guide (`reminders.sqlite`).
+    public let reminders: ReminderStore
     /// Guide files and URLs, as the lineup names them (files as absolute paths).
     public let sources: [String]
     public let lineup: Lineup
@@ -33,6 +35,7 @@ public final class Guide: Sendable {
         self.refreshInterval = lineup.guideRefresh
         self.logger = logger
         store = try GuideStore(path: (stateDirectory as NSString).appendingPathComponent(Self.fileName))
+        reminders = try ReminderStore(directory: stateDirectory)
         rematch()
     }
 
@@ -62,6 +65,11 @@ public final class Guide: Sendable {
             result[id] = match.guideChannel(for: id).flatMap { byGuideChannel[$0] } ?? []
         }
         return result
+    }
+
+    /// Calls `observer` after every successful refresh (on the refreshing task; keep it short).
+    public func onRefresh(_ observer: @escaping @Sendable () -> Void) {
+        state.withLock { $0.observers.append(observer) }
     }
 
     /// Which guide channel each lineup channel takes (recomputed after every import).
@@ -104,7 +112,12 @@ public final class Guide: Sendable {
         do {
             let summary = try await importSources()
             rematch()
-            state.withLock { $0.lastError = nil; $0.refreshing = false }
+            let observers = state.withLock { s in
+                s.lastError = nil
+                s.refreshing = false
+                return s.observers
+            }
+            for observer in observers { observer() }
             logger.notice("guide imported", metadata: [
                 "programmes": "\(summary.programmes)", "channels": "\(summary.channels)",
                 "matched": "\(match.entries.count)/\(lineup.channels.count)",
@@ -199,6 +212,7 @@ private final class LockedState: @unchecked Sendable {
         var refreshing = false
         var lastAttempt: Date?
         var lastError: GuideError?
+        var observers: [@Sendable () -> Void] = []
     }
 
     private let lock = NSLock()
@@ -222,12 +236,4 @@ public struct GuideStatus: Sendable, Hashable, Codable {
     /// Why the last refresh failed; nil after a good one.
     public var lastError: String?
     public var refreshing: Bool
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
 }

@@ -37,6 +37,7 @@ final class XMLStreamReader {
         self.name = name
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
+        cxml_silence_generic_errors()
         guard let reader = xmlReaderForIO(Self.readCallback, Self.closeCallback, opaque, name, nil, options) else {
             throw GuideError(.badXML, "cannot start the XML reader", source: name)
         }

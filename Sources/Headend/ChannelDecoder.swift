@@ -8,16 +8,82 @@ public protocol DecodedFrameSink: AnyObject, Sendable {
     func presentAudio(_ samples: Buffer, feed: UInt)
 }
 
-/// The formats decoders deliver: raw video at the output size, raw audio at the output rate.
+/// The formats decoders deliver: raw video at the output size, raw audio at the output rate;
+/// and how they get there (deinterlacing).
 public struct DecodeTarget: Sendable {
     public var width: Int
     public var height: Int
-    public init(width: Int, height: Int) {
+    /// The output's frame rate: interlaced video is deinterlaced to one frame per field when
+    /// the output shows 50 frames a second or more, else to one frame per frame.
+    public var fps: Int
+    /// How interlaced video is deinterlaced; progressive video never is.
+    public var deinterlace: Deinterlace
+
+    public init(width: Int, height: Int, fps: Int = 30, deinterlace: Deinterlace = .default) {
         self.width = width
         self.height = height
+        self.fps = fps
+        self.deinterlace = deinterlace
     }
-    public var videoCaps: String { "video/x-raw,format=I420,width=\(width),height=\(height),pixel-aspect-ratio=1/1" }
+
+    /// The colours of the output frames: what GStreamer takes for YUV of the output's size when
+    /// caps do not say (the output pipeline, its cards and snapshots assume it), so a BT.601 SD
+    /// channel on an HD output is converted to BT.709 instead of shown with the wrong matrix.
+    public var colorimetry: String { height >= 2160 ? "bt2020" : height > 576 ? "bt709" : "bt601" }
+
+    public var videoCaps: String {
+        "video/x-raw,format=I420,width=\(width),height=\(height),pixel-aspect-ratio=1/1,colorimetry=\(colorimetry)"
+    }
     public static let audioCaps = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=2"
+
+    /// The conversion from the decoder's format to the output's (the matrix always; primaries
+    /// and transfer for wide-gamut and HDR streams, see `ChannelDecoder.bind`).
+    var conversion: String {
+        var chain = "videoconvert name=convert ! videoscale"
+        if let d = deinterlace.element(fieldRate: fps >= 50) { chain = d + " ! " + chain }
+        return chain
+    }
+}
+
+/// How interlaced video is made progressive (the `deinterlace` setting).
+public enum Deinterlace: Sendable, Hashable, CustomStringConvertible {
+    /// Never (for a display that deinterlaces itself).
+    case off
+    /// With GStreamer's `deinterlace` method of this name (`linear`, `yadif`, `greedyh`, ...).
+    case method(String)
+
+    /// Linear interpolation: cheap on a small box, no combing.
+    public static let `default` = Deinterlace.method("linear")
+
+    static let methods = ["linear", "yadif", "greedyh", "greedyl", "vfir", "tomsmocomp", "scalerbob"]
+
+    /// `off` or a method name; nil for anything else.
+    public init?(_ text: String) {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if t == "off" || t == "none" { self = .off; return }
+        if t == "on" || t == "auto" { self = .default; return }
+        guard Self.methods.contains(t) else { return nil }
+        self = .method(t)
+    }
+
+    public var description: String {
+        switch self {
+        case .off: "off"
+        case .method(let m): m
+        }
+    }
+
+    /// The element: `mode=auto` passes progressive frames through untouched and deinterlaces
+    /// interlaced ones (also frames flagged interlaced in a mixed stream).
+    func element(fieldRate: Bool) -> String? {
+        switch self {
+        case .off: nil
+        case .method(let m): "deinterlace mode=auto method=\(m) fields=\(fieldRate ? "all" : "top")"
+        }
+    }
+
+    /// Every value the setting takes, for messages.
+    public static var names: String { (["off"] + methods).joined(separator: ", ") }
 }
 
 /// A decode pipeline for one shown channel, fed with compressed buffers from its GOP cache.
@@ -25,46 +91,61 @@ public struct DecodeTarget: Sendable {
 /// Built idle and running (so a flip does not wait for pipeline set-up), then bound to one feed.
 /// Buffers are re-timed so that the first keyframe plays "now" in the decoder's clock and the
 /// rest follow in real time; the appsinks sync on that clock, so video and audio leave together.
-/// A decoder serves one codec family; a feed whose stream changes codec gets a new decoder
-/// (`Headend` swaps it at the new codec's first keyframe).
+/// A decoder serves one video codec family; a feed whose stream changes codec gets a new
+/// decoder (`Headend` swaps it at the new codec's first keyframe). Its audio branch plays one of
+/// the channel's audio streams and is replaced, while the picture plays on, when the viewer
+/// picks another (`selectAudio`). A radio channel's decoder has no video branch: it shows a
+/// still picture, from its first sound on.
 final class ChannelDecoder: @unchecked Sendable {
-    /// Decoders are built per codec family; only fully known families are kept spare.
-    struct Codec: Sendable, Hashable {
-        enum Video: Sendable, Hashable { case h264, h265, other }
-        /// `aac` also serves channels without audio (the branch then never gets data).
-        enum Audio: Sendable, Hashable { case aac, other }
-        var video: Video
-        var audio: Audio
+    /// The families a decoder is built for; spare decoders are kept per family.
+    struct Codec: Sendable, Hashable, CustomStringConvertible {
+        var video: VideoFamily
+        var audio: AudioFamily
 
-        init(video: Video, audio: Audio) {
+        init(video: VideoFamily, audio: AudioFamily) {
             self.video = video
             self.audio = audio
         }
 
-        init(video caps: Caps, audio: Caps?) {
-            switch caps.mediaType {
-            case "video/x-h264": video = .h264
-            case "video/x-h265": video = .h265
-            default: video = .other
-            }
-            if let audio, !(audio.mediaType == "audio/mpeg" && audio.int("mpegversion") == 4) {
-                self.audio = .other
-            } else {
-                self.audio = .aac
-            }
+        init(video: Caps?, audio: Caps?) {
+            self.init(video: VideoFamily(caps: video), audio: AudioFamily(caps: audio))
         }
 
-        /// H.264 with AAC (or no audio): what nearly every channel is, and the spare decoder's kind.
+        /// H.264 with AAC: what nearly every channel is.
         static let common = Codec(video: .h264, audio: .aac)
+
+        /// Whether a decoder built for `self` can play `wanted`: the same video family, and the
+        /// same audio family unless `wanted` has no audio (its branch then never gets data).
+        func serves(_ wanted: Codec) -> Bool {
+            video == wanted.video && (audio == wanted.audio || (wanted.audio == .none && audio != .other))
+        }
+
+        var description: String { "\(video.displayName)/\(audio.displayName)" }
+    }
+
+    /// One audio decode chain inside the pipeline (`appsrc ! parse ! decode ! convert ! appsink`).
+    private struct AudioBranch {
+        let bin: Bin
+        let source: AppSource
+        let family: AudioFamily
     }
 
     let codec: Codec
+    private let target: DecodeTarget
     private let pipeline: Pipeline
-    private let videoSource: AppSource
-    private let audioSource: AppSource
+    private let videoSource: AppSource?
     private let lock = NSLock()
+    private var audio: AudioBranch
+    /// The audio stream (`GOPCache.Entry.stream`) that plays.
+    private var audioStream = 0
+    /// Recent entries of every audio stream, so another stream can take over where the sound is
+    /// now (entries whose time has passed are let go).
+    private var recentAudio: [GOPCache.Entry] = []
     private var feedValue: UInt = 0
     private weak var sink: DecodedFrameSink?
+    /// The picture of a channel without video (radio), asked for again every second.
+    private var still: (@Sendable () -> Buffer?)?
+    private var stillShown: ContinuousClock.Instant?
     /// Source running time to decoder running time, per track (nil until the first keyframe).
     private var offsets: (video: Int64, audio: Int64)?
     private var anchorPTS: ClockTime = 0
@@ -75,78 +156,162 @@ final class ChannelDecoder: @unchecked Sendable {
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
         self.codec = codec
-        let videoChain: String
-        switch codec.video {
-        case .h264: videoChain = "h264parse ! avdec_h264 thread-type=slice"
-        case .h265: videoChain = "h265parse ! avdec_h265 thread-type=slice"
-        case .other: videoChain = "decodebin"
+        self.target = target
+        var videoOut: AppSink?
+        if let chain = codec.video.decoderChain {
+            pipeline = try Pipeline(description: """
+                appsrc name=vsrc format=time is-live=true min-latency=0 ! \(chain) ! \(target.conversion) ! \(target.videoCaps) ! \
+                appsink name=vout sync=true async=false qos=false max-buffers=4
+                """)
+            guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout") else {
+                pipeline.shutdown()
+                throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
+            }
+            videoSource = vsrc
+            videoOut = vout
+        } else {
+            pipeline = Pipeline(name: nil)
+            videoSource = nil
         }
-        // Known decoders are linked up front; decodebin would plug them only when data comes.
-        let audioChain = codec.audio == .aac ? "aacparse ! avdec_aac" : "decodebin"
-        let description = """
-            appsrc name=vsrc format=time is-live=true min-latency=0 ! \(videoChain) ! videoconvert ! videoscale ! \(target.videoCaps) ! appsink name=vout sync=true async=false qos=false max-buffers=4 \
-            appsrc name=asrc format=time is-live=true min-latency=0 ! \(audioChain) ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! appsink name=aout sync=true async=false qos=false max-buffers=16
-            """
-        pipeline = try Pipeline(description: description)
-        guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout"),
-              let asrc = pipeline.appSource(named: "asrc"), let aout = pipeline.appSink(named: "aout") else {
+        do {
+            audio = try Self.addAudioBranch(codec.audio, to: pipeline)
+        } catch {
             pipeline.shutdown()
-            throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
+            throw error
         }
-        videoSource = vsrc
-        audioSource = asrc
-        vout.onSample { [weak self] sample in
+        videoOut?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
             let (feed, sink) = self.binding
             sink?.presentVideo(b, feed: feed)
         }
-        aout.onSample { [weak self] sample in
-            guard let self, let b = sample.buffer else { return }
-            let (feed, sink) = self.binding
-            sink?.presentAudio(b, feed: feed)
-        }
+        attachAudioOutput(audio)
         // The sinks do not wait to preroll (`async=false`): a channel without audio never feeds
         // the audio branch, which must not hold the pipeline out of PLAYING.
         // The cached GOP is pushed at once and its keyframe is timed "now": each frame is due as
         // soon as it is decoded. Decoders report latency for frame reordering (B-frames: about
         // 2-3 frames); honouring it would hold the first frame back that long for nothing.
         pipeline.setLatency(0)
-        try pipeline.setState(.playing)
+        do { try pipeline.setState(.playing) } catch {
+            pipeline.shutdown()
+            throw error
+        }
+    }
+
+    private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
+        let bin = try pipeline.addBranch("""
+            appsrc name=asrc format=time is-live=true min-latency=0 ! \(family.decoderChain) ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! \
+            appsink name=aout sync=true async=false qos=false max-buffers=16
+            """)
+        guard let source = bin.appSource(named: "asrc") else {
+            throw GStreamerError(code: .pipelineDescription, message: "internal: decoder audio branch incomplete")
+        }
+        return AudioBranch(bin: bin, source: source, family: family)
+    }
+
+    /// Sends the branch's sound to the bound sink (and, for radio, the still picture with it).
+    private func attachAudioOutput(_ branch: AudioBranch) {
+        branch.bin.appSink(named: "aout")?.onSample { [weak self] sample in
+            guard let self, let b = sample.buffer else { return }
+            let (feed, sink) = self.binding
+            if self.videoSource == nil, let picture = self.stillDue() { sink?.presentVideo(picture, feed: feed) }
+            sink?.presentAudio(b, feed: feed)
+        }
+    }
+
+    /// The still picture when it is due: with the first sound, then once a second (so a picture
+    /// made after the flip replaces the stand-in).
+    private func stillDue() -> Buffer? {
+        let now = ContinuousClock.now
+        let provider: (@Sendable () -> Buffer?)? = lock.withLock {
+            if let shown = stillShown, now - shown < .seconds(1) { return nil }
+            stillShown = now
+            return still
+        }
+        return provider?()
     }
 
     private var binding: (UInt, DecodedFrameSink?) { lock.withLock { (feedValue, sink) } }
 
     var feed: UInt { lock.withLock { feedValue } }
 
+    /// The audio stream that plays.
+    var playingAudioStream: Int { lock.withLock { audioStream } }
+
     /// Whether this decoder can go on with a stream whose video format became `caps` (same
     /// codec; size and profile changes are followed in-band by the parsers).
     func decodes(video caps: Caps) -> Bool {
-        let bound = videoSource.caps
-        return Codec(video: caps, audio: nil).video == codec.video
+        let bound = videoSource?.caps
+        return VideoFamily(caps: caps) == codec.video
             && (codec.video != .other || (bound?.mediaType == caps.mediaType && bound?.int("mpegversion") == caps.int("mpegversion")))
     }
 
-    /// Whether this decoder can go on with audio in `caps`.
-    func decodes(audio caps: Caps) -> Bool {
-        let bound = audioSource.caps
-        return Codec(video: videoSource.caps ?? caps, audio: caps).audio == codec.audio
-            && (codec.audio != .other || bound == nil || (bound?.mediaType == caps.mediaType && bound?.int("mpegversion") == caps.int("mpegversion")))
+    /// Whether this decoder can go on with audio stream `stream` in `caps` (always, for a stream
+    /// it does not play).
+    func decodes(audio caps: Caps, stream: Int = 0) -> Bool {
+        let (branch, playing) = lock.withLock { (audio, audioStream) }
+        guard stream == playing else { return true }
+        let bound = branch.source.caps
+        return AudioFamily(caps: caps) == branch.family
+            && (branch.family != .other || bound == nil || (bound?.mediaType == caps.mediaType && bound?.int("mpegversion") == caps.int("mpegversion")))
     }
 
-    /// Dedicates the decoder to `feed`: sets the compressed formats; frames go to `sink`.
-    func bind(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink) {
-        videoSource.caps = videoCaps
-        if let audioCaps { audioSource.caps = audioCaps }
+    /// Dedicates the decoder to `feed`: sets the compressed formats and the audio stream to
+    /// play; frames go to `sink`. `still` gives the picture of a channel without video.
+    func bind(feed: UInt, videoCaps: Caps?, audioCaps: Caps?, audioStream: Int = 0, sink: DecodedFrameSink,
+              still: (@Sendable () -> Buffer?)? = nil) {
+        if let videoCaps {
+            videoSource?.caps = videoCaps
+            // BT.2020 and PQ/HLG: primaries and transfer remapped to the output's SDR BT.709 too.
+            // (Not for BT.601 vs BT.709 primaries, which differ too little for linear-light
+            // conversion of every frame to pay.) Takes effect when the decoder negotiates.
+            let colour = Colorimetry(videoCaps.string("colorimetry"), height: videoCaps.int("height") ?? 720)
+            if colour.isHDR || colour.primaries == 9, let convert = pipeline.child(named: "convert") {
+                convert.set("primaries-mode", "fast")
+                convert.set("gamma-mode", "remap")
+            }
+        }
+        let branch = lock.withLock { audio }
+        if let audioCaps { branch.source.caps = audioCaps }
         lock.withLock {
             feedValue = feed
             self.sink = sink
+            self.audioStream = audioStream
+            self.still = still
         }
+    }
+
+    /// Plays audio stream `stream` (format `caps`) from now on, in place of the one playing
+    /// (media thread): a new audio branch takes over at the moment the sound is at, from the
+    /// recent entries of that stream; the picture plays on.
+    func selectAudio(stream: Int, caps: Caps) throws {
+        let family = AudioFamily(caps: caps)
+        let fresh = try Self.addAudioBranch(family, to: pipeline)
+        fresh.source.caps = caps
+        attachAudioOutput(fresh)
+        fresh.bin.syncStateWithParent()
+        let old: AudioBranch = lock.withLock {
+            let old = audio
+            audio = fresh
+            audioStream = stream
+            lastAudio = nil
+            guard let (_, audioOffset) = offsets else { return old }
+            // Where the sound is now, in the source's time: the new stream starts there.
+            let now = Int64(bitPattern: UInt64(pipeline.runningTimeNow))
+            let position = now - audioOffset
+            for entry in recentAudio where entry.stream == stream && entry.pts.isValid
+                && Int64(bitPattern: UInt64(entry.pts)) >= position {
+                pushLocked(entry, offset: audioOffset)
+            }
+            return old
+        }
+        pipeline.removeStopped(old.bin)
     }
 
     var messages: AsyncStream<BusMessage> { pipeline.messages }
 
     /// Re-times and pushes one cached entry (any thread). Entries before the first keyframe
-    /// are skipped; audio older than that keyframe too.
+    /// are skipped (for radio: before the first sound); audio older than that keyframe too;
+    /// audio of the streams not playing is only kept for a switch.
     ///
     /// The first keyframe is timed "now" and everything after it keeps its distance from it, so
     /// a channel plays in real time from its cached keyframe and stays that far behind live (it
@@ -155,14 +320,20 @@ final class ChannelDecoder: @unchecked Sendable {
     /// right after its last buffer.
     func push(_ entry: GOPCache.Entry) {
         lock.lock()
+        defer { lock.unlock() }
+        if entry.track == .audio {
+            keepRecent(entry)
+            if entry.stream != audioStream { return }
+        }
         if offsets == nil {
             let now = pipeline.runningTimeNow
-            guard entry.isKeyframe, entry.pts.isValid, now.isValid else { lock.unlock(); return }
+            let starts = videoSource == nil ? entry.track == .audio : entry.isKeyframe
+            guard starts, entry.pts.isValid, now.isValid else { return }
             let anchor = Int64(bitPattern: UInt64(now)) - Int64(bitPattern: UInt64(entry.pts))
             offsets = (anchor, anchor)
             anchorPTS = entry.pts
         }
-        guard var (videoOffset, audioOffset) = offsets, entry.pts.isValid else { lock.unlock(); return }
+        guard var (videoOffset, audioOffset) = offsets, entry.pts.isValid else { return }
         let arrival = ContinuousClock.now
         let isVideo = entry.track == .video
         // Decode order is monotonic for video; presentation order is, for audio.
@@ -178,10 +349,14 @@ final class ChannelDecoder: @unchecked Sendable {
                 offsets = (videoOffset, audioOffset)
             }
         }
-        if entry.track == .audio && entry.pts < anchorPTS && !audioJumped { lock.unlock(); return }
+        if entry.track == .audio && entry.pts < anchorPTS && !audioJumped { return }
         let offset = isVideo ? videoOffset : audioOffset
         if isVideo { lastVideo = (t, t + offset, arrival) } else { lastAudio = (t, t + offset, arrival) }
-        lock.unlock()
+        pushLocked(entry, offset: offset)
+    }
+
+    /// Pushes `entry` shifted by `offset` (lock held: pushes keep their order; appsrc does not block).
+    private func pushLocked(_ entry: GOPCache.Entry, offset: Int64) {
         func shift(_ t: ClockTime) -> ClockTime {
             guard t.isValid else { return .none }
             let v = Int64(bitPattern: UInt64(t)) + offset
@@ -189,15 +364,35 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         let retimed = entry.buffer.retimed(pts: shift(entry.pts), dts: shift(entry.dts))
         switch entry.track {
-        case .video: videoSource.push(retimed)
-        case .audio: audioSource.push(retimed)
+        case .video: videoSource?.push(retimed)
+        case .audio: audio.source.push(retimed)
         }
+    }
+
+    /// Keeps `entry` among the recent audio (lock held), letting go of what has played.
+    private func keepRecent(_ entry: GOPCache.Entry) {
+        recentAudio.append(entry)
+        guard recentAudio.count > 64 else { return }
+        if let (_, audioOffset) = offsets {
+            let played = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - audioOffset - Int64(ClockTime.second)
+            if let keep = recentAudio.firstIndex(where: { !$0.pts.isValid || Int64(bitPattern: UInt64($0.pts)) >= played }), keep > 0 {
+                recentAudio.removeFirst(keep)
+            }
+        }
+        // However far behind live the channel plays, a minute of sound is enough.
+        if recentAudio.count > 6000 { recentAudio.removeFirst(recentAudio.count - 6000) }
     }
 
     /// A step in a source's timeline larger than this (beyond the time that passed) is a jump.
     private static let jump = Int64(ClockTime.second)
     private static let videoStep = Int64(ClockTime.second / 30)
     private static let audioStep = Int64(ClockTime.second / 50)
+
+    /// Pauses or resumes the decoder's pipeline (media thread): a paused decoder holds its
+    /// picture and its clock, so what is pushed meanwhile plays on from there when it resumes.
+    func setPaused(_ paused: Bool) throws {
+        try pipeline.setState(paused ? .paused : .playing)
+    }
 
     /// Stops decoding (media thread).
     func shutdown() {

@@ -150,12 +150,18 @@ public actor ChannelSource {
                 IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger)
                     .attach(to: element)
             } else {
-                p.appSink(named: "video")?.onSample { [cache] s in cache.append(s, track: .video) }
+                if let video = p.appSink(named: "video") {
+                    cache.markVideoStream()
+                    video.onSample { [cache] s in cache.append(s, track: .video) }
+                }
                 if let audio = p.appSink(named: "audio") {
                     cache.markAudioStream()
                     audio.onSample { [cache] s in cache.append(s, track: .audio) }
                 }
+                cache.markStreamsComplete()
             }
+            // A lineup that says the channel is radio needs no demuxer to say it has no video.
+            if channel.isRadio { cache.markStreamsComplete() }
             cache.onFirstDelivery { [weak self] in
                 Task { await self?.delivered(connection) }
             }
@@ -192,6 +198,9 @@ public actor ChannelSource {
             _ = pipeline.seekToStartLooping(flush: false)
         case .latency:
             pipeline.recalculateLatency()
+        case .streamCollection(let video, let audio, _) where audio > 0:
+            // The demuxer lists its streams: without video, the channel is radio.
+            cache.markStreamKinds(video: video > 0)
         default:
             break
         }
@@ -227,8 +236,9 @@ final class StateBox: @unchecked Sendable {
     }
 }
 
-/// Routes the dynamic pads of an ingest (`parsebin`/`urisourcebin`) to the GOP cache:
-/// the first video and the first audio stream, everything else to a fakesink.
+/// Routes the dynamic pads of an ingest (`parsebin`/`urisourcebin`) to the GOP cache: the
+/// first video stream and up to `IngestBranch.maxAudioStreams` audio streams (numbered in the
+/// order they appear, with the language their tags name), everything else to a fakesink.
 /// Runs on streaming threads (pad-added): adds and links elements, never changes pipeline state.
 final class IngestRouter: @unchecked Sendable {
     private weak var pipeline: Pipeline?
@@ -238,7 +248,7 @@ final class IngestRouter: @unchecked Sendable {
     private let logger: Logger
     private let lock = NSLock()
     private var haveVideo = false
-    private var haveAudio = false
+    private var audioStreams = 0
 
     init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger) {
         self.pipeline = pipeline
@@ -273,22 +283,28 @@ final class IngestRouter: @unchecked Sendable {
     private func routeParsed(_ pad: Pad) {
         guard let pipeline else { return }
         let mediaType = pad.caps?.mediaType ?? ""
-        let branch: IngestBranch = lock.withLock {
-            let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, haveAudio: haveAudio, paced: paced)
+        let (branch, stream): (IngestBranch, Int) = lock.withLock {
+            let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, audioStreams: audioStreams, paced: paced)
+            let stream = audioStreams
             if case .video = b { haveVideo = true }
-            if case .audio = b { haveAudio = true }
-            return b
+            if case .audio = b { audioStreams += 1 }
+            return (b, stream)
         }
         do {
             let bin: Bin
             switch branch {
             case .video(let d):
                 bin = try pipeline.addBranch(d)
+                cache.markVideoStream()
                 bin.appSink(named: "video")?.onSample { [cache] s in cache.append(s, track: .video) }
             case .audio(let d):
                 bin = try pipeline.addBranch(d)
                 cache.markAudioStream()
-                bin.appSink(named: "audio")?.onSample { [cache] s in cache.append(s, track: .audio) }
+                // Tags are sticky: they reach the branch with the stream's first data.
+                bin.staticPad("sink")?.onTags { [cache] tags in
+                    if let code = tags["language-code"].flatMap(LanguageCode.normalized) { cache.setLanguage(code, stream: stream) }
+                }
+                bin.appSink(named: "audio")?.onSample { [cache] s in cache.append(s, track: .audio, stream: stream) }
             case .discard:
                 bin = try pipeline.addBranch("fakesink sync=false async=false")
             }

@@ -27,6 +27,9 @@ public final class GOPCache: @unchecked Sendable {
         /// The stream's caps: on every video keyframe, and on the first audio buffer after the
         /// audio format changed. A consumer sees a codec change here.
         public var caps: Caps?
+        /// Which of the channel's audio streams this is (0 for the first, in the order the ingest
+        /// found them); 0 for video.
+        public var stream = 0
     }
 
     /// Video frames the newest GOP needs before the previous GOP is let go (covers the
@@ -42,8 +45,9 @@ public final class GOPCache: @unchecked Sendable {
     private var videoFrames = 0
     private var lastVideoArrival: ContinuousClock.Instant?
     private var videoCapsValue: Caps?
-    private var audioCapsValue: Caps?
-    private var consumers: [UInt: @Sendable (Entry) -> Void] = [:]
+    /// The caps of each audio stream, by stream index.
+    private var audioCapsByStream: [Int: Caps] = [:]
+    private var consumers: [Consumer: @Sendable (Entry) -> Void] = [:]
     private var lastArrival: ContinuousClock.Instant?
     private var overBudgetValue = false
     private var budget: Int
@@ -71,7 +75,17 @@ public final class GOPCache: @unchecked Sendable {
     }
 
     public var videoCaps: Caps? { lock.withLock { videoCapsValue } }
-    public var audioCaps: Caps? { lock.withLock { audioCapsValue } }
+    /// The caps of the first audio stream.
+    public var audioCaps: Caps? { lock.withLock { audioCapsByStream[0] } }
+    /// The caps of audio stream `stream` (nil until it delivered).
+    public func audioCaps(stream: Int) -> Caps? { lock.withLock { audioCapsByStream[stream] } }
+
+    /// The channel's audio streams that delivered, in stream order, with their languages.
+    public var audioTracks: [AudioTrack] {
+        let caps = lock.withLock { audioCapsByStream }
+        let languages = streamLock.withLock { languageByStream }
+        return caps.keys.sorted().map { AudioTrack(index: $0, caps: caps[$0]!, language: languages[$0]) }
+    }
     /// True when a keyframe is cached (a flip here is a warm flip).
     public var hasKeyframe: Bool { lock.withLock { entries.first?.isKeyframe == true } }
     // Before the first keyframe, `entries` may hold audio only (carried forward at the keyframe).
@@ -80,6 +94,11 @@ public final class GOPCache: @unchecked Sendable {
     public var isOverBudget: Bool { lock.withLock { overBudgetValue } }
     private let streamLock = NSLock()
     private var audioStream = false
+    private var videoStream = false
+    private var streamsComplete = false
+    /// What the demuxer's stream collection says, nil until it says it.
+    private var collectionHasVideo: Bool?
+    private var languageByStream: [Int: String] = [:]
 
     /// True once the ingest routed an audio stream here (its format may not be known yet).
     /// Readable under the cache lock, i.e. from a consumer.
@@ -87,6 +106,41 @@ public final class GOPCache: @unchecked Sendable {
 
     /// Called by the ingest when it routes an audio stream to this cache.
     public func markAudioStream() { streamLock.withLock { audioStream = true } }
+
+    /// Called by the ingest when it routes a video stream to this cache.
+    public func markVideoStream() { streamLock.withLock { videoStream = true } }
+
+    /// Called when all the channel's streams are known without a demuxer saying so (a test
+    /// source, a lineup that says the channel is radio).
+    public func markStreamsComplete() { streamLock.withLock { streamsComplete = true } }
+
+    /// Called by the ingest when its demuxer lists its streams (a stream collection): whether
+    /// one is video.
+    public func markStreamKinds(video: Bool) { streamLock.withLock { collectionHasVideo = video } }
+
+    /// Called by the ingest when audio stream `stream` says its language (ISO 639-2, `deu`).
+    public func setLanguage(_ language: String, stream: Int) { streamLock.withLock { languageByStream[stream] = language } }
+
+    /// A radio channel: audio and no video stream, as the demuxer lists them (or the lineup
+    /// says), or when `radioAfter` of audio came without a video stream. Takes only the stream
+    /// lock: readable under the cache lock.
+    public var isAudioOnly: Bool {
+        streamLock.withLock {
+            audioStream && !videoStream && (collectionHasVideo.map { !$0 } ?? (streamsComplete || audioOnlyByTime))
+        }
+    }
+
+    /// Audio without a video stream for this long makes a channel radio even when its demuxer
+    /// never said it had all its streams (longer than any keyframe interval a parser waits for).
+    public static let radioAfter = 12 * ClockTime.second
+    /// Where a flip to a radio channel starts: this much before the newest audio.
+    public static let radioLead = 300 * ClockTime.millisecond
+    private var firstAudioPTS: ClockTime = .none
+    /// Under `streamLock`.
+    private var audioOnlyByTime = false
+
+    /// True when a flip here is a warm flip: a keyframe is cached, or audio of a radio channel.
+    public var canStartWarm: Bool { hasKeyframe || (isAudioOnly && lock.withLock { !entries.isEmpty }) }
 
     private var firstDelivery: (@Sendable () -> Void)?
 
@@ -114,18 +168,24 @@ public final class GOPCache: @unchecked Sendable {
     /// What a flip starts from: the cached GOP, preceded by the previous one while the newest
     /// is too short for a decoder to give out its keyframe (see `decoderLead`).
     private func startEntries() -> [Entry] {
+        if entries.first?.isKeyframe != true, isAudioOnly, let last = entries.last(where: { $0.pts.isValid }) {
+            // Radio: the newest moment of sound.
+            let from = last.pts > Self.radioLead ? last.pts - Self.radioLead : 0
+            return entries.filter { $0.pts.isValid && $0.pts >= from }
+        }
         guard !previous.isEmpty, let key = entries.first, key.isKeyframe else { return entries }
         // Audio that plays from the newest keyframe on is in both (carried forward): once.
         return previous.filter { $0.track == .video || !$0.pts.isValid || $0.pts < key.pts } + entries
     }
 
-    /// Adds a buffer from the ingest appsink (streaming thread).
-    public func append(_ sample: Sample, track: Track) {
+
+    /// Adds a buffer from the ingest appsink (streaming thread); `stream` numbers the audio streams.
+    public func append(_ sample: Sample, track: Track, stream: Int = 0) {
         guard let buffer = sample.buffer else { return }
         let pts = sample.runningTime(buffer.pts)
         let dts = sample.runningTime(buffer.dts)
         var entry = Entry(track: track, buffer: buffer, pts: pts.isValid ? pts : dts, dts: dts,
-                          isKeyframe: track == .video && buffer.isKeyframe)
+                          isKeyframe: track == .video && buffer.isKeyframe, stream: track == .audio ? stream : 0)
         lock.lock()
         defer { lock.unlock() }
         if lastArrival == nil { firstDelivery?() }
@@ -135,9 +195,15 @@ public final class GOPCache: @unchecked Sendable {
             lastVideoArrival = now
             if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }
             if entry.isKeyframe { entry.caps = videoCapsValue }
-        } else if let caps = sample.caps, audioCapsValue.map({ !($0 == caps) }) ?? true {
-            audioCapsValue = caps
-            entry.caps = caps
+        } else {
+            if let caps = sample.caps, audioCapsByStream[stream].map({ !($0 == caps) }) ?? true {
+                audioCapsByStream[stream] = caps
+                entry.caps = caps
+            }
+            if entry.pts.isValid, lastVideoArrival == nil {
+                if !firstAudioPTS.isValid || entry.pts < firstAudioPTS { firstAudioPTS = entry.pts }
+                if entry.pts >= firstAudioPTS + Self.radioAfter { streamLock.withLock { audioOnlyByTime = true } }
+            }
         }
         if entry.isKeyframe {
             // Muxers often send audio ahead of the video of the same moment: keep the audio that
@@ -193,17 +259,32 @@ public final class GOPCache: @unchecked Sendable {
         for consumer in consumers.values { consumer(entry) }
     }
 
-    /// Returns what a flip starts from (`flipEntries`) and registers `consumer` for every later entry (called on ingest
-    /// streaming threads with the cache lock held: it must only push and return).
-    public func attach(id: UInt, consumer: @escaping @Sendable (Entry) -> Void) -> (entries: [Entry], video: Caps?, audio: Caps?) {
+    /// Who reads the cache live: a decoder's feed or an ingest tap (separate id spaces).
+    public enum Consumer: Hashable, Sendable {
+        case feed(UInt)
+        case tap(TapID)
+    }
+
+    /// What a consumer starts from: the cached entries from the keyframe (see `decoderLead`) and
+    /// the caps to start there.
+    public typealias Start = (entries: [Entry], video: Caps?, audio: Caps?)
+
+    /// Returns what a consumer starts from and registers `consumer` for every later entry (called
+    /// on ingest streaming threads with the cache lock held: it must only push and return).
+    public func attach(_ id: Consumer, consumer: @escaping @Sendable (Entry) -> Void) -> Start {
         lock.withLock {
             consumers[id] = consumer
-            return (startEntries(), videoCapsValue, audioCapsValue)
+            return (startEntries(), videoCapsValue, audioCapsByStream[0])
         }
     }
 
-    public func detach(id: UInt) {
+    public func detach(_ id: Consumer) {
         _ = lock.withLock { consumers.removeValue(forKey: id) }
+    }
+
+    /// What a consumer would start from now, without attaching one.
+    public func snapshot() -> Start {
+        lock.withLock { (startEntries(), videoCapsValue, audioCapsByStream[0]) }
     }
 
     /// Forgets everything (source stopped or restarted).
@@ -216,7 +297,15 @@ public final class GOPCache: @unchecked Sendable {
             videoFrames = 0
             lastArrival = nil
             lastVideoArrival = nil
-            streamLock.withLock { audioStream = false }
+            firstAudioPTS = .none
+            streamLock.withLock {
+                audioOnlyByTime = false
+                audioStream = false
+                videoStream = false
+                streamsComplete = false
+                collectionHasVideo = nil
+                languageByStream = [:]
+            }
         }
     }
 }

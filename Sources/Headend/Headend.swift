@@ -18,14 +18,31 @@ public actor Headend {
     private var around: (current: Int?, last: Int?)?
     private var lastPlan: WarmPlan?
     private var budgetWatch: Task<Void, Never>?
-    private let target: DecodeTarget
-    private let logger: Logger
+    let target: DecodeTarget
+    let logger: Logger
     private var nextFeed: UInt = 1
-    private var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
-    private var pending: [UInt: PendingFeed] = [:]
-    private var spare: ChannelDecoder?
-    private var spareScheduled = false
-    private var isShutDown = false
+    var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
+    var pending: [UInt: PendingFeed] = [:]
+    /// Open ingest taps and the source each reads (held running while tapped).
+    private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool)] = [:]
+    private var nextTap: UInt64 = 1
+    /// Timeshift: nil when off; the buffers of the channels shown (kept while they run) and the
+    /// feeds playing behind live (see Headend+Timeshift.swift).
+    var timeshiftSettings: TimeshiftSettings?
+    var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
+    var timeshifted: [UInt: TimeshiftedFeed] = [:]
+    /// Idle decoders, built and running, one per codec family the lineup uses (see `Headend+Spares.swift`).
+    var spares: [ChannelDecoder] = []
+    var spareScheduled = false
+    var isShutDown = false
+    /// The viewer's audio choice per channel id (see `Headend+Audio.swift`).
+    nonisolated let audioChoices = AudioChoices()
+    /// Codec families whose spare decoder could not be built (not tried again).
+    var spareFailures: Set<ChannelDecoder.Codec> = []
+    /// The lineup's `audio-languages`, as ISO 639-2/T codes.
+    let preferredLanguages: [String]
+    /// The pictures of channels without video.
+    public nonisolated let stills: StillPictures
 
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
@@ -36,7 +53,19 @@ public actor Headend {
                 onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {
         self.lineup = lineup
         self.policy = policy
+        var target = target
+        if let text = lineup.settings["deinterlace"] {
+            if let method = Deinterlace(text) { target.deinterlace = method } else {
+                logger.warning("lineup settings: deinterlace '\(text)' is not one of \(Deinterlace.names); using \(target.deinterlace)")
+            }
+        }
         self.target = target
+        self.stills = StillPictures(target: target)
+        let languages = AudioSelection.languages(lineup.settings["audio-languages"] ?? "")
+        if !languages.unknown.isEmpty {
+            logger.warning("lineup settings: audio-languages: \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
+        }
+        preferredLanguages = languages.codes
         self.logger = logger
         let resolved: WarmBudget
         if let budget {
@@ -81,7 +110,7 @@ public actor Headend {
         around = (current, last)
         let plan = plan(current: current, last: last)
         await apply(plan)
-        scheduleSpare()
+        scheduleSpares()
         if budgetWatch == nil && !isShutDown {
             budgetWatch = Task { [weak self] in
                 while !Task.isCancelled {
@@ -96,7 +125,7 @@ public actor Headend {
     /// The plan for `current`/`last` under the policy, the budget and the measured GOP sizes.
     func plan(current: Int?, last: Int?) -> WarmPlan {
         let favourites = lineup.channels.indices.filter { lineup.channels[$0].isFavourite }
-        let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) })
+        let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.filter(\.pins).map { ObjectIdentifier($0.source) })
         let shown = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
         let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites,
                                      shown: shown, gopBytes: sources.map(\.cache.gopBytes))
@@ -118,8 +147,10 @@ public actor Headend {
                 await source.start()
             } else if let reason = plan.heldCold[i] {
                 if await source.isRunning || source.state != .parked(reason: reason) { await source.stop(reason: reason) }
+                closeFollowers(of: source)
             } else if await source.isRunning || source.state != .cold {
                 await source.stop()
+                closeFollowers(of: source)
             }
         }
     }
@@ -129,6 +160,7 @@ public actor Headend {
         guard !isShutDown, let around else { return }
         let plan = plan(current: around.current, last: around.last)
         if plan != lastPlan { await apply(plan) }
+        scheduleSpares()
     }
 
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
@@ -144,23 +176,24 @@ public actor Headend {
         decoders[feed] = (nil, source)
         let wasRunning = await source.isRunning
         if !wasRunning { await source.start() }
-        let warm = source.cache.hasKeyframe
+        let warm = source.cache.canStartWarm
         let pendingFeed = PendingFeed(feed: feed, warm: warm, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
                                       headend: self, sink: sink)
         pending[feed] = pendingFeed
-        let snapshot = source.cache.attach(id: feed) { entry in pendingFeed.receive(entry) }
+        let snapshot = source.cache.attach(.feed(feed)) { entry in pendingFeed.receive(entry) }
         let path: Path
-        if warm, snapshot.entries.first?.isKeyframe == true, let videoCaps = snapshot.video {
+        let radio = source.cache.isAudioOnly && snapshot.entries.first?.track == .audio
+        if warm, radio || (snapshot.entries.first?.isKeyframe == true && snapshot.video != nil) {
             path = .warm
             prepare(feed, path)
-            try startDecoder(feed: feed, videoCaps: videoCaps, audioCaps: snapshot.audio, sink: sink, initial: snapshot.entries)
+            try startDecoder(feed: feed, videoCaps: radio ? nil : snapshot.video, sink: sink, initial: snapshot.entries)
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
-            source.cache.detach(id: feed)
+            source.cache.detach(.feed(feed))
             let cold = PendingFeed(feed: feed, warm: false, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
                                    headend: self, sink: sink)
             pending[feed] = cold
-            _ = source.cache.attach(id: feed) { entry in cold.receive(entry) }
+            _ = source.cache.attach(.feed(feed)) { entry in cold.receive(entry) }
             path = .cold
             prepare(feed, path)
         } else {
@@ -168,29 +201,38 @@ public actor Headend {
             prepare(feed, path)
         }
         await source.setHot(feed, true)
+        await startTimeshift(for: source)
         return (feed, path)
     }
 
-    /// Called (media thread) once a cold feed has its first keyframe and caps.
-    fileprivate func startDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
+    /// Called (media thread) once a cold feed has its first keyframe and caps (a radio channel:
+    /// its first sound; `videoCaps` nil). Plays the audio track the viewer chose for the channel,
+    /// else the first in a preferred language, else the first.
+    func startDecoder(feed: UInt, videoCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
+        let channel = entry.source.channel
         do {
+            let (stream, audioCaps) = chosenAudio(entry.source)
             let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
             let decoder: ChannelDecoder
-            if let ready = spare, ready.codec == codec {
+            if let ready = takeSpare(serving: codec) {
                 decoder = ready
-                spare = nil
             } else {
-                logger.debug("channel \(entry.source.channel.number): no spare decoder ready, building one")
+                logger.debug("channel \(channel.number): no spare \(codec) decoder ready, building one")
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
-            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
+            var still: (@Sendable () -> Buffer?)?
+            if videoCaps == nil {
+                let stills = self.stills, id = channel.id
+                still = { stills.picture(for: id) }
+            }
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink, still: still)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
-            watch(decoder, feed: feed, channel: entry.source.channel.number)
-            if codec == .common { scheduleSpare() }
+            watch(decoder, feed: feed, channel: channel.number)
+            scheduleSpares()
         } catch {
-            logger.error("cannot start a decoder for channel \(entry.source.channel.number): \(error)")
+            logger.error("cannot start a decoder for channel \(channel.number): \(error)")
             throw error
         }
     }
@@ -217,22 +259,22 @@ public actor Headend {
     /// Replaces the decoder of `feed` by one for `videoCaps`/`audioCaps` (media thread): the
     /// stream changed codec, or the old decoder failed. The feed holds everything from the new
     /// keyframe on until the new decoder takes it.
-    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps, audioCaps: Caps?, reason: String) {
+    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps, reason: String) {
         guard let pendingFeed = pending[feed], let entry = decoders[feed], let sink = pendingFeed.sink else { return }
         let number = entry.source.channel.number
         logger.warning("channel \(number) \(entry.source.channel.name): \(reason); starting a new decoder at its keyframe")
         entry.decoder?.shutdown()
+        let (stream, audioCaps) = chosenAudio(entry.source)
         let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
         do {
             let decoder: ChannelDecoder
-            if let ready = spare, ready.codec == codec {
+            if let ready = takeSpare(serving: codec) {
                 decoder = ready
-                spare = nil
-                scheduleSpare()
+                scheduleSpares()
             } else {
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
-            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, sink: sink)
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: [])
             watch(decoder, feed: feed, channel: number)
@@ -243,35 +285,59 @@ public actor Headend {
         }
     }
 
-    /// Builds a spare H.264/AAC decoder a moment after a flip, so the next flip does not pay for
-    /// pipeline set-up (about 15 ms) and the build does not compete with this flip's first frame.
-    private func scheduleSpare() {
-        guard spare == nil, !spareScheduled else { return }
-        spareScheduled = true
-        Task {
-            try? await Task.sleep(for: .milliseconds(250))
-            self.buildSpare()
-        }
-    }
-
-    private func buildSpare() {
-        spareScheduled = false
-        guard spare == nil, !isShutDown else { return }
-        do {
-            spare = try ChannelDecoder(codec: .common, target: target)
-        } catch {
-            logger.warning("cannot prepare a spare decoder: \(error)")
-        }
-    }
-
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: UInt) async {
+        endReplay(feed: feed)
         guard let entry = decoders.removeValue(forKey: feed) else { return }
-        entry.source.cache.detach(id: feed)
+        entry.source.cache.detach(.feed(feed))
         pending.removeValue(forKey: feed)?.cancel()
         entry.decoder?.shutdown()
         await entry.source.setHot(feed, false)
     }
+
+    /// Opens a tap on `channel`'s ingest: its cached GOP from the keyframe, then everything live
+    /// (see `IngestTap`). A cold channel is started, and every tapped channel is kept running
+    /// until its taps close (`pins`; an unpinned tap follows the channel while the plan keeps it
+    /// and is closed when the plan stops it). Nothing is decoded.
+    public func tap(_ channel: Channel, maxQueuedBytes: Int = IngestTap.defaultMaxQueuedBytes, pins: Bool = true) async throws -> IngestTap {
+        guard let source = source(for: channel) else {
+            throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
+        }
+        guard !isShutDown else { throw TapEnd.headendStopped }
+        let id = TapID(value: nextTap)
+        nextTap += 1
+        let release: @Sendable (TapID) -> Void = { [weak self] id in
+            Task { await self?.untap(id) }
+        }
+        // Live entries queue from the attach on; the start goes in front of them before anyone reads.
+        let queue = BoundedQueue<GOPCache.Entry>(maxBytes: maxQueuedBytes, cost: { $0.buffer.size }) { release(id) }
+        let start = source.cache.attach(.tap(id)) { entry in queue.push(entry) }
+        queue.prepend(start.entries)
+        taps[id] = (queue, source, pins)
+        if !(await source.isRunning) { await source.start() }
+        return IngestTap(id: id, channel: channel, start: start, queue: queue, release: release)
+    }
+
+    /// Forgets a closed or dropped tap; its channel may go cold at the next plan.
+    func untap(_ id: TapID) async {
+        guard let entry = taps.removeValue(forKey: id) else { return }
+        entry.source.cache.detach(.tap(id))
+        entry.queue.finish(nil)
+        await replan()
+    }
+
+    /// Ends the unpinned taps of a channel the plan stopped, and its timeshift buffer.
+    private func closeFollowers(of source: ChannelSource) {
+        for (id, entry) in taps where entry.source === source && !entry.pins {
+            taps[id] = nil
+            source.cache.detach(.tap(id))
+            entry.queue.finish(nil)
+        }
+        if let index = sources.firstIndex(where: { $0 === source }) { closeTimeshift(channel: index) }
+    }
+
+    /// The taps open now, by channel number (for the status and the tests).
+    public var openTaps: [TapID: ChannelNumber] { taps.mapValues { $0.source.channel.number } }
 
     /// The channels' states, in lineup order.
     public nonisolated func states() -> [ChannelState] { sources.map(\.state) }
@@ -280,10 +346,16 @@ public actor Headend {
         isShutDown = true
         budgetWatch?.cancel()
         budgetWatch = nil
-        spare?.shutdown()
-        spare = nil
+        for spare in spares { spare.shutdown() }
+        spares = []
         for feed in Array(decoders.keys) { await deactivate(feed: feed) }
+        for (id, entry) in taps {
+            entry.source.cache.detach(.tap(id))
+            entry.queue.finish(.headendStopped)
+        }
+        taps = [:]
         for s in sources { await s.shutdown() }
+        for index in sources.indices { closeTimeshift(channel: index) }
     }
 }
 
@@ -294,13 +366,14 @@ public actor Headend {
 ///
 /// A cold feed asks for its decoder at the first keyframe, as soon as the audio format is known
 /// too: at once when audio has arrived or the ingest has no audio stream, else at the first
-/// audio buffer, or 300 ms later without audio. No polling: the cache's own deliveries drive it.
+/// audio buffer, or 300 ms later without audio; a radio channel's, at its first sound once the
+/// cache knows it is radio. No polling: the cache's own deliveries drive it.
 final class PendingFeed: @unchecked Sendable {
     let feed: UInt
     private var warm: Bool
     private let cache: GOPCache
     private weak var headend: Headend?
-    fileprivate private(set) weak var sink: DecodedFrameSink?
+    private(set) weak var sink: DecodedFrameSink?
     private let lock = NSLock()
     private var decoder: ChannelDecoder?
     private var held: [GOPCache.Entry] = []
@@ -311,6 +384,8 @@ final class PendingFeed: @unchecked Sendable {
     private var cancelled = false
     /// Set when the decoder failed or the audio changed codec: swap at the next keyframe.
     private var renewAtKeyframe: String?
+    /// The last video entry handed to the decoder (where a paused picture stopped).
+    private var lastVideo: GOPCache.Entry?
 
     /// How long a cold feed waits for the audio format after its first keyframe.
     static let audioWait: Duration = .milliseconds(300)
@@ -329,7 +404,7 @@ final class PendingFeed: @unchecked Sendable {
     func receive(_ entry: GOPCache.Entry) {
         lock.lock()
         if let decoder {
-            if entry.track == .audio, let caps = entry.caps, !decoder.decodes(audio: caps), renewAtKeyframe == nil {
+            if entry.track == .audio, let caps = entry.caps, !decoder.decodes(audio: caps, stream: entry.stream), renewAtKeyframe == nil {
                 renewAtKeyframe = "the sound changed to \(caps.mediaType)"
             }
             if entry.isKeyframe, let caps = entry.caps {
@@ -344,13 +419,16 @@ final class PendingFeed: @unchecked Sendable {
                     return
                 }
             }
+            if entry.track == .video { lastVideo = entry }
             lock.unlock()
             decoder.push(entry)
             return
         }
         if cancelled { lock.unlock(); return }
         if entry.track == .audio { sawAudio = true }
-        if !warm && !haveKeyframe && !entry.isKeyframe {
+        // A radio channel starts at any sound (the cache's stream flags take no cache lock).
+        let radioStart = entry.track == .audio && cache.isAudioOnly
+        if !warm && !haveKeyframe && !entry.isKeyframe && !radioStart {
             // Before the first keyframe: keep the last second of audio, drop video.
             if entry.track == .audio {
                 held.append(entry)
@@ -361,7 +439,7 @@ final class PendingFeed: @unchecked Sendable {
             lock.unlock()
             return
         }
-        if entry.isKeyframe { haveKeyframe = true }
+        if entry.isKeyframe || radioStart { haveKeyframe = true }
         held.append(entry)
         var start = false
         var armTimer = false
@@ -396,19 +474,19 @@ final class PendingFeed: @unchecked Sendable {
     private func requestDecoder() {
         guard let headend, let sink else { return }
         let feed = self.feed
+        let cache = self.cache
         Task {
-            let (video, audio) = await headend.capsFor(feed: feed)
-            guard let video else { return }
-            try? await headend.startDecoder(feed: feed, videoCaps: video, audioCaps: audio, sink: sink, initial: [])
+            let video = await headend.videoCaps(feed: feed)
+            guard video != nil || cache.isAudioOnly else { return }
+            try? await headend.startDecoder(feed: feed, videoCaps: video, sink: sink, initial: [])
         }
     }
 
     private func requestSwap(videoCaps: Caps, reason: String) {
         guard let headend else { return }
         let feed = self.feed
-        let cache = self.cache
-        // Called under the cache lock: read the audio format later, off it.
-        Task { await headend.swapDecoder(feed: feed, videoCaps: videoCaps, audioCaps: cache.audioCaps, reason: reason) }
+        // Called under the cache lock: the headend reads the audio format later, off it.
+        Task { await headend.swapDecoder(feed: feed, videoCaps: videoCaps, reason: reason) }
     }
 
     /// The decoder `failed` stopped with an error: a new one starts at the next keyframe.
@@ -440,8 +518,20 @@ final class PendingFeed: @unchecked Sendable {
                 ordered.insert(ordered.remove(at: k), at: 0)
             }
             for e in ordered { decoder.push(e) }
+            if let video = ordered.last(where: { $0.track == .video }) { lastVideo = video }
             held = []
             self.decoder = decoder
+        }
+    }
+
+    /// Stops forwarding (the feed goes on from the timeshift buffer) and returns the last video
+    /// entry the decoder got.
+    func suspend() -> GOPCache.Entry? {
+        lock.withLock {
+            cancelled = true
+            held = []
+            decoder = nil
+            return lastVideo
         }
     }
 
@@ -455,8 +545,7 @@ final class PendingFeed: @unchecked Sendable {
 }
 
 extension Headend {
-    fileprivate func capsFor(feed: UInt) -> (Caps?, Caps?) {
-        guard let source = decoders[feed]?.source else { return (nil, nil) }
-        return (source.cache.videoCaps, source.cache.audioCaps)
+    fileprivate func videoCaps(feed: UInt) -> Caps? {
+        decoders[feed]?.source.cache.videoCaps
     }
 }

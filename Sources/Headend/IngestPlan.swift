@@ -119,8 +119,12 @@ enum IngestBranch {
     case audio(String)
     case discard
 
-    /// Chooses by caps; only the first video and the first audio stream are kept.
-    static func choose(mediaType: String, haveVideo: Bool, haveAudio: Bool, paced: Bool) -> IngestBranch {
+    /// Audio streams kept per channel (languages, audio description); more go to a fakesink.
+    static let maxAudioStreams = 8
+
+    /// Chooses by caps: the first video stream and up to `maxAudioStreams` audio streams are
+    /// kept; `audioStreams` says how many are kept already.
+    static func choose(mediaType: String, haveVideo: Bool, audioStreams: Int, paced: Bool) -> IngestBranch {
         // A paced (looped file or HTTP) ingest syncs each appsink on the clock and one demuxer
         // thread feeds them all, so each branch gets its own queue (its own thread) or the first
         // sink to wait would starve the rest. Live ingests need no queue (one thread fewer per
@@ -139,7 +143,7 @@ enum IngestBranch {
                 return .video("\(sink) name=video")
             }
         }
-        if mediaType.hasPrefix("audio/") && !haveAudio {
+        if mediaType.hasPrefix("audio/") && audioStreams < maxAudioStreams {
             return .audio("\(sink) name=audio")
         }
         return .discard

@@ -76,10 +76,6 @@ public actor Thumbnailer {
     }
 
     private var made: [Key: Made] = [:]
-    /// Ids for the moment a cache is read (`attach` + `detach`), counting down from the top so
-    /// they never meet the headend's feed ids, which count up from 1.
-    private var nextReadID = UInt.max
-
     public init() {}
 
     /// A JPEG of the keyframe cached in `cache`, `width` pixels wide (height following the
@@ -116,10 +112,7 @@ public actor Thumbnailer {
 
     /// The cached keyframe and the caps to decode it.
     private func cachedKeyframe(_ cache: GOPCache) -> (GOPCache.Entry, Caps)? {
-        let id = nextReadID
-        nextReadID -= 1
-        let snapshot = cache.attach(id: id) { _ in }
-        cache.detach(id: id)
+        let snapshot = cache.snapshot()
         guard let first = snapshot.entries.first, first.isKeyframe, first.track == .video, let caps = snapshot.video else {
             return nil
         }

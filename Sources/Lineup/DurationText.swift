@@ -7,6 +7,11 @@ extension Duration {
         return s == s.rounded() ? "\(Int(s)) s" : "\((s * 10).rounded() / 10) s"
     }
 
+    /// The duration in seconds, fractions kept.
+    public var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
     /// The duration in milliseconds, fractions kept.
     public var milliseconds: Double {
         Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15

@@ -71,8 +71,27 @@ enum YAMLLineupParser {
         var lines: [String: Int] = [:]
         for (keyNode, value) in mapping {
             let key = scalarText(keyNode) ?? ""
+            // A list of plain values (`audio-languages: [deu, eng]`) is kept as `deu, eng`.
+            if case .sequence(let items) = value, case let texts = items.compactMap(scalarText), texts.count == items.count {
+                settings[key] = texts.joined(separator: ", ")
+                lines[key] = line(value)
+                continue
+            }
+            if case .mapping(let group) = value {
+                // A group of settings (`parental: {FSK: 12}`) reads as `parental.FSK: 12`.
+                for (subKeyNode, subValue) in group {
+                    let name = "\(key).\(scalarText(subKeyNode) ?? "")"
+                    guard let text = scalarText(subValue) else {
+                        log.error(line(subValue), "setting '\(name)' must be a single value; found \(kind(subValue))")
+                        continue
+                    }
+                    settings[name] = text
+                    lines[name] = line(subValue)
+                }
+                continue
+            }
             guard let text = scalarText(value) else {
-                log.error(line(value), "setting '\(key)' must be a single value; found \(kind(value))")
+                log.error(line(value), "setting '\(key)' must be a single value or a group of them; found \(kind(value))")
                 continue
             }
             settings[key] = text

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a generated MPEG-TS clip holds: codec, size, scan, keyframe interval. Clips are made
-/// once by ffmpeg (a moving test picture with a tone) and cached by name.
+/// What a generated MPEG-TS clip holds: codec, size, scan, keyframe interval, colours, audio
+/// tracks. Clips are made once by ffmpeg (a moving test picture, or a solid colour, with a tone
+/// per audio track) and cached by name.
 public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     public enum Codec: String, Sendable, Hashable {
         /// H.264 High with B-frames (x264 `veryfast`, so frames are reordered).
@@ -10,6 +11,38 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         case mpeg2
         /// HEVC (x265 `ultrafast`).
         case hevc
+    }
+
+    /// How an audio track is coded.
+    public enum AudioCodec: String, Sendable, Hashable {
+        /// AAC in ADTS.
+        case aac
+        /// AAC in LATM/LOAS (as DVB-T2 sends it).
+        case latm
+        /// MPEG-1 Layer II.
+        case mp2
+        case ac3
+        case eac3
+    }
+
+    /// One audio track: a sine tone, optionally tagged with a language (ISO 639-2, `deu`).
+    public struct AudioTrack: Sendable, Hashable {
+        public var toneHz: Int
+        public var language: String?
+        public init(toneHz: Int, language: String? = nil) {
+            self.toneHz = toneHz
+            self.language = language
+        }
+    }
+
+    /// The colours the picture is coded and tagged with.
+    public enum Colours: String, Sendable, Hashable {
+        /// BT.601 (SMPTE 170M), as SD broadcasts are.
+        case bt601
+        /// BT.709, as HD broadcasts are.
+        case bt709
+        /// BT.2020 with the PQ transfer (HDR10), 10-bit.
+        case bt2020pq
     }
 
     public var codec: Codec
@@ -27,6 +60,20 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     public var toneHz: Int
     /// A solid colour (0xRRGGBB) instead of the moving test picture, for checks by pixel.
     public var colour: UInt32?
+    /// The audio codec of every track.
+    public var audioCodec: AudioCodec = .aac
+    /// The audio tracks; empty: one untagged track at `toneHz`.
+    public var audioTracks: [AudioTrack] = []
+    /// False for a radio channel (sound only).
+    public var hasVideo = true
+    /// Coded and tagged colours; nil: ffmpeg's defaults, untagged.
+    public var colours: Colours?
+    /// Interlaced with motion between the fields (the picture made at the field rate and woven),
+    /// instead of both fields from one moment.
+    public var fieldMotion = false
+
+    /// The audio tracks as sent.
+    public var tracks: [AudioTrack] { audioTracks.isEmpty ? [AudioTrack(toneHz: toneHz)] : audioTracks }
 
     public init(codec: Codec = .h264, width: Int = 1280, height: Int = 720, fps: Int = 30, interlaced: Bool = false,
                 gopSeconds: Double = 2, seconds: Double = 8, bitrateKbps: Int = 3000, hue: Int = 0, toneHz: Int = 440, colour: UInt32? = nil) {
@@ -52,12 +99,28 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     /// 720p30 HEVC, 2 Mb/s.
     public static let hd720HEVC = ClipFormat(codec: .hevc, width: 1280, height: 720, fps: 30, bitrateKbps: 2000)
 
+    /// A radio channel: `tracks` in `codec`, no picture.
+    public static func radio(_ codec: AudioCodec, toneHz: Int = 440, seconds: Double = 6) -> ClipFormat {
+        var f = ClipFormat(gopSeconds: 1, seconds: seconds, toneHz: toneHz)
+        f.hasVideo = false
+        f.audioCodec = codec
+        return f
+    }
+
     public var description: String {
-        "\(codec.rawValue) \(width)x\(height)\(interlaced ? "i" : "p")\(fps)"
+        let video = hasVideo ? "\(codec.rawValue) \(width)x\(height)\(interlaced ? "i" : "p")\(fps)" : "radio"
+        let audio = audioCodec == .aac && audioTracks.count <= 1 ? "" : " \(audioCodec.rawValue)\(tracks.count > 1 ? "×\(tracks.count)" : "")"
+        return video + audio
     }
 
     var fileName: String {
-        "clip-\(codec.rawValue)-\(width)x\(height)\(interlaced ? "i" : "p")\(fps)-g\(gopSeconds)-\(seconds)s-\(bitrateKbps)k-h\(hue)-t\(toneHz)\(colour.map { "-c" + String($0, radix: 16) } ?? "").ts"
+        let base = "clip-\(hasVideo ? codec.rawValue : "radio")-\(width)x\(height)\(interlaced ? "i" : "p")\(fps)-g\(gopSeconds)-\(seconds)s-\(bitrateKbps)k-h\(hue)-t\(toneHz)\(colour.map { "-c" + String($0, radix: 16) } ?? "")"
+        var extra = ""
+        if audioCodec != .aac { extra += "-a" + audioCodec.rawValue }
+        if !audioTracks.isEmpty { extra += "-" + audioTracks.map { "\($0.toneHz)\($0.language ?? "")" }.joined(separator: "+") }
+        if let colours { extra += "-" + colours.rawValue }
+        if fieldMotion { extra += "-fm" }
+        return base + extra + ".ts"
     }
 
     /// The clip in `directory`, made with ffmpeg when it is not there yet. Throws when ffmpeg
@@ -69,28 +132,9 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
             throw TransportStreamClip.Failure(description: "making test clips needs ffmpeg (run deploy/install-deps.sh)")
         }
-        let gop = max(1, Int((gopSeconds * Double(fps)).rounded()))
-        var video = ["-g", "\(gop)", "-keyint_min", "\(gop)", "-b:v", "\(bitrateKbps)k", "-maxrate", "\(bitrateKbps)k",
-                     "-bufsize", "\(bitrateKbps)k", "-pix_fmt", "yuv420p"]
-        switch codec {
-        case .h264:
-            video = ["-c:v", "libx264", "-preset", "veryfast", "-sc_threshold", "0"] + video
-            if interlaced { video += ["-flags", "+ildct+ilme", "-x264opts", "tff=1"] }
-        case .mpeg2:
-            video = ["-c:v", "mpeg2video", "-bf", "2"] + video
-            if interlaced { video += ["-flags", "+ildct+ilme", "-top", "1"] }
-        case .hevc:
-            video = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=none:scenecut=0"] + video
-        }
-        var filter = colour.map { "color=c=0x\(String(format: "%06X", $0)):size=\(width)x\(height):rate=\(fps)" }
-            ?? "testsrc2=size=\(width)x\(height):rate=\(fps)"
-        if hue != 0 { filter += ",hue=h=\(hue)" }
-        if interlaced { filter += ",setfield=tff" }
         let tmp = path + ".part.ts"
         do {
-            try Self.runTool(ffmpeg, ["-loglevel", "error", "-y", "-f", "lavfi", "-i", filter,
-                                      "-f", "lavfi", "-i", "sine=frequency=\(toneHz):sample_rate=48000", "-t", "\(seconds)"]
-                + video + ["-c:a", "aac", "-b:a", "128k", "-f", "mpegts", tmp])
+            try Self.runTool(ffmpeg, ffmpegArguments(output: tmp))
         } catch {
             try? FileManager.default.removeItem(atPath: tmp)
             throw TransportStreamClip.Failure(description: "ffmpeg could not make a \(self) clip: \(error)")
@@ -98,6 +142,65 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: tmp, toPath: path)
         return path
+    }
+
+    /// ffmpeg's arguments for this clip, written to `output`.
+    func ffmpegArguments(output: String) -> [String] {
+        let gop = max(1, Int((gopSeconds * Double(fps)).rounded()))
+        var inputs: [String] = []
+        var maps: [String] = []
+        var video: [String] = []
+        if hasVideo {
+            // With field motion the picture moves between fields: made at the field rate, woven.
+            let rate = fieldMotion ? fps * 2 : fps
+            var filter = colour.map { "color=c=0x\(String(format: "%06X", $0)):size=\(width)x\(height):rate=\(rate)" }
+                ?? "testsrc2=size=\(width)x\(height):rate=\(rate)"
+            if hue != 0 { filter += ",hue=h=\(hue)" }
+            if fieldMotion { filter += ",tinterlace=mode=interleave_top" }
+            if interlaced { filter += ",setfield=tff" }
+            switch colours {
+            case .bt601: filter += ",scale=out_color_matrix=bt601:out_range=tv"
+            case .bt709: filter += ",scale=out_color_matrix=bt709:out_range=tv"
+            case .bt2020pq: filter += ",scale=out_color_matrix=bt2020:out_range=tv"
+            case nil: break
+            }
+            inputs += ["-f", "lavfi", "-i", filter]
+            maps += ["-map", "0:v"]
+            video = ["-g", "\(gop)", "-keyint_min", "\(gop)", "-b:v", "\(bitrateKbps)k", "-maxrate", "\(bitrateKbps)k",
+                     "-bufsize", "\(bitrateKbps)k", "-pix_fmt", colours == .bt2020pq ? "yuv420p10le" : "yuv420p"]
+            switch codec {
+            case .h264:
+                video = ["-c:v", "libx264", "-preset", "veryfast", "-sc_threshold", "0"] + video
+                if interlaced { video += ["-flags", "+ildct+ilme", "-x264opts", "tff=1"] }
+            case .mpeg2:
+                video = ["-c:v", "mpeg2video", "-bf", "2"] + video
+                if interlaced { video += ["-flags", "+ildct+ilme", "-top", "1"] }
+            case .hevc:
+                video = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=none:scenecut=0"] + video
+            }
+            switch colours {
+            case .bt601: video += ["-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m"]
+            case .bt709: video += ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"]
+            case .bt2020pq: video += ["-colorspace", "bt2020nc", "-color_primaries", "bt2020", "-color_trc", "smpte2084"]
+            case nil: break
+            }
+        }
+        for (i, track) in tracks.enumerated() {
+            inputs += ["-f", "lavfi", "-i", "sine=frequency=\(track.toneHz):sample_rate=48000"]
+            maps += ["-map", "\(i + (hasVideo ? 1 : 0)):a"]
+        }
+        var audio: [String]
+        switch audioCodec {
+        case .aac, .latm: audio = ["-c:a", "aac", "-b:a", "128k"]
+        case .mp2: audio = ["-c:a", "mp2", "-b:a", "192k"]
+        case .ac3: audio = ["-c:a", "ac3", "-b:a", "192k"]
+        case .eac3: audio = ["-c:a", "eac3", "-b:a", "192k"]
+        }
+        for (i, track) in tracks.enumerated() {
+            if let language = track.language { audio += ["-metadata:s:a:\(i)", "language=\(language)"] }
+        }
+        let mux = audioCodec == .latm ? ["-mpegts_flags", "latm"] : []
+        return ["-loglevel", "error", "-y"] + inputs + ["-t", "\(seconds)"] + maps + video + audio + mux + ["-f", "mpegts", output]
     }
 
     /// Runs `tool` to its end; throws with the end of its error output when it fails.

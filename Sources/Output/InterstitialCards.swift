@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Lineup
 import Logging
 
 /// What a card says: the placeholders of a card template.
@@ -37,6 +38,10 @@ public struct CardFields: Sendable, Hashable {
 public final class InterstitialCards: @unchecked Sendable {
     public static let defaultName = "default"
     public static let noSignalName = "no-signal"
+    /// The card of a radio channel (no video), shown while its sound plays.
+    public static let radioName = "radio"
+    /// The card shown instead of locked content (parental rules).
+    public static let lockName = "lock"
 
     public let directory: String?
     private let format: VideoFormat
@@ -64,12 +69,12 @@ public final class InterstitialCards: @unchecked Sendable {
     /// Blocking: renders on the calling thread.
     public func renderNow(template: String?, fields: CardFields) -> Buffer {
         var names = [template ?? Self.defaultName]
-        if names[0] != Self.defaultName && names[0] != Self.noSignalName { names.append(Self.defaultName) }
+        if ![Self.defaultName, Self.noSignalName, Self.lockName].contains(names[0]) { names.append(Self.defaultName) }
         for name in names {
             guard let text = templateText(name) else { continue }
             if let frame = try? renderSVG(fill(text, fields), name: name) { return frame }
         }
-        let builtIn = template == Self.noSignalName ? Self.builtInNoSignal : Self.builtIn
+        let builtIn = Self.builtInTemplate(template)
         if let frame = try? renderSVG(fill(builtIn, fields), name: "built-in") { return frame }
         // Nothing renders (no SVG decoder installed): a plain dark frame still hides the old channel.
         return (try? format.solidFrame(r: 16, g: 24, b: 48)) ?? (try! format.solidFrame(r: 0, g: 0, b: 0))
@@ -81,10 +86,11 @@ public final class InterstitialCards: @unchecked Sendable {
             reportOnce(name, "card template name '\(name)' is not a plain name; using the default card")
             return nil
         }
-        guard let directory else { return name == Self.defaultName ? Self.builtIn : (name == Self.noSignalName ? Self.builtInNoSignal : nil) }
+        let ownBuiltIn = [Self.defaultName, Self.noSignalName, Self.lockName].contains(name) ? Self.builtInTemplate(name) : nil
+        guard let directory else { return ownBuiltIn }
         let path = (directory as NSString).appendingPathComponent("\(name).svg")
         if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) { return text }
-        if name == Self.noSignalName { return Self.builtInNoSignal }
+        if name != Self.defaultName, let ownBuiltIn { return ownBuiltIn }
         reportOnce(name, "card template \(path) cannot be read; using the default card")
         return nil
     }
@@ -143,23 +149,7 @@ public final class InterstitialCards: @unchecked Sendable {
     }
 
     /// Text made safe for SVG character data and attribute values.
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // Control characters are not allowed in XML 1.0.
-                if let a = c.asciiValue, a < 0x20, a != 0x09, a != 0x0a { continue }
-                out.append(c)
-            }
-        }
-        return out
-    }
+    public static func escape(_ text: String) -> String { XMLText.escape(text) }
 
     /// A 1x1 transparent PNG: the logo of a channel without one.
     /// A channel without a logo: an empty (transparent) SVG, so the card shows nothing there.
@@ -184,6 +174,16 @@ public final class InterstitialCards: @unchecked Sendable {
         return "data:\(mime);base64,\(data.base64EncodedString())"
     }
 
+    /// The built-in card for a template name: the lock and no-signal cards have their own (a
+    /// locked channel must never fall back to a card that could be mistaken for tuning).
+    static func builtInTemplate(_ name: String?) -> String {
+        switch name {
+        case noSignalName: builtInNoSignal
+        case lockName: builtInLock
+        default: builtIn
+        }
+    }
+
     /// Used when `Interstitials/` is missing or its default card is broken.
     static let builtIn = """
         <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="{{width}}" height="{{height}}" viewBox="0 0 1280 720">
@@ -201,6 +201,16 @@ public final class InterstitialCards: @unchecked Sendable {
         <text x="640" y="300" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="80" fill="#ffffff">No signal</text>
         <text x="640" y="400" text-anchor="middle" font-family="DejaVu Sans" font-size="52" fill="#ffffff">{{number}}  {{name}}</text>
         <text x="640" y="480" text-anchor="middle" font-family="DejaVu Sans" font-size="28" fill="#f4a3a3">{{status}}</text>
+        </svg>
+        """
+
+    static let builtInLock = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="{{width}}" height="{{height}}" viewBox="0 0 1280 720">
+        <rect width="1280" height="720" fill="#15131f"/>
+        <text x="640" y="285" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="64" fill="#ffffff">Locked</text>
+        <text x="640" y="350" text-anchor="middle" font-family="DejaVu Sans" font-size="40" fill="#ffffff">{{number}}  {{name}}</text>
+        <text x="640" y="400" text-anchor="middle" font-family="DejaVu Sans" font-size="30" fill="#d8d8e8">{{now.title}}</text>
+        <text x="640" y="445" text-anchor="middle" font-family="DejaVu Sans" font-size="26" fill="#f0c060">{{status}}</text>
         </svg>
         """
 }

@@ -251,8 +251,14 @@ public struct ScreenLayer: Sendable, Hashable, Comparable, CustomStringConvertib
     public static let pictureInPicture = ScreenLayer("picture-in-picture", z: 10)
     /// The info banner.
     public static let banner = ScreenLayer("banner", z: 20)
+    /// "Up next: TITLE at 20:00".
+    public static let upNext = ScreenLayer("up-next", z: 22)
     /// The channel number being typed.
     public static let entry = ScreenLayer("entry", z: 30)
+    /// The PIN being typed on the lock card (dots).
+    public static let pinEntry = ScreenLayer("pin-entry", z: 35)
+    /// "TITLE starts now on 5 — OK to watch".
+    public static let proposal = ScreenLayer("proposal", z: 38)
     /// A short message, such as "No channel 42".
     public static let message = ScreenLayer("message", z: 40)
 

@@ -110,9 +110,12 @@ public struct FlipResult: Sendable, Hashable {
 public struct ChannelStatus: Sendable, Hashable {
     public var channel: Channel
     public var state: ChannelState
-    public init(channel: Channel, state: ChannelState) {
+    /// What the channel carries (video format, audio tracks); nil when not known.
+    public var media: ChannelMedia?
+    public init(channel: Channel, state: ChannelState, media: ChannelMedia? = nil) {
         self.channel = channel
         self.state = state
+        self.media = media
     }
 }
 
@@ -141,9 +144,15 @@ public struct PlayerStatus: Sendable, Hashable {
     public var resources: ProcessResources?
     /// What is on the channel on screen now and next; nil without a channel.
     public var programmes: NowNext?
+    /// What the channel on screen carries (video format, audio tracks, the one playing).
+    public var media: ChannelMedia?
+    /// Why the channel on screen is locked, while its lock card is up; nil otherwise.
+    public var lock: String?
     public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?,
-                resources: ProcessResources? = nil, programmes: NowNext? = nil) {
+                resources: ProcessResources? = nil, programmes: NowNext? = nil, media: ChannelMedia? = nil, lock: String? = nil) {
         self.programmes = programmes
+        self.media = media
+        self.lock = lock
         self.channel = channel
         self.output = output
         self.uptime = uptime
@@ -158,8 +167,20 @@ public enum PlayerEvent: Sendable, Hashable {
     case flipRetargeted(requestID: UInt64, target: ChannelSummary)
     case flipCompleted(FlipResult)
     case channelState(channel: ChannelSummary, state: ChannelState)
-    /// An interstitial card went on screen for a request: `kind` is `tuning` or `no-signal`.
+    /// An interstitial card went on screen for a request: `kind` is `tuning`, `no-signal` or `locked`.
     case cardShown(requestID: UInt64, channel: ChannelSummary, kind: String)
     /// The card gave way to the channel's picture (or to the channel flipped back to).
     case cardHidden(requestID: UInt64, channel: ChannelSummary)
+    /// The channel on screen moved in time: paused, resumed, sought or back to live.
+    case timeshift(TimeshiftStatus)
+    /// Locked content: the lock card holds the screen on `channel` (PIN entry applies).
+    case lockShown(channel: ChannelSummary, reason: String)
+    /// The lock card on `channel` gave way (an unlock, or a flip elsewhere).
+    case lockHidden(channel: ChannelSummary)
+    /// The programme on the channel on screen changed (a boundary in the guide, not a flip).
+    case programmeChanged(channel: ChannelSummary, now: ProgrammeSummary?, next: ProgrammeSummary?)
+    /// A reminded programme starts on `channel`: "TITLE starts now on N — OK to watch" is up.
+    case proposalShown(channel: ChannelSummary, title: String)
+    /// The proposal went (accepted, dismissed, timed out).
+    case proposalHidden(channel: ChannelSummary)
 }

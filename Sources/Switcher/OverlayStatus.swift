@@ -13,6 +13,8 @@ public struct OverlayError: Error, CustomStringConvertible, Sendable, Equatable 
         case failed
         /// The player behind the API has no overlays.
         case unsupported
+        /// The channel's content is locked (parental rules): it is not shown in a window either.
+        case locked
     }
     public var code: Code
     public var message: String

@@ -168,6 +168,9 @@ extension Player {
     /// Starts `index` in the window; the previous PiP decoder stops once the new one runs (the
     /// window keeps the old picture until the first new frame, never black).
     private func tunePiP(_ index: Int) async throws(OverlayError) -> PiPStatus {
+        if isLocked(lineup.channels[index].number) {
+            throw OverlayError(.locked, "channel \(lineup.channels[index].number) \(lineup.channels[index].name) is locked")
+        }
         let screen = self.screen
         let (generation, window) = screen.lock.withLock { () -> (Int, PictureInPictureWindow?) in
             screen.pipGeneration += 1
@@ -260,6 +263,7 @@ extension Player {
             throw OverlayError(.badValue, "grid must be 2, 3 or 4 (a 2x2, 3x3 or 4x4 mosaic)")
         }
         await closePiP()
+        closeGuide()
         let current = currentChannelIndex ?? 0
         let perPage = grid * grid
         let first = (current / perPage) * perPage
@@ -358,6 +362,9 @@ extension Player {
                         let jpeg = try await self.thumbnail(number: channel.number, width: width).jpeg
                         return (i, MultiviewTile(number: channel.number.description, name: channel.name, jpeg: jpeg))
                     } catch {
+                        if await self.isLocked(channel.number) {
+                            return (i, MultiviewTile(number: channel.number.description, name: channel.name, jpeg: nil, note: "Locked"))
+                        }
                         let state = self.headend.source(for: channel).map { "\($0.state)" } ?? "no source"
                         return (i, MultiviewTile(number: channel.number.description, name: channel.name, jpeg: nil,
                                                  note: String(state.prefix(40))))

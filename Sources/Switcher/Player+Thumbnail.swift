@@ -18,6 +18,9 @@ extension Player {
         guard let channel = lineup.channel(number: number), let source = headend.source(for: channel) else {
             throw ThumbnailError(.unknownChannel, "unknown channel \(number)")
         }
+        if await isLocked(number) {
+            throw ThumbnailError(.noPicture, "channel \(channel.number) \(channel.name) is locked")
+        }
         switch source.state {
         case .warm, .hot: break
         default:

@@ -4,6 +4,7 @@ import Headend
 import Lineup
 import Logging
 import Output
+import Parental
 
 /// Settings of a player.
 public struct PlayerOptions: Sendable {
@@ -20,13 +21,23 @@ public struct PlayerOptions: Sendable {
     public var interstitials: String?
     /// Where the last channel is remembered; nil remembers nothing.
     public var stateFile: String?
-    /// Channels that refuse to play (parental lock).
+    /// Channels that are always locked (the lock card, until unlocked with the PIN).
     public var locked: Set<ChannelNumber>
+    /// The parental rules (`parental:` settings): content rated above them is locked.
+    public var parental = ParentalRules()
+    /// Where the PIN and the wrong-PIN count are kept; nil: beside `stateFile`.
+    public var pinDirectory: String? = nil
     /// How long a message ("No channel 42") stays on screen.
     public var messageDuration: Duration
     /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
     /// lineup's `banner-seconds` setting, else 4.
     public var bannerSeconds: Double? = nil
+    /// Pause and rewind on the channel shown; nil: off.
+    public var timeshift: TimeshiftSettings? = nil
+
+    /// How long before a programme ends "Up next" shows (0: never).
+    public var upNextSeconds: Double = 60
+
     /// The device, connector and mode for the kms sink (found by probing the display); nil
     /// leaves them to kmssink.
     public var kms: KMSTarget? = nil
@@ -72,13 +83,18 @@ public actor Player {
     public nonisolated let output: OutputPipeline
     public nonisolated let headend: Headend
     public nonisolated let cards: InterstitialCards
-    private nonisolated let hub = EventHub<PlayerEvent>()
+    nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
     let logoCache: LogoCache
     /// Banner, picture-in-picture and multiview (Player+Overlays.swift).
     nonisolated let screen = ScreenOverlays()
     private let store: LastChannelStore?
     nonisolated let programmes: (any ProgrammeGuide)?
+    nonisolated let reminders: (any ReminderBook)?
+    /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
+    var watch: ProgrammeWatch
+    /// Where the on-screen guide is, while it is open (Player+GuideGrid.swift).
+    var guideNavigator: GuideNavigator?
     let logger: Logger
     private let startedAt = ContinuousClock.now
 
@@ -89,12 +105,19 @@ public actor Player {
     var standingBy = false
     /// Asynchronous work under its purpose (see `PlayerJob`).
     private var jobs = Jobs<PlayerJob>()
+    /// Which channels' content is locked now, and until when (Player+Parental.swift).
+    var contentLocks: ContentLocks
+    /// Checks PINs under the wrong-PIN rule; nil without a state directory.
+    nonisolated let pinGate: PINGate?
 
-    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status.
+    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status;
+    /// `reminders`: the viewer's reminders, proposed when their programme starts.
     public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(),
-                programmes: (any ProgrammeGuide)? = nil, logger: Logger) throws {
+                programmes: (any ProgrammeGuide)? = nil, reminders: (any ReminderBook)? = nil, logger: Logger) throws {
         self.lineup = lineup
         self.programmes = programmes
+        self.reminders = reminders
+        watch = ProgrammeWatch(upNextLead: options.upNextSeconds > 0 ? options.upNextSeconds : -1)
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
@@ -102,11 +125,12 @@ public actor Player {
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
-        machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0, locked: options.locked.contains($0.number)) },
-                                  settings: options.switcher)
+        machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
+        contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
+        pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
         let hub = self.hub
         let sourceStates = SourceStateRelay()
-        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height),
+        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
                           logger: logger) { channel, state in
             hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
             sourceStates.send(channel, state)
@@ -125,9 +149,12 @@ public actor Player {
     public func start() async throws {
         guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
         try await output.start()
+        await headend.setTimeshift(options.timeshift)
         let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)
         let number = lineup.channels[start].number
+        startParental()
+        remindersChanged()
         Task { _ = await self.flip(.tune(number)) }
         // Then, without holding up the first picture: every channel's logo (decoded once, so no
         // later flip waits for one), and the SVG renderer with its fonts (so the first card
@@ -140,6 +167,7 @@ public actor Player {
     }
 
     public func shutdown() async {
+        guideNavigator = nil
         jobs.cancelAll()
         await shutdownOverlays()
         await headend.shutdown()
@@ -226,6 +254,7 @@ public actor Player {
             case .committed(let current, _, let played):
                 // A newer plan replaces one still being applied: each applies the newest state.
                 startJob(.warmPolicy) { await $0.applyWarmPolicy() }
+                watchProgrammes()
                 if played, let store {
                     let channel = lineup.channels[current]
                     let logger = self.logger
@@ -240,6 +269,10 @@ public actor Player {
                     logger.debug("flip #\(id): card for \(channel.number) hidden")
                 case .flipRetargeted(let id, let target):
                     logger.debug("flip #\(id) retargeted to \(target.number)")
+                case .lockShown(let channel, let reason):
+                    logger.info("\(channel.number) \(channel.name) is locked: \(reason)")
+                case .lockHidden:
+                    showPINEntry(nil)
                 default: break
                 }
             }
@@ -254,6 +287,11 @@ public actor Player {
             await body(self)
             await self.jobFinished(purpose, serial: serial)
         }
+    }
+
+    /// Cancels the job for `purpose`, if any.
+    func cancelJob(_ purpose: PlayerJob) {
+        jobs.cancel(purpose)
     }
 
     private func jobFinished(_ purpose: PlayerJob, serial: Int) {
@@ -290,6 +328,7 @@ public actor Player {
         let ready = await logos.readyOverlay(for: channel)
         let overlay = ready ?? nil
         guard machine.pending?.requestID == id else { return }
+        prepareRadioCard(index)
         logger.info("flip #\(id) -> \(channel.number) \(channel.name)")
         let output = self.output
         do {
@@ -313,6 +352,8 @@ public actor Player {
 
     private func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: ContinuousClock.Instant) {
         perform(machine.firstFrame(requestID: requestID, feed: feed, path: path, at: at))
+        // A cold radio channel is known as radio only once its streams are: its card now.
+        if let current = machine.current { prepareRadioCard(current) }
     }
 
     private func fire(_ timer: SwitcherMachine.Timer) {
@@ -344,8 +385,9 @@ public actor Player {
         }
     }
 
-    /// The rendered card (cached by its text, so a pre-rendered one comes back at once).
-    private func cardFrame(_ card: SwitcherMachine.Card) async -> Buffer {
+    /// The rendered card (cached by its text, so a pre-rendered one comes back at once), with
+    /// what is on at `instant`.
+    func cardFrame(_ card: SwitcherMachine.Card, at instant: Date = Date()) async -> Buffer {
         let channel = lineup.channels[card.channel]
         let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
         let template: String?
@@ -357,8 +399,11 @@ public actor Player {
         case .noSignal(let reason):
             template = InterstitialCards.noSignalName
             status = reason
+        case .locked(let reason):
+            template = InterstitialCards.lockName
+            status = reason
         }
-        let on = nowNext(channel)
+        let on = nowNext(channel, at: instant)
         let fields = CardFields(number: channel.number.description, name: channel.name, group: channel.group ?? "",
                                 logoPath: logoPath, status: status, programmes: on.cardFields)
         return await cards.render(template: template, fields: fields)
@@ -440,11 +485,12 @@ public actor Player {
         PlayerStatus(channel: machine.current.map { lineup.channels[$0] },
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
                      uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current(),
-                     programmes: machine.current.map { nowNext(lineup.channels[$0]) })
+                     programmes: machine.current.map { nowNext(lineup.channels[$0]) },
+                     media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) }, lock: machine.lockedOnScreen?.reason)
     }
 
     public nonisolated func channels() -> [ChannelStatus] {
-        zip(lineup.channels, headend.states()).map { ChannelStatus(channel: $0, state: $1) }
+        zip(lineup.channels, headend.states()).map { ChannelStatus(channel: $0, state: $1, media: headend.media(of: $0)) }
     }
 
     public nonisolated func snapshotPNG(width: Int?) async throws -> [UInt8] {
@@ -452,6 +498,9 @@ public actor Player {
     }
 
     public nonisolated func events() -> AsyncStream<PlayerEvent> { hub.subscribe() }
+
+    /// Publishes `event` on the event stream.
+    nonisolated func publish(_ event: PlayerEvent) { hub.publish(event) }
 
     /// The output feed of the channel on screen (for the benchmark's per-flip timing).
     public var shownFeedID: UInt? { machine.shownFeed }
@@ -503,6 +552,26 @@ enum PlayerJob: Hashable, Sendable {
     case message
     /// The channel number being typed.
     case entry
+    /// Rendering the card of a radio channel (its picture while its sound plays).
+    case radioCard(Int)
+    /// Looking at the locks again at the next moment one may change (a programme boundary).
+    case locks
+    /// Rendering the lock card ahead of a boundary into locked content on the channel on screen.
+    case prerenderLock
+    /// The PIN dots on the lock card.
+    case pinEntry
+    /// Closing the picture-in-picture window whose channel turned locked.
+    case pipLock
+    /// Looking at the programme on screen again at the watch's next moment.
+    case programmes
+    /// "Up next" on screen, until taken down.
+    case upNext
+    /// A reminder's proposal on screen, until answered.
+    case proposal
+    /// Drawing the on-screen guide.
+    case guideGrid
+    /// Moving the on-screen guide's now line every half minute.
+    case guideClock
 }
 
 /// Hands source state changes (reported on the media thread) to the player, in order.

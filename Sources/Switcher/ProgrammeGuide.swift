@@ -1,5 +1,6 @@
 import Foundation
 import Output
+import Parental
 
 /// What is on a channel now and next, as the player shows it (banner, cards, status).
 ///
@@ -8,6 +9,22 @@ import Output
 /// Answers must be fast (a lookup, ≤ 1 ms) and never throw: no guide is no answer.
 public protocol ProgrammeGuide: Sendable {
     func nowNext(channelID: String, at instant: Date) -> NowNext
+    /// The programmes on at some moment in `from..<to` on each channel (by id), in time order.
+    func programmes(channelIDs: [String], from: Date, to: Date) -> [String: [ProgrammeSummary]]
+}
+
+extension ProgrammeGuide {
+    public func programmes(channelIDs: [String], from: Date, to: Date) -> [String: [ProgrammeSummary]] { [:] }
+}
+
+/// The viewer's reminders, as the player uses them (the executable keeps them in SQLite).
+public protocol ReminderBook: Sendable {
+    /// The reminders not yet proposed.
+    func pending() -> [Reminder]
+    /// Reminder `id` was proposed (or is past): forget it.
+    func spend(_ id: Int64)
+    /// Sets a reminder for `title` at `start` on channel `channelID`; nil when it cannot be kept.
+    func add(channelID: String, title: String, start: Date, end: Date) -> Reminder?
 }
 
 /// The programme on now and the one after it; either may be unknown.
@@ -53,12 +70,16 @@ public struct ProgrammeSummary: Sendable, Hashable {
     public var description: String?
     /// The first rating, e.g. `TV-PG`.
     public var rating: String?
-    public init(title: String, start: Date, end: Date, description: String? = nil, rating: String? = nil) {
+    /// Every rating the guide gives, with its system (what the parental rules judge).
+    public var ratings: [ContentRating]
+    public init(title: String, start: Date, end: Date, description: String? = nil, rating: String? = nil,
+                ratings: [ContentRating] = []) {
         self.title = title
         self.start = start
         self.end = end
         self.description = description
-        self.rating = rating
+        self.rating = rating ?? ratings.first?.value
+        self.ratings = ratings
     }
 
     /// `HH:mm` in the box's time zone.

@@ -29,6 +29,14 @@ public enum FlipScope: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// What next/previous do with a locked channel.
+public enum LockedFlip: String, Sendable, Hashable {
+    /// Pass it by (the default).
+    case skip
+    /// Stop on it and show its lock card (the flip completes as `failed(locked)`).
+    case card
+}
+
 /// How the switcher behaves: card timing, tune timeout, what next/previous skip.
 public struct SwitcherSettings: Sendable, Hashable {
     /// The card appears only when the target shows no frame within this time.
@@ -42,10 +50,13 @@ public struct SwitcherSettings: Sendable, Hashable {
     /// next/previous skip channels whose source failed.
     public var skipFailed: Bool
     public var scope: FlipScope
+    /// What next/previous do with locked channels.
+    public var lockedFlip: LockedFlip
 
     public init(cardDelay: Duration = .milliseconds(80), cardMinimum: Duration = .milliseconds(400),
                 tuneTimeout: Duration = .seconds(8), skipHidden: Bool = true, skipFailed: Bool = true,
-                scope: FlipScope = .all) {
+                scope: FlipScope = .all, lockedFlip: LockedFlip = .skip) {
+        self.lockedFlip = lockedFlip
         self.cardDelay = cardDelay
         self.cardMinimum = cardMinimum
         self.tuneTimeout = tuneTimeout
@@ -66,8 +77,12 @@ public struct SwitcherSettings: Sendable, Hashable {
 /// - the card is asked for only when the target has no frame `cardDelay` after the request;
 ///   once up, it carries over to a retargeted flip at once, and a timeout or a source failure
 ///   turns it into a "no signal" card naming the reason;
-/// - a refused request (unknown number, locked channel, nothing to flip to) changes nothing and
-///   says why on screen.
+/// - a refused request (unknown number, nothing to flip to) changes nothing and says why on screen;
+/// - locked content never plays: whether a channel's content is locked is an input (`setLock`,
+///   from the parental rules and the guide); a flip to it ends `failed(locked)` with the lock
+///   card up and no decoder started, and a lock that engages on the channel on screen (a
+///   programme boundary) stops its feed at once and puts the lock card up. An unlock there
+///   plays the channel again (a flip of its own, with its own result).
 public struct SwitcherMachine: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -81,6 +96,17 @@ public struct SwitcherMachine: Sendable {
         case tuning
         /// The channel gave no picture; the reason is for the viewer.
         case noSignal(reason: String)
+        /// The channel's content is locked; the reason (the rating and the rule) is for the viewer.
+        case locked(reason: String)
+
+        /// `tuning`, `no-signal` or `locked`, as events and metrics name it.
+        public var name: String {
+            switch self {
+            case .tuning: "tuning"
+            case .noSignal: "no-signal"
+            case .locked: "locked"
+            }
+        }
     }
 
     /// A card the driver should render and put on screen for `requestID`, if the machine still
@@ -149,6 +175,10 @@ public struct SwitcherMachine: Sendable {
     private(set) var flight: Flight?
     /// The card on screen: for which request and channel, and whether it is "no signal".
     private(set) var card: (requestID: UInt64, channel: Int, noSignal: Bool)?
+    /// Channels whose content is locked now, with the reason.
+    public private(set) var locks: [Int: String] = [:]
+    /// The lock holding the screen on `current`: the id its card goes by.
+    private var lock: (requestID: UInt64, channel: Int)?
     private var failedChannels: Set<Int> = []
     /// The request whose failure should show "no signal", until a newer request.
     private var failedRequest: UInt64?
@@ -157,6 +187,13 @@ public struct SwitcherMachine: Sendable {
     public init(channels: [ChannelInfo], settings: SwitcherSettings = SwitcherSettings()) {
         self.channels = channels
         self.settings = settings
+        for (i, c) in channels.enumerated() where c.locked { locks[i] = "This channel is locked" }
+    }
+
+    /// The channel on screen whose lock card is up (PIN entry applies), with the reason.
+    public var lockedOnScreen: (channel: Int, reason: String)? {
+        guard let lock, let reason = locks[lock.channel] else { return nil }
+        return (lock.channel, reason)
     }
 
     /// The request on its way, if any: its id and target.
@@ -196,6 +233,15 @@ public struct SwitcherMachine: Sendable {
                                                interstitialShown: old.cardShown, supersededBy: id)))
             if let feed = old.feed { effects.append(.stop(feed: feed)) }
             if old.cardShown { carryCard = true }
+        }
+
+        if let reason = locks[target] {
+            if let c = card, !(c.channel == target && lock != nil) {
+                effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
+                card = nil
+            }
+            effects += lockOut(target, requestID: id, reason: reason, interstitialShown: true)
+            return (id, effects)
         }
 
         if target == current, let shown = shownFeed, card?.noSignal != true {
@@ -249,6 +295,7 @@ public struct SwitcherMachine: Sendable {
                 effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
                 card = nil
             }
+            effects += liftLock()
             if current != f.target { previous = current }
             current = f.target
             shownFeed = feed
@@ -298,6 +345,7 @@ public struct SwitcherMachine: Sendable {
         switch c.kind {
         case .tuning: flight?.id == c.requestID
         case .noSignal: flight == nil && failedRequest == c.requestID
+        case .locked: lock?.requestID == c.requestID && card?.requestID != c.requestID
         }
     }
 
@@ -308,8 +356,7 @@ public struct SwitcherMachine: Sendable {
         let noSignal: Bool
         if case .noSignal = c.kind { noSignal = true } else { noSignal = false }
         card = (c.requestID, c.channel, noSignal)
-        return [.event(.cardShown(requestID: c.requestID, channel: channels[c.channel].summary,
-                                  kind: noSignal ? "no-signal" : "tuning"))]
+        return [.event(.cardShown(requestID: c.requestID, channel: channels[c.channel].summary, kind: c.kind.name))]
     }
 
     /// The caller of request `requestID` gave up waiting (its task was cancelled).
@@ -324,6 +371,10 @@ public struct SwitcherMachine: Sendable {
                 effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
                 card = nil
             }
+        } else if let held = lock, card?.requestID != held.requestID, let reason = locks[held.channel] {
+            // The abandoned flip's card covered the lock card: the lock card comes back.
+            card = nil
+            effects.append(.showCard(Card(requestID: held.requestID, channel: held.channel, kind: .locked(reason: reason), minimum: .zero)))
         }
         effects.append(.deliver(FlipResult(requestID: f.id, outcome: .failed, channel: channels[f.target].summary,
                                            error: "cancelled by the caller", failure: .cancelled,
@@ -336,7 +387,87 @@ public struct SwitcherMachine: Sendable {
         if failed { failedChannels.insert(channel) } else { failedChannels.remove(channel) }
     }
 
+    /// Whether `channel`'s content is locked now (`reason`, for the viewer) or not (nil): the
+    /// parental rules applied to the programme on it, a locked channel, an unlock with the PIN.
+    ///
+    /// Locking the target of the flip on its way ends that flip `failed(locked)`. Locking the
+    /// channel on screen stops its feed at once (no frame, no sound after this) and puts the lock
+    /// card up. Unlocking the channel on screen behind its lock card flips to it again: a new
+    /// request whose result is delivered like any other.
+    public mutating func setLock(channel: Int, reason: String?, at now: Instant) -> [Effect] {
+        guard channels.indices.contains(channel), locks[channel] != reason else { return [] }
+        locks[channel] = reason
+        guard let reason else {
+            guard lock?.channel == channel, current == channel, flight == nil else { return [] }
+            let lifted = liftLock()
+            return lifted + request(.tuneID(channels[channel].summary.id), at: now).effects
+        }
+        if let f = flight, f.target == channel {
+            flight = nil
+            var effects: [Effect] = []
+            if let feed = f.feed { effects.append(.stop(feed: feed)) }
+            if let c = card, c.requestID == f.id {
+                effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
+                card = nil
+            }
+            return effects + lockOut(channel, requestID: f.id, reason: reason, interstitialShown: f.cardShown)
+        }
+        guard current == channel else { return [] }
+        if let held = lock, held.channel == channel {
+            // Still locked, for a new reason: the card says so.
+            card = nil
+            return [.showCard(Card(requestID: held.requestID, channel: channel, kind: .locked(reason: reason), minimum: .zero))]
+        }
+        // A programme boundary into locked content on the channel on screen.
+        let id = nextID
+        nextID += 1
+        failedRequest = nil
+        var effects: [Effect] = []
+        if let c = card, flight == nil {
+            effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
+            card = nil
+        }
+        if let shown = shownFeed {
+            effects.append(.stop(feed: shown))
+            shownFeed = nil
+        }
+        lock = (id, channel)
+        effects.append(.showCard(Card(requestID: id, channel: channel, kind: .locked(reason: reason), minimum: .zero)))
+        effects.append(.event(.lockShown(channel: channels[channel].summary, reason: reason)))
+        return effects
+    }
+
     // MARK: Rules
+
+    /// Request `id` reached locked `target`: no decoder, the old channel's feed stops, the lock
+    /// card goes up, and the request ends `failed(locked)`; the viewer is on `target`.
+    private mutating func lockOut(_ target: Int, requestID id: UInt64, reason: String, interstitialShown: Bool) -> [Effect] {
+        var effects: [Effect] = []
+        let summary = channels[target].summary
+        if let old = shownFeed {
+            effects.append(.stop(feed: old))
+            shownFeed = nil
+        }
+        failedRequest = nil
+        if current != target { previous = current }
+        current = target
+        let shownBefore = lock?.channel == target
+        lock = (id, target)
+        effects.append(.showCard(Card(requestID: id, channel: target, kind: .locked(reason: reason), minimum: .zero)))
+        if !shownBefore { effects.append(.event(.lockShown(channel: summary, reason: reason))) }
+        effects.append(.deliver(FlipResult(requestID: id, outcome: .failed, channel: summary,
+                                           error: "channel \(summary.number) \(summary.name) is locked: \(reason)",
+                                           failure: .locked, interstitialShown: interstitialShown)))
+        effects.append(.committed(current: target, previous: previous, played: false))
+        return effects
+    }
+
+    /// The lock card no longer holds the screen (another picture or card replaces it).
+    private mutating func liftLock() -> [Effect] {
+        guard let held = lock else { return [] }
+        lock = nil
+        return [.event(.lockHidden(channel: channels[held.channel].summary))]
+    }
 
     private mutating func fail(_ f: Flight, failure: FlipFailure, reason: String) -> [Effect] {
         flight = nil
@@ -345,6 +476,7 @@ public struct SwitcherMachine: Sendable {
         let summary = channels[f.target].summary
         let card = Card(requestID: f.id, channel: f.target, kind: .noSignal(reason: reason), minimum: .zero)
         if let old = shownFeed, old != f.feed { effects.append(.stop(feed: old)) }
+        effects += liftLock()
         if current != f.target { previous = current }
         current = f.target
         // A feed that timed out keeps running behind the card: if its source comes back, so does the picture.
@@ -378,23 +510,19 @@ public struct SwitcherMachine: Sendable {
             }
         case .tune(let n):
             guard let i = channels.firstIndex(where: { $0.number == n }) else { return .failure(.unknownChannel, "No channel \(n)") }
-            return checkLock(i)
+            return .success(i)
         case .tuneID(let id):
             guard let i = channels.firstIndex(where: { $0.summary.id == id }) else { return .failure(.unknownChannel, "No channel with id \(id)") }
-            return checkLock(i)
+            return .success(i)
         case .recall:
             guard let p = previous else { return .failure(.nothingToFlipTo, "No previous channel") }
-            return checkLock(p)
+            return .success(p)
         }
-    }
-
-    private func checkLock(_ i: Int) -> Resolution {
-        channels[i].locked ? .failure(.locked, "Channel \(channels[i].number) \(channels[i].summary.name) is locked") : .success(i)
     }
 
     private func eligible(_ i: Int, group: String?) -> Bool {
         let c = channels[i]
-        if c.locked { return false }
+        if settings.lockedFlip == .skip && locks[i] != nil { return false }
         if settings.skipHidden && c.hidden { return false }
         if settings.skipFailed && failedChannels.contains(i) { return false }
         switch settings.scope {

@@ -47,14 +47,22 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Output frame rate.")
     var fps = 30
 
-    @Option(help: "Generated streams: clean, ts-loop (MPEG-TS looped by ffmpeg: a lost keyframe at every loop) or mixed (ts-loop with MPEG-2 576i, H.264 1080i and HEVC channels).")
+    @Option(help: "Generated streams: clean, ts-loop (MPEG-TS looped by ffmpeg: a lost keyframe at every loop), mixed (ts-loop with MPEG-2 576i, H.264 1080i and HEVC channels) or broadcast (six kinds: H.264/AAC, MPEG-2/MP2, H.264 1080i with two AC-3 languages, HEVC 10-bit PQ, H.264/E-AC-3, radio).")
     var streams = "clean"
 
     @Option(help: "First UDP port of the generated channels.")
     var port = 31000
 
+    @Option(help: "Instead of flips: measure timeshift (recording cost of every warm channel, pause, this many seeks, back to live).")
+    var timeshift: Int = 0
+
     @Flag(help: "Also measure mpv switching between two of the same streams (../shared/bench/mpv-zap.py).")
     var peer = false
+
+    @Option(name: .customLong("serve"), help: ArgumentHelp(
+        "Measure the head-end instead of flips: first frames for new clients (warm, served, cold) and CPU with 1, 10 and N HTTP TS clients (docs/performance.md).",
+        valueName: "N"))
+    var serveClients: Int?
 
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
@@ -74,6 +82,10 @@ struct BenchCommand: AsyncParsableCommand {
         func say(_ s: String) { if !json { FileHandle.standardError.write(Data("bench: \(s)\n".utf8)) } }
 
         try GStreamer.initialize()
+        if let serveClients {
+            print(try await ServeBench(clients: serveClients, basePort: port, seconds: 10, logger: logger, say: say).run())
+            return
+        }
         var streams: BenchSenders?
         let lineup: Lineup
         if let path = self.lineup {
@@ -82,6 +94,9 @@ struct BenchCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         } else {
+            do { try QuietPorts.check(port..<(port + channels)) } catch let busy as QuietPorts.Busy {
+                throw ValidationError(busy.description)
+            }
             let s: BenchSenders = streamKind == .clean
                 ? try BenchStreams(channels: channels, width: 1280, height: 720, fps: 30, gopSeconds: 2, basePort: port, log: say)
                 : try HostileBenchStreams(kind: streamKind, channels: channels, basePort: port, log: say)
@@ -91,6 +106,12 @@ struct BenchCommand: AsyncParsableCommand {
             })
         }
         defer { streams?.stop() }
+        if timeshift > 0 {
+            let result = try await TimeshiftBench(lineup: lineup, seeks: timeshift, logger: logger, say: say) { try await measure(seconds: $0) }.run()
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .prettyPrinted])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
         let n = lineup.channels.count
         let budget: WarmBudget
         do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
@@ -114,7 +135,7 @@ struct BenchCommand: AsyncParsableCommand {
         await player.headend.setBudget(budget)
         let plan = await player.headend.applyPolicy(current: 0, last: nil)
         _ = await waitUntil(seconds: 20) {
-            plan.running.allSatisfy { player.headend.sources[$0].cache.hasKeyframe }
+            plan.running.allSatisfy { player.headend.sources[$0].cache.canStartWarm }
         }
         try await Task.sleep(for: .milliseconds(2500))
         let warmUsage = try await measure(seconds: 4)
@@ -157,6 +178,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let report = BenchReport(
             channels: n, streams: self.lineup == nil ? self.streams : "lineup", policy: policy.description, budget: budget.description, order: order, flips: samples,
+            kinds: streams.map { s in Dictionary(uniqueKeysWithValues: zip(lineup.channels.map(\.number.description), s.kinds)) } ?? [:],
             baseline: base, warm: warmUsage, warmChannels: warmCount, gopCacheBytes: gopBytes,
             output: outputStats, peer: peerResult, size: size, fps: fps)
         print(json ? report.json() : report.text())
@@ -209,6 +231,8 @@ struct BenchReport {
     var budget: String
     var order: String
     var flips: [FlipSample]
+    /// What each channel (by number) carries, when the bench generated them.
+    var kinds: [String: String] = [:]
     var baseline: (core: Double, rss: Int)
     var warm: (core: Double, rss: Int)
     var warmChannels: Int
@@ -228,16 +252,26 @@ struct BenchReport {
         flips.filter { $0.result.ok && $0.result.path == path }.compactMap(\.result.latencyMilliseconds).sorted()
     }
 
+    /// Count and percentiles of `l` (sorted).
+    static func figures(_ l: [Double]) -> [String: Any] {
+        ["count": l.count,
+         "p50_ms": round1(percentile(l, 0.5)), "p95_ms": round1(percentile(l, 0.95)),
+         "p99_ms": round1(percentile(l, 0.99)), "max_ms": round1(l.last)]
+    }
+
     var summary: [String: Any] {
         var paths: [String: Any] = [:]
         for path in [FlipPath.hot, .warm, .cold] {
             let l = latencies(path)
             guard !l.isEmpty else { continue }
-            paths[path.rawValue] = [
-                "count": l.count,
-                "p50_ms": round1(Self.percentile(l, 0.5)), "p95_ms": round1(Self.percentile(l, 0.95)),
-                "p99_ms": round1(Self.percentile(l, 0.99)), "max_ms": round1(l.last),
-            ]
+            paths[path.rawValue] = Self.figures(l)
+        }
+        // Warm flips by what the target channel carries (generated mixed streams).
+        var byStream: [String: Any] = [:]
+        for kind in Set(kinds.values) where Set(kinds.values).count > 1 {
+            let l = flips.filter { $0.result.ok && $0.result.path == .warm && $0.result.channel.flatMap { kinds[$0.number] } == kind }
+                .compactMap(\.result.latencyMilliseconds).sorted()
+            if !l.isEmpty { byStream[kind] = Self.figures(l) }
         }
         let offsets = flips.compactMap(\.audioOffsetMs).sorted()
         let others = max(1, warmChannels)
@@ -254,6 +288,7 @@ struct BenchReport {
             "gop_cache_mb": round1(Double(gopCacheBytes) / 1_048_576),
             "rss_mb_per_warm_channel_beyond_gop_cache": round1(Double(warm.rss - baseline.rss - gopCacheBytes) / 1_048_576 / Double(others)),
         ]
+        if !byStream.isEmpty { result["warm_by_stream"] = byStream }
         let failures = flips.filter { !$0.result.ok }.compactMap(\.result.error)
         if !failures.isEmpty { result["failures"] = Array(Set(failures)).sorted() }
         if let peer { result["peer"] = peer }
@@ -273,6 +308,11 @@ struct BenchReport {
             guard let p = (s["paths"] as? [String: Any])?[path] as? [String: Any] else { continue }
             func f(_ k: String) -> String { String(format: "%8.1f", p[k] as? Double ?? .nan) }
             lines.append("\(path.padding(toLength: 6, withPad: " ", startingAt: 0)) \(String(format: "%5d", p["count"] as? Int ?? 0)) \(f("p50_ms")) \(f("p95_ms")) \(f("p99_ms")) \(f("max_ms"))")
+        }
+        for (kind, value) in ((s["warm_by_stream"] as? [String: Any]) ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let p = value as? [String: Any] else { continue }
+            func f(_ k: String) -> String { String(format: "%8.1f", p[k] as? Double ?? .nan) }
+            lines.append("  warm to \(kind.padding(toLength: 20, withPad: " ", startingAt: 0)) \(String(format: "%5d", p["count"] as? Int ?? 0)) \(f("p50_ms")) \(f("p95_ms")) \(f("p99_ms")) \(f("max_ms"))")
         }
         lines.append("failed flips: \(s["failed"] ?? 0)\((s["failures"] as? [String]).map { " (\($0.joined(separator: "; ")))" } ?? "")")
         lines.append("output: \(output.framesShown) frames shown, \(output.repeatedFrames) repeated (no channel frame for 2 periods), \(output.gapsOverTwoFrames) gaps over 2 frame periods, longest \(String(format: "%.1f", output.longestGap.milliseconds)) ms")

@@ -61,11 +61,12 @@ final class BenchStreams {
         try ClipFormat.runTool(tool, arguments)
     }
 
-    /// ffmpeg sending `clip` in a loop, in real time, as MPEG-TS over UDP to `url`.
+    /// ffmpeg sending `clip` (all its streams) in a loop, in real time, as MPEG-TS over UDP to `url`.
     static func loopSender(clip: String, to url: String) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-loglevel", "error", "-re", "-stream_loop", "-1", "-i", clip, "-c", "copy",
+        // Every stream of the clip (ffmpeg would otherwise keep one audio track of several).
+        p.arguments = ["-loglevel", "error", "-re", "-stream_loop", "-1", "-i", clip, "-map", "0", "-c", "copy",
                        "-f", "mpegts", "\(url)?pkt_size=1316"]
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice

@@ -56,7 +56,7 @@ struct DoctorCommand: AsyncParsableCommand {
         var lineup: Lineup?
         var lineupPath: String?
         do {
-            let path = try play.lineupPath()
+            let path = try flipbox.lineupPath(play.lineup)
             lineupPath = path
             let report = LineupLoader.check(path: path)
             if let checked = report.lineup {

@@ -6,7 +6,7 @@ import Lineup
 struct GuideCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "guide", abstract: "Import and query the programme guide (XMLTV).",
-        subcommands: [Import.self, Now.self, Bench.self])
+        subcommands: [Import.self, Now.self, Example.self, Bench.self])
 
     struct StateOptions: ParsableArguments {
         @Option(help: "Where the guide is stored (guide.sqlite). Default: $FLIPBOX_STATE_DIR, $XDG_STATE_HOME/flipbox or ~/.local/state/flipbox.")
@@ -44,6 +44,36 @@ struct GuideCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("flipbox: \(error)\nthe stored guide was kept\n".utf8))
                 throw ExitCode(1)
             }
+        }
+    }
+
+    struct Example: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a made-up XMLTV guide for a lineup's channels, starting now (for a box with no guide source).",
+            discussion: "Programmes of 30 to 90 minutes with titles, descriptions and VCHIP ratings from TV-G to TV-MA; each channel matches by its guide id, else its id.")
+
+        @Argument(help: "The lineup. Default: the demo lineup in Channels/.")
+        var lineup: String?
+
+        @Option(help: "Where to write the guide.")
+        var out: String
+
+        @Option(help: "How many hours of programmes.")
+        var hours: Int = 48
+
+        func run() throws {
+            guard let path = lineup ?? DemoLineup.locate() else { throw ValidationError("no lineup given and the demo lineup was not found") }
+            guard (1...24 * 14).contains(hours) else { throw ValidationError("--hours must be from 1 to 336") }
+            let loaded: Lineup
+            do { loaded = try LineupLoader.load(path: path) } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(2)
+            }
+            do { try ExampleGuide.write(to: out, lineup: loaded, hours: hours) } catch {
+                FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            print("wrote \(hours) hours of programmes for \(loaded.channels.count) channels to \(out)")
         }
     }
 

@@ -14,17 +14,14 @@ struct GuideService: Service {
     }
 }
 
-extension PlayCommand {
-    /// The lineup's guide from the state directory, or nil when the lineup names none or the
-    /// store cannot be opened (the box plays without a guide and says why).
-    func openGuide(lineup: Lineup, logger: Logger) -> Guide? {
-        guard !lineup.guideURLs.isEmpty else { return nil }
-        let directory = StateDirectory.resolve(switcher.stateDir)
-        do {
-            return try Guide(stateDirectory: directory, lineup: lineup, logger: logger)
-        } catch {
-            logger.error("no guide: \(error)")
-            return nil
-        }
+/// The lineup's guide from the state directory, or nil when the lineup names none or the
+/// store cannot be opened (the box plays or serves without a guide and says why).
+func openGuide(lineup: Lineup, stateDir: String?, logger: Logger) -> Guide? {
+    guard !lineup.guideURLs.isEmpty else { return nil }
+    do {
+        return try Guide(stateDirectory: StateDirectory.resolve(stateDir), lineup: lineup, logger: logger)
+    } catch {
+        logger.error("no guide: \(error)")
+        return nil
     }
 }

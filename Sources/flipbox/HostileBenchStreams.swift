@@ -4,10 +4,14 @@ import LoopbackStreams
 /// The benchmark's generated channels: their URLs, stopped at the end.
 protocol BenchSenders: AnyObject {
     var urls: [String] { get }
+    /// What each channel carries, in order (the report breaks flips down by it).
+    var kinds: [String] { get }
     func stop()
 }
 
-extension BenchStreams: BenchSenders {}
+extension BenchStreams: BenchSenders {
+    var kinds: [String] { urls.map { _ in "h264 1280x720p30" } }
+}
 
 /// Which streams `bench` generates without a lineup.
 enum BenchStreamKind: String, CaseIterable {
@@ -18,6 +22,9 @@ enum BenchStreamKind: String, CaseIterable {
     case tsLoop = "ts-loop"
     /// `ts-loop`, with every fourth channel MPEG-2 576i, H.264 1080i or HEVC 720p instead.
     case mixed
+    /// A broadcast lineup, six kinds in turn: H.264 720p/AAC, MPEG-2 576i/MP2, H.264 1080i with
+    /// AC-3 in two languages, HEVC 10-bit BT.2020 PQ, H.264 720p/E-AC-3, radio (AAC LATM).
+    case broadcast
 
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
@@ -30,6 +37,7 @@ final class HostileBenchStreams: BenchSenders {
     let urls: [String]
     /// What each channel carries, in order (for the report).
     let formats: [ClipFormat]
+    var kinds: [String] { formats.map(\.description) }
     private var senders: [Process] = []
 
     init(kind: BenchStreamKind, channels: Int, basePort: Int, log: (String) -> Void) throws {
@@ -49,6 +57,7 @@ final class HostileBenchStreams: BenchSenders {
             }
             format.hue = (i * 360) / max(1, channels)
             format.toneHz = 300 + 60 * i
+            if kind == .broadcast { format = Self.broadcast(i, hue: format.hue, tone: format.toneHz) }
             formats.append(format)
         }
         self.formats = formats
@@ -63,6 +72,35 @@ final class HostileBenchStreams: BenchSenders {
             if i + 1 < formats.count { Thread.sleep(forTimeInterval: format.gopSeconds / Double(formats.count)) }
         }
         self.urls = urls
+    }
+
+    /// Channel `i` of the broadcast lineup.
+    static func broadcast(_ i: Int, hue: Int, tone: Int) -> ClipFormat {
+        var f: ClipFormat
+        switch i % 6 {
+        case 1:
+            f = .sd576iMPEG2
+            f.audioCodec = .mp2
+            f.colours = .bt601
+        case 2:
+            f = .hd1080iH264
+            f.audioCodec = .ac3
+            f.audioTracks = [.init(toneHz: tone, language: "deu"), .init(toneHz: tone + 500, language: "eng")]
+            f.colours = .bt709
+        case 3:
+            f = .hd720HEVC
+            f.colours = .bt2020pq
+        case 4:
+            f = .hd720
+            f.audioCodec = .eac3
+        case 5:
+            f = .radio(.latm, toneHz: tone, seconds: 8)
+        default:
+            f = .hd720
+        }
+        f.hue = hue
+        f.toneHz = tone
+        return f
     }
 
     func stop() {

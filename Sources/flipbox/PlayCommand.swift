@@ -7,6 +7,7 @@ import Lineup
 import Logging
 import Output
 import ServiceLifecycle
+import Serve
 import Switcher
 
 extension Player: PlayerControl {}
@@ -17,7 +18,7 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play a lineup: flip with the keys or the HTTP API.",
         discussion: """
             Keys: Up/PageUp/+ next, Down/PageDown/- previous, digits then Enter (or wait 1.5 s) to tune, \
-            Backspace for the last channel, i for info, q to quit. Remotes and keyboards on /dev/input \
+            Backspace for the last channel, i for info, g for the guide, q to quit; on a lock card, digits are the PIN. Remotes and keyboards on /dev/input \
             work too (--input evdev; key map in docs/box.md).
             """)
 
@@ -86,6 +87,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Do not read keys (same as --input none).")
     var noKeys = false
 
+    @Flag(help: "Also serve the lineup to other screens (HTTP MPEG-TS, HLS, HDHomeRun, M3U, XMLTV; see docs/serve.md).")
+    var serve = false
+
+    @OptionGroup(title: "Serving (with --serve)")
+    var serving: ServeOptions
+
     @Flag(help: "Log more.")
     var verbose = false
 
@@ -93,16 +100,8 @@ struct PlayCommand: AsyncParsableCommand {
         let logger = makeLogger(verbose: verbose)
         var options = try playerOptions(logger: logger)
         if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
-        let path = try lineupPath()
-        let lineup: Lineup
-        do {
-            let report = LineupLoader.check(path: path)
-            for w in report.warnings { logger.warning("\(w)") }
-            lineup = try report.get()
-        } catch {
-            for d in error.errors { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
-            throw ExitCode(2)
-        }
+        let path = try lineupPath(self.lineup)
+        let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
         if warm == nil, let setting = lineup.settings["warm"] {
             guard let policy = WarmPolicy(setting) else {
@@ -136,11 +135,14 @@ struct PlayCommand: AsyncParsableCommand {
         let fileLimit = ProcessResources.raiseFileLimit()
         logger.debug("open-file limit: \(fileLimit)")
         try GStreamer.initialize()
-        let guide = openGuide(lineup: lineup, logger: logger)
+        let guide = openGuide(lineup: lineup, stateDir: switcher.stateDir, logger: logger)
         let player: Player
         var notifier: SystemdNotifier<Player>?
         do {
-            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init), logger: logger)
+            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init),
+                                reminders: guide.map { GuideReminders(store: $0.reminders) }, logger: logger)
+            let refreshed = player
+            guide?.onRefresh { Task { await refreshed.guideChanged() } }
             await player.headend.setBudget(budget)
             notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment, player: player,
                                        events: player.events(), logger: logger)
@@ -164,6 +166,18 @@ struct PlayCommand: AsyncParsableCommand {
             .init(service: app),
         ]
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
+        if serve {
+            do {
+                let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
+                let server = StreamServer(headend: player.headend, settings: configuration.streams, logger: logger)
+                services += try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
+                    .map { .init(service: $0) }
+            } catch {
+                await player.shutdown()
+                FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         let terminal = inputs.terminal ? TerminalKeys() : nil
         let evdev = inputs.evdevDirectory.map { EvdevKeys(directory: $0, map: keyMap, grab: grabInput, logger: logger) }
         let cec = inputs.cec ? CECRemote(logger: logger) : nil
@@ -215,14 +229,6 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         return map
-    }
-
-    func lineupPath() throws -> String {
-        if let lineup { return lineup }
-        guard let demo = DemoLineup.locate() else {
-            throw ValidationError("no lineup given and the demo lineup (Channels/demo.yaml) was not found; pass a lineup file")
-        }
-        return demo
     }
 
     func playerOptions(logger: Logger? = nil) throws -> PlayerOptions {

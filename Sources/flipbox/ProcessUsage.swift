@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 
 /// CPU time and resident memory of this process, from /proc (Linux).
 struct ProcessUsage {
@@ -31,11 +32,6 @@ struct ProcessUsage {
         let w = wall.seconds
         return w > 0 ? (b.cpu - a.cpu).seconds / w : 0
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-    var milliseconds: Double { seconds * 1000 }
 }
 
 extension ProcessUsage {

@@ -169,7 +169,7 @@ final class SoakPlayer {
     init(lineup: String, port: Int, directory: URL) throws {
         let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         logPath = directory.appendingPathComponent("play.log").path
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
         process.arguments = ["--nofile=1024:1024", "--", me, "play", lineup, "--output", "headless", "--no-keys",

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Headend
 import Lineup
+import Parental
 import Switcher
 
 /// The switcher's command-line options; each falls back to the lineup's `settings`, then to
@@ -21,8 +23,17 @@ struct SwitcherOptions: ParsableArguments {
     @Option(help: "What next/previous visit: all, favourites or group (the current channel's). Setting: flip-scope.")
     var flipScope: String?
 
-    @Option(help: "Locked channel numbers, comma-separated (refused by number, skipped by next/previous). Setting: locked.")
+    @Option(help: "Locked channel numbers, comma-separated (the lock card until the PIN is given). Setting: locked.")
     var locked: String?
+
+    @Option(help: "Parental rules, e.g. 'VCHIP=TV-PG, FSK=12, unrated=lock, unlock=2h' (replaces the lineup's). Setting: parental.")
+    var parental: String?
+
+    @Option(help: "What next/previous do with locked channels: skip, or card (stop on them, lock card up). Setting: locked-flip.")
+    var lockedFlip: String?
+
+    @Option(help: "Seconds before a programme ends that \"Up next\" shows (0: never). Setting: up-next-seconds. Default: 60.")
+    var upNextSeconds: String?
 
     @Option(help: "The card templates directory. Setting: interstitials. Default: Interstitials/ next to Channels/.")
     var interstitials: String?
@@ -31,6 +42,12 @@ struct SwitcherOptions: ParsableArguments {
     var stateDir: String?
 
     /// Applies the options and the lineup's settings to `options`.
+    @Option(help: "Keep this much of the channel on screen to pause and rewind (e.g. 30m; off). Setting: timeshift.")
+    var timeshift: String?
+
+    @Option(help: "Timeshift data kept in memory per channel before it goes to disk (e.g. 64MB). Setting: timeshift-memory.")
+    var timeshiftMemory: String?
+
     func apply(to options: inout PlayerOptions, lineup: Lineup, lineupPath: String) throws {
         let settings = lineup.settings
         func pick(_ option: String?, _ key: String) -> (String, String)? {
@@ -54,7 +71,23 @@ struct SwitcherOptions: ParsableArguments {
             guard let scope = FlipScope(text) else { throw ValidationError("\(origin) must be all, favourites or group, not '\(text)'") }
             s.scope = scope
         }
+        if let (text, origin) = pick(lockedFlip, "locked-flip") {
+            guard let rule = LockedFlip(rawValue: text.lowercased()) else { throw ValidationError("\(origin) must be skip or card, not '\(text)'") }
+            s.lockedFlip = rule
+        }
         options.switcher = s
+        do {
+            options.parental = try ParentalRules(settings: parental.map { ["parental": $0] } ?? settings)
+        } catch {
+            throw ValidationError(parental == nil ? "\(lineupPath): settings.\(error)" : "--\(error)")
+        }
+        options.pinDirectory = StateDirectory.resolve(stateDir)
+        if let (text, origin) = pick(upNextSeconds, "up-next-seconds") {
+            guard let seconds = Double(text), (0...3600).contains(seconds) else {
+                throw ValidationError("\(origin) must be a number of seconds from 0 (never) to 3600, not '\(text)'")
+            }
+            options.upNextSeconds = seconds
+        }
         if let (text, origin) = pick(locked, "locked") {
             var numbers: Set<ChannelNumber> = []
             for part in text.split(separator: ",") {
@@ -70,6 +103,12 @@ struct SwitcherOptions: ParsableArguments {
                 throw ValidationError("\(lineupPath): settings.start '\(start)' is not a channel of this lineup")
             }
             options.startChannel = n
+        }
+        if let (text, origin) = pick(timeshift, "timeshift"), text.lowercased() != "off" {
+            var shift = TimeshiftSettings(window: try Self.duration(text, origin, within: .seconds(10) ... .seconds(24 * 3600)),
+                                          directory: TimeshiftSettings.defaultDirectory)
+            if let (text, origin) = pick(timeshiftMemory, "timeshift-memory") { shift.memoryBytes = try WarmBudget.bytes(text, setting: origin) }
+            options.timeshift = shift
         }
         options.interstitials = try interstitialsDirectory(settings: settings, lineupPath: lineupPath)
         if let stateDir {
@@ -99,14 +138,16 @@ struct SwitcherOptions: ParsableArguments {
         return candidates.first { FileManager.default.fileExists(atPath: ($0 as NSString).appendingPathComponent("default.svg")) }
     }
 
-    /// `80ms`, `0.4s`, `8s`, or a plain number of milliseconds.
+    /// `80ms`, `0.4s`, `8s`, `30m`, `2h`, or a plain number of milliseconds.
     static func duration(_ text: String, _ origin: String, within range: ClosedRange<Duration>) throws -> Duration {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         var value: Double?
         if t.hasSuffix("ms") { value = Double(t.dropLast(2)) }
         else if t.hasSuffix("s") { value = Double(t.dropLast()).map { $0 * 1000 } }
+        else if t.hasSuffix("m") { value = Double(t.dropLast()).map { $0 * 60_000 } }
+        else if t.hasSuffix("h") { value = Double(t.dropLast()).map { $0 * 3_600_000 } }
         else { value = Double(t) }
-        guard let ms = value, ms.isFinite else { throw ValidationError("\(origin) must be a duration like 80ms or 8s, not '\(text)'") }
+        guard let ms = value, ms.isFinite else { throw ValidationError("\(origin) must be a duration like 80ms, 8s or 30m, not '\(text)'") }
         let d = Duration.milliseconds(Int64(ms.rounded()))
         guard range.contains(d) else {
             throw ValidationError("\(origin) must be between \(range.lowerBound) and \(range.upperBound), not '\(text)'")

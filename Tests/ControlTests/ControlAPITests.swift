@@ -20,7 +20,9 @@ struct ControlAPITests {
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "application/json; charset=utf-8")
             let json = try jsonObject(response)
-            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next"])
+            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked", "video", "audio", "radio"])
+            #expect(json["video"] is NSNull && (json["audio"] as? [Any])?.isEmpty == true && json["radio"] as? Bool == false,
+                    "a player that knows nothing of the stream says so")
             let channel = try #require(json["channel"] as? [String: Any])
             #expect(channel["number"] as? String == "7")
             #expect(channel["name"] as? String == "Red Test")
@@ -61,7 +63,15 @@ struct ControlAPITests {
             let channels = try #require(try jsonObject(response)["channels"] as? [[String: Any]])
             #expect(channels.count == 2)
             let red = channels[0]
-            #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources", "thumbnail", "favourite", "hidden"])
+            #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources", "thumbnail", "favourite", "hidden",
+                                      "video", "audio", "radio"])
+            let video = try #require(red["video"] as? [String: Any])
+            #expect(video["codec"] as? String == "H.264" && video["width"] as? Int == 1920 && video["interlaced"] as? Bool == true)
+            #expect(video["colour"] as? String == "BT.709" && video["colourAssumed"] as? Bool == false && video["hdr"] as? Bool == false)
+            let audio = try #require(red["audio"] as? [[String: Any]])
+            #expect(audio.map { $0["language"] as? String } == ["deu", "eng"] && audio.map { $0["playing"] as? Bool } == [false, true])
+            #expect(audio.first?["codec"] as? String == "AC-3" && audio.last?["channels"] as? Int == 6 && audio.last?["track"] as? Int == 2)
+            #expect(red["radio"] as? Bool == false)
             #expect(red["thumbnail"] as? String == "/api/v1/channels/7/thumbnail.jpg", "channel 7 is playing: it has a picture")
             #expect(red["number"] as? String == "7")
             #expect(red["group"] as? String == "Tests")

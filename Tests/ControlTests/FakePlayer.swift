@@ -1,5 +1,7 @@
 import Control
 import Foundation
+import GStreamer
+import Headend
 import Lineup
 import Switcher
 
@@ -33,6 +35,13 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
     static let red = Channel(id: "red", number: ChannelNumber(7), name: "Red Test", sources: ["udp://239.0.0.1:1234"],
                              logo: .file("/logos/red.png"), group: "Tests")
     static let news = Channel(id: "news.one", number: ChannelNumber(9, 1), name: "News One", sources: ["a", "b"])
+    /// 1080i H.264 in BT.709 with German and English AC-3, English playing.
+    static let redMedia = ChannelMedia(
+        video: .init(family: .h264, mediaType: "video/x-h264", width: 1920, height: 1080, framesPerSecond: 25, interlaced: true,
+                     colour: Colorimetry("bt709", height: 1080)),
+        audio: AudioState(tracks: [AudioTrack(index: 0, family: .ac3, language: "deu", channels: 2),
+                                   AudioTrack(index: 1, family: .ac3, language: "eng", channels: 6)], playing: 1),
+        radio: false)
     static let pngBytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
 
     init(
@@ -53,7 +62,7 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
             uptime: .seconds(42), lastFlip: nil
         )
         self.channelList = channels ?? [
-            ChannelStatus(channel: Self.red, state: .hot),
+            ChannelStatus(channel: Self.red, state: .hot, media: Self.redMedia),
             ChannelStatus(channel: Self.news, state: .stalled(reason: "no data for 5 s")),
         ]
         self.snapshot = snapshot

@@ -12,6 +12,7 @@ struct KeyDecoderTests {
             .digit(0), .digit(1), .digit(2), .digit(9), .plus, .plus, .minus, .dot, .quit, .quit, .info, .info, .other,
         ])
         #expect(decoder.decode([0x0D, 0x0A, 0x7F, 0x08]) == [.enter, .enter, .backspace, .backspace])
+        #expect(decoder.decode(Self.bytes("aA")) == [.audio, .audio])
     }
 
     @Test func escapeSequences() {
@@ -19,6 +20,12 @@ struct KeyDecoderTests {
         let input = Self.esc + "[A" + Self.esc + "[B" + Self.esc + "[5~" + Self.esc + "[6~" + Self.esc + "OA" + Self.esc + "OB"
         #expect(decoder.decode(Self.bytes(input)) == [.up, .down, .pageUp, .pageDown, .up, .down])
         #expect(!decoder.hasPending)
+    }
+
+    @Test func timeKeys() {
+        var decoder = KeyDecoder()
+        let input = " <>" + Self.esc + "[F" + Self.esc + "[4~" + Self.esc + "[8~" + Self.esc + "OF"
+        #expect(decoder.decode(Self.bytes(input)) == [.playPause, .rewind, .fastForward, .stop, .stop, .stop, .stop])
     }
 
     @Test func unknownSequencesAreOneOtherKey() {
@@ -69,7 +76,8 @@ struct KeyDecoderTests {
         let long = Self.esc + "[" + String(repeating: "1;", count: 20) + "A" + "3"
         let keys = decoder.decode(Self.bytes(long))
         #expect(keys.last == .digit(3))
-        #expect(keys.dropLast().allSatisfy { $0 == .other || $0 == .digit(1) || $0 == .other })
+        // What is left of it is read as plain keys (`A` is the audio key).
+        #expect(keys.dropLast().allSatisfy { $0 == .other || $0 == .digit(1) || $0 == .audio })
         #expect(!decoder.hasPending)
         // A control byte inside a sequence ends it; the byte is decoded on its own.
         #expect(decoder.decode(Self.bytes(Self.esc + "[\r")) == [.other, .enter])

@@ -1,4 +1,5 @@
 import Control
+import Headend
 import Foundation
 import Lineup
 import Switcher
@@ -18,7 +19,7 @@ import Testing
         var keypad = RemoteKeypad()
         let now = ContinuousClock.now
         #expect(keypad.press(.up, now: now) == [.flip(.next)])
-        #expect(keypad.press(.left, now: now) == [])
+        #expect(keypad.press(.left, now: now) == [.timeshift(.seekBy(.seconds(-10)))])
         #expect(keypad.press(.pip, now: now) == [.pip])
         #expect(keypad.press(.swap, now: now) == [.swap])
         #expect(keypad.press(.info, now: now) == [.info])

@@ -1,4 +1,5 @@
 import Control
+import Headend
 import Lineup
 import Switcher
 import Testing
@@ -15,8 +16,77 @@ struct RemoteKeypadTests {
         #expect(keypad.press(.backspace, now: at(0)) == [.flip(.recall)])
         #expect(keypad.press(.info, now: at(0)) == [.info])
         #expect(keypad.press(.quit, now: at(0)) == [.quit])
+        #expect(keypad.press(.audio, now: at(0)) == [.nextAudio])
         #expect(keypad.press(.other, now: at(0)) == [])
         #expect(keypad.press(.enter, now: at(0)) == [])
+    }
+
+    @Test func timeKeysMoveTheChannelOnScreenInTime() {
+        var keypad = RemoteKeypad()
+        #expect(keypad.press(.playPause, now: at(0)) == [.timeshift(.togglePause)])
+        #expect(keypad.press(.left, now: at(0)) == [.timeshift(.seekBy(.seconds(-10)))])
+        #expect(keypad.press(.right, now: at(0)) == [.timeshift(.seekBy(.seconds(10)))])
+        #expect(keypad.press(.rewind, now: at(0)) == [.timeshift(.seekBy(.seconds(-60)))])
+        #expect(keypad.press(.fastForward, now: at(0)) == [.timeshift(.seekBy(.seconds(60)))])
+        #expect(keypad.press(.stop, now: at(0)) == [.timeshift(.live)])
+        // A number being typed is dropped, not left on screen.
+        _ = keypad.press(.digit(4), now: at(0))
+        #expect(keypad.press(.playPause, now: at(100)) == [.hideEntry, .timeshift(.togglePause)])
+    }
+
+    @Test func withTheLockCardUpDigitsAreThePINShownAsDots() {
+        var keypad = RemoteKeypad()
+        keypad.lockCardUp = true
+        #expect(keypad.press(.digit(2), now: at(0)) == [.showPIN(1)])
+        #expect(keypad.press(.digit(4), now: at(100)) == [.showPIN(2)])
+        #expect(keypad.press(.backspace, now: at(200)) == [.showPIN(1)], "Back deletes a PIN digit")
+        #expect(keypad.press(.digit(4), now: at(300)) == [.showPIN(2)])
+        #expect(keypad.press(.dot, now: at(350)) == [])
+        #expect(keypad.press(.digit(6), now: at(400)) == [.showPIN(3)])
+        #expect(keypad.press(.digit(8), now: at(500)) == [.showPIN(4)])
+        #expect(keypad.deadline == nil, "no channel number is being typed")
+        #expect(keypad.press(.enter, now: at(600)) == [.unlock(pin: "2468")])
+        #expect(keypad.press(.enter, now: at(700)) == [], "nothing typed: nothing to send")
+        #expect(keypad.press(.back, now: at(800)) == [.flip(.recall)], "with nothing typed, Back leaves the channel")
+        // Eight digits send at once.
+        for d in 1...7 { _ = keypad.press(.digit(d), now: at(900)) }
+        #expect(keypad.press(.digit(8), now: at(1000)) == [.unlock(pin: "12345678")])
+        // Flipping away drops what was typed.
+        _ = keypad.press(.digit(1), now: at(1100))
+        #expect(keypad.press(.up, now: at(1200)) == [.showPIN(0), .flip(.next)])
+        // The lock card gone, digits are channel numbers again.
+        _ = keypad.press(.digit(3), now: at(1300))
+        keypad.lockCardUp = false
+        #expect(keypad.press(.digit(4), now: at(1400)) == [.showEntry("4")])
+        keypad.lockCardUp = true
+        #expect(keypad.press(.enter, now: at(1500)) == [.hideEntry, .flip(.tune(ChannelNumber(4)))],
+                "a number typed before the card came up is still a number")
+    }
+
+    @Test func aProposalIsAnsweredWithOKOrBack() {
+        var keypad = RemoteKeypad()
+        keypad.proposalUp = true
+        #expect(keypad.press(.enter, now: at(0)) == [.answerProposal(accept: true)])
+        #expect(keypad.press(.back, now: at(10)) == [.answerProposal(accept: false)])
+        #expect(keypad.press(.up, now: at(20)) == [.flip(.next)], "the arrows still flip")
+        #expect(keypad.press(.digit(4), now: at(30)) == [.showEntry("4")])
+        #expect(keypad.press(.enter, now: at(40)) == [.hideEntry, .flip(.tune(ChannelNumber(4)))], "a typed number wins")
+        keypad.proposalUp = false
+        #expect(keypad.press(.enter, now: at(50)) == [])
+    }
+
+    @Test func theGuideKeyOpensTheGuideAndItsKeysMoveIt() {
+        var keypad = RemoteKeypad()
+        #expect(keypad.press(.guide, now: at(0)) == [.guide])
+        keypad.guideOpen = true
+        #expect(keypad.press(.up, now: at(10)) == [.guideMove(.up)])
+        #expect(keypad.press(.right, now: at(20)) == [.guideMove(.right)])
+        #expect(keypad.press(.pageDown, now: at(30)) == [.guideMove(.pageDown)])
+        #expect(keypad.press(.red, now: at(40)) == [.guideRemind])
+        #expect(keypad.press(.enter, now: at(50)) == [.guideSelect])
+        #expect(keypad.press(.back, now: at(60)) == [.guideClose])
+        #expect(keypad.press(.guide, now: at(70)) == [.guide], "g again closes it")
+        #expect(keypad.press(.digit(5), now: at(80)) == [.showEntry("5")], "digits still tune")
     }
 
     @Test func digitsThenEnter() {

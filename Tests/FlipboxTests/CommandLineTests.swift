@@ -76,4 +76,30 @@ import Testing
             #expect(r.err.contains(args[0]), "\(args): \(r.err)")
         }
     }
+
+    @Test func badParentalSettingsSayWhichAndWhy() async throws {
+        let demo = FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path
+        let cases: [([String], String)] = [
+            (["--parental", "FSK=PG"], "'PG' is not a FSK rating"),
+            (["--parental", "Foo=1"], "unknown rating system 'Foo'"),
+            (["--parental", "unrated=maybe"], "unrated must be allow or lock"),
+            (["--locked-flip", "jump"], "--locked-flip must be skip or card"),
+            (["--up-next-seconds=-5"], "--up-next-seconds must be a number of seconds"),
+        ]
+        for (args, message) in cases {
+            let r = try await onOwnThread { try run(["play", demo, "--no-keys", "--output", "headless"] + args) }
+            #expect(r.status == 64, "\(args): \(r.status) \(r.err)")
+            #expect(r.err.contains(message), "\(args): \(r.err)")
+        }
+        let yaml = try write("settings:\n  parental:\n    VCHIP: TV-XX\nchannels:\n  - {number: 1, name: One, source: \"test://smpte\"}\n", as: "lineup.yaml")
+        let r = try await onOwnThread { try run(["play", yaml, "--no-keys", "--output", "headless"]) }
+        #expect(r.status == 64 && r.err.contains("settings.parental.VCHIP: 'TV-XX' is not a VCHIP rating"), "\(r.status) \(r.err)")
+    }
+
+    @Test func pinSetRefusesWhatIsNotFourToEightDigits() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-pin-cli-\(UUID().uuidString)").path
+        let r = try await onOwnThread { try run(["pin", "set", "--state-dir", dir]) }  // standard input is empty
+        #expect(r.status == 2 && r.err.contains("no PIN given"), "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/pin.json"))
+    }
 }

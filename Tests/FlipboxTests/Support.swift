@@ -19,14 +19,16 @@ final class FlipboxProcess: @unchecked Sendable {
     /// `fileLimit`: run under that limit on open files, soft and hard (`prlimit`), as a box
     /// started by systemd or a shell with the usual 1,024 would be.
     /// `environment`: added to this process's environment. Keys are off unless `arguments` has an `--input`.
-    init(arguments: [String], port: Int, fileLimit: Int? = nil, environment: [String: String] = [:]) throws {
+    /// `stateDirectory`: where the box keeps its state (a fresh directory when nil).
+    init(arguments: [String], port: Int, fileLimit: Int? = nil, environment: [String: String] = [:],
+         stateDirectory: URL? = nil) throws {
         self.port = port
         log = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-\(port).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = Self.executable
         // Each box remembers its last channel in a directory of its own, so runs never start
         // where an earlier run left off.
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-state-\(port)-\(UUID().uuidString)")
+        let state = stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-state-\(port)-\(UUID().uuidString)")
         let keys = arguments.contains("--input") ? [] : ["--no-keys"]
         process.arguments = ["play"] + arguments + ["--output", "headless"] + keys + ["--http", "127.0.0.1:\(port)",
                                                     "--state-dir", state.path]
@@ -78,6 +80,26 @@ final class FlipboxProcess: @unchecked Sendable {
         curl(["-s", "-m", "\(timeout)", "-X", method, "-o", "-", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
     }
 
+    /// Performs a request with a JSON `body`; returns the status and the body.
+    func request(_ method: String, _ path: String, body: String, timeout: Int = 15) -> (status: Int, body: [UInt8]) {
+        curl(["-s", "-m", "\(timeout)", "-X", method, "-H", "Content-Type: application/json", "--data-binary", body,
+              "-o", "-", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+    }
+
+    /// Like `request(_:_:body:)`, with the response headers (names in lower case).
+    func response(_ method: String, _ path: String, body: String, timeout: Int = 15) -> (status: Int, headers: [String: String], body: String) {
+        let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-headers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: headerFile) }
+        let r = curl(["-s", "-m", "\(timeout)", "-X", method, "-H", "Content-Type: application/json", "--data-binary", body,
+                      "-D", headerFile.path, "-o", "-", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+        var headers: [String: String] = [:]
+        for line in ((try? String(contentsOf: headerFile, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (r.status, headers, String(decoding: r.body, as: UTF8.self))
+    }
+
     /// Sends `method` to every path in turn over one connection; returns each answer's status.
     func statuses(_ method: String, _ paths: [String], timeout: Int = 120) -> [Int] {
         let r = curl(["-s", "-m", "\(timeout)", "-X", method, "-w", "%{http_code}\n"]
@@ -102,6 +124,16 @@ final class FlipboxProcess: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.2)
         }
         return false
+    }
+
+    /// The first snapshot within `seconds` that meets `condition`, or nil.
+    func waitForSnapshot(seconds: Double, _ condition: (BGRAImage) -> Bool) -> BGRAImage? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let img = try? snapshot(), condition(img) { return img }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
     }
 
     func snapshot(width: Int? = nil) throws -> BGRAImage {
@@ -198,6 +230,18 @@ extension BGRAImage {
     func looks(_ r: Double, _ g: Double, _ b: Double, atX cx: Int, y cy: Int, size: Int = 8, tolerance: Double = 50) -> Bool {
         let m = meanRGB(x: cx - size / 2, y: cy - size / 2, width: size, height: size)
         return abs(m.r - r) < tolerance && abs(m.g - g) < tolerance && abs(m.b - b) < tolerance
+    }
+
+    /// How many pixels of the box meet `condition` (r, g, b).
+    func countPixels(x: Int, y: Int, width: Int, height: Int, _ condition: (Double, Double, Double) -> Bool) -> Int {
+        var count = 0
+        for py in y..<(y + height) {
+            for px in x..<(x + width) {
+                let m = meanRGB(x: px, y: py, width: 1, height: 1)
+                if condition(m.r, m.g, m.b) { count += 1 }
+            }
+        }
+        return count
     }
 
     func describe(atX cx: Int, y cy: Int) -> String {

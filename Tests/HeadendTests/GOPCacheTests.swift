@@ -41,7 +41,7 @@ extension HeadendTests {
             try await Task.sleep(for: .milliseconds(500))
 
             let received = Received()
-            let snapshot = cache.attach(id: 1) { received.add($0) }
+            let snapshot = cache.attach(.feed(1)) { received.add($0) }
             #expect(snapshot.video?.mediaType == "video/x-h264")
             #expect(snapshot.video?.string("stream-format") == "byte-stream")
             #expect(snapshot.audio == nil)
@@ -57,7 +57,7 @@ extension HeadendTests {
             #expect(gop.allSatisfy { $0.pts.isValid && $0.track == .video })
 
             #expect(await eventually(within: 3) { received.all.filter(\.isKeyframe).count >= 2 })
-            cache.detach(id: 1)
+            cache.detach(.feed(1))
             let after = received.all.count
             try await Task.sleep(for: .milliseconds(200))
             #expect(received.all.count == after, "nothing arrives after detach")
@@ -72,8 +72,8 @@ extension HeadendTests {
 
             // Every later keyframe restarts the cache at itself.
             #expect(cache.hasKeyframe)
-            let again = cache.attach(id: 2) { _ in }
-            cache.detach(id: 2)
+            let again = cache.attach(.feed(2)) { _ in }
+            cache.detach(.feed(2))
             #expect(again.entries.first?.isKeyframe == true)
             #expect(again.entries.first.map { $0.pts > gop[0].pts } == true)
         }

@@ -62,8 +62,15 @@ import Testing
     }
 
     @Test func examplesInTheRepository() throws {
+        // The examples' guide is made on the box (flipbox guide example, make example-guide): until
+        // then the only thing to say is that it is not there yet.
+        let guideMissing = "guide file not found: \(Fixtures.example("guide.xml"))"
+        let exampleGuideExists = FileManager.default.fileExists(atPath: Fixtures.example("guide.xml"))
+        func onlyTheGuide(_ report: LineupReport) -> Bool {
+            report.diagnostics.allSatisfy { !exampleGuideExists && $0.severity == .warning && $0.message == guideMissing }
+        }
         let demo = LineupLoader.check(path: Fixtures.example("demo.yaml"))
-        #expect(demo.diagnostics.isEmpty, "\(demo.diagnostics)")
+        #expect(onlyTheGuide(demo), "\(demo.diagnostics)")
         let lineup = try demo.get()
         #expect(lineup.channels.map(\.number.description) == ["1", "2", "3", "4", "9.1", "10", "11"])
         #expect(lineup.settings == ["warm": "all"])
@@ -73,10 +80,11 @@ import Testing
         #expect(lineup.channel(id: "test-radio")?.isRadio == true)
 
         let m3u = LineupLoader.check(path: Fixtures.example("iptv.m3u"))
-        #expect(m3u.diagnostics.isEmpty, "\(m3u.diagnostics)")
+        #expect(onlyTheGuide(m3u), "\(m3u.diagnostics)")
         let iptv = try m3u.get()
         #expect(iptv.channels.map(\.number.description) == ["1", "2", "3", "9.1", "10", "11"])
-        #expect(iptv.guideURLs == ["http://127.0.0.1:8080/guide.xml"])
+        #expect(iptv.guideURLs == [Fixtures.example("guide.xml")], "a guide file beside the lineup (flipbox guide example)")
+        #expect(lineup.guideURLs == [Fixtures.example("guide.xml")])
         #expect(iptv.settings == ["refresh": "3600"])
         #expect(iptv.channel(id: "green.example")?.options == [ChannelOption(kind: .vlc, key: "network-caching", value: "1000")])
     }

@@ -3,6 +3,27 @@ import Testing
 @testable import Lineup
 
 @Suite struct YAMLLineupParserTests {
+    @Test func aGroupOfSettingsReadsAsDottedNames() throws {
+        let report = checkYAML("""
+            settings:
+              warm: all
+              parental:
+                VCHIP: TV-PG
+                unrated: lock
+            channels:
+              - {number: 1, name: One, source: "test://smpte"}
+            """)
+        #expect(try report.get().settings == ["warm": "all", "parental.VCHIP": "TV-PG", "parental.unrated": "lock"])
+        let bad = checkYAML("""
+            settings:
+              parental:
+                bad: [1, 2]
+            channels:
+              - {number: 1, name: One, source: "test://smpte"}
+            """)
+        #expect(bad.errorLines == ["3: setting 'parental.bad' must be a single value; found a list"])
+    }
+
     @Test func fullChannel() throws {
         let report = checkYAML("""
             settings:

@@ -4,6 +4,7 @@ import Lineup
 import Logging
 import Output
 import Switcher
+import TestSupport
 import Testing
 
 /// The player with a real headless output and real synthetic channels, in process.
@@ -17,19 +18,6 @@ import Testing
         })
         let options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all, tuneTimeout: timeout)
         return try Player(lineup: lineup, options: options, logger: Self.logger)
-    }
-
-    /// Power of `frequency` in interleaved stereo 48 kHz samples (Goertzel on the left channel).
-    func tonePower(_ samples: [Int16], _ frequency: Double) -> Double {
-        let left = stride(from: 0, to: samples.count, by: 2).map { Double(samples[$0]) / 32768 }
-        let k = 2 * cos(2 * Double.pi * frequency / 48000)
-        var s1 = 0.0, s2 = 0.0
-        for x in left {
-            let s = x + k * s1 - s2
-            s2 = s1
-            s1 = s
-        }
-        return (s1 * s1 + s2 * s2 - k * s1 * s2) / Double(max(1, left.count))
     }
 
     @Test func audioFollowsTheShownChannel() async throws {

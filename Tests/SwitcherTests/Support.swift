@@ -1,3 +1,4 @@
+import Foundation
 import Switcher
 
 /// `count` flips of `request`, `spacing` apart (a held key), all in flight together; their results.
@@ -23,4 +24,17 @@ func waitUntil(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
         try? await Task.sleep(for: .milliseconds(50))
     }
     return false
+}
+
+/// Power of `frequency` in interleaved stereo 48 kHz samples (Goertzel on the left channel).
+func tonePower(_ samples: [Int16], _ frequency: Double) -> Double {
+    let left = stride(from: 0, to: samples.count, by: 2).map { Double(samples[$0]) / 32768 }
+    let k = 2 * cos(2 * Double.pi * frequency / 48000)
+    var s1 = 0.0, s2 = 0.0
+    for x in left {
+        let s = x + k * s1 - s2
+        s2 = s1
+        s1 = s
+    }
+    return (s1 * s1 + s2 * s2 - k * s1 * s2) / Double(max(1, left.count))
 }

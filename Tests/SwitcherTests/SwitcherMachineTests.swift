@@ -248,7 +248,43 @@ import Testing
         #expect(results(m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(20))).first?.ok == true)
     }
 
-    @Test func lockedChannelsAreRefusedAndSkipped() {
+    func events(_ effects: [Effect]) -> [PlayerEvent] {
+        effects.compactMap { if case .event(let e) = $0 { e } else { nil } }
+    }
+
+    static let rated = "Rated TV-MA, over VCHIP TV-PG"
+
+    @Test func aFlipToLockedContentEndsFailedLockedWithTheLockCardAndNoDecoder() {
+        var m = machine()
+        #expect(m.setLock(channel: 2, reason: Self.rated, at: at(0)).isEmpty, "a lock elsewhere changes nothing on screen")
+        let (id, effects) = m.request(.tune(ChannelNumber(3)), at: at(10))
+        let r = results(effects)
+        #expect(r.count == 1 && r[0].requestID == id && r[0].outcome == .failed && r[0].failure == .locked)
+        #expect(r[0].error == "channel 3 Channel 3 is locked: \(Self.rated)")
+        #expect(activations(effects).isEmpty, "locked content never starts a decoder")
+        #expect(stops(effects) == [100], "the old channel stops: the viewer is on the locked one")
+        #expect(timers(effects).isEmpty)
+        let card = cards(effects)
+        #expect(card.count == 1 && card[0].kind == .locked(reason: Self.rated) && card[0].channel == 2)
+        #expect(events(effects).contains(.lockShown(channel: m.channels[2].summary, reason: Self.rated)))
+        #expect(effects.contains(.committed(current: 2, previous: 0, played: false)))
+        #expect(m.current == 2 && m.previous == 0 && m.shownFeed == nil && m.pending == nil)
+        #expect(m.lockedOnScreen?.channel == 2 && m.lockedOnScreen?.reason == Self.rated)
+        #expect(m.wantsCard(card[0]))
+        #expect(events(m.cardShown(card[0])) == [.cardShown(requestID: id, channel: m.channels[2].summary, kind: "locked")])
+        #expect(!m.wantsCard(card[0]), "shown once")
+        // The locked channel losing its signal shows nothing over the lock card.
+        #expect(m.signalLost(channel: 2, reason: "gone").isEmpty)
+        // Recall leaves it and plays the old channel again.
+        let (back, leave) = m.request(.recall, at: at(500))
+        #expect(activations(leave).map(\.1) == [0])
+        let done = m.firstFrame(requestID: back, feed: 101, path: .warm, at: at(520))
+        #expect(results(done).first?.ok == true)
+        #expect(events(done).contains(.lockHidden(channel: m.channels[2].summary)))
+        #expect(m.lockedOnScreen == nil)
+    }
+
+    @Test func staticallyLockedChannelsAreSkippedByNextUnlessLockedFlipIsCard() {
         let channels = Self.lineup(4).enumerated().map { i, c in
             var c = c
             c.locked = i == 1
@@ -256,9 +292,69 @@ import Testing
         }
         var m = machine(channels: channels)
         let (_, effects) = m.request(.tune(ChannelNumber(2)), at: at(0))
-        #expect(results(effects).first?.failure == .locked)
-        #expect(effects.contains(.message("Channel 2 Channel 2 is locked")))
-        #expect(activations(m.request(.next, at: at(10)).effects).map(\.1) == [2], "next skips the locked channel 2")
+        #expect(results(effects).first?.failure == .locked, "tuned by number: the lock card")
+        #expect(m.lockedOnScreen?.channel == 1)
+        var skip = machine(channels: channels)
+        #expect(activations(skip.request(.next, at: at(10)).effects).map(\.1) == [2], "next skips the locked channel 2")
+        var stop = machine(channels: channels, settings: SwitcherSettings(lockedFlip: .card))
+        let (_, onLocked) = stop.request(.next, at: at(10))
+        #expect(activations(onLocked).isEmpty && results(onLocked).first?.failure == .locked, "locked-flip: card stops on it")
+        #expect(activations(stop.request(.next, at: at(20)).effects).map(\.1) == [2], "and next goes on from there")
+    }
+
+    @Test func aProgrammeBoundaryIntoLockedContentEngagesTheLockOnTheLiveChannel() {
+        var m = machine()
+        let engaged = m.setLock(channel: 0, reason: Self.rated, at: at(1000))
+        #expect(stops(engaged) == [100], "the feed stops at the boundary: no frame, no sound after it")
+        #expect(results(engaged).isEmpty, "no request, no result")
+        let card = cards(engaged)
+        #expect(card.count == 1 && card[0].kind == .locked(reason: Self.rated) && card[0].channel == 0)
+        #expect(events(engaged).contains(.lockShown(channel: m.channels[0].summary, reason: Self.rated)))
+        #expect(m.shownFeed == nil && m.current == 0 && m.lockedOnScreen?.channel == 0)
+        _ = m.cardShown(card[0])
+        // The same lock again changes nothing; a new reason updates the card.
+        #expect(m.setLock(channel: 0, reason: Self.rated, at: at(1100)).isEmpty)
+        let renewed = cards(m.setLock(channel: 0, reason: "Not rated", at: at(1200)))
+        #expect(renewed.map(\.kind) == [.locked(reason: "Not rated")])
+        // Unlocked (the PIN, or the next programme is allowed): the channel plays again, a flip of its own.
+        let unlocked = m.setLock(channel: 0, reason: nil, at: at(2000))
+        #expect(events(unlocked).contains(.lockHidden(channel: m.channels[0].summary)))
+        let started = events(unlocked).compactMap { if case .flipStarted(let id, _, _) = $0 { id } else { nil } }
+        #expect(started.count == 1)
+        #expect(activations(unlocked).map(\.1) == [0])
+        #expect(m.lockedOnScreen == nil)
+        let done = m.firstFrame(requestID: started[0], feed: 102, path: .warm, at: at(2020))
+        #expect(results(done).map(\.requestID) == started && results(done)[0].ok)
+        #expect(m.shownFeed == 102)
+    }
+
+    @Test func aFlipWhoseTargetTurnsLockedOnItsWayEndsLockedExactlyOnce() {
+        var m = machine()
+        let (id, _) = m.request(.next, at: at(0))
+        _ = m.activated(requestID: id, feed: 101)
+        let locked = m.setLock(channel: 1, reason: Self.rated, at: at(30))
+        #expect(results(locked).map(\.failure) == [.locked] && results(locked)[0].requestID == id)
+        #expect(Set(stops(locked)) == [100, 101], "neither the old channel nor the target plays")
+        #expect(m.pending == nil && m.current == 1 && m.lockedOnScreen?.channel == 1)
+        // Whatever was on its way for it later changes nothing.
+        #expect(results(m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(40))).isEmpty)
+        #expect(m.timerFired(.card(requestID: id), at: at(80)).isEmpty)
+        #expect(m.timerFired(.timeout(requestID: id), at: at(8000)).isEmpty)
+        #expect(m.shownFeed == nil)
+    }
+
+    @Test func cancellingAFlipAwayFromALockedChannelBringsTheLockCardBack() throws {
+        var m = machine()
+        let lockCard = cards(m.setLock(channel: 0, reason: Self.rated, at: at(0)))
+        _ = m.cardShown(lockCard[0])
+        let (id, effects) = m.request(.next, at: at(100))
+        let tuning = cards(effects)
+        try #require(tuning.map(\.kind) == [.tuning], "the card already up carries over to the target")
+        _ = m.cardShown(tuning[0])
+        let cancelled = m.cancel(requestID: id)
+        #expect(results(cancelled).first?.failure == .cancelled)
+        #expect(cards(cancelled).map(\.kind) == [.locked(reason: Self.rated)], "the lock card, not the other channel's card")
+        #expect(m.current == 0 && m.lockedOnScreen?.channel == 0)
     }
 
     @Test func nextAndPreviousSkipHiddenAndFailedChannels() {
@@ -364,6 +460,8 @@ import Testing
         var feed: UInt = 1
         var now = 0
         func take(_ effects: [Effect]) {
+            for e in events(effects) { if case .flipStarted(let id, _, _) = e, !requested.contains(id) { requested.append(id) } }
+            for (_, channel) in activations(effects) { #expect(m.locks[channel] == nil, "seed \(seed): a decoder for locked channel \(channel)") }
             for r in results(effects) { delivered[r.requestID, default: 0] += 1 }
             for (t, when) in timers(effects) { timersDue.append((t, when)) }
             cardsWanted += cards(effects)
@@ -375,10 +473,9 @@ import Testing
         let requests: [FlipRequest] = [.next, .previous, .recall, .tune(ChannelNumber(3)), .tune(ChannelNumber(77)), .tuneID("c5")]
         for _ in 0..<200 {
             now += Int(rng.next() % 120)
-            switch rng.next() % 7 {
+            switch rng.next() % 8 {
             case 0, 1:
-                let (id, effects) = m.request(requests[Int(rng.next() % UInt64(requests.count))], at: at(now))
-                requested.append(id)
+                let (_, effects) = m.request(requests[Int(rng.next() % UInt64(requests.count))], at: at(now))
                 take(effects)
             case 2 where !open.isEmpty:
                 let (id, f) = open.removeFirst()
@@ -396,7 +493,12 @@ import Testing
                 if m.wantsCard(c) { take(m.cardShown(c)) }
             case 6 where !requested.isEmpty:
                 take(m.cancel(requestID: requested[Int(rng.next() % UInt64(requested.count))]))
+            case 7:
+                take(m.setLock(channel: Int(rng.next() % 8), reason: rng.next() % 2 == 0 ? nil : "rated", at: at(now)))
             default: break
+            }
+            if m.shownFeed != nil, let c = m.current {
+                #expect(m.locks[c] == nil, "seed \(seed): locked channel \(c) plays")
             }
         }
         // Let every timer fire: whatever is still on its way times out.

@@ -1,0 +1,118 @@
+import Foundation
+import Headend
+import Hummingbird
+import Switcher
+
+/// The audio endpoints: `GET /api/v1/audio` lists the tracks of the channel on screen and the
+/// one playing; `POST /api/v1/audio/{track}` plays `next`, a track number (from 1) or a language
+/// (`deu`, `de`, `German`), remembered for the channel. Bad track 400, no such track 404, no
+/// channel or no sound 409, a player without audio 501.
+struct AudioRoutes<Player: PlayerControl> {
+    let player: Player
+
+    func register(on table: APIRouteTable) {
+        let player = self.player
+        table.on("/api/v1/audio", [.get: { _, _ in
+            JSONResponse.make(.ok, AudioStatusJSON(await player.audioStatus()))
+        }])
+        table.on("/api/v1/audio/{track}", [.post: { _, context in
+            let text = context.parameters.get("track").flatMap { $0.removingPercentEncoding } ?? ""
+            do {
+                return JSONResponse.make(.ok, AudioStatusJSON(try await player.selectAudio(text)))
+            } catch let error as AudioSelectionError {
+                return JSONResponse.error(Self.status(error.code), error.message)
+            } catch {
+                return JSONResponse.error(.internalServerError, "\(error)")
+            }
+        }])
+    }
+
+    static func status(_ code: AudioSelectionError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .badRequest: .badRequest
+        case .noSuchTrack: .notFound
+        case .notPlaying, .noAudio: .conflict
+        case .unsupported: .notImplemented
+        }
+    }
+}
+
+/// One audio track: `{"track", "language", "languageName", "codec", "channels", "playing"}`;
+/// `track` numbers the channel's tracks from 1, as `POST /api/v1/audio/{track}` takes them.
+struct AudioTrackJSON: Encodable, Sendable {
+    var track: Int
+    var language: String?
+    var languageName: String?
+    var codec: String
+    var channels: Int?
+    var playing: Bool
+
+    enum CodingKeys: String, CodingKey { case track, language, languageName, codec, channels, playing }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(track, forKey: .track)
+        try c.encode(language, forKey: .language)
+        try c.encode(languageName, forKey: .languageName)
+        try c.encode(codec, forKey: .codec)
+        try c.encode(channels, forKey: .channels)
+        try c.encode(playing, forKey: .playing)
+    }
+
+    /// The tracks of `state`, numbered from 1.
+    static func list(_ state: AudioState) -> [AudioTrackJSON] {
+        state.tracks.enumerated().map { i, t in
+            AudioTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, codec: t.family.displayName,
+                           channels: t.channels, playing: t.index == state.playing)
+        }
+    }
+}
+
+/// `GET /api/v1/audio` and the answer of `POST /api/v1/audio/{track}`.
+struct AudioStatusJSON: Encodable, Sendable {
+    var status: AudioStatus
+    init(_ status: AudioStatus) { self.status = status }
+
+    enum CodingKeys: String, CodingKey { case channel, tracks, playing }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        let tracks = AudioTrackJSON.list(status.audio)
+        try c.encode(status.channel.map(ChannelJSON.init), forKey: .channel)
+        try c.encode(tracks, forKey: .tracks)
+        try c.encode(tracks.first(where: \.playing)?.track, forKey: .playing)
+    }
+}
+
+/// The video of a channel: `{"codec", "width", "height", "fps", "interlaced", "colour",
+/// "colorimetry", "colourAssumed", "hdr"}`.
+struct VideoJSON: Encodable, Sendable {
+    var video: ChannelMedia.Video
+
+    enum CodingKeys: String, CodingKey { case codec, width, height, fps, interlaced, colour, colorimetry, colourAssumed, hdr }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(video.family == .other ? video.mediaType : video.family.displayName, forKey: .codec)
+        try c.encode(video.width, forKey: .width)
+        try c.encode(video.height, forKey: .height)
+        try c.encode(video.framesPerSecond.map { ($0 * 100).rounded() / 100 }, forKey: .fps)
+        try c.encode(video.interlaced, forKey: .interlaced)
+        try c.encode(video.colour.description, forKey: .colour)
+        try c.encode(video.colour.name, forKey: .colorimetry)
+        try c.encode(video.colour.assumed, forKey: .colourAssumed)
+        try c.encode(video.colour.isHDR, forKey: .hdr)
+    }
+}
+
+/// The `video`, `audio` and `radio` keys a channel's entry (and the status) carries.
+enum MediaKeys: String, CodingKey {
+    case video, audio, radio
+
+    static func encode(_ media: ChannelMedia?, into encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: MediaKeys.self)
+        try c.encode(media?.video.map(VideoJSON.init), forKey: .video)
+        try c.encode(media.map { AudioTrackJSON.list($0.audio) } ?? [], forKey: .audio)
+        try c.encode(media?.radio ?? false, forKey: .radio)
+    }
+}

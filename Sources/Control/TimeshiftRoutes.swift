@@ -1,0 +1,87 @@
+import Foundation
+import Headend
+import Hummingbird
+import Switcher
+
+/// The timeshift endpoints, on the channel on screen:
+///
+/// - `GET /api/v1/timeshift`: where it stands (position, buffer start, live edge, paused).
+/// - `POST /api/v1/timeshift/pause`, `/resume`, `/toggle`, `/live`.
+/// - `POST /api/v1/timeshift/seek?by=-30s` (signed: `-90`, `-1m30s`, `+10s`) or `?to=<ISO 8601 time>`.
+///
+/// A bad `by`/`to` is 400; timeshift off, nothing on screen or nothing buffered there is 409;
+/// a decoder that cannot start is 503. Every answer that moved carries the new status.
+struct TimeshiftRoutes<Player: PlayerControl> {
+    let player: Player
+
+    func register(on table: APIRouteTable) {
+        let player = self.player
+        table.on("/api/v1/timeshift", [
+            .get: { _, _ in
+                guard let status = await player.timeshiftStatus() else {
+                    return JSONResponse.error(.conflict, "timeshift is off or no channel is on screen (start with --timeshift 30m)")
+                }
+                return JSONResponse.make(.ok, status)
+            },
+        ])
+        for (name, command) in [("pause", TimeshiftCommand.pause), ("resume", .resume), ("toggle", .togglePause), ("live", .live)] {
+            table.on("/api/v1/timeshift/\(name)", [.post: { _, _ in await Self.answer(player, command) }])
+        }
+        table.on("/api/v1/timeshift/seek", [
+            .post: { request, _ in
+                let query = request.uri.queryParameters
+                switch (query.get("by"), query.get("to")) {
+                case (let by?, nil):
+                    guard let amount = Self.signedDuration(by) else {
+                        return JSONResponse.error(.badRequest, "by must be a signed time such as -30s, -1m30s, +10s or -90 (seconds), not '\(by)'")
+                    }
+                    return await Self.answer(player, .seekBy(amount))
+                case (nil, let to?):
+                    guard let time = try? Date.ISO8601FormatStyle(includingFractionalSeconds: to.contains(".")).parse(to) else {
+                        return JSONResponse.error(.badRequest, "to must be an ISO 8601 time such as 2026-11-22T20:15:00Z, not '\(to)'")
+                    }
+                    return await Self.answer(player, .seekTo(time))
+                default:
+                    return JSONResponse.error(.badRequest, "give exactly one of by (e.g. -30s) or to (an ISO 8601 time)")
+                }
+            },
+        ])
+    }
+
+    private static func answer(_ player: Player, _ command: TimeshiftCommand) async -> Response {
+        do {
+            return JSONResponse.make(.ok, try await player.timeshift(command))
+        } catch {
+            return JSONResponse.error(error.code == .decoder ? .serviceUnavailable : .conflict, error.message)
+        }
+    }
+
+    /// `-30s`, `+10s`, `-1m30s`, `-1h`, `-90` (seconds), `-500ms`; at most a day either way.
+    static func signedDuration(_ text: String) -> Duration? {
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var sign: Int64 = 1
+        if rest.first == "-" || rest.first == "+" {
+            sign = rest.first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        guard !rest.isEmpty else { return nil }
+        if let seconds = Int64(rest) { return seconds <= 86_400 ? .seconds(sign * seconds) : nil }
+        var total: Int64 = 0
+        while !rest.isEmpty {
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count <= 6, let value = Int64(digits) else { return nil }
+            rest = rest.dropFirst(digits.count)
+            let unit = rest.prefix { $0.isLetter }
+            rest = rest.dropFirst(unit.count)
+            switch unit {
+            case "h": total += value * 3_600_000
+            case "m": total += value * 60_000
+            case "s": total += value * 1000
+            case "ms": total += value
+            default: return nil
+            }
+        }
+        guard total <= 86_400_000 else { return nil }
+        return .milliseconds(sign * total)
+    }
+}

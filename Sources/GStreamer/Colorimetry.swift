@@ -1,0 +1,50 @@
+import CGStreamer
+
+/// A video stream's colours: matrix, transfer function and primaries, as GStreamer reads them
+/// from the stream's caps (`bt709`, `bt2100-pq`, or `1:4:7:1`).
+public struct Colorimetry: Sendable, Hashable, CustomStringConvertible {
+    /// GStreamer's name for it (`bt601`, `bt709`, `bt2020`, `bt2100-pq`, `bt2100-hlg`, ...).
+    public var name: String
+    /// The stream did not say: GStreamer takes BT.601 up to 576 lines, BT.709 above.
+    public var assumed: Bool
+    /// ISO/IEC 23001-8 code points (1 BT.709, 5/6 BT.601, 9 BT.2020; transfer 16 PQ, 18 HLG).
+    public var matrix: Int
+    public var transfer: Int
+    public var primaries: Int
+
+    /// The colorimetry of caps field `text`, or the default for `height` when nil or unreadable.
+    public init(_ text: String?, height: Int) {
+        var c = GstVideoColorimetry()
+        let fallback = height >= 2160 ? "bt2020" : height > 576 ? "bt709" : "bt601"
+        if let text, gst_video_colorimetry_from_string(&c, text) != 0 {
+            assumed = false
+        } else {
+            _ = gst_video_colorimetry_from_string(&c, fallback)
+            assumed = true
+        }
+        if let s = gst_video_colorimetry_to_string(&c) {
+            name = String(cString: s)
+            g_free(s)
+        } else {
+            name = text ?? fallback
+        }
+        matrix = Int(gst_video_color_matrix_to_iso(c.matrix))
+        transfer = Int(gst_video_transfer_function_to_iso(c.transfer))
+        primaries = Int(gst_video_color_primaries_to_iso(c.primaries))
+    }
+
+    /// For people: `BT.601`, `BT.709`, `BT.2020`, `BT.2100 PQ`, `BT.2100 HLG`.
+    public var description: String {
+        switch (transfer, matrix) {
+        case (16, _): "BT.2100 PQ"
+        case (18, _): "BT.2100 HLG"
+        case (_, 9), (_, 10): "BT.2020"
+        case (_, 1): "BT.709"
+        case (_, 5), (_, 6): "BT.601"
+        default: name
+        }
+    }
+
+    /// High dynamic range (PQ or HLG): converted to the output's SDR.
+    public var isHDR: Bool { transfer == 16 || transfer == 18 }
+}

@@ -1,0 +1,63 @@
+import GStreamer
+import Lineup
+
+/// What a channel carries, as its ingest found it: for the API and the box's status.
+public struct ChannelMedia: Sendable, Hashable {
+    public struct Video: Sendable, Hashable {
+        public var family: VideoFamily
+        /// The stream's media type (`video/x-h264`).
+        public var mediaType: String
+        public var width: Int?
+        public var height: Int?
+        public var framesPerSecond: Double?
+        /// Interlaced (or mixed): deinterlaced for the output.
+        public var interlaced: Bool
+        /// The stream's colours; `assumed` when the stream does not say (then by its size).
+        public var colour: Colorimetry
+
+        public init(family: VideoFamily, mediaType: String, width: Int?, height: Int?, framesPerSecond: Double?,
+                    interlaced: Bool, colour: Colorimetry) {
+            self.family = family
+            self.mediaType = mediaType
+            self.width = width
+            self.height = height
+            self.framesPerSecond = framesPerSecond
+            self.interlaced = interlaced
+            self.colour = colour
+        }
+    }
+
+    /// Nil for a radio channel, and until the first keyframe's format is known.
+    public var video: Video?
+    public var audio: AudioState
+    /// No video stream at all (radio).
+    public var radio: Bool
+
+    public init(video: Video?, audio: AudioState, radio: Bool) {
+        self.video = video
+        self.audio = audio
+        self.radio = radio
+    }
+}
+
+extension ChannelMedia.Video {
+    init(caps: Caps) {
+        let size = caps.int("width").flatMap { w in caps.int("height").map { (w, $0) } }
+        let rate = caps.fraction("framerate").flatMap { $0.1 > 0 && $0.0 > 0 ? Double($0.0) / Double($0.1) : nil }
+        // mpegvideoparse says interlace-mode; h264parse says coded-picture-structure=field.
+        let mode = caps.string("coded-picture-structure") == "field" ? "interleaved" : caps.string("interlace-mode") ?? "progressive"
+        self.init(family: VideoFamily(caps: caps), mediaType: caps.mediaType, width: size?.0, height: size?.1,
+                  framesPerSecond: rate, interlaced: mode != "progressive",
+                  colour: Colorimetry(caps.string("colorimetry"), height: size?.1 ?? 720))
+    }
+}
+
+extension Headend {
+    /// What `channel` carries (any thread): video format, audio tracks and the one that plays.
+    public nonisolated func media(of channel: Channel) -> ChannelMedia? {
+        guard let source = source(for: channel) else { return nil }
+        let radio = source.cache.isAudioOnly
+        return ChannelMedia(video: radio ? nil : source.cache.videoCaps.map(ChannelMedia.Video.init(caps:)),
+                            audio: audio(of: channel), radio: radio)
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import GStreamer
+import Lineup
+
+/// What a viewer asks of the channel on screen in time.
+public enum TimeshiftCommand: Sendable, Hashable {
+    case pause, resume, togglePause
+    /// Moves by a signed amount (back is negative); past the live edge is live.
+    case seekBy(Duration)
+    /// Moves to a wall-clock moment (clamped to the buffer).
+    case seekTo(Date)
+    /// Back to the live edge.
+    case live
+}
+
+/// Where the channel on screen stands in time.
+public struct TimeshiftStatus: Sendable, Hashable, Codable {
+    public var channel: ChannelNumber
+    public var live: Bool
+    public var paused: Bool
+    /// The moment on screen (the live edge when live).
+    public var position: Date
+    /// The oldest moment a viewer can go back to, and the newest the buffer holds.
+    public var bufferStart: Date?
+    public var liveEdge: Date?
+    /// Keyframes held (each is a point a seek lands on).
+    public var keyframes: Int
+    public var bytesInMemory: Int
+    /// How far behind live the picture is, in seconds.
+    public var behind: Double { liveEdge.map { max(0, $0.timeIntervalSince(position)) } ?? 0 }
+
+    enum CodingKeys: String, CodingKey { case channel, live, paused, position, bufferStart, liveEdge, keyframes, bytesInMemory, behind }
+
+    public init(channel: ChannelNumber, live: Bool, paused: Bool, position: Date, bufferStart: Date?, liveEdge: Date?, keyframes: Int, bytesInMemory: Int) {
+        self.channel = channel
+        self.live = live
+        self.paused = paused
+        self.position = position
+        self.bufferStart = bufferStart
+        self.liveEdge = liveEdge
+        self.keyframes = keyframes
+        self.bytesInMemory = bytesInMemory
+    }
+
+    /// Times are ISO 8601 with milliseconds, whatever the coder's date strategy.
+    private static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func date(_ key: CodingKeys) throws -> Date? {
+            guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            return try Self.time.parse(text)
+        }
+        guard let position = try date(.position) else {
+            throw DecodingError.keyNotFound(CodingKeys.position, .init(codingPath: c.codingPath, debugDescription: "no position"))
+        }
+        self.init(channel: try c.decode(ChannelNumber.self, forKey: .channel), live: try c.decode(Bool.self, forKey: .live),
+                  paused: try c.decode(Bool.self, forKey: .paused), position: position,
+                  bufferStart: try date(.bufferStart), liveEdge: try date(.liveEdge),
+                  keyframes: try c.decode(Int.self, forKey: .keyframes), bytesInMemory: try c.decode(Int.self, forKey: .bytesInMemory))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(channel, forKey: .channel)
+        try c.encode(live, forKey: .live)
+        try c.encode(paused, forKey: .paused)
+        try c.encode(Self.time.format(position), forKey: .position)
+        try c.encodeIfPresent(bufferStart.map(Self.time.format), forKey: .bufferStart)
+        try c.encodeIfPresent(liveEdge.map(Self.time.format), forKey: .liveEdge)
+        try c.encode(keyframes, forKey: .keyframes)
+        try c.encode(bytesInMemory, forKey: .bytesInMemory)
+        try c.encode((behind * 10).rounded() / 10, forKey: .behind)
+    }
+}
+
+/// Why a timeshift command could not be carried out.
+public struct TimeshiftFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable { case off, nothingShown, notBuffered, decoder }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// A channel's timeshift buffer and the unpinned tap that fills it.
+final class TimeshiftRecording: Sendable {
+    let buffer: TimeshiftBuffer
+    let tap: IngestTap
+    let filling: Task<Void, Never>
+
+    init(buffer: TimeshiftBuffer, tap: IngestTap) {
+        self.buffer = buffer
+        self.tap = tap
+        filling = Task.detached(priority: .utility) {
+            do {
+                for try await entry in tap { buffer.append(entry) }
+            } catch {
+                // Dropped as too slow (the disk queue is behind): the buffer keeps what it has.
+            }
+        }
+    }
+
+    func close() {
+        tap.close()
+        filling.cancel()
+        buffer.close()
+    }
+}
+
+/// A feed that left live: paused on its live decoder, or replaying from the buffer.
+struct TimeshiftedFeed {
+    var channel: Int
+    /// Paused straight from live: the last entry the decoder got, and when.
+    var pausedLive: (after: GOPCache.Entry?, at: Date)?
+    var replay: TimeshiftReplay?
+}
+
+extension Headend {
+    /// Turns timeshift on for the channels shown from now on (nil: off).
+    public func setTimeshift(_ settings: TimeshiftSettings?) {
+        timeshiftSettings = settings
+        if let settings { TimeshiftBuffer.removeStale(in: settings.directory) }
+        if settings == nil {
+            for index in Array(timeshiftBuffers.keys) { closeTimeshift(channel: index) }
+        }
+    }
+
+    /// Starts recording `source` into its buffer, seeded with its cached GOP (media thread).
+    func startTimeshift(for source: ChannelSource) async {
+        guard let settings = timeshiftSettings, let index = sources.firstIndex(where: { $0 === source }) else { return }
+        if let recording = timeshiftBuffers[index] {
+            recording.buffer.isShown = true
+            return
+        }
+        do {
+            let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
+            let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, settings.memoryBytes), pins: false)
+            timeshiftBuffers[index] = TimeshiftRecording(buffer: buffer, tap: tap)
+        } catch {
+            logger.warning("channel \(source.channel.number): no timeshift: \(error)")
+        }
+    }
+
+    /// Drops a channel's buffer (its channel stopped, or timeshift was turned off).
+    func closeTimeshift(channel index: Int) {
+        timeshiftBuffers.removeValue(forKey: index)?.close()
+        for (feed, shifted) in timeshifted where shifted.channel == index {
+            shifted.replay?.stop()
+            timeshifted[feed] = nil
+        }
+    }
+
+    /// Stops a feed's replay (the feed is going away); a buffer whose channel no feed shows any
+    /// more keeps only its background share.
+    func endReplay(feed: UInt) {
+        timeshifted.removeValue(forKey: feed)?.replay?.stop()
+        guard let source = decoders[feed]?.source, let index = sources.firstIndex(where: { $0 === source }) else { return }
+        let stillShown = decoders.contains { $0.key != feed && $0.value.source === source }
+        if !stillShown { timeshiftBuffers[index]?.buffer.isShown = false }
+    }
+
+    /// Carries out `command` on `feed` and returns where it then stands.
+    public func timeshift(feed: UInt, _ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        guard timeshiftSettings != nil else { throw TimeshiftFailure(.off, "timeshift is off (start with --timeshift, or set timeshift: in the lineup)") }
+        guard let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else {
+            throw TimeshiftFailure(.nothingShown, "no channel is on screen")
+        }
+        guard let recording = timeshiftBuffers[index] else {
+            throw TimeshiftFailure(.notBuffered, "channel \(entry.source.channel.number) has no timeshift buffer yet")
+        }
+        let buffer = recording.buffer
+        let position = timeshiftPosition(feed: feed, buffer: buffer)
+        switch command {
+        case .togglePause:
+            return try await timeshift(feed: feed, isPaused(feed) ? .resume : .pause)
+        case .pause:
+            if isPaused(feed) { break }
+            if let replay = timeshifted[feed]?.replay {
+                replay.pause()
+            } else {
+                // Live: stop forwarding and freeze the decoder where it is.
+                let last = pending[feed]?.suspend()
+                entry.source.cache.detach(.feed(feed))
+                timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: (last, position), replay: nil)
+            }
+            try? entry.decoder?.setPaused(true)
+        case .resume:
+            guard let shifted = timeshifted[feed], isPaused(feed) else { break }
+            if let replay = shifted.replay {
+                try? entry.decoder?.setPaused(false)
+                replay.resume()
+            } else if let paused = shifted.pausedLive, let decoder = entry.decoder,
+                      let after = paused.after, let gop = buffer.gop(holding: after) {
+                // Carry on from the entry after the frozen picture, now from the buffer.
+                let replay = TimeshiftReplay(buffer: buffer, decoder: decoder, serial: gop.serial, after: after,
+                                             position: paused.at, paused: false)
+                timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: nil, replay: replay)
+                try? decoder.setPaused(false)
+                replay.start()
+            } else {
+                // The paused moment left the buffer: start again from the oldest keyframe held.
+                try await replay(feed: feed, channel: index, from: buffer.range?.lowerBound ?? position, buffer: buffer)
+            }
+        case .seekBy(let by):
+            let target = position.addingTimeInterval(by.seconds)
+            return try await timeshift(feed: feed, .seekTo(target))
+        case .seekTo(let to):
+            let edge = buffer.range?.upperBound ?? Date()
+            if to >= edge.addingTimeInterval(-1) {
+                return try await timeshift(feed: feed, .live)
+            }
+            try await replay(feed: feed, channel: index, from: to, buffer: buffer)
+        case .live:
+            guard timeshifted[feed] != nil else { break }
+            try await goLive(feed: feed)
+        }
+        return status(feed: feed)!
+    }
+
+    private func isPaused(_ feed: UInt) -> Bool {
+        guard let shifted = timeshifted[feed] else { return false }
+        return shifted.pausedLive != nil || shifted.replay?.isPaused == true
+    }
+
+    private func timeshiftPosition(feed: UInt, buffer: TimeshiftBuffer) -> Date {
+        if let shifted = timeshifted[feed] {
+            if let replay = shifted.replay { return replay.position }
+            if let paused = shifted.pausedLive { return paused.at }
+        }
+        return buffer.range?.upperBound ?? Date()
+    }
+
+    /// Replays `feed` from the keyframe at or before `time` on a fresh decoder.
+    private func replay(feed: UInt, channel index: Int, from time: Date, buffer: TimeshiftBuffer) async throws(TimeshiftFailure) {
+        guard let gop = buffer.gop(at: time), let first = try? buffer.read(gop.serial).first, first.isKeyframe,
+              let videoCaps = first.caps else {
+            throw TimeshiftFailure(.notBuffered, "nothing buffered at that moment")
+        }
+        let decoder = try freshDecoder(feed: feed, videoCaps: videoCaps)
+        let replay = TimeshiftReplay(buffer: buffer, decoder: decoder, serial: gop.serial, after: nil, position: gop.start, paused: false)
+        timeshifted[feed]?.replay?.stop()
+        timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: nil, replay: replay)
+        replay.start()
+    }
+
+    /// Back to live on a fresh decoder from the cached GOP, as a warm flip does.
+    private func goLive(feed: UInt) async throws(TimeshiftFailure) {
+        guard let entry = decoders[feed], let sink = pending[feed]?.sink else { return }
+        timeshifted.removeValue(forKey: feed)?.replay?.stop()
+        entry.decoder?.shutdown()
+        decoders[feed] = (nil, entry.source)
+        let cache = entry.source.cache
+        cache.detach(.feed(feed))
+        let live = PendingFeed(feed: feed, warm: true, cache: cache, audioKnown: cache.audioCaps != nil, headend: self, sink: sink)
+        pending[feed] = live
+        let start = cache.attach(.feed(feed)) { live.receive($0) }
+        guard start.entries.first?.isKeyframe == true, let video = start.video else {
+            throw TimeshiftFailure(.notBuffered, "the channel has no keyframe to go live at")
+        }
+        do {
+            try startDecoder(feed: feed, videoCaps: video, sink: sink, initial: start.entries)
+        } catch {
+            throw TimeshiftFailure(.decoder, "cannot start a decoder: \(error)")
+        }
+    }
+
+    /// Replaces `feed`'s decoder by a new one bound to it (the spare when it fits).
+    private func freshDecoder(feed: UInt, videoCaps: Caps) throws(TimeshiftFailure) -> ChannelDecoder {
+        guard let entry = decoders[feed], let sink = pending[feed]?.sink else {
+            throw TimeshiftFailure(.nothingShown, "the feed is gone")
+        }
+        _ = pending[feed]?.suspend()
+        entry.source.cache.detach(.feed(feed))
+        entry.decoder?.shutdown()
+        let (stream, audioCaps) = chosenAudio(entry.source)
+        let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
+        let decoder: ChannelDecoder
+        if let ready = takeSpare(serving: codec) {
+            decoder = ready
+            scheduleSpares()
+        } else {
+            do { decoder = try ChannelDecoder(codec: codec, target: target) } catch {
+                decoders[feed] = (nil, entry.source)
+                throw TimeshiftFailure(.decoder, "cannot start a decoder for \(videoCaps.mediaType): \(error)")
+            }
+        }
+        decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink, still: nil)
+        decoders[feed] = (decoder, entry.source)
+        return decoder
+    }
+
+    /// Where `feed` stands in time; nil when timeshift is off or the feed is not shown.
+    public func status(feed: UInt) -> TimeshiftStatus? {
+        guard timeshiftSettings != nil, let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else { return nil }
+        let buffer = timeshiftBuffers[index]?.buffer
+        let range = buffer?.range
+        let position = buffer.map { timeshiftPosition(feed: feed, buffer: $0) } ?? Date()
+        return TimeshiftStatus(channel: entry.source.channel.number, live: timeshifted[feed] == nil, paused: isPaused(feed),
+                               position: position, bufferStart: range?.lowerBound, liveEdge: range?.upperBound,
+                               keyframes: buffer?.index.count ?? 0, bytesInMemory: buffer?.bytesInMemory ?? 0)
+    }
+}

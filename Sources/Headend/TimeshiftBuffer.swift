@@ -1,0 +1,339 @@
+import Foundation
+import GStreamer
+import Lineup
+import Logging
+
+/// How much of a channel the timeshift keeps, and where.
+public struct TimeshiftSettings: Sendable, Equatable {
+    /// How far back a viewer can go (a rolling window).
+    public var window: Duration
+    /// Compressed data kept in memory per channel; older GOPs go to segment files on disk.
+    public var memoryBytes: Int
+    /// Where the segment files go (one directory per buffer inside it, removed when it closes).
+    public var directory: URL
+
+    public static let defaultWindow: Duration = .seconds(30 * 60)
+    public static let defaultMemoryBytes = 64 << 20
+
+    public init(window: Duration = defaultWindow, memoryBytes: Int = defaultMemoryBytes, directory: URL) {
+        self.window = window
+        self.memoryBytes = memoryBytes
+        self.directory = directory
+    }
+
+    /// `$XDG_CACHE_HOME/flipbox/timeshift`, else `~/.cache/flipbox/timeshift`.
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.cache"
+        return URL(fileURLWithPath: base).appendingPathComponent("flipbox/timeshift")
+    }
+}
+
+/// One channel's recent compressed data, GOP by GOP, for moving back in time: the newest GOPs in
+/// memory up to `memoryBytes`, older ones in segment files (one per GOP), all within the rolling
+/// window. A keyframe index (one `GOPInfo` per GOP, with its wall-clock start) answers seeks.
+///
+/// Filled by one consumer task from an ingest tap (`append`), read by replays (`read`, `gops`),
+/// both under one lock. Segment files are written and deleted on a queue of their own: neither
+/// the ingest nor a replay ever waits for the disk. A GOP stays readable from memory until its
+/// file is written.
+public final class TimeshiftBuffer: @unchecked Sendable {
+    /// One GOP of the index: where it starts in wall-clock time and in the source's timeline.
+    public struct GOPInfo: Sendable, Equatable {
+        /// Increases by one per GOP, never reused.
+        public var serial: UInt64
+        /// The wall-clock time of the keyframe.
+        public var start: Date
+        /// Wall-clock time of the last entry in it.
+        public var end: Date
+        public var bytes: Int
+        public var onDisk: Bool
+    }
+
+    public let settings: TimeshiftSettings
+    public let directory: URL
+    private let logger: Logger
+    private let lock = NSLock()
+    private var gops: [StoredGOP] = []
+    private var nextSerial: UInt64 = 1
+    private var memoryBytes = 0
+    /// Maps source time to wall-clock time: the newest entry's source time and arrival.
+    private var anchor: (pts: ClockTime, at: Date)?
+    private var closed = false
+    private let disk: DispatchQueue
+
+    /// A GOP: its entries in memory, or its file once written. Mutable fields are read and
+    /// written under the buffer's lock only.
+    private final class StoredGOP: @unchecked Sendable {
+        let serial: UInt64
+        let keyPTS: ClockTime
+        var start: Date
+        var end: Date
+        var lastPTS: ClockTime
+        var entries: [GOPCache.Entry]?
+        var bytes: Int
+        var file: URL?
+        var writing = false
+        init(serial: UInt64, key: GOPCache.Entry, at: Date) {
+            self.serial = serial
+            keyPTS = key.pts
+            start = at
+            end = at
+            lastPTS = key.pts
+            entries = [key]
+            bytes = key.buffer.size
+        }
+        var info: GOPInfo { GOPInfo(serial: serial, start: start, end: end, bytes: bytes, onDisk: file != nil) }
+    }
+
+    public init(channel label: String, settings: TimeshiftSettings, logger: Logger) throws {
+        self.settings = settings
+        self.logger = logger
+        let safe = label.map { $0.isLetter || $0.isNumber ? $0 : "-" }
+        directory = settings.directory.appendingPathComponent("\(getpid())-\(String(safe))-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        disk = DispatchQueue(label: "flipbox.timeshift.\(String(safe))", qos: .utility)
+    }
+
+    /// Removes segment directories left by processes that are gone (a crash, a kill).
+    public static func removeStale(in directory: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names {
+            guard let pid = name.split(separator: "-").first.flatMap({ Int32($0) }), pid != getpid(),
+                  kill(pid, 0) != 0 else { continue }
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+
+    /// Adds one entry, arriving now (the tap's consumer task). Entries before the first keyframe
+    /// are dropped: a replay must start at one.
+    public func append(_ entry: GOPCache.Entry, at now: Date = Date()) {
+        var spill: [StoredGOP] = []
+        var expired: [URL] = []
+        lock.withLock {
+            guard !closed else { return }
+            let time = entry.pts
+            if time.isValid {
+                if let anchor, entry.track == .video, time < anchor.pts ? anchor.pts - time > ClockTime.second : time - anchor.pts > 5 * ClockTime.second {
+                    // The source's timeline jumped (a restart or a splice): a new anchor.
+                    self.anchor = (time, now)
+                } else if anchor == nil || time > anchor!.pts {
+                    anchor = (time, now)
+                }
+            }
+            if entry.isKeyframe {
+                let gop = StoredGOP(serial: nextSerial, key: entry, at: wallTime(entry.pts) ?? now)
+                nextSerial += 1
+                gops.append(gop)
+                memoryBytes += entry.buffer.size
+            } else if let gop = gops.last, gop.entries != nil {
+                gop.entries!.append(entry)
+                gop.bytes += entry.buffer.size
+                memoryBytes += entry.buffer.size
+                if time.isValid, time > gop.lastPTS { gop.lastPTS = time }
+                gop.end = max(gop.end, wallTime(time) ?? now)
+            } else {
+                return
+            }
+            // While the seed (the cached GOP, all arriving at once) is appended, starts are
+            // estimated from the anchor; live data moves it: recompute the open GOP's start.
+            if let gop = gops.last, let start = wallTime(gop.keyPTS) { gop.start = min(gop.start, start) }
+            if shown {
+                spill = spillCandidates()
+                expired = expire(before: now.addingTimeInterval(-settings.window.seconds))
+            } else {
+                expired = trimToBackground()
+            }
+        }
+        for gop in spill { write(gop) }
+        if !expired.isEmpty {
+            let files = expired
+            disk.async { for file in files { try? FileManager.default.removeItem(at: file) } }
+        }
+    }
+
+    /// The wall-clock time of source time `pts` (under the lock).
+    private func wallTime(_ pts: ClockTime) -> Date? {
+        guard pts.isValid, let anchor else { return nil }
+        let delta = Double(Int64(bitPattern: UInt64(anchor.pts)) - Int64(bitPattern: UInt64(pts))) / 1e9
+        return anchor.at.addingTimeInterval(-delta)
+    }
+
+    /// GOPs to write out to get back under the memory cap, oldest first, never the open one (under the lock).
+    private func spillCandidates() -> [StoredGOP] {
+        var over = memoryBytes - settings.memoryBytes
+        guard over > 0 else { return [] }
+        var out: [StoredGOP] = []
+        for gop in gops.dropLast() where gop.entries != nil && !gop.writing {
+            gop.writing = true
+            out.append(gop)
+            over -= gop.bytes
+            if over <= 0 { break }
+        }
+        return out
+    }
+
+    /// Drops GOPs that ended before `limit` (keeps the newest); returns their files (under the lock).
+    /// Memory a buffer keeps while its channel is not on screen (no disk at all then).
+    public var backgroundBytes: Int { min(settings.memoryBytes, 16 << 20) }
+
+    /// Whether the channel is on screen. A channel flipped away from keeps only its newest
+    /// `backgroundBytes` in memory and none on disk, so a box that visits many channels holds
+    /// one channel's window, not one per channel; flipping back can go back that far at once.
+    public var isShown: Bool {
+        get { lock.withLock { shown } }
+        set {
+            let files = lock.withLock { () -> [URL] in
+                shown = newValue
+                return newValue ? [] : trimToBackground()
+            }
+            if !files.isEmpty { disk.async { for file in files { try? FileManager.default.removeItem(at: file) } } }
+        }
+    }
+    private var shown = true
+
+    /// Drops GOPs on disk, then the oldest in memory past `backgroundBytes` (keeps the newest);
+    /// returns the files to delete (under the lock).
+    private func trimToBackground() -> [URL] {
+        var files: [URL] = []
+        var kept: [StoredGOP] = []
+        for gop in gops {
+            if gop.entries == nil, let file = gop.file { files.append(file) } else { kept.append(gop) }
+        }
+        // A GOP being written stays in memory; its file, when it lands, is dropped as an orphan.
+        gops = kept
+        while gops.count > 1, memoryBytes > backgroundBytes, let first = gops.first {
+            gops.removeFirst()
+            memoryBytes -= first.bytes
+        }
+        return files
+    }
+
+    private func expire(before limit: Date) -> [URL] {
+        var files: [URL] = []
+        while gops.count > 1, let first = gops.first, first.end < limit {
+            gops.removeFirst()
+            if first.entries != nil { memoryBytes -= first.bytes }
+            if let file = first.file { files.append(file) }
+        }
+        return files
+    }
+
+    private func write(_ gop: StoredGOP) {
+        guard let entries = lock.withLock({ gop.entries }) else { return }
+        let file = directory.appendingPathComponent("gop-\(gop.serial).seg")
+        disk.async { [weak self] in
+            guard let self else { return }
+            do {
+                try TimeshiftSegment.write(entries, to: file)
+            } catch {
+                self.logger.warning("timeshift: cannot write \(file.path): \(error); keeping that GOP in memory")
+                self.lock.withLock { gop.writing = false }
+                return
+            }
+            let orphan = self.lock.withLock { () -> Bool in
+                gop.writing = false
+                guard !self.closed, self.shown, self.gops.contains(where: { $0 === gop }) else { return true }
+                gop.file = file
+                if gop.entries != nil {
+                    gop.entries = nil
+                    self.memoryBytes -= gop.bytes
+                }
+                return false
+            }
+            if orphan { try? FileManager.default.removeItem(at: file) }
+        }
+    }
+
+    /// The keyframe index, oldest first.
+    public var index: [GOPInfo] { lock.withLock { gops.map(\.info) } }
+
+    /// The GOP that holds wall-clock time `time`: the newest one starting at or before it (the
+    /// oldest when `time` is before the buffer).
+    public func gop(at time: Date) -> GOPInfo? {
+        lock.withLock { (gops.last { $0.start <= time } ?? gops.first)?.info }
+    }
+
+    /// The GOP after `serial`, if there is one yet.
+    public func gop(after serial: UInt64) -> GOPInfo? {
+        lock.withLock { gops.first { $0.serial > serial }?.info }
+    }
+
+    /// The GOP holding `entry` (same track and times), searched from the newest.
+    public func gop(holding entry: GOPCache.Entry) -> GOPInfo? {
+        guard entry.pts.isValid else { return nil }
+        let candidates = lock.withLock { gops.reversed().filter { $0.keyPTS <= entry.pts && entry.pts <= $0.lastPTS } }
+        for gop in candidates {
+            guard let entries = try? read(gop.serial) else { continue }
+            if entries.contains(where: { $0.track == entry.track && $0.pts == entry.pts && $0.dts == entry.dts }) {
+                return lock.withLock { gop.info }
+            }
+        }
+        return nil
+    }
+
+    /// The wall-clock time of `entry` of GOP `serial` (its keyframe's start plus its distance from it).
+    public func wallTime(of entry: GOPCache.Entry, in serial: UInt64) -> Date? {
+        lock.withLock {
+            guard let gop = gops.first(where: { $0.serial == serial }), entry.pts.isValid, entry.pts >= gop.keyPTS else { return nil }
+            return gop.start.addingTimeInterval(Double(entry.pts - gop.keyPTS) / 1e9)
+        }
+    }
+
+    /// The entries of GOP `serial`, from memory or its file (the caller's thread: a replay's
+    /// queue, never the ingest). The open GOP returns what it holds so far.
+    public func read(_ serial: UInt64) throws -> [GOPCache.Entry] {
+        let (entries, file) = lock.withLock { () -> ([GOPCache.Entry]?, URL?) in
+            guard let gop = gops.first(where: { $0.serial == serial }) else { return (nil, nil) }
+            return (gop.entries, gop.file)
+        }
+        if let entries { return entries }
+        guard let file else { throw TimeshiftError.gone }
+        return try TimeshiftSegment.read(file)
+    }
+
+    /// The window held now: from the oldest keyframe to the newest entry.
+    public var range: ClosedRange<Date>? {
+        lock.withLock {
+            guard let first = gops.first, let last = gops.last else { return nil }
+            return first.start...max(first.start, last.end)
+        }
+    }
+
+    /// Bytes held in memory (the rest is on disk).
+    public var bytesInMemory: Int { lock.withLock { memoryBytes } }
+
+    /// Forgets everything and removes the segment files (idempotent).
+    public func close() {
+        let directory = self.directory
+        let first = lock.withLock { () -> Bool in
+            defer { closed = true }
+            gops = []
+            memoryBytes = 0
+            return !closed
+        }
+        if first { disk.async { try? FileManager.default.removeItem(at: directory) } }
+    }
+
+    deinit {
+        if !closed { try? FileManager.default.removeItem(at: directory) }
+    }
+}
+
+/// Why a replay could not read the buffer.
+public enum TimeshiftError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The GOP left the window (or the buffer closed) before it was read.
+    case gone
+    /// A segment file is not what this version writes.
+    case corrupt(String)
+    /// A segment file could not be stored.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .gone: "that moment is no longer in the timeshift buffer"
+        case .corrupt(let what): "a timeshift segment is damaged: \(what)"
+        case .storage(let what): "cannot store a timeshift segment: \(what)"
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import NIOCore
+
+/// Cuts one served channel's transport stream into HLS media segments at keyframes: a segment
+/// starts with the PAT and PMT and a keyframe, and ends at the first keyframe at least
+/// `targetDuration` after its start (so about one GOP, or 2 s, whichever is longer). The newest
+/// `window` segments are kept and listed in a live playlist (sliding window, no end).
+///
+/// A `TransportStreamSubscriber`: fed by the fanout (its lock held), read by requests (any
+/// thread). Durations come from the keyframes' PTS, so the cached GOP that starts the first
+/// segment counts its real length.
+final class HLSSegmenter: TransportStreamSubscriber, @unchecked Sendable {
+    struct Segment: Sendable {
+        var sequence: Int
+        var duration: Double
+        var data: ByteBuffer
+    }
+
+    let targetDuration: Double
+    let window: Int
+    private let lock = NSLock()
+    private var segments: [Segment] = []
+    private var nextSequence = 0
+    private var current: (chunks: [ByteBuffer], pts: UInt64?, started: ContinuousClock.Instant)?
+    private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter: UInt64 = 0
+    private var lastRead = ContinuousClock.now
+    private var released = false
+
+    init(targetDuration: Double = 2, window: Int = 6) {
+        self.targetDuration = targetDuration
+        self.window = window
+    }
+
+    func receive(_ chunk: ByteBuffer, keyframe: TransportStreamKeyframe?) {
+        lock.lock()
+        var ready: [CheckedContinuation<Void, Never>] = []
+        if let keyframe {
+            if let open = current {
+                let duration = Self.seconds(from: open.pts, to: keyframe.pts) ?? (ContinuousClock.now - open.started).seconds
+                if duration >= targetDuration {
+                    close(open.chunks, duration: duration)
+                    ready = Array(waiters.values)
+                    waiters = [:]
+                    current = ([keyframe.tables, chunk], keyframe.pts, .now)
+                } else {
+                    current?.chunks.append(chunk)
+                }
+            } else {
+                current = ([keyframe.tables, chunk], keyframe.pts, .now)
+            }
+        } else if current != nil {
+            current?.chunks.append(chunk)
+        }
+        lock.unlock()
+        for waiter in ready { waiter.resume() }
+    }
+
+    private func close(_ chunks: [ByteBuffer], duration: Double) {
+        var data = ByteBuffer()
+        data.reserveCapacity(chunks.reduce(0) { $0 + $1.readableBytes })
+        for var c in chunks { data.writeBuffer(&c) }
+        segments.append(Segment(sequence: nextSequence, duration: duration, data: data))
+        nextSequence += 1
+        if segments.count > window { segments.removeFirst(segments.count - window) }
+    }
+
+    /// Seconds between two 90 kHz times (33-bit, wrapping); nil when either is missing or the
+    /// step is not plausible (a discontinuity).
+    static func seconds(from a: UInt64?, to b: UInt64?) -> Double? {
+        guard let a, let b else { return nil }
+        let step = (b &- a) & ((1 << 33) - 1)
+        let seconds = Double(step) / 90_000
+        return seconds < 60 ? seconds : nil
+    }
+
+    /// Waits until at least one segment is complete (a cold channel: about one segment's time),
+    /// or the waiting task is cancelled, or the segmenter is released.
+    func waitForFirstSegment() async {
+        let id: UInt64 = lock.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                if segments.isEmpty && !Task.isCancelled && !released {
+                    waiters[id] = continuation
+                    lock.unlock()
+                } else {
+                    lock.unlock()
+                    continuation.resume()
+                }
+            }
+        } onCancel: {
+            lock.withLock { waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Wakes anyone waiting; the segmenter is going away.
+    func release() {
+        let waiting = lock.withLock {
+            released = true
+            let w = waiters
+            waiters = [:]
+            return w
+        }
+        for w in waiting.values { w.resume() }
+    }
+
+    var isEmpty: Bool { lock.withLock { segments.isEmpty } }
+
+    /// When a client last asked for the playlist or a segment.
+    var lastAccess: ContinuousClock.Instant { lock.withLock { lastRead } }
+
+    /// The live playlist, segment URIs relative to it.
+    func playlist() -> String {
+        lock.withLock {
+            lastRead = .now
+            let target = Int((segments.map(\.duration).max() ?? targetDuration).rounded(.up))
+            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(max(1, target))\n#EXT-X-MEDIA-SEQUENCE:\(segments.first?.sequence ?? 0)\n"
+            for s in segments {
+                text += "#EXTINF:\(String(format: "%.3f", s.duration)),\n\(s.sequence).ts\n"
+            }
+            return text
+        }
+    }
+
+    /// The segment `sequence`, nil when it slid out of the window or does not exist yet.
+    func segment(_ sequence: Int) -> ByteBuffer? {
+        lock.withLock {
+            lastRead = .now
+            return segments.first { $0.sequence == sequence }?.data
+        }
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        let c = components
+        return Double(c.seconds) + Double(c.attoseconds) / 1e18
+    }
+}

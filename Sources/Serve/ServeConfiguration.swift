@@ -1,0 +1,77 @@
+/// Where the head-end's serving endpoints listen and who may use them.
+///
+/// The serving endpoints (streams, HLS, HDHomeRun, the lineup and guide exports, logos) are
+/// read-only and listen apart from the control API, on `host:port` (default `127.0.0.1:5004`).
+/// Media clients (TVs, Plex, VLC) cannot send a token, so off loopback the networks allowed to
+/// watch without one are named (`allowed`, `--serve-allow 192.168.1.0/24`); anyone else needs the
+/// token (`Authorization: Bearer` or `?token=`). A non-loopback host with neither is refused at
+/// start. The control routes are never served here.
+public struct ServeConfiguration: Sendable {
+    public static let defaultHost = "127.0.0.1"
+    public static let defaultPort = 5004
+
+    public var host: String
+    public var port: Int
+    /// Networks whose clients need no token (loopback always may).
+    public var allowed: [NetworkRange]
+    /// Lets any other client in with `Authorization: Bearer TOKEN` or `?token=TOKEN`.
+    public var token: String?
+    public var streams: StreamServer.Settings
+    public var device: HDHomeRunDevice
+    /// Answer HDHomeRun discovery (UDP) and control (TCP) on `hdhomerunPort` of `host`.
+    public var hdhomerunProtocol: Bool
+    /// 65001 for real clients (they cannot be told another port).
+    public var hdhomerunPort: Int
+    /// The URL clients are told to use (`BaseURL`, playlist URLs); nil: `http://host:port`, with
+    /// the address a request came in on when `host` is a wildcard.
+    public var baseURL: String?
+    /// Send every channel to a multicast group too (nil: no multicast).
+    public var multicast: MulticastPlan?
+
+    public init(host: String = ServeConfiguration.defaultHost, port: Int = ServeConfiguration.defaultPort,
+                allowed: [NetworkRange] = [], token: String? = nil, streams: StreamServer.Settings = StreamServer.Settings(),
+                device: HDHomeRunDevice = HDHomeRunDevice(deviceID: HDHomeRunDevice.derivedID(seed: "flipbox")),
+                hdhomerunProtocol: Bool = true, hdhomerunPort: Int = 65001, baseURL: String? = nil, multicast: MulticastPlan? = nil) {
+        self.host = host
+        self.port = port
+        self.allowed = allowed
+        self.token = token
+        self.streams = streams
+        self.device = device
+        self.hdhomerunProtocol = hdhomerunProtocol
+        self.hdhomerunPort = hdhomerunPort
+        self.baseURL = baseURL
+        self.multicast = multicast
+    }
+
+    /// Whether `host` reaches this machine only.
+    public var isLoopback: Bool {
+        host == "localhost" || NetworkRange.isLoopback(host)
+    }
+
+    /// Throws when the head-end must not start like this.
+    public func validate() throws(ServeConfigurationError) {
+        guard (0...65535).contains(port) else { throw ServeConfigurationError("serving port \(port) is not between 0 and 65535") }
+        guard (0...65535).contains(hdhomerunPort) else { throw ServeConfigurationError("HDHomeRun port \(hdhomerunPort) is not between 0 and 65535") }
+        if !isLoopback && allowed.isEmpty && token == nil {
+            throw ServeConfigurationError(
+                "serving on \(host) reaches the network: name the networks that may watch with --serve-allow "
+                    + "(e.g. --serve-allow 192.168.1.0/24), or set a token, or serve on 127.0.0.1")
+        }
+        if let token, token.isEmpty || !token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) {
+            throw ServeConfigurationError("the token must be non-empty printable ASCII without spaces")
+        }
+        guard (1...100_000).contains(streams.maxClients) else { throw ServeConfigurationError("the client limit must be from 1 to 100000") }
+    }
+
+    /// Parses `HOST:PORT` (`[::1]:5004` for IPv6).
+    public static func parseAddress(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        return (host, port)
+    }
+}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GStreamer
+import Guide
+import Headend
+import Lineup
+import Logging
+import Serve
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a lineup to other screens, with no picture here: HTTP MPEG-TS, HLS, HDHomeRun, M3U and XMLTV.",
+        discussion: """
+            Every channel is remuxed from its warm ingest, never re-encoded; one ingest per channel however many \
+            clients, and a new client starts at the channel's cached keyframe. See docs/serve.md.
+            """)
+
+    @Argument(help: "The lineup (.m3u or .yaml). Default: the demo lineup in Channels/.")
+    var lineup: String?
+
+    @OptionGroup(title: "Serving")
+    var serving: ServeOptions
+
+    @Option(help: "Bearer token that lets clients outside loopback and --serve-allow in. Also FLIPBOX_TOKEN.")
+    var token: String?
+
+    @Option(help: "Warm policy: all, neighbours:N or none. Default: the lineup's setting, else all.")
+    var warm: String?
+
+    @Option(help: "Most channels running at once. Default: the lineup's warm-max-channels, else no limit.")
+    var warmMax: Int?
+
+    @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
+    var warmMemory: String?
+
+    @Option(help: "Where the guide is stored. Default: ~/.local/state/flipbox.")
+    var stateDir: String?
+
+    @Flag(help: "Log more.")
+    var verbose = false
+
+    func run() async throws {
+        let logger = makeLogger(verbose: verbose)
+        let path = try lineupPath(self.lineup)
+        let lineup = try await loadLineup(path: path, logger: logger)
+        var policy = WarmPolicy.all
+        if let text = warm ?? lineup.settings["warm"] {
+            guard let parsed = WarmPolicy(text) else { throw ValidationError("warm policy '\(text)' is not all, none or neighbours:N") }
+            policy = parsed
+        }
+        let budget: WarmBudget
+        do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
+            throw ValidationError("\(path): \(error)")
+        }
+        let configuration = try serving.configuration(lineup: lineup, path: path,
+                                                      token: token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"])
+        do { try configuration.validate() } catch {
+            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+
+        _ = ProcessResources.raiseFileLimit()
+        try GStreamer.initialize()
+        let guide = openGuide(lineup: lineup, stateDir: stateDir, logger: logger)
+        // Nothing is decoded here: the decode target only sizes decoders that never start.
+        let headend = Headend(lineup: lineup, policy: policy, budget: budget, target: DecodeTarget(width: 160, height: 90),
+                              logger: logger) { channel, state in
+            logger.debug("channel \(channel.number) \(channel.name): \(state)")
+        }
+        await headend.applyPolicy(current: nil, last: nil)
+        logger.notice("head-end: \(lineup.channels.count) channels from \(path), warm: \(policy)")
+        let server = StreamServer(headend: headend, settings: configuration.streams, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: HeadendService(headend: headend))]
+        if let guide { services.append(.init(service: GuideService(guide: guide))) }
+        let serving: [any Service]
+        do {
+            serving = try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
+        } catch {
+            await headend.shutdown()
+            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        services += serving.map { .init(service: $0) }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// Runs the head-end for the lifetime of the service group and shuts it down last.
+struct HeadendService: Service {
+    let headend: Headend
+    func run() async throws {
+        try? await gracefulShutdown()
+        await headend.shutdown()
+    }
+}
+
+/// The lineup at `path` (a file, or an http(s) URL such as another head-end's `/lineup.m3u`),
+/// its warnings logged; its errors printed and exit 2.
+func loadLineup(path: String, logger: Logger) async throws -> Lineup {
+    let report: LineupReport
+    if let url = URL(string: path), url.scheme == "http" || url.scheme == "https" {
+        let data: Data
+        do {
+            let (body, response) = try await URLSession(configuration: .ephemeral).data(from: url)
+            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
+                throw LineupDownloadError(message: "the server answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+            }
+            data = body
+        } catch {
+            FileHandle.standardError.write(Data("\(path): cannot download the lineup: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        report = LineupLoader.check(data: data, file: path, format: LineupFormat(path: url.path))
+    } else {
+        report = LineupLoader.check(path: path)
+    }
+    for w in report.warnings { logger.warning("\(w)") }
+    do {
+        return try report.get()
+    } catch {
+        for d in error.errors { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
+        throw ExitCode(2)
+    }
+}
+
+/// `given`, else the demo lineup.
+func lineupPath(_ given: String?) throws -> String {
+    if let given { return given }
+    guard let demo = DemoLineup.locate() else {
+        throw ValidationError("no lineup given and the demo lineup (Channels/demo.yaml) was not found; pass a lineup file")
+    }
+    return demo
+}
+
+private struct LineupDownloadError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Lineup
+import Serve
+
+/// The options of the head-end's serving endpoints, shared by `flipbox serve` and `flipbox play --serve`.
+struct ServeOptions: ParsableArguments {
+    @Option(name: .customLong("serve-listen"), help: ArgumentHelp(
+        "Address of the serving endpoints (streams, HLS, HDHomeRun, M3U, XMLTV) HOST:PORT. Loopback unless --serve-allow or a token is given.",
+        valueName: "HOST:PORT"))
+    var listen: String = "\(ServeConfiguration.defaultHost):\(ServeConfiguration.defaultPort)"
+
+    @Option(name: .customLong("serve-allow"), help: ArgumentHelp(
+        "A network whose clients may watch without the token, in CIDR form (192.168.1.0/24). Repeatable. Also the lineup's settings.serve-allow (comma-separated).",
+        valueName: "CIDR"))
+    var allow: [String] = []
+
+    @Option(name: .customLong("serve-max-clients"), help: "Most stream clients at once (more get 503). Default: the lineup's serve-max-clients, else 256.")
+    var maxClients: Int?
+
+    @Option(name: .customLong("serve-base-url"), help: ArgumentHelp(
+        "The URL clients reach the serving endpoints at, when it is not the listen address (a proxy, a host name).", valueName: "URL"))
+    var baseURL: String?
+
+    @Option(name: .customLong("multicast"), help: ArgumentHelp(
+        "Also send every channel to a multicast group: the first channel to the block's first address and so on, e.g. 239.1.1.0/24:5000.",
+        valueName: "GROUP/PREFIX:PORT"))
+    var multicast: String?
+
+    @Option(name: .customLong("multicast-ttl"), help: "Multicast TTL (1: the local network only).")
+    var multicastTTL = 1
+
+    @Option(name: .customLong("multicast-interface"), help: ArgumentHelp("The local IPv4 address whose interface sends the multicast.", valueName: "ADDRESS"))
+    var multicastInterface: String?
+
+    @Flag(name: .customLong("multicast-rtp"), help: "Wrap the multicast in RTP (MP2T, payload type 33) instead of plain UDP.")
+    var multicastRTP = false
+
+    @Flag(name: .customLong("no-hdhomerun"), help: "Do not answer HDHomeRun discovery (UDP 65001) and control (TCP 65001).")
+    var noHDHomeRun = false
+
+    /// The configuration for `lineup`, with the lineup's settings under the options.
+    func configuration(lineup: Lineup, path: String, token: String?) throws -> ServeConfiguration {
+        guard let (host, port) = ServeConfiguration.parseAddress(listen) else {
+            throw ValidationError("--serve-listen must be HOST:PORT, e.g. 127.0.0.1:5004 or 0.0.0.0:5004, not '\(listen)'")
+        }
+        var ranges: [NetworkRange] = []
+        let settingAllow = lineup.settings["serve-allow"].map { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) } ?? []
+        for text in allow + settingAllow {
+            guard let range = NetworkRange(text) else {
+                throw ValidationError("--serve-allow '\(text)' is not a network such as 192.168.1.0/24 or an address such as 192.168.1.20")
+            }
+            ranges.append(range)
+        }
+        var streams = StreamServer.Settings()
+        if let maxClients {
+            streams.maxClients = maxClients
+        } else if let setting = lineup.settings["serve-max-clients"] {
+            guard let n = Int(setting) else { throw ValidationError("\(path): settings.serve-max-clients '\(setting)' is not a number") }
+            streams.maxClients = n
+        }
+        let device: HDHomeRunDevice
+        do {
+            device = try HDHomeRunDevice(settings: lineup.settings, seed: (path as NSString).standardizingPath)
+        } catch {
+            throw ValidationError("\(path): \(error)")
+        }
+        if let baseURL, URL(string: baseURL)?.scheme?.hasPrefix("http") != true {
+            throw ValidationError("--serve-base-url must be an http(s) URL such as http://tv.lan:5004, not '\(baseURL)'")
+        }
+        var plan: MulticastPlan?
+        if let multicast {
+            do { plan = try MulticastPlan(multicast, ttl: multicastTTL, interface: multicastInterface, rtp: multicastRTP) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        return ServeConfiguration(host: host, port: port, allowed: ranges, token: token, streams: streams, device: device,
+                                  hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+                                  multicast: plan)
+    }
+}

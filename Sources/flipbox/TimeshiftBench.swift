@@ -1,0 +1,140 @@
+import Foundation
+import GStreamer
+import Headend
+import Lineup
+import Logging
+
+/// `flipbox bench --timeshift N`: what timeshift costs and how fast it moves, on the benchmark's
+/// warm channels (docs/performance.md).
+///
+/// 1. The cost of recording: every warm channel's ingest tapped into a timeshift buffer whose
+///    memory is small, so nearly everything goes to segment files; CPU against the same channels
+///    without buffers.
+/// 2. On the channel shown (1280x720 decode): pause (frames that still arrive), N seeks to random
+///    buffered moments (command to the first decoded frame), and back to live after every fifth.
+struct TimeshiftBench {
+    let lineup: Lineup
+    let seeks: Int
+    let logger: Logger
+    let say: (String) -> Void
+    let measure: (Int) async throws -> (core: Double, rss: Int)
+
+    /// Decoded frames with their arrival (decoder streaming threads).
+    final class FrameClock: DecodedFrameSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var times: [ContinuousClock.Instant] = []
+        func presentVideo(_ frame: Buffer, feed: UInt) { lock.withLock { times.append(.now) } }
+        func presentAudio(_ samples: Buffer, feed: UInt) {}
+        var count: Int { lock.withLock { times.count } }
+        /// The first frame after `instant`.
+        func first(after instant: ContinuousClock.Instant) -> ContinuousClock.Instant? { lock.withLock { times.first { $0 > instant } } }
+        var last: ContinuousClock.Instant? { lock.withLock { times.last } }
+    }
+
+    func run() async throws -> [String: Any] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-timeshift-bench-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 1280, height: 720), logger: logger) { _, _ in }
+        defer { Task { await headend.shutdown() } }
+        await headend.applyPolicy(current: 0, last: nil)
+        let sources = headend.sources
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !sources.allSatisfy(\.cache.hasKeyframe), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(200)) }
+        try await Task.sleep(for: .seconds(2))
+        say("timeshift: \(sources.count) warm channels without buffers")
+        let bare = try await measure(6)
+
+        // Every warm channel recorded, 1 MB of memory each: the rest goes to disk.
+        let settings = TimeshiftSettings(window: .seconds(600), memoryBytes: 1 << 20, directory: directory)
+        var recordings: [(TimeshiftBuffer, IngestTap, Task<Void, Never>)] = []
+        for source in sources {
+            let buffer = try TimeshiftBuffer(channel: "bench-\(source.channel.number)", settings: settings, logger: logger)
+            let tap = try await headend.tap(source.channel, pins: false)
+            let task = Task.detached(priority: .utility) {
+                do { for try await entry in tap { buffer.append(entry) } } catch {}
+            }
+            recordings.append((buffer, tap, task))
+        }
+        try await Task.sleep(for: .seconds(4))
+        say("timeshift: \(sources.count) channels recorded to disk")
+        let recording = try await measure(6)
+        let onDisk = recordings.map { $0.0.index.filter(\.onDisk).reduce(0) { $0 + $1.bytes } }.reduce(0, +)
+        for (buffer, tap, task) in recordings {
+            tap.close()
+            task.cancel()
+            buffer.close()
+        }
+
+        // The channel shown, with its own buffer (64 MB of memory, then disk), 30 s deep.
+        await headend.setTimeshift(TimeshiftSettings(window: .seconds(600), memoryBytes: 8 << 20, directory: directory))
+        let frames = FrameClock()
+        let (feed, _) = try await headend.activate(lineup.channels[0], sink: frames) { _, _ in }
+        say("timeshift: filling 30 s of the channel shown")
+        try await Task.sleep(for: .seconds(30))
+
+        // Pause: frames decoded after the command returned.
+        let beforePause = frames.count
+        let pauseAsked = ContinuousClock.now
+        _ = try await headend.timeshift(feed: feed, .pause)
+        let pauseReturned = ContinuousClock.now
+        try await Task.sleep(for: .seconds(1))
+        let afterPause = frames.count - beforePause
+        let lastFrame = frames.last.map { max(0, ($0 - pauseAsked).milliseconds) }
+        _ = try await headend.timeshift(feed: feed, .resume)
+
+        var seekMs: [Double] = []
+        var liveMs: [Double] = []
+        var failures = 0
+        var firstFailure: String?
+        for i in 0..<seeks {
+            guard let status = await headend.status(feed: feed), let start = status.bufferStart, let edge = status.liveEdge else { break }
+            let span = edge.timeIntervalSince(start) - 4
+            let target = start.addingTimeInterval(1 + Double.random(in: 0...max(0, span)))
+            let asked = ContinuousClock.now
+            do {
+                _ = try await headend.timeshift(feed: feed, .seekTo(target))
+                if let first = await firstFrame(frames, after: asked) { seekMs.append((first - asked).milliseconds) } else {
+                    failures += 1
+                    firstFailure = firstFailure ?? "no frame within 2 s of a seek"
+                }
+            } catch {
+                failures += 1
+                firstFailure = firstFailure ?? "\(error)"
+            }
+            try await Task.sleep(for: .milliseconds(400))
+            if i % 5 == 4 {
+                let asked = ContinuousClock.now
+                _ = try? await headend.timeshift(feed: feed, .live)
+                if let first = await firstFrame(frames, after: asked) { liveMs.append((first - asked).milliseconds) } else { failures += 1 }
+                try await Task.sleep(for: .milliseconds(400))
+            }
+        }
+        await headend.deactivate(feed: feed)
+
+        func stats(_ values: [Double]) -> [String: Any] {
+            let sorted = values.sorted()
+            return ["count": sorted.count, "p50": round1(BenchReport.percentile(sorted, 0.5)),
+                    "p95": round1(BenchReport.percentile(sorted, 0.95)), "max": round1(sorted.last)]
+        }
+        return [
+            "channels": sources.count,
+            "recordCoreWithout": round1(bare.core * 100), "recordCoreWith": round1(recording.core * 100),
+            "recordedToDiskBytes": onDisk,
+            "pauseCommandMs": round1((pauseReturned - pauseAsked).milliseconds), "framesAfterPause": afterPause,
+            "lastFrameAfterPauseMs": round1(lastFrame),
+            "seekToFirstFrameMs": stats(seekMs), "liveToFirstFrameMs": stats(liveMs), "failures": failures, "firstFailure": firstFailure ?? NSNull(),
+        ]
+    }
+
+    /// Waits up to 2 s for the first decoded frame after `instant`.
+    private func firstFrame(_ frames: FrameClock, after instant: ContinuousClock.Instant) async -> ContinuousClock.Instant? {
+        let deadline = instant + .seconds(2)
+        while ContinuousClock.now < deadline {
+            if let first = frames.first(after: instant) { return first }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return nil
+    }
+}
+
+private func round1(_ v: Double?) -> Any { v.map { ($0 * 10).rounded() / 10 } ?? NSNull() }

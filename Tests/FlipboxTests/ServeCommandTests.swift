@@ -1,0 +1,201 @@
+import Foundation
+import GStreamer
+import Testing
+
+/// `flipbox serve` as a real process: refused on the network without an allow-list, found by
+/// `hdhomerun_config`'s broadcast on a LAN made of two network namespaces, serving allowed
+/// clients and the token only, and played by a second Flipbox through its `/lineup.m3u`.
+@Suite(.serialized) struct ServeCommandTests {
+    /// A `flipbox serve` process; its log is kept for failure messages.
+    final class HeadendProcess: @unchecked Sendable {
+        let process = Process()
+        let log: URL
+
+        /// `namespace`: run inside that network namespace (`ip netns exec`).
+        init(arguments: [String], namespace: String? = nil) throws {
+            log = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-serve-\(UUID().uuidString).log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            if let namespace {
+                process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+                process.arguments = ["netns", "exec", namespace, FlipboxProcess.executable.path, "serve"] + arguments
+            } else {
+                process.executableURL = FlipboxProcess.executable
+                process.arguments = ["serve"] + arguments
+            }
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+        func waitForLog(_ text: String, seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if logText.contains(text) { return true }
+                if !process.isRunning { return false }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return false
+        }
+
+        func stop() {
+            guard process.isRunning else { return }
+            process.interrupt()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    static func lineup() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let yaml = """
+            settings:
+              hdhomerun-tuners: 2
+            channels:
+              - number: 1
+                name: Red One
+                source: test://color/ff0000?size=320x180&fps=30&gop=30&tone=440
+              - number: 2
+                name: Green Two
+                source: test://color/00ff00?size=320x180&fps=30&gop=30&tone=880
+            """
+        let file = dir.appendingPathComponent("lineup.yaml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    /// Runs a command; returns its exit status and everything it printed.
+    @discardableResult
+    static func sh(_ arguments: [String]) -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        p.standardInput = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return (-1, "cannot run \(arguments[0])") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func servingOnTheNetworkWithoutAnAllowListIsRefused() throws {
+        let headend = try HeadendProcess(arguments: [try Self.lineup().path, "--serve-listen", "0.0.0.0:\(freePort())"])
+        headend.process.waitUntilExit()
+        #expect(headend.process.terminationStatus == 2)
+        #expect(headend.logText.contains("--serve-allow"), "the message says how to allow a network: \(headend.logText)")
+    }
+
+    /// Two network namespaces joined by a veth pair (nothing leaves the machine): the head-end
+    /// in one, its clients in the other at an allowed and a refused address.
+    @Test(.enabled(if: getuid() == 0, "needs root for ip netns"))
+    func aLANHeadEndIsFoundByBroadcastAndServesOnlyWhomItAllows() throws {
+        let tag = String(UInt32.random(in: 0...0xFFFFF), radix: 16)
+        let (server, clients) = ("fbs\(tag)", "fbc\(tag)")
+        let subnet = "10.\(Int.random(in: 100...250)).\(Int.random(in: 1...250))"
+        defer {
+            Self.sh(["ip", "netns", "del", server])
+            Self.sh(["ip", "netns", "del", clients])
+        }
+        for command in [
+            ["ip", "netns", "add", server], ["ip", "netns", "add", clients],
+            ["ip", "link", "add", "fva\(tag)", "netns", server, "type", "veth", "peer", "name", "fvb\(tag)", "netns", clients],
+            ["ip", "-n", server, "addr", "add", "\(subnet).1/24", "dev", "fva\(tag)"],
+            ["ip", "-n", clients, "addr", "add", "\(subnet).2/24", "dev", "fvb\(tag)"],
+            ["ip", "-n", clients, "addr", "add", "\(subnet).3/24", "dev", "fvb\(tag)"],
+            ["ip", "-n", server, "link", "set", "fva\(tag)", "up"], ["ip", "-n", clients, "link", "set", "fvb\(tag)", "up"],
+            ["ip", "-n", server, "link", "set", "lo", "up"], ["ip", "-n", clients, "link", "set", "lo", "up"],
+        ] {
+            let r = Self.sh(command)
+            try #require(r.status == 0, "\(command.joined(separator: " ")): \(r.output)")
+        }
+        let headend = try HeadendProcess(arguments: [
+            try Self.lineup().path, "--serve-listen", "\(subnet).1:5004", "--serve-allow", "\(subnet).2/32", "--token", "s3cret",
+            "--multicast", "239.77.1.0/24:5000", "--multicast-interface", "\(subnet).1",
+        ], namespace: server)
+        defer { headend.stop() }
+        try #require(headend.waitForLog("HDHomeRun discovery and control listening", seconds: 30), "\(headend.logText)")
+        Thread.sleep(forTimeInterval: 1.5)
+        func inClients(_ arguments: [String]) -> (status: Int32, output: String) {
+            Self.sh(["ip", "netns", "exec", clients] + arguments)
+        }
+
+        let discover = inClients(["hdhomerun_config", "discover"])
+        #expect(discover.output.contains("found at \(subnet).1"), "a broadcast discover finds the head-end: \(discover.output)\n\(headend.logText)")
+        let model = inClients(["hdhomerun_config", "\(subnet).1", "get", "/sys/model"])
+        #expect(model.status == 0 && model.output.contains("hdhomeruntc_atsc"), "\(model.output)")
+
+        let base = "http://\(subnet).1:5004"
+        let lineup = inClients(["curl", "-s", "--interface", "\(subnet).2", "\(base)/lineup.json"])
+        #expect(lineup.output.contains("\"URL\":\"\(base)/auto/v1\""), "lineup.json points at the LAN address: \(lineup.output)")
+        let probe = inClients(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name", "\(base)/auto/v2"])
+        #expect(probe.output.contains("h264") && probe.output.contains("aac"), "an allowed client plays: \(probe.output)")
+
+        let refused = inClients(["curl", "-s", "--interface", "\(subnet).3", "-w", "\n%{http_code}", "\(base)/lineup.json"])
+        #expect(refused.output.hasSuffix("403") && refused.output.contains("--serve-allow"), "another address is refused: \(refused.output)")
+        let withToken = inClients(["curl", "-s", "--interface", "\(subnet).3", "-o", "/dev/null", "-w", "%{http_code}",
+                                   "\(base)/lineup.json?token=s3cret"])
+        #expect(withToken.output == "200", "the token lets it in: \(withToken.output)")
+        // Multicast: channel 2 is sent to the block's second address, received across the veth.
+        let multicast = inClients(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name,width",
+                                   "udp://239.77.1.2:5000?localaddr=\(subnet).2&timeout=10000000"])
+        #expect(multicast.output.contains("h264,320") && multicast.output.contains("aac"), "channel 2 by multicast: \(multicast.output)\n\(headend.logText)")
+
+        let control = inClients(["curl", "-s", "--interface", "\(subnet).2", "-o", "/dev/null", "-w", "%{http_code}",
+                                 "\(base)/api/v1/status"])
+        #expect(control.output == "404", "no control route on the serving address: \(control.output)")
+    }
+
+    /// `flipbox play --serve`: the box plays and serves the same warm ingest.
+    @Test func aPlayingBoxAlsoServes() async throws {
+        try await onOwnThread {
+            let servePort = freePort()
+            let box = try FlipboxProcess(arguments: [try Self.lineup().path, "--serve", "--serve-listen", "127.0.0.1:\(servePort)", "--no-hdhomerun"],
+                                         port: freePort())
+            defer { box.stop() }
+            let started = box.waitForStatus(seconds: 40) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }
+            try #require(started, "the box plays channel 1:\n\(box.logText)")
+            let lineup = Self.sh(["curl", "-s", "http://127.0.0.1:\(servePort)/lineup.json"])
+            #expect(lineup.output.contains("\"GuideName\":\"Green Two\""), "\(lineup.output)\n\(box.logText)")
+            let probe = Self.sh(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name,width",
+                                 "http://127.0.0.1:\(servePort)/stream/2.ts"])
+            #expect(probe.output.contains("h264,320") && probe.output.contains("aac"), "channel 2 served while 1 plays: \(probe.output)")
+            let status = box.json("GET", "/api/v1/status")
+            #expect((status.object["channel"] as? [String: Any])?["number"] as? String == "1", "the box still shows channel 1")
+        }
+    }
+
+    /// A box whose lineup is another head-end's `/lineup.m3u` flips through its channels.
+    @Test func aSecondFlipboxPlaysTheFirstsLineupExport() async throws {
+        try await onOwnThread { try self.playTheExport() }
+    }
+
+    func playTheExport() throws {
+        try GStreamer.initialize() // for decoding the snapshot
+        let servePort = freePort()
+        let headend = try HeadendProcess(arguments: [try Self.lineup().path, "--serve-listen", "127.0.0.1:\(servePort)", "--no-hdhomerun"])
+        defer { headend.stop() }
+        try #require(headend.waitForLog("head-end serving", seconds: 30), "\(headend.logText)")
+        let box = try FlipboxProcess(arguments: ["http://127.0.0.1:\(servePort)/lineup.m3u", "--size", "640x360"], port: freePort())
+        defer { box.stop() }
+        let started = box.waitForStatus(seconds: 40) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }
+        try #require(started, "the second box starts on the first's channel 1:\n\(box.logText)\n\(headend.logText)")
+        Thread.sleep(forTimeInterval: 3)
+        for (path, number, colour) in [("/api/v1/tune/2", "2", (0.0, 255.0, 0.0)), ("/api/v1/tune/1", "1", (255.0, 0.0, 0.0))] {
+            let flip = box.json("POST", path)
+            #expect(flip.status == 200, "\(path): \(flip.object)")
+            #expect(flip.object["ok"] as? Bool == true, "\(path) completes: \(flip.object)")
+            #expect((flip.object["channel"] as? [String: Any])?["number"] as? String == number)
+            #expect(flip.object["path"] as? String == "warm", "a warm flip through the head-end: \(flip.object)")
+            let image = try box.snapshot()
+            #expect(image.looks(colour.0, colour.1, colour.2, atX: 320, y: 200), "channel \(number) shows \(colour): \(image.describe(atX: 320, y: 200))")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GStreamer
+import Testing
+
+/// The web remote's guide page in a real browser (Debian's headless Chromium): the channels with
+/// their live pictures, the programmes with the one on now on the channel playing highlighted;
+/// checked in the page's DOM and by the pixels of Chromium's screenshot.
+@Suite(.serialized) struct WebGuidePageTests {
+    static var chromium: String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    func runChromium(_ arguments: [String]) -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.chromium ?? "/usr/bin/chromium")
+        p.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                       "--user-data-dir=\(FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-chromium-\(UUID().uuidString)").path)"]
+            + arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return "" }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func theGuidePageShowsLivePicturesAndTheProgrammeOnNow() async throws {
+        try await onOwnThread { try self.guidePage() }
+    }
+
+    func guidePage() throws {
+        try GStreamer.initialize()
+        try #require(Self.chromium != nil, "Debian's chromium is not installed (deploy/install-deps.sh installs it)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-webguide-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let now = Date()
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tv>\n"
+        for (id, title) in [("one.example", "Green Morning"), ("two.example", "Red Matinee")] {
+            xml += "<channel id=\"\(id)\"><display-name>\(id)</display-name></channel>\n"
+            xml += "<programme channel=\"\(id)\" start=\"\(GuideStatusTests.xmltvTime(now.addingTimeInterval(-900)))\" stop=\"\(GuideStatusTests.xmltvTime(now.addingTimeInterval(2700)))\"><title>\(title)</title></programme>\n"
+            xml += "<programme channel=\"\(id)\" start=\"\(GuideStatusTests.xmltvTime(now.addingTimeInterval(2700)))\" stop=\"\(GuideStatusTests.xmltvTime(now.addingTimeInterval(9000)))\"><title>Later On</title></programme>\n"
+        }
+        xml += "</tv>\n"
+        try xml.write(to: dir.appendingPathComponent("guide.xml"), atomically: true, encoding: .utf8)
+        let yaml = """
+            guide: guide.xml
+            channels:
+              - {number: 1, name: Green One, id: one.example, source: "test://color/00ff00?size=160x90&fps=15&gop=15"}
+              - {number: 2, name: Red Two, id: two.example, source: "test://color/ff0000?size=160x90&fps=15&gop=15"}
+            """
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try yaml.write(to: lineup, atomically: true, encoding: .utf8)
+        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "640x360"], port: freePort())
+        defer { box.stop() }
+        let ready = box.waitForStatus(seconds: 40) { s in
+            (s["channel"] as? [String: Any])?["number"] as? String == "1" && (s["now"] as? [String: Any])?["title"] as? String == "Green Morning"
+        }
+        try #require(ready, "the box did not start with its guide:\n\(box.logText.suffix(1500))")
+        // Both channels warm, so both have a live picture.
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let channels = box.json("GET", "/api/v1/channels").object["channels"] as? [[String: Any]] ?? []
+            if channels.count == 2, channels.allSatisfy({ $0["thumbnail"] is String }) { break }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        let url = "http://127.0.0.1:\(box.port)/guide"
+
+        let dom = runChromium(["--virtual-time-budget=10000", "--dump-dom", url])
+        #expect(dom.contains("data-loaded=\"yes\""), "the page loaded its data: \(dom.prefix(400))")
+        #expect(dom.contains(#"<div class="programme current""#) && dom.range(of: #"class="programme current"[^>]*>Green Morning<"#, options: .regularExpression) != nil,
+                "the programme on now on the channel playing is highlighted")
+        #expect(dom.contains(">Red Matinee<") && dom.contains(">Later On<"))
+        #expect(dom.components(separatedBy: #"<div class="channel"#).count - 1 == 2, "two channels")
+        #expect(dom.components(separatedBy: #"src="blob:"#).count - 1 == 2, "each with its live picture")
+
+        let shot = dir.appendingPathComponent("guide.png")
+        _ = runChromium(["--virtual-time-budget=10000", "--window-size=1280,720", "--screenshot=\(shot.path)", url])
+        let png = try Data(contentsOf: shot)
+        try? png.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-web-guide.png"))
+        let img = try ImageCodec.decode(bytes: [UInt8](png))
+        let all = (x: 0, y: 0, width: img.width, height: img.height)
+        let yellow = img.countPixels(x: all.x, y: all.y, width: all.width, height: all.height) { abs($0 - 242) < 20 && abs($1 - 194) < 20 && $2 < 40 }
+        let green = img.countPixels(x: all.x, y: all.y, width: all.width, height: all.height) { $0 < 40 && $1 > 215 && $2 < 40 }
+        let red = img.countPixels(x: all.x, y: all.y, width: all.width, height: all.height) { $0 > 215 && $1 < 40 && $2 < 40 }
+        #expect(yellow > 2000, "the highlighted programme: \(yellow) yellow pixels")
+        #expect(green > 5000 && red > 5000, "the two live pictures: \(green) green, \(red) red pixels")
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import GStreamer
+@testable import Headend
+import Lineup
+import LoopbackStreams
+import TestSupport
+import Testing
+
+extension HeadendTests {
+    /// Broadcast streams as a DVB or IPTV lineup carries them (issue 15), made by ffmpeg and sent
+    /// live over UDP on loopback: MPEG-2 576i with MP2, H.264 1080i with AC-3 in two languages,
+    /// HEVC 10-bit BT.2020/PQ, radio in several codecs. Checked by the decoded pixels and sound.
+    @Suite struct BroadcastStreams {
+        init() throws { try GStreamer.initialize() }
+
+        /// Keeps the newest decoded frames and the last seconds of decoded sound (any thread).
+        final class Recorder: DecodedFrameSink, @unchecked Sendable {
+            private let lock = NSLock()
+            private var video: [(feed: UInt, frame: Buffer)] = []
+            private var videoCount = 0
+            private var audio: [Int16] = []
+            private var audioCount = 0
+            func presentVideo(_ frame: Buffer, feed: UInt) {
+                lock.withLock {
+                    video.append((feed, frame))
+                    videoCount += 1
+                    if video.count > 8 { video.removeFirst() }
+                }
+            }
+            func presentAudio(_ samples: Buffer, feed: UInt) {
+                let s = samples.bytes().withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+                lock.withLock {
+                    audio += s
+                    audioCount += 1
+                    if audio.count > 48000 * 2 * 2 { audio.removeFirst(audio.count - 48000 * 2 * 2) }
+                }
+            }
+            var frames: Int { lock.withLock { videoCount } }
+            var audioBuffers: Int { lock.withLock { audioCount } }
+            var newest: Buffer? { lock.withLock { video.last?.frame } }
+            /// The last `ms` of sound, interleaved stereo at 48 kHz.
+            func recentAudio(ms: Int) -> [Int16] { lock.withLock { Array(audio.suffix(48 * ms * 2)) } }
+            /// Whether `hz` dominates the last 400 ms of sound over `other`.
+            func hears(_ hz: Double, over other: Double) -> Bool {
+                let a = recentAudio(ms: 400)
+                return a.count >= 48 * 300 * 2 && tonePower(a, hz) > 10 * max(tonePower(a, other), 1e-9) && tonePower(a, hz) > 1e-4
+            }
+        }
+
+        /// A headend over one live loopback channel per clip, with the lineup `settings`.
+        final class Rig: @unchecked Sendable {
+            let headend: Headend
+            let senders: [TransportStreamSender]
+            let channels: [Channel]
+            let target: DecodeTarget
+
+            init(_ formats: [ClipFormat], target: DecodeTarget = DecodeTarget(width: 320, height: 180), settings: [String: String] = [:]) throws {
+                var senders: [TransportStreamSender] = []
+                var channels: [Channel] = []
+                for (i, format) in formats.enumerated() {
+                    let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+                    let port = freePort()
+                    senders.append(try TransportStreamSender(clip: clip, port: port))
+                    channels.append(makeChannel(["udp://127.0.0.1:\(port)"], number: i + 1, name: format.description))
+                }
+                self.senders = senders
+                self.channels = channels
+                self.target = target
+                headend = Headend(lineup: Lineup(channels: channels, settings: settings), policy: .all, target: target, logger: testLogger) { _, _ in }
+            }
+
+            /// Starts every channel and waits until each can be flipped to warm.
+            func warm(within seconds: Double = 20) async -> Bool {
+                await headend.applyPolicy(current: 0, last: nil)
+                let sources = headend.sources
+                return await eventually(within: seconds) {
+                    sources.allSatisfy { $0.state == .warm && $0.cache.canStartWarm && ($0.cache.audioCaps != nil) }
+                }
+            }
+
+            func stop() async {
+                await headend.shutdown()
+                for s in senders { s.stop() }
+            }
+
+            /// The mean colour of the middle of `frame`.
+            func colour(_ frame: Buffer?) -> (r: Double, g: Double, b: Double)? {
+                guard let frame, let caps = try? Caps("video/x-raw,format=I420,width=\(target.width),height=\(target.height),framerate=25/1,pixel-aspect-ratio=1/1"),
+                      let png = try? ImageCodec.png(frame: frame, caps: caps), let image = try? ImageCodec.decode(bytes: png) else { return nil }
+                let m = image.meanRGB(x: target.width / 4, y: target.height / 4, width: target.width / 2, height: target.height / 2)
+                return (m.r, m.g, m.b)
+            }
+        }
+
+        static func states(_ h: Headend) -> String { h.states().map(\.description).joined(separator: ", ") }
+
+        @Test func mpeg2InterlacedWithMP2PlaysInItsColourAndSound() async throws {
+            var format = ClipFormat.sd576iMPEG2
+            format.colour = 0x00C000
+            format.colours = .bt601
+            format.audioCodec = .mp2
+            format.toneHz = 700
+            format.seconds = 4
+            let rig = try Rig([format])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let media = try #require(rig.headend.media(of: rig.channels[0]))
+            #expect(media.video?.family == .mpeg2 && media.video?.interlaced == true, "video \(String(describing: media.video))")
+            #expect(media.video?.colour.description == "BT.601", "colour \(String(describing: media.video?.colour))")
+            #expect(media.audio.tracks.map(\.family) == [.mp2], "audio \(media.audio)")
+
+            let recorder = Recorder()
+            let (_, path) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            #expect(path == .warm)
+            #expect(await eventually(within: 5) { recorder.frames > 10 && recorder.hears(700, over: 1000) },
+                    "frames \(recorder.frames), audio buffers \(recorder.audioBuffers)")
+            let c = rig.colour(recorder.newest)
+            #expect(c.map { $0.g > 170 && $0.r < 40 && $0.b < 40 } == true, "MPEG-2 green decodes green: \(String(describing: c))")
+            await rig.stop()
+        }
+
+        /// Two AC-3 tracks, German at 440 Hz and English at 1000 Hz: the lineup prefers English;
+        /// the viewer switches to German while the picture plays on, and the next flip there
+        /// plays German again.
+        @Test func h264InterlacedWithTwoAC3LanguagesPlaysTheChosenOne() async throws {
+            var format = ClipFormat.hd1080iH264
+            format.width = 960
+            format.height = 540
+            format.bitrateKbps = 1500
+            format.seconds = 4
+            format.audioCodec = .ac3
+            format.audioTracks = [.init(toneHz: 440, language: "deu"), .init(toneHz: 1000, language: "eng")]
+            let rig = try Rig([format], settings: ["audio-languages": "fra, eng"])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let listed = await eventually(within: 5) { rig.headend.audio(of: rig.channels[0]).tracks.count == 2 }
+            let audio = rig.headend.audio(of: rig.channels[0])
+            #expect(listed && audio.tracks.map(\.language) == ["deu", "eng"], "tracks \(audio.tracks)")
+            #expect(audio.tracks.allSatisfy { $0.family == .ac3 })
+            #expect(audio.playing == audio.tracks.last?.index, "English is preferred: \(audio)")
+            #expect(rig.headend.media(of: rig.channels[0])?.video?.interlaced == true)
+
+            let recorder = Recorder()
+            var (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            #expect(await eventually(within: 5) { recorder.hears(1000, over: 440) }, "English (1000 Hz) plays first")
+
+            let state = try await rig.headend.selectAudio(.language("deu"), feed: feed)
+            #expect(state.playing == state.tracks.first?.index)
+            let framesBefore = recorder.frames
+            #expect(await eventually(within: 3) { recorder.hears(440, over: 1000) }, "German (440 Hz) plays after the switch")
+            #expect(await eventually(within: 3) { recorder.frames > framesBefore + 10 }, "the picture plays on through the switch")
+
+            // Remembered: the next flip to the channel speaks German.
+            await rig.headend.deactivate(feed: feed)
+            let again = Recorder()
+            (feed, _) = try await rig.headend.activate(rig.channels[0], sink: again) { _, _ in }
+            #expect(await eventually(within: 5) { again.hears(440, over: 1000) }, "German again after a flip")
+            await #expect(throws: AudioSelectionError.self) { try await rig.headend.selectAudio(.language("fra"), feed: feed) }
+            await #expect(throws: AudioSelectionError.self) { try await rig.headend.selectAudio(.track(2), feed: feed) }
+            await rig.stop()
+        }
+
+        @Test func hevc10BitPQIsConvertedForTheOutput() async throws {
+            var format = ClipFormat.hd720HEVC
+            format.width = 640
+            format.height = 360
+            format.colour = 0xC00000
+            format.colours = .bt2020pq
+            format.seconds = 3
+            let rig = try Rig([format])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let video = rig.headend.media(of: rig.channels[0])?.video
+            #expect(video?.family == .h265 && video?.colour.isHDR == true && video?.colour.description == "BT.2100 PQ",
+                    "video \(String(describing: video))")
+            let recorder = Recorder()
+            _ = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            #expect(await eventually(within: 5) { recorder.frames > 10 }, "frames \(recorder.frames)")
+            let c = rig.colour(recorder.newest)
+            #expect(c.map { $0.r > $0.g + 40 && $0.r > $0.b + 40 } == true, "HDR red stays red: \(String(describing: c))")
+            await rig.stop()
+        }
+
+        /// A radio channel (sound only) flips like any other: its sound plays and a still picture
+        /// stands for it, warm or cold.
+        @Test(arguments: [ClipFormat.AudioCodec.latm, .eac3, .mp2])
+        func radioPlaysWithAStillPicture(codec: ClipFormat.AudioCodec) async throws {
+            let rig = try Rig([ClipFormat.radio(codec, toneHz: 600)])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let source = rig.headend.sources[0]
+            #expect(source.cache.isAudioOnly && !source.cache.hasKeyframe)
+            #expect(rig.headend.media(of: rig.channels[0])?.radio == true)
+            let recorder = Recorder()
+            let (feed, path) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            #expect(path == .warm)
+            #expect(await eventually(within: 5) { recorder.frames > 0 && recorder.hears(600, over: 1000) },
+                    "\(codec): frames \(recorder.frames), audio buffers \(recorder.audioBuffers)")
+            // The picture is the channel's still (here the stand-in until a card is set), at the output size.
+            #expect(recorder.newest?.size == rig.target.width * rig.target.height * 3 / 2)
+            rig.headend.stills.set(try VideoFormat(caps: Caps(rig.target.videoCaps)).solidFrame(r: 255, g: 0, b: 0), for: rig.channels[0].id)
+            #expect(await eventually(within: 3) { rig.colour(recorder.newest).map { $0.r > 200 && $0.g < 60 } ?? false },
+                    "the channel's own picture replaces the stand-in")
+            await rig.headend.deactivate(feed: feed)
+
+            // Cold: the flip starts the source and plays from its first sound.
+            await rig.headend.setPolicy(.none)
+            await rig.headend.applyPolicy(current: nil, last: nil)
+            #expect(await eventually(within: 3) { source.state == .cold })
+            let cold = Recorder()
+            let (_, coldPath) = try await rig.headend.activate(rig.channels[0], sink: cold) { _, _ in }
+            #expect(coldPath == .cold)
+            #expect(await eventually(within: 8) { cold.frames > 0 && cold.hears(600, over: 1000) },
+                    "cold \(codec): frames \(cold.frames), audio buffers \(cold.audioBuffers), \(source.state)")
+            await rig.stop()
+        }
+
+        /// The same green, coded BT.601 in SD and BT.709 in HD, is the same green on the output,
+        /// whichever matrix the output uses (BT.601 for a small output, BT.709 for HD).
+        @Test(arguments: [(320, 180), (1280, 720)])
+        func sdAndHDColoursAreConvertedToTheOutputs(width: Int, height: Int) async throws {
+            var sd = ClipFormat.sd576iMPEG2
+            sd.colour = 0x00FF00
+            sd.colours = .bt601
+            sd.seconds = 3
+            var hd = ClipFormat.hd720
+            hd.colour = 0x00FF00
+            hd.colours = .bt709
+            hd.bitrateKbps = 1000
+            hd.seconds = 3
+            let rig = try Rig([sd, hd], target: DecodeTarget(width: width, height: height))
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            for channel in rig.channels {
+                let recorder = Recorder()
+                let (feed, _) = try await rig.headend.activate(channel, sink: recorder) { _, _ in }
+                #expect(await eventually(within: 5) { recorder.frames > 5 })
+                let c = rig.colour(recorder.newest)
+                #expect(c.map { $0.g > 235 && $0.r < 25 && $0.b < 25 } == true,
+                        "\(channel.name) on a \(width)x\(height) output: \(String(describing: c))")
+                await rig.headend.deactivate(feed: feed)
+            }
+            await rig.stop()
+        }
+
+        /// Fields that move apart comb when woven; deinterlaced (the default) they do not.
+        /// Progressive video passes untouched.
+        @Test func interlacedVideoIsDeinterlacedAndProgressiveIsNot() async throws {
+            var format = ClipFormat.sd576iMPEG2
+            format.fieldMotion = true
+            format.seconds = 3
+            format.bitrateKbps = 8000
+            let target = DecodeTarget(width: 720, height: 576)
+            func combing(settings: [String: String]) async throws -> Double {
+                let rig = try Rig([format], target: target, settings: settings)
+                let warm = await rig.warm()
+                if !warm { await rig.stop() }
+                try #require(warm, "not warm: \(Self.states(rig.headend))")
+                let recorder = Recorder()
+                _ = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+                #expect(await eventually(within: 5) { recorder.frames > 10 })
+                let frame = try #require(recorder.newest)
+                await rig.stop()
+                return Self.combing(frame, width: target.width, height: target.height)
+            }
+            let woven = try await combing(settings: ["deinterlace": "off"])
+            let deinterlaced = try await combing(settings: [:])
+            #expect(woven > 1.2, "woven fields comb: \(woven)")
+            #expect(deinterlaced < 1.0 && deinterlaced < woven * 0.7, "deinterlaced: \(deinterlaced), woven: \(woven)")
+        }
+
+        /// Mean difference between neighbouring lines (of opposite fields) over that between
+        /// lines two apart (same field), on the luma plane: above 1 where fields comb.
+        static func combing(_ frame: Buffer, width: Int, height: Int) -> Double {
+            let y = frame.bytes()
+            var near = 0.0, far = 0.0
+            for row in stride(from: 2, to: height - 2, by: 1) {
+                for x in stride(from: 0, to: width, by: 2) {
+                    let a = Double(y[row * width + x])
+                    near += abs(a - Double(y[(row + 1) * width + x]))
+                    far += abs(a - Double(y[(row + 2) * width + x]))
+                }
+            }
+            return near / max(far, 1)
+        }
+
+        /// A lineup of several codec families keeps a spare decoder for each it uses.
+        @Test func spareDecodersCoverTheFamiliesInUse() async throws {
+            var mpeg2 = ClipFormat.sd576iMPEG2
+            mpeg2.audioCodec = .mp2
+            mpeg2.seconds = 3
+            var h264 = ClipFormat.hd720
+            h264.bitrateKbps = 1000
+            h264.seconds = 3
+            let rig = try Rig([mpeg2, h264, ClipFormat.radio(.ac3)])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let wanted: Set<ChannelDecoder.Codec> = [.init(video: .mpeg2, audio: .mp2), .common, .init(video: .none, audio: .ac3)]
+            let ready = await eventually(within: 8) {
+                let codecs = await rig.headend.spares.map(\.codec)
+                return wanted.allSatisfy { w in codecs.contains { $0.serves(w) } }
+            }
+            let spares = await rig.headend.spares.map(\.codec.description)
+            #expect(ready, "spares: \(spares)")
+            // A flip binds the ready spare of its family.
+            let spare = await rig.headend.spares.first { $0.codec.serves(.init(video: .mpeg2, audio: .mp2)) }
+            let recorder = Recorder()
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let bound = await rig.headend.decoder(feed: feed)
+            #expect(spare != nil && bound === spare, "the MPEG-2 flip took the MPEG-2 spare")
+            #expect(await eventually(within: 5) { recorder.frames > 5 })
+            await rig.stop()
+        }
+    }
+}

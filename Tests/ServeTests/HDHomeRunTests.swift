@@ -1,0 +1,120 @@
+import Foundation
+import Headend
+import Lineup
+@testable import Serve
+import Testing
+
+extension ServeTests {
+    /// HDHomeRun emulation, checked with Debian's `hdhomerun_config` (it only speaks to port
+    /// 65001, so each test takes a loopback address of its own).
+    @Suite struct HDHomeRun {
+        static func loopbackAddress() -> String { "127.0.\(Int.random(in: 1...254)).\(Int.random(in: 2...254))" }
+
+        @Test func hdhomerunConfigDiscoversTheDeviceAndReadsItsModel() async throws {
+            let host = Self.loopbackAddress()
+            let device = HDHomeRunDevice(deviceID: HDHomeRunDevice.derivedID(seed: "hdhomerun-test"), tunerCount: 2, friendlyName: "Test Box")
+            let harness = try await ServeHarness(channels: [makeChannel("test://color/ff0000?size=160x90&fps=30&gop=15", number: 3)]) {
+                $0.host = host
+                $0.hdhomerunProtocol = true
+                $0.device = device
+            }
+            let discover = try await runTool("hdhomerun_config", ["discover", host], timeout: 20)
+            #expect(discover.text.contains("hdhomerun device \(device.deviceIDText) found at \(host)"), "discover said: \(discover.text) \(discover.errors)")
+            let model = try await runTool("hdhomerun_config", [host, "get", "/sys/model"], timeout: 20)
+            #expect(model.status == 0 && model.text.trimmingCharacters(in: .whitespacesAndNewlines) == device.firmwareName,
+                    "get /sys/model: \(model.text) \(model.errors)")
+            let hwmodel = try await runTool("hdhomerun_config", [host, "get", "/sys/hwmodel"], timeout: 20)
+            #expect(hwmodel.text.contains(device.modelNumber))
+            let unknown = try await runTool("hdhomerun_config", [host, "get", "/sys/nothing"], timeout: 20)
+            #expect(unknown.text.contains("ERROR"), "an unknown variable is an error, as on a real device: \(unknown.text)")
+            await harness.stop()
+        }
+
+        @Test func theHTTPAPIListsTheLineupWithStreamsThatPlay() async throws {
+            let host = Self.loopbackAddress()
+            let harness = try await ServeHarness(channels: [
+                makeChannel("test://color/ff0000?size=160x90&fps=30&gop=15", number: 3, name: "Red"),
+                makeChannel("test://color/00ff00?size=160x90&fps=30&gop=15", number: 4, name: "Green"),
+            ]) {
+                $0.host = host
+                $0.device = HDHomeRunDevice(deviceID: HDHomeRunDevice.derivedID(seed: "http"), tunerCount: 1)
+            }
+            let base = "http://\(host):\(harness.port)"
+            let discover = try await runTool("curl", ["-s", "\(base)/discover.json"])
+            let info = try JSONSerialization.jsonObject(with: discover.output) as? [String: Any] ?? [:]
+            #expect(info["BaseURL"] as? String == base && info["TunerCount"] as? Int == 1, "discover.json: \(discover.text)")
+            #expect(info["LineupURL"] as? String == "\(base)/lineup.json")
+            let lineup = try await runTool("curl", ["-s", "\(base)/lineup.json"])
+            let entries = try JSONSerialization.jsonObject(with: lineup.output) as? [[String: Any]] ?? []
+            #expect(entries.map { $0["GuideNumber"] as? String } == ["3", "4"])
+            #expect(entries.map { $0["GuideName"] as? String } == ["Red", "Green"])
+            let status = try await runTool("curl", ["-s", "\(base)/lineup_status.json"])
+            #expect(status.text.contains("\"ScanInProgress\":0"))
+            let scan = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "\(base)/lineup.post?scan=start"])
+            #expect(scan.text == "200")
+
+            // The URL a media server takes from lineup.json plays; the one tuner is then busy.
+            let url = try #require(entries.last?["URL"] as? String)
+            let holder = Task { try await runTool("curl", ["-s", "-o", "/dev/null", "-m", "5", url], timeout: 10) }
+            let tuned = await eventually(within: 8) { await harness.server.clientCount == 1 }
+            #expect(tuned)
+            let busy = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/tuner0/v3"])
+            #expect(busy.text == "503", "all tuners in use: \(busy.text)")
+            let noTuner = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/tuner5/v3"])
+            #expect(noTuner.text == "404")
+            _ = try await holder.value
+            let freed = await eventually(within: 5) { await harness.server.clientCount == 0 }
+            #expect(freed, "the tuner is free once its client left")
+            let probe = try await runTool("ffprobe", ["-v", "error", "-of", "csv", "-show_entries", "stream=codec_name", url], timeout: 30)
+            #expect(probe.text.contains("h264"), "the lineup's URL plays: \(probe.text) \(probe.errors)")
+            await harness.stop()
+        }
+    }
+
+    /// The protocol's packets and the device id's check digit, without a network.
+    @Suite struct HDHomeRunPackets {
+        @Test func crcIsTheEthernetOne() {
+            #expect(HDHomeRunPacket.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
+        }
+
+        @Test func packetsRoundTripAndBadOnesAreRefused() {
+            var packet = HDHomeRunPacket(.getSetRequest)
+            packet.append(.getSetName, string: "/sys/model")
+            packet.append(.getSetValue, [UInt8](repeating: 0x41, count: 300)) // a two-byte length
+            let bytes = packet.encoded()
+            #expect(HDHomeRunPacket.decode(bytes) == .packet(packet, consumed: bytes.count))
+            #expect(HDHomeRunPacket.decode(Array(bytes.prefix(10))) == .incomplete)
+            var corrupt = bytes
+            corrupt[6] ^= 0xFF
+            if case .invalid = HDHomeRunPacket.decode(corrupt) {} else { Issue.record("a flipped byte fails the CRC") }
+            #expect(HDHomeRunPacket.decode(bytes + [1, 2, 3]) == .packet(packet, consumed: bytes.count), "a packet followed by the next one's start")
+        }
+
+        @Test func deviceIDsCarryHDHomeRunsCheckDigit() throws {
+            let id = HDHomeRunDevice.derivedID(seed: "x")
+            #expect(HDHomeRunDevice.isValid(id))
+            #expect(!HDHomeRunDevice.isValid(id ^ 0x1), "a changed last digit is caught")
+            #expect(HDHomeRunDevice.isValid(0xFFFF_FFFF), "the wildcard passes, as in libhdhomerun")
+            let bad = String(format: "%08X", id ^ 0x1)
+            #expect(throws: ServeConfigurationError.self) { try HDHomeRunDevice(settings: ["hdhomerun-device-id": bad], seed: "s") }
+            let good = try HDHomeRunDevice(settings: ["hdhomerun-device-id": String(format: "%08X", id), "hdhomerun-tuners": "3"], seed: "s")
+            #expect(good.deviceID == id && good.tunerCount == 3)
+        }
+    }
+}
+
+extension ServeTests {
+    /// `--multicast 239.1.1.0/24:5000`: which group each channel goes to.
+    @Suite struct MulticastGroups {
+        @Test func channelsTakeTheBlocksAddressesInLineupOrder() throws {
+            let plan = try MulticastPlan("239.1.1.0/30:5000", ttl: 4)
+            #expect(plan.group(forChannelAt: 0) == "239.1.1.1")
+            #expect(plan.group(forChannelAt: 2) == "239.1.1.3")
+            #expect(plan.group(forChannelAt: 3) == nil, "a /30 has room for three channels")
+            #expect(try MulticastPlan("239.9.9.9:1234").group(forChannelAt: 0) == "239.9.9.9", "one address: one channel")
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("192.168.1.0/24:5000") }
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24") }
+            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24:5000", ttl: 0) }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GStreamer
+import Headend
+import Lineup
+import Logging
+import LoopbackStreams
+import Switcher
+import TestSupport
+import Testing
+
+/// Broadcast streams through the whole player and its headless output (issue 15): a channel
+/// with two AC-3 languages plays the preferred one and switches on request; a radio channel
+/// flips like any other and shows its card. Checked by the output's sound and pixels.
+@Suite(.serialized) struct BroadcastPlayerTests {
+    static let logger = Logger(label: "test")
+
+    /// The repository's card templates (the radio card among them).
+    static let interstitials = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Interstitials").standardized.path
+
+    func hears(_ player: Player, _ hz: Double, over other: Double) -> Bool {
+        let a = player.output.recentAudio(milliseconds: 400)
+        return a.count >= 48 * 300 * 2 && tonePower(a, hz) > 10 * max(tonePower(a, other), 1e-9)
+    }
+
+    @Test func languagesSwitchAndRadioPlaysWithItsCard() async throws {
+        try GStreamer.initialize()
+        var tv = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x0000FF)
+        tv.audioCodec = .ac3
+        tv.audioTracks = [.init(toneHz: 440, language: "deu"), .init(toneHz: 1000, language: "eng")]
+        let radio = ClipFormat.radio(.mp2, toneHz: 600)
+        var senders: [TransportStreamSender] = []
+        defer { for s in senders { s.stop() } }
+        var channels: [Channel] = []
+        for (i, format) in [tv, radio].enumerated() {
+            let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+            let port = Int.random(in: 41000...49000)
+            senders.append(try TransportStreamSender(clip: clip, port: port))
+            channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: i == 0 ? "Two Languages" : "Radio",
+                                    sources: ["udp://127.0.0.1:\(port)"]))
+        }
+        let lineup = Lineup(channels: channels, settings: ["audio-languages": "eng"])
+        var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 25, warm: .all)
+        options.interstitials = Self.interstitials
+        let player = try Player(lineup: lineup, options: options, logger: Self.logger)
+        try await player.start()
+        #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
+        #expect(await waitUntil(10) { hears(player, 1000, over: 440) }, "English, the preferred language, plays")
+        let media = await player.status().media
+        #expect(media?.audio.tracks.map(\.language) == ["deu", "eng"], "status lists the tracks: \(String(describing: media))")
+
+        let german = try await player.selectAudio("German")
+        #expect(german.audio.playing == 0)
+        #expect(await waitUntil(5) { hears(player, 440, over: 1000) }, "German plays after the switch")
+        let next = try await player.selectAudio("next")
+        #expect(next.audio.playing == 1)
+        #expect(await waitUntil(5) { hears(player, 1000, over: 440) }, "English again")
+        await #expect(throws: AudioSelectionError.self) { try await player.selectAudio("fra") }
+
+        #expect(await waitUntil(10) { player.channels()[1].state.tier == "warm" && player.channels()[1].media?.radio == true })
+        let flip = await player.flip(.tune(ChannelNumber(2)))
+        #expect(flip.ok, "a flip to radio completes: \(flip.error ?? "")")
+        #expect(await waitUntil(5) { hears(player, 600, over: 1000) }, "the radio plays")
+        #expect(await player.status().media?.radio == true)
+        // The radio card (Interstitials/radio.svg: orange level bars in the middle) replaces the stand-in.
+        let card = await waitUntil(15) {
+            guard let png = try? await player.snapshotPNG(width: nil), let image = try? ImageCodec.decode(bytes: png) else { return false }
+            let bars = image.meanRGB(x: 125, y: 62, width: 66, height: 55)
+            return bars.r > 60 && bars.r > bars.b
+        }
+        #expect(card, "the radio card shows")
+        await #expect(throws: AudioSelectionError.self) { try await player.selectAudio("2") }
+        await player.shutdown()
+    }
+}
