@@ -39,6 +39,9 @@ YELLOW, MAGENTA = (0xFF, 0xD0, 0x00), (0xE0, 0x00, 0xE0)
 LOGOS = {"1": YELLOW, "2": MAGENTA, "3": YELLOW, "12": MAGENTA}
 BANNER_STRIPE = (0xFF, 0xD5, 0x4A)
 WIDTH, HEIGHT = 640, 480
+# How much longer every wait is under software emulation (a wait only matters when a check fails;
+# under TCG on a busy machine a cold start took over 30 s).
+PATIENCE = 1
 
 
 def say(text):
@@ -403,6 +406,7 @@ class Checks:
 
     def wait_for(self, condition, timeout, interval=0.1):
         """Screendumps until condition(picture) holds; (picture, seconds) or (last picture, None)."""
+        timeout *= PATIENCE
         started = time.monotonic()
         picture = None
         while time.monotonic() - started < timeout:
@@ -424,7 +428,7 @@ class Checks:
         return props.get("ActiveState"), props.get("MainPID"), (ready - start) / 1e6 if ready > start > 0 else None
 
     def wait_active(self, timeout, not_pid=None):
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * PATIENCE
         while time.monotonic() < deadline:
             state, pid, ready = self.service()
             if state == "active" and pid not in (None, "0", not_pid):
@@ -561,6 +565,9 @@ def main():
     rootfs = image_build.stdout.strip().splitlines()[-1]
     binary = build_binary(args)
     accel = accelerator(args.accel)
+    if accel == "tcg":
+        global PATIENCE
+        PATIENCE = 4
     disk = make_disk(rootfs, binary, work, emulated=accel == "tcg")
     say(f"booting the guest ({accel.upper()}{', software emulation: slow' if accel == 'tcg' else ''}); console: {work}/console.log")
     started = time.monotonic()
