@@ -237,6 +237,9 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The audio stream that plays.
     var playingAudioStream: Int { lock.withLock { audioStream } }
 
+    /// A decoder without video (radio).
+    var isRadio: Bool { videoSource == nil }
+
     /// Whether this decoder can go on with a stream whose video format became `caps` (same
     /// codec; size and profile changes are followed in-band by the parsers).
     func decodes(video caps: Caps) -> Bool {
