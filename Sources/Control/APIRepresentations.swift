@@ -80,8 +80,8 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(status.state.description, forKey: .detail)
         try c.encode(status.state.reason, forKey: .reason)
         try c.encode(channel.sources.count, forKey: .sources)
-        // Only warm and playing channels have a recent keyframe to show.
-        let picture = status.state.tier == "warm" || status.state.tier == "hot"
+        // Only warm and playing channels have a recent keyframe to show; radio has none.
+        let picture = (status.state.tier == "warm" || status.state.tier == "hot") && status.media?.radio != true
         let path = channel.number.description.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? channel.number.description
         try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
         try c.encode(channel.isFavourite, forKey: .favourite)

@@ -17,6 +17,14 @@ extension Bin {
 }
 
 extension Pad {
+    /// The id of the stream flowing through this pad (from its sticky stream-start event), e.g.
+    /// `…:1/00000100` for PID 0x100 of program 1 of an MPEG-TS; nil before the stream starts.
+    public var streamID: String? {
+        guard let id = gst_pad_get_stream_id(pointer) else { return nil }
+        defer { g_free(id) }
+        return String(cString: id)
+    }
+
     /// Calls `handler` with the string tags of every tag event passing this pad (`language-code`,
     /// `title`, ...), on the streaming thread. The handler must be quick and must not block.
     public func onTags(_ handler: @escaping @Sendable ([String: String]) -> Void) {

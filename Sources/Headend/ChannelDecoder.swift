@@ -218,7 +218,7 @@ final class ChannelDecoder: @unchecked Sendable {
         }
     }
 
-    /// The still picture when it is due: with the first sound, then once a second (so a picture
+    /// The still picture when it is due: once a second after `bind` showed it (so a picture
     /// made after the flip replaces the stand-in).
     private func stillDue() -> Buffer? {
         let now = ContinuousClock.now
@@ -236,6 +236,9 @@ final class ChannelDecoder: @unchecked Sendable {
 
     /// The audio stream that plays.
     var playingAudioStream: Int { lock.withLock { audioStream } }
+
+    /// A decoder without video (radio).
+    var isRadio: Bool { videoSource == nil }
 
     /// Whether this decoder can go on with a stream whose video format became `caps` (same
     /// codec; size and profile changes are followed in-band by the parsers).
@@ -277,7 +280,11 @@ final class ChannelDecoder: @unchecked Sendable {
             self.sink = sink
             self.audioStream = audioStream
             self.still = still
+            if still != nil { stillShown = .now }
         }
+        // Radio: the picture goes up at once (its sound is cached and follows within tens of
+        // milliseconds), so the flip completes as fast as a warm flip to a picture.
+        if videoSource == nil, let picture = still?() { sink.presentVideo(picture, feed: feed) }
     }
 
     /// Plays audio stream `stream` (format `caps`) from now on, in place of the one playing

@@ -249,6 +249,10 @@ final class IngestRouter: @unchecked Sendable {
     private let lock = NSLock()
     private var haveVideo = false
     private var audioStreams = 0
+    /// The index of each audio stream by its stream id's last part (in MPEG-TS, program and
+    /// PID): a stream that comes back as a new pad (a codec change on its PID makes the demuxer
+    /// expose a new one) keeps its index, so the decoder playing it follows it.
+    private var audioIndexByID: [String: Int] = [:]
 
     init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger) {
         self.pipeline = pipeline
@@ -283,11 +287,18 @@ final class IngestRouter: @unchecked Sendable {
     private func routeParsed(_ pad: Pad) {
         guard let pipeline else { return }
         let mediaType = pad.caps?.mediaType ?? ""
+        let key = pad.streamID.map { String($0.split(separator: "/").last ?? Substring($0)) }
         let (branch, stream): (IngestBranch, Int) = lock.withLock {
+            if mediaType.hasPrefix("audio/"), let key, let known = audioIndexByID[key] {
+                return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)
+            }
             let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, audioStreams: audioStreams, paced: paced)
             let stream = audioStreams
             if case .video = b { haveVideo = true }
-            if case .audio = b { audioStreams += 1 }
+            if case .audio = b {
+                audioStreams += 1
+                if let key { audioIndexByID[key] = stream }
+            }
             return (b, stream)
         }
         do {

@@ -221,12 +221,8 @@ public actor Headend {
                 logger.debug("channel \(channel.number): no spare \(codec) decoder ready, building one")
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
-            var still: (@Sendable () -> Buffer?)?
-            if videoCaps == nil {
-                let stills = self.stills, id = channel.id
-                still = { stills.picture(for: id) }
-            }
-            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink, still: still)
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
+                         still: stillPicture(channel, videoCaps: videoCaps))
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
             watch(decoder, feed: feed, channel: channel.number)
@@ -235,6 +231,13 @@ public actor Headend {
             logger.error("cannot start a decoder for channel \(channel.number): \(error)")
             throw error
         }
+    }
+
+    /// The picture of `channel` while it has no video (`videoCaps` nil): its still.
+    private func stillPicture(_ channel: Channel, videoCaps: Caps?) -> (@Sendable () -> Buffer?)? {
+        guard videoCaps == nil else { return nil }
+        let stills = self.stills, id = channel.id
+        return { stills.picture(for: id) }
     }
 
     /// Logs a decoder's errors for the person running the box, and has the feed start a fresh
@@ -259,10 +262,10 @@ public actor Headend {
     /// Replaces the decoder of `feed` by one for `videoCaps`/`audioCaps` (media thread): the
     /// stream changed codec, or the old decoder failed. The feed holds everything from the new
     /// keyframe on until the new decoder takes it.
-    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps, reason: String) {
+    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps?, reason: String) {
         guard let pendingFeed = pending[feed], let entry = decoders[feed], let sink = pendingFeed.sink else { return }
         let number = entry.source.channel.number
-        logger.warning("channel \(number) \(entry.source.channel.name): \(reason); starting a new decoder at its keyframe")
+        logger.warning("channel \(number) \(entry.source.channel.name): \(reason); starting a new decoder at its \(videoCaps == nil ? "next sound" : "keyframe")")
         entry.decoder?.shutdown()
         let (stream, audioCaps) = chosenAudio(entry.source)
         let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
@@ -274,12 +277,13 @@ public actor Headend {
             } else {
                 decoder = try ChannelDecoder(codec: codec, target: target)
             }
-            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink)
+            decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
+                         still: stillPicture(entry.source.channel, videoCaps: videoCaps))
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: [])
             watch(decoder, feed: feed, channel: number)
         } catch {
-            logger.error("channel \(number): cannot start a decoder for \(videoCaps.mediaType): \(error)")
+            logger.error("channel \(number): cannot start a decoder for \(videoCaps?.mediaType ?? audioCaps?.mediaType ?? "its sound"): \(error)")
             decoders[feed] = (nil, entry.source)
             pendingFeed.waitForDecoder()
         }
@@ -407,17 +411,22 @@ final class PendingFeed: @unchecked Sendable {
             if entry.track == .audio, let caps = entry.caps, !decoder.decodes(audio: caps, stream: entry.stream), renewAtKeyframe == nil {
                 renewAtKeyframe = "the sound changed to \(caps.mediaType)"
             }
+            var swap: (video: Caps?, reason: String)?
             if entry.isKeyframe, let caps = entry.caps {
                 let reason = decoder.decodes(video: caps) ? renewAtKeyframe : "the picture changed to \(caps.mediaType)"
-                if let reason {
-                    // Hold from this keyframe on; the headend swaps the decoder on the media thread.
-                    self.decoder = nil
-                    renewAtKeyframe = nil
-                    held = [entry]
-                    lock.unlock()
-                    requestSwap(videoCaps: caps, reason: reason)
-                    return
-                }
+                if let reason { swap = (caps, reason) }
+            } else if decoder.isRadio, entry.track == .audio, let reason = renewAtKeyframe {
+                // Radio has no keyframes: a new decoder takes over at the next sound.
+                swap = (nil, reason)
+            }
+            if let swap {
+                // Hold from this entry on; the headend swaps the decoder on the media thread.
+                self.decoder = nil
+                renewAtKeyframe = nil
+                held = [entry]
+                lock.unlock()
+                requestSwap(videoCaps: swap.video, reason: swap.reason)
+                return
             }
             if entry.track == .video { lastVideo = entry }
             lock.unlock()
@@ -482,7 +491,7 @@ final class PendingFeed: @unchecked Sendable {
         }
     }
 
-    private func requestSwap(videoCaps: Caps, reason: String) {
+    private func requestSwap(videoCaps: Caps?, reason: String) {
         guard let headend else { return }
         let feed = self.feed
         // Called under the cache lock: the headend reads the audio format later, off it.

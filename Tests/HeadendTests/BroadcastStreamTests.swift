@@ -215,6 +215,23 @@ extension HeadendTests {
             await rig.stop()
         }
 
+        /// A radio station that changes codec (MP2 to AAC LATM on the same PID) plays on: the
+        /// ingest reconnects when the old parser goes quiet, and the feed gets a decoder for the
+        /// new sound at once (radio has no keyframe to wait for).
+        @Test func radioFollowsACodecChange() async throws {
+            let latm = try TransportStreamClip(path: try ClipFormat.radio(.latm, toneHz: 900).file(in: ClipFormat.cacheDirectory))
+            let rig = try Rig([ClipFormat.radio(.mp2, toneHz: 600)])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let recorder = Recorder()
+            _ = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            #expect(await eventually(within: 5) { recorder.hears(600, over: 900) }, "MP2 at 600 Hz")
+            rig.senders[0].play(latm)
+            #expect(await eventually(within: 15) { recorder.hears(900, over: 600) },
+                    "AAC LATM at 900 Hz after the change: \(rig.headend.sources[0].state), \(recorder.audioBuffers) audio buffers")
+            await rig.stop()
+        }
+
         /// The same green, coded BT.601 in SD and BT.709 in HD, is the same green on the output,
         /// whichever matrix the output uses (BT.601 for a small output, BT.709 for HD).
         @Test(arguments: [(320, 180), (1280, 720)])
