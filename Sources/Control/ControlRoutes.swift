@@ -31,6 +31,14 @@ struct APIAdmissions: Sendable {
     static func busy(_ message: String) -> Response {
         JSONResponse.error(.serviceUnavailable, message, headers: [.retryAfter: "1"])
     }
+
+    /// 503 for a flip beyond ``RequestLimits/flipsInFlight``.
+    func busyFlipping() -> Response {
+        Self.busy("""
+            \(flips.limit) flips are in flight already, the most this box takes at once; \
+            wait for one to finish (each ends within 8 s) and try again
+            """)
+    }
 }
 
 /// The endpoints of the control API, registered on a router. Handlers only translate HTTP to
@@ -41,8 +49,6 @@ struct ControlRoutes<Player: PlayerControl> {
     let admissions: APIAdmissions
     let metrics: ControlMetrics
     let logger: Logger
-
-    static var widthRange: ClosedRange<Int> { 16...7680 }
 
     func register(on table: APIRouteTable) {
         let player = self.player
@@ -80,10 +86,7 @@ struct ControlRoutes<Player: PlayerControl> {
             await Self.flip(.recall, player: player, admissions: admissions, logger: logger)
         }])
         table.on("/api/v1/tune/{number}", [.post: { _, context in
-            let text = context.parameters.get("number").flatMap { $0.removingPercentEncoding } ?? ""
-            guard let number = ChannelNumber(text) else {
-                return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
-            }
+            let number = try APIParameter.channelNumber(context)
             return await Self.flip(.tune(number), player: player, admissions: admissions, logger: logger)
         }])
         table.on("/api/v1/tune/id/{id}", [.post: { _, context in
@@ -100,16 +103,7 @@ struct ControlRoutes<Player: PlayerControl> {
             return JSONResponse.make(.ok, ["scope": scope.description])
         }])
         table.on(APIPath.snapshot, [.get: { request, _ in
-            var width: Int?
-            if let text = request.uri.queryParameters.get("width") {
-                guard let value = Int(text), Self.widthRange.contains(value) else {
-                    return JSONResponse.error(
-                        .badRequest,
-                        "width must be a whole number from \(Self.widthRange.lowerBound) to \(Self.widthRange.upperBound)"
-                    )
-                }
-                width = value
-            }
+            var width = try APIParameter.width(request)
             guard let ticket = admissions.stillImages.admit() else {
                 return APIAdmissions.busy("\(admissions.stillImages.limit) snapshots and thumbnails are being made already; try again shortly")
             }
@@ -172,7 +166,7 @@ struct ControlRoutes<Player: PlayerControl> {
 
     /// Performs one flip and answers with its result once it completed, failed or was superseded.
     static func flip(_ request: FlipRequest, player: Player, admissions: APIAdmissions, logger: Logger) async -> Response {
-        guard let ticket = admissions.flips.admit() else { return busyFlipping(admissions) }
+        guard let ticket = admissions.flips.admit() else { return admissions.busyFlipping() }
         // A client that hangs up does not take back its key press: the flip runs to its end in
         // a task of its own instead of being cancelled with the request, and holds its place until then.
         let result = await Task {
@@ -183,13 +177,5 @@ struct ControlRoutes<Player: PlayerControl> {
             "request": "\(request)", "outcome": "\(result.outcome.rawValue)", "error": "\(result.error ?? "")",
         ])
         return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
-    }
-
-    /// 503 for a flip beyond ``RequestLimits/flipsInFlight``.
-    static func busyFlipping(_ admissions: APIAdmissions) -> Response {
-        APIAdmissions.busy("""
-            \(admissions.flips.limit) flips are in flight already, the most this box takes at once; \
-            wait for one to finish (each ends within 8 s) and try again
-            """)
     }
 }
