@@ -27,7 +27,7 @@ extension Player {
             let entry = contentLocks.decide(channel: index, on: on, at: instant)
             contentLocks.record(index, entry)
             let effects = machine.setLock(channel: index, reason: entry.reason, at: .now)
-            if entry.reason != nil, screen.lock.withLock({ screen.pipChannel == index && screen.pipFeed != nil }) {
+            if entry.reason != nil, pip.isOpen, pip.channel == index {
                 // Locked content never shows in the window either.
                 startJob(.pipLock) { await $0.closePiP() }
             }

@@ -86,8 +86,12 @@ public actor Player {
     nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
     let logoCache: LogoCache
-    /// Banner, picture-in-picture and multiview (Player+Overlays.swift).
-    nonisolated let screen = ScreenOverlays()
+    /// The banner's, the picture-in-picture window's and the multiview's rules (Player+Overlays.swift).
+    var banner: BannerMachine
+    var pip = PiPMachine()
+    var multiview = MultiviewMachine()
+    /// The picture-in-picture window, made when first opened.
+    var pipWindow: PictureInPictureWindow?
     private let store: LastChannelStore?
     nonisolated let programmes: (any ProgrammeGuide)?
     nonisolated let reminders: (any ReminderBook)?
@@ -125,6 +129,7 @@ public actor Player {
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
+        banner = BannerMachine(afterFlip: Self.bannerDuration(options: options, lineup: lineup))
         machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
         pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
@@ -469,14 +474,8 @@ public actor Player {
         return true
     }
 
-    private static let textQueue = DispatchQueue(label: "flipbox-osd")
-
     private static func renderText(_ text: String, style: OnScreenText.Style, output: OutputPipeline) async -> Overlay? {
-        await withCheckedContinuation { continuation in
-            textQueue.async {
-                continuation.resume(returning: try? OnScreenText.overlay(text, style: style, width: output.width, height: output.height))
-            }
-        }
+        await render { try OnScreenText.overlay(text, style: style, width: output.width, height: output.height) }
     }
 
     // MARK: State
@@ -562,6 +561,12 @@ enum PlayerJob: Hashable, Sendable {
     case pinEntry
     /// Closing the picture-in-picture window whose channel turned locked.
     case pipLock
+    /// The info banner's render and its time on screen.
+    case banner
+    /// Refreshing the multiview's pictures every `multiviewRefresh`.
+    case multiviewRefresh
+    /// Rendering the multiview and covering the output with it.
+    case multiviewDraw
     /// Looking at the programme on screen again at the watch's next moment.
     case programmes
     /// "Up next" on screen, until taken down.
