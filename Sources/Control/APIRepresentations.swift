@@ -76,12 +76,12 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(channel.id, forKey: .id)
         try c.encode(channel.group, forKey: .group)
         try c.encode(channel.logo?.description, forKey: .logo)
-        try c.encode(status.state.tier, forKey: .state)
+        try c.encode(status.state.tier.rawValue, forKey: .state)
         try c.encode(status.state.description, forKey: .detail)
         try c.encode(status.state.reason, forKey: .reason)
         try c.encode(channel.sources.count, forKey: .sources)
         // Only warm and playing channels have a recent keyframe to show; radio has none.
-        let picture = (status.state.tier == "warm" || status.state.tier == "hot") && status.media?.radio != true
+        let picture = status.state.tier.hasPicture && status.media?.radio != true
         let path = channel.number.description.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? channel.number.description
         try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
         try c.encode(channel.isFavourite, forKey: .favourite)
@@ -143,7 +143,7 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .channelState(let channel, let state):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)
-            try c.encode(state.tier, forKey: .state)
+            try c.encode(state.tier.rawValue, forKey: .state)
             try c.encode(state.description, forKey: .detail)
             try c.encode(state.reason, forKey: .reason)
         case .cardShown(let requestID, let channel, let kind):

@@ -13,6 +13,8 @@ public struct PlayerOptions: Sendable {
     public var height: Int
     public var fps: Int
     public var warm: WarmPolicy
+    /// At most how many channels run and how much GOP cache they hold.
+    public var warmBudget = WarmBudget()
     public var logo: LogoPlacement
     /// Card timing, tune timeout, skips and flip scope.
     public var switcher: SwitcherSettings
@@ -135,7 +137,7 @@ public actor Player {
         pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
         let hub = self.hub
         let sourceStates = SourceStateRelay()
-        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
+        headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
                           logger: logger) { channel, state in
             hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
             sourceStates.send(channel, state)
