@@ -100,7 +100,7 @@ struct PlayCommand: AsyncParsableCommand {
         (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup, path: path)
         if bannerSeconds == nil, let setting = lineup.settings["banner-seconds"] {
             guard let seconds = Double(setting), (0...3600).contains(seconds) else {
-                throw ValidationError("\(path): settings.banner-seconds '\(setting)' is not a number of seconds from 0 to 3600")
+                throw ValidationError("\(lineup.settingOrigin("banner-seconds", path: path)) '\(setting)' is not a number of seconds from 0 to 3600")
             }
             resolved.bannerSeconds = seconds
         }

@@ -24,7 +24,7 @@ struct WarmOptions: ParsableArguments {
             policy = parsed
         } else if let setting = lineup.settings["warm"] {
             guard let parsed = WarmPolicy(setting) else {
-                throw ValidationError("\(path ?? "the lineup"): settings.warm '\(setting)' is not all, none or neighbours:N")
+                throw ValidationError("\(lineup.settingOrigin("warm", path: path)) '\(setting)' is not all, none or neighbours:N")
             }
             policy = parsed
         } else {
@@ -32,8 +32,10 @@ struct WarmOptions: ParsableArguments {
         }
         do {
             return (policy, try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory))
+        } catch let invalid as WarmBudget.Invalid where lineup.settings[invalid.setting] != nil {
+            throw ValidationError("\(lineup.settingOrigin(invalid.setting, path: path)) \(invalid.problem)")
         } catch {
-            throw ValidationError(path.map { "\($0): \(error)" } ?? "\(error)")
+            throw ValidationError("\(error)")
         }
     }
 }
