@@ -43,6 +43,8 @@ public struct PlayerOptions: Sendable {
     /// The device, connector and mode for the kms sink (found by probing the display); nil
     /// leaves them to kmssink.
     public var kms: KMSTarget? = nil
+    /// The ALSA device the sound goes to; nil: the default one.
+    public var audioDevice: AudioDevice? = nil
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -127,7 +129,8 @@ public actor Player {
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
-        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms, logger: logger)
+        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
+                                audioDevice: options.audioDevice, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
