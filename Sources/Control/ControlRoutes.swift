@@ -32,6 +32,24 @@ struct APIAdmissions: Sendable {
         JSONResponse.error(.serviceUnavailable, message, headers: [.retryAfter: "1"])
     }
 
+    /// Runs one flip (a request, a swap, a select) and answers with its result once it
+    /// completed, failed or was superseded, or with the failure that kept it from starting. A
+    /// client that hangs up does not take back its key press: the flip runs to its end in a task
+    /// of its own instead of being cancelled with the request, and holds its place until then.
+    func answerFlip(logger: Logger, _ body: @escaping @Sendable () async throws -> FlipResult) async -> Response {
+        guard let ticket = flips.admit() else { return busyFlipping() }
+        do {
+            let result = try await Task {
+                defer { ticket.release() }
+                return try await body()
+            }.value
+            logger.debug("control API flip", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error ?? "")"])
+            return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
+        } catch {
+            return JSONResponse.failure(error)
+        }
+    }
+
     /// 503 for a flip beyond ``RequestLimits/flipsInFlight``.
     func busyFlipping() -> Response {
         Self.busy("""
@@ -77,22 +95,22 @@ struct ControlRoutes<Player: PlayerControl> {
             return JSONResponse.make(.ok, ChannelListJSON(channels: channels))
         }])
         table.on("/api/v1/flip/next", [.post: { _, _ in
-            await Self.flip(.next, player: player, admissions: admissions, logger: logger)
+            await admissions.answerFlip(logger: logger) { await player.flip(.next) }
         }])
         table.on("/api/v1/flip/previous", [.post: { _, _ in
-            await Self.flip(.previous, player: player, admissions: admissions, logger: logger)
+            await admissions.answerFlip(logger: logger) { await player.flip(.previous) }
         }])
         table.on("/api/v1/recall", [.post: { _, _ in
-            await Self.flip(.recall, player: player, admissions: admissions, logger: logger)
+            await admissions.answerFlip(logger: logger) { await player.flip(.recall) }
         }])
         table.on("/api/v1/tune/{number}", [.post: { _, context in
             let number = try APIParameter.channelNumber(context)
-            return await Self.flip(.tune(number), player: player, admissions: admissions, logger: logger)
+            return await admissions.answerFlip(logger: logger) { await player.flip(.tune(number)) }
         }])
         table.on("/api/v1/tune/id/{id}", [.post: { _, context in
             let id = context.parameters.get("id").flatMap { $0.removingPercentEncoding } ?? ""
             guard !id.isEmpty else { return JSONResponse.error(.badRequest, "the channel id is empty") }
-            return await Self.flip(.tuneID(id), player: player, admissions: admissions, logger: logger)
+            return await admissions.answerFlip(logger: logger) { await player.flip(.tuneID(id)) }
         }])
         table.on("/api/v1/flip-scope/{scope}", [.post: { _, context in
             let text = context.parameters.get("scope") ?? ""
@@ -126,6 +144,7 @@ struct ControlRoutes<Player: PlayerControl> {
         TimeshiftRoutes(player: player).register(on: table)
         AudioRoutes(player: player).register(on: table)
         ParentalRoutes(player: player, admissions: admissions).register(on: table)
+        GuideGridRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
         table.on(APIPath.events, [.get: { request, _ in
             guard let ticket = admissions.eventStreams.admit() else {
                 return APIAdmissions.busy("""
@@ -162,20 +181,5 @@ struct ControlRoutes<Player: PlayerControl> {
                 return JSONResponse.error(.internalServerError, "the OpenAPI document does not parse: \(error)")
             }
         }])
-    }
-
-    /// Performs one flip and answers with its result once it completed, failed or was superseded.
-    static func flip(_ request: FlipRequest, player: Player, admissions: APIAdmissions, logger: Logger) async -> Response {
-        guard let ticket = admissions.flips.admit() else { return admissions.busyFlipping() }
-        // A client that hangs up does not take back its key press: the flip runs to its end in
-        // a task of its own instead of being cancelled with the request, and holds its place until then.
-        let result = await Task {
-            defer { ticket.release() }
-            return await player.flip(request)
-        }.value
-        logger.debug("control API flip", metadata: [
-            "request": "\(request)", "outcome": "\(result.outcome.rawValue)", "error": "\(result.error ?? "")",
-        ])
-        return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
     }
 }

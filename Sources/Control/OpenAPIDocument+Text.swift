@@ -478,6 +478,80 @@ extension OpenAPIDocument {
                         type: object
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/guide/grid:
+            get:
+              operationId: guideGridStatus
+              summary: The on-screen guide, as the remote's g key opens it; open or not, the focused channel and programme.
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: openGuideGrid
+              summary: Opens the on-screen guide on the programme on now on the channel on screen (the channel plays on underneath).
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+            delete:
+              operationId: closeGuideGrid
+              summary: Closes the on-screen guide.
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/guide/grid/move/{move}:
+            post:
+              operationId: moveGuideGrid
+              summary: Moves the guide's focus; 400 for another move, 409 when the guide is not open.
+              parameters:
+                - name: move
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+                    enum: [up, down, left, right, page-up, page-down]
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/guide/grid/select:
+            post:
+              operationId: selectGuideGrid
+              summary: Tunes the focused channel and closes the guide; answers like a flip (409 when the guide is not open).
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/guide/grid/remind:
+            post:
+              operationId: remindFromGuideGrid
+              summary: A reminder for the focused programme; 409 when the guide is not open or the programme has started.
+              responses:
+                "200":
+                  description: The reminder.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [id, title, start]
+                        properties:
+                          id:
+                            type: integer
+                          channel:
+                            $ref: "#/components/schemas/Channel"
+                          title:
+                            type: string
+                          start:
+                            type: string
+                            format: date-time
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/timeshift:
             get:
               operationId: timeshiftStatus
@@ -813,6 +887,21 @@ extension OpenAPIDocument {
                           $ref: "#/components/schemas/Channel"
                       highlight:
                         $ref: "#/components/schemas/Channel"
+            GuideGrid:
+              description: The on-screen guide.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [open]
+                    properties:
+                      open:
+                        type: boolean
+                      channel:
+                        $ref: "#/components/schemas/Channel"
+                      programme:
+                        type: string
+                        description: The focused programme's title and time.
             Timeshift:
               description: Where the channel on screen stands in time.
               content:

@@ -77,7 +77,7 @@ struct OverlayRoutes<Player: OverlayControl> {
         ])
 
         table.on("/api/v1/pip/swap", [
-            .post: { _, _ in await Self.flipAnswer(admissions: admissions, logger: logger) { try await player.swapPiP() } },
+            .post: { _, _ in await admissions.answerFlip(logger: logger) { try await player.swapPiP() } },
         ])
 
         table.on("/api/v1/pip/tune/{number}", [
@@ -110,23 +110,7 @@ struct OverlayRoutes<Player: OverlayControl> {
         ])
 
         table.on("/api/v1/multiview/select", [
-            .post: { _, _ in await Self.flipAnswer(admissions: admissions, logger: logger) { try await player.selectMultiview() } },
+            .post: { _, _ in await admissions.answerFlip(logger: logger) { try await player.selectMultiview() } },
         ])
-    }
-
-    /// A flip's result as the flip endpoints answer it, or the overlay error.
-    static func flipAnswer(admissions: APIAdmissions, logger: Logger, _ body: @escaping @Sendable () async throws -> FlipResult) async -> Response {
-        guard let ticket = admissions.flips.admit() else { return admissions.busyFlipping() }
-        do {
-            // Like every flip: it runs to its end (holding its place) even if the client hangs up.
-            let result = try await Task {
-                defer { ticket.release() }
-                return try await body()
-            }.value
-            logger.debug("overlay flip", metadata: ["outcome": "\(result.outcome.rawValue)"])
-            return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
-        } catch {
-            return JSONResponse.failure(error)
-        }
     }
 }

@@ -82,6 +82,10 @@ public protocol ProgrammeControl: Sendable {
     /// Throws `OverlayError` `.notOpen` when nothing is proposed.
     func answerProposal(accept: Bool) async throws -> FlipResult?
 
+    /// Where the on-screen guide is (open or not, the focused channel and programme).
+    func guideStatus() async -> GuideGridStatus
+    /// Opens the on-screen guide on the programme on now on the channel on screen.
+    func openGuide() async -> GuideGridStatus
     func toggleGuide() async -> GuideGridStatus
     func closeGuide() async -> GuideGridStatus
     func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus

@@ -58,6 +58,8 @@ extension ParentalControl {
 extension ProgrammeControl {
     func remindersChanged() async {}
     func answerProposal(accept: Bool) async throws -> FlipResult? { throw Unscripted(what: "proposals") }
+    func guideStatus() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
+    func openGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
     func toggleGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
     func closeGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
     func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus { throw Unscripted(what: "guide") }
