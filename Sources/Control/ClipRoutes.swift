@@ -2,7 +2,6 @@ import Foundation
 import Headend
 import Hummingbird
 import Lineup
-import NIOCore
 
 /// The clip endpoints: clips cut from a channel's timeshift buffer, remuxed without re-encoding.
 ///
@@ -88,13 +87,17 @@ struct ClipRoutes {
                 case .failed: return JSONResponse.error(.conflict, "clip \(id) failed: \(job.error ?? "unknown error")")
                 case .done: break
                 }
-                guard let file = await clips.clipFile(id: id), let data = FileManager.default.contents(atPath: file.path) else {
+                guard let file = await clips.clipFile(id: id),
+                      let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int,
+                      let body = try? await FileIO().loadFile(path: file.path, context: context) else {
                     return JSONResponse.error(.notFound, "the file of clip '\(id)' is gone")
                 }
+                // Streamed from disk in chunks: a long clip is never held in memory.
                 var headers = HTTPFields()
                 headers[.contentType] = job.format.mimeType
+                headers[.contentLength] = String(size)
                 headers[.contentDisposition] = "attachment; filename=\"\(job.fileName)\""
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+                return Response(status: .ok, headers: headers, body: body)
             },
             .delete: { _, context in
                 guard let clips else { return none }

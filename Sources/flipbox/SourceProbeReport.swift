@@ -16,7 +16,10 @@ enum SourceProbeReport {
                 guard next < jobs.count else { return }
                 let (index, (channel, source)) = (next, jobs[next])
                 next += 1
-                group.addTask { await line(channel: channel, source: source, timeout: timeout).map { (index, $0.0, $0.1) } ?? (index, "", true) }
+                // A bare relative path is relative to the lineup, as the player takes it.
+                let target = source.contains("://") || source.hasPrefix("/") ? source
+                    : ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(source)
+                group.addTask { await line(channel: channel, source: target, timeout: timeout).map { (index, $0.0, $0.1) } ?? (index, "", true) }
             }
             for _ in 0..<4 { add() }
             for await (index, text, ok) in group {
