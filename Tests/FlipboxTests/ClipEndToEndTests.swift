@@ -66,7 +66,8 @@ import Testing
                     name: Never Shown
                     source: test://color/0000ff?size=160x90&fps=15
                 """.write(to: lineup, atomically: true, encoding: .utf8)
-            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--warm", "none"],
+            // 256 KB of memory: the clips read most of their GOPs back from segment files.
+            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--timeshift-memory", "256KB", "--warm", "none"],
                                          port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
             defer { box.stop() }
             #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))")
