@@ -44,10 +44,12 @@ struct ClipCommand: AsyncParsableCommand {
     var timeout = "5m"
 
     func run() async throws {
-        let chosen = format ?? {
-            let ext = (output as NSString).pathExtension.lowercased()
-            return ClipContainer(rawValue: ext) != nil ? ext : "mp4"
-        }()
+        let ext = (output as NSString).pathExtension.lowercased()
+        let byExtension = ["mp4": "mp4", "m4v": "mp4", "mov": "mp4", "mkv": "mkv", "ts": "ts", "m2ts": "ts", "mts": "ts"][ext]
+        if format == nil, byExtension == nil, !ext.isEmpty {
+            throw ValidationError("cannot tell the format from '.\(ext)': name the file .mp4, .mkv or .ts, or give --format")
+        }
+        let chosen = (format ?? byExtension ?? "mp4").lowercased()
         guard ClipContainer(rawValue: chosen) != nil else { throw ValidationError("--format must be mp4, mkv or ts, not '\(chosen)'") }
         let limit = try SwitcherOptions.duration(timeout, "--timeout", within: .seconds(1)...Duration.seconds(3600))
         let api = ClipClient(base: url.hasSuffix("/") ? String(url.dropLast()) : url,
