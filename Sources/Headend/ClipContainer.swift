@@ -1,3 +1,5 @@
+import GStreamer
+
 /// The file format of a clip: MP4, Matroska or MPEG transport stream. The compressed streams go
 /// in unchanged (remuxed, never re-encoded).
 public enum ClipContainer: String, Sendable, Codable, CaseIterable {
@@ -10,6 +12,13 @@ public enum ClipContainer: String, Sendable, Codable, CaseIterable {
         case .mkv: "matroskamux"
         case .ts: "mpegtsmux"
         }
+    }
+
+    /// Why this container cannot hold a picture of `caps` (nil when it can). MP4 (`mp4mux`)
+    /// takes H.264 and H.265 but not MPEG-2 video; Matroska and TS take all three.
+    func refusal(video caps: Caps) -> String? {
+        guard self == .mp4, caps.mediaType == "video/mpeg", caps.int("mpegversion") != 4 else { return nil }
+        return "MPEG-\(caps.int("mpegversion") ?? 2) video cannot go in an MP4 clip; ask for mkv or ts"
     }
 
     public var mimeType: String {

@@ -50,6 +50,7 @@ public actor ClipLibrary {
         let source = try await headend.clipSource(channel: channel)
         guard let held = source.buffer.range else { throw ClipFailure(.notBuffered, "channel \(channel) has nothing buffered yet") }
         let range = try ClipRange.resolve(from: from, to: to, buffer: held)
+        if let caps = source.videoCaps, let refusal = format.refusal(video: caps) { throw ClipFailure(.unsupported, refusal) }
         let id = Self.newID()
         let job = ClipJob(id: id, channel: channel, format: format, from: range.lowerBound, to: range.upperBound, created: Date())
         jobs[id] = job
@@ -63,9 +64,9 @@ public actor ClipLibrary {
                 let duration = try await writer.write(range, to: file, queue: queue) { fraction in
                     await self.progress(id, fraction)
                 }
-                await self.finish(id, result: .success(duration), took: ContinuousClock.now - started)
+                self.finish(id, result: .success(duration), took: ContinuousClock.now - started)
             } catch {
-                await self.finish(id, result: .failure(error), took: ContinuousClock.now - started)
+                self.finish(id, result: .failure(error), took: ContinuousClock.now - started)
             }
         }
         return job

@@ -5,6 +5,8 @@ import Lineup
 /// What a clip reads: a channel's timeshift buffer and its sound formats.
 public struct ClipSource: Sendable {
     public let buffer: TimeshiftBuffer
+    /// The channel's picture format now (nil before its first keyframe).
+    let videoCaps: Caps?
     /// The channel's audio format per stream (audio entries carry caps only when they change).
     let audioCaps: [Int: Caps]
 }
@@ -27,6 +29,6 @@ extension Headend {
         var audio: [Int: Caps] = [:]
         for track in cache.audioTracks { if let caps = cache.audioCaps(stream: track.index) { audio[track.index] = caps } }
         if audio.isEmpty, let caps = cache.audioCaps { audio[0] = caps }
-        return ClipSource(buffer: recording.buffer, audioCaps: audio)
+        return ClipSource(buffer: recording.buffer, videoCaps: cache.videoCaps, audioCaps: audio)
     }
 }
