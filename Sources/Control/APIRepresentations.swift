@@ -105,7 +105,7 @@ struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
     /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
-    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden` or `timeshift`.
+    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden`, `timeshift` or `clip`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -120,6 +120,7 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .programmeChanged: "programme-changed"
         case .proposalShown: "proposal-shown"
         case .proposalHidden: "proposal-hidden"
+        case .clip: "clip"
         }
     }
 
@@ -157,6 +158,8 @@ struct PlayerEventJSON: Encodable, Sendable {
             try c.encode(ChannelJSON(channel), forKey: .channel)
         case .timeshift(let status):
             try status.encode(to: encoder)
+        case .clip(let job):
+            try job.encode(to: encoder)
         case .lockShown(let channel, let reason):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)

@@ -194,4 +194,6 @@ public enum PlayerEvent: Sendable, Hashable {
     case proposalShown(channel: ChannelSummary, title: String)
     /// The proposal went (accepted, dismissed, timed out).
     case proposalHidden(channel: ChannelSummary)
+    /// A clip was asked for, moved on, was written or failed (see `ClipLibrary`).
+    case clip(ClipJob)
 }

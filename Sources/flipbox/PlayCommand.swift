@@ -140,7 +140,8 @@ struct PlayCommand: AsyncParsableCommand {
 
         let app: any Service
         do {
-            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger)
+            let clips = ClipLibrary(headend: player.headend, logger: logger) { player.publishClip($0) }
+            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips)
         } catch {
             await player.shutdown()
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
