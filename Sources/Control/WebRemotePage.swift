@@ -1,7 +1,9 @@
 /// The web remote served at `GET /`: one self-contained page (no external assets).
 ///
 /// It shows the current channel and a live snapshot refreshed about once a second, offers
-/// ▲ ▼ recall and a number pad, and follows `/api/v1/events`. Open it as `/?token=TOKEN` when the
+/// ▲ ▼ recall and a number pad, and follows `/api/v1/events`. While the channel on screen is
+/// locked (its lock card is up), the pad types the PIN instead, shown as dots, and OK sends it to
+/// `POST /api/v1/unlock`; a wrong PIN or a wait says so. Open it as `/?token=TOKEN` when the
 /// API has a token; the page passes it on as a bearer header and as `?token=` where a browser
 /// cannot send headers.
 enum WebRemotePage {
@@ -31,6 +33,10 @@ enum WebRemotePage {
   button:active { background: var(--accent); }
   .nav button { font-size: 1.5em; }
   .error { color: #ff453a; }
+  #lock { background: #3a1d1d; border-radius: 10px; padding: 10px 14px; }
+  #lock[hidden] { display: none; }
+  #lockTitle { font-weight: 600; }
+  #lockReason, #lockAnswer { color: var(--dim); font-size: .9em; min-height: 1.2em; }
 </style>
 </head>
 <body>
@@ -47,6 +53,11 @@ enum WebRemotePage {
     <button data-flip="recall" title="previous channel shown (Backspace)">↺</button>
     <button data-flip="previous" title="previous channel (↓)">▼</button>
   </div>
+  <section id="lock" hidden>
+    <div id="lockTitle">Locked: type the PIN, then OK</div>
+    <div id="lockReason"></div>
+    <div id="lockAnswer"></div>
+  </section>
   <div id="entry"></div>
   <div class="row pad">
     <button data-digit="1">1</button><button data-digit="2">2</button><button data-digit="3">3</button>
@@ -96,6 +107,32 @@ async function flip(path) {
   if (r && r.requestId !== undefined) showResult(r);
 }
 
+// The lock card: while it is up, the pad types the PIN (4 to 8 digits, shown as dots).
+let locked = null, pin = "";
+function showLock(reason) {
+  locked = reason || null; pin = "";
+  $("lock").hidden = !locked;
+  $("lockReason").textContent = locked || "";
+  $("lockAnswer").textContent = "";
+  $("entry").textContent = "";
+}
+function typePIN(d) {
+  if (!/^[0-9]$/.test(d) || pin.length >= 8) return;
+  pin += d; $("entry").textContent = "●".repeat(pin.length);
+  if (pin.length === 8) submitPIN();
+}
+async function submitPIN() {
+  const typed = pin;
+  pin = ""; $("entry").textContent = "";
+  if (typed.length < 4) { $("lockAnswer").textContent = "a PIN has 4 to 8 digits"; return; }
+  const response = await fetch("/api/v1/unlock", { method: "POST", headers: { ...headers, "Content-Type": "application/json" },
+                                                   body: JSON.stringify({ pin: typed }) }).catch(() => null);
+  if (!response) { $("lockAnswer").textContent = "the box did not answer"; return; }
+  if (response.ok) { showLock(null); return; }
+  const body = await response.json().catch(() => ({}));
+  $("lockAnswer").textContent = body.error || ("refused (" + response.status + ")");
+}
+
 let entry = "", entryTimer = null;
 function commitEntry() {
   clearTimeout(entryTimer);
@@ -104,6 +141,7 @@ function commitEntry() {
   if (number) flip("/api/v1/tune/" + encodeURIComponent(number));
 }
 function typeDigit(d) {
+  if (locked) { typePIN(d); return; }
   if (d === "." && (entry === "" || entry.includes("."))) return;
   entry += d; $("entry").textContent = entry + "_";
   clearTimeout(entryTimer);
@@ -115,14 +153,15 @@ document.querySelectorAll("[data-flip]").forEach((b) => b.addEventListener("clic
   flip(kind === "recall" ? "/api/v1/recall" : "/api/v1/flip/" + kind);
 }));
 document.querySelectorAll("[data-digit]").forEach((b) => b.addEventListener("click", () => typeDigit(b.dataset.digit)));
-$("ok").addEventListener("click", commitEntry);
+$("ok").addEventListener("click", () => locked ? submitPIN() : commitEntry());
 document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowUp" || e.key === "PageUp" || e.key === "+") flip("/api/v1/flip/next");
   else if (e.key === "ArrowDown" || e.key === "PageDown" || e.key === "-") flip("/api/v1/flip/previous");
   else if (/^[0-9.]$/.test(e.key)) typeDigit(e.key);
-  else if (e.key === "Enter") commitEntry();
+  else if (e.key === "Enter") locked ? submitPIN() : commitEntry();
   else if (e.key === "Backspace") {
-    if (entry) { entry = entry.slice(0, -1); $("entry").textContent = entry ? entry + "_" : ""; }
+    if (locked) { pin = pin.slice(0, -1); $("entry").textContent = "●".repeat(pin.length); }
+    else if (entry) { entry = entry.slice(0, -1); $("entry").textContent = entry ? entry + "_" : ""; }
     else flip("/api/v1/recall");
   } else return;
   e.preventDefault();
@@ -136,7 +175,7 @@ screen.addEventListener("error", () => setTimeout(nextSnapshot, 3000));
 nextSnapshot();
 
 // The current channel now, then live from the event stream.
-api("GET", "/api/v1/status").then((s) => { if (s) { showChannel(s.channel); if (s.lastFlip) showResult(s.lastFlip); } });
+api("GET", "/api/v1/status").then((s) => { if (s) { showChannel(s.channel); if (s.lastFlip) showResult(s.lastFlip); showLock(s.locked); } });
 const events = new EventSource(withToken("/api/v1/events"));
 events.addEventListener("open", () => { $("conn").textContent = "live"; });
 events.addEventListener("error", () => { $("conn").textContent = "reconnecting…"; });
@@ -145,6 +184,8 @@ events.addEventListener("flip-started", (e) => {
   if (d.target) $("last").textContent = "→ " + d.target.number + " " + d.target.name;
 });
 events.addEventListener("flip-completed", (e) => showResult(JSON.parse(e.data)));
+events.addEventListener("lock-shown", (e) => showLock(JSON.parse(e.data).reason || "locked"));
+events.addEventListener("lock-hidden", () => showLock(null));
 </script>
 </body>
 </html>

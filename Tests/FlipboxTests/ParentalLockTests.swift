@@ -180,22 +180,6 @@ import Testing
         let afterRestart = again.response("POST", "/api/v1/unlock", body: #"{"pin": "2468", "channel": "2"}"#)
         #expect(afterRestart.status == 429, "after a restart: \(afterRestart)")
     }
-
-    func runFlipbox(_ arguments: [String], input: String) -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = FlipboxProcess.executable
-        p.arguments = arguments
-        let stdin = Pipe(), out = Pipe()
-        p.standardInput = stdin
-        p.standardOutput = out
-        p.standardError = out
-        do { try p.run() } catch { return (-1, "\(error)") }
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
 }
 
 /// A remote plugged into the box: a FIFO in its evdev directory carrying kernel key records.

@@ -259,3 +259,20 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
         thread.start()
     }
 }
+
+/// Runs the built `flipbox` with `arguments` and `input` on its standard input; its exit status and output.
+func runFlipbox(_ arguments: [String], input: String) -> (status: Int32, output: String) {
+    let p = Process()
+    p.executableURL = FlipboxProcess.executable
+    p.arguments = arguments
+    let stdin = Pipe(), out = Pipe()
+    p.standardInput = stdin
+    p.standardOutput = out
+    p.standardError = out
+    do { try p.run() } catch { return (-1, "\(error)") }
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try? stdin.fileHandleForWriting.close()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}

@@ -20,6 +20,10 @@ import Testing
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         do { try p.run() } catch { return "" }
+        // A page that never settles must not hang the suite: Chromium gets a minute.
+        let watchdog = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
@@ -85,5 +89,46 @@ import Testing
         let red = img.countPixels(x: all.x, y: all.y, width: all.width, height: all.height) { $0 > 215 && $1 < 40 && $2 < 40 }
         #expect(yellow > 2000, "the highlighted programme: \(yellow) yellow pixels")
         #expect(green > 5000 && red > 5000, "the two live pictures: \(green) green, \(red) red pixels")
+    }
+
+    /// The web remote on a locked channel: its pad types the PIN (the lock panel up, with why);
+    /// after the channel is unlocked over the API, the page says nothing is locked.
+    @Test func theRemoteTypesThePINWhileTheChannelIsLocked() async throws {
+        try await onOwnThread { try self.remoteOnALockedChannel() }
+    }
+
+    func remoteOnALockedChannel() throws {
+        try GStreamer.initialize()
+        try #require(Self.chromium != nil, "Debian's chromium is not installed (deploy/install-deps.sh installs it)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-webpin-\(UUID().uuidString)")
+        let state = dir.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let yaml = """
+            settings: {locked: "2"}
+            channels:
+              - {number: 1, name: Green One, source: "test://color/00ff00?size=160x90&fps=15&gop=15"}
+              - {number: 2, name: Red Two, source: "test://color/ff0000?size=160x90&fps=15&gop=15"}
+            """
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try yaml.write(to: lineup, atomically: true, encoding: .utf8)
+        let pin = runFlipbox(["pin", "set", "--state-dir", state.path], input: "4711\n4711\n")
+        try #require(pin.status == 0, "flipbox pin set: \(pin.output)")
+        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "640x360", "--start", "2"], port: freePort(), stateDirectory: state)
+        defer { box.stop() }
+        let locked = box.waitForStatus(seconds: 40) { ($0["locked"] as? String) != nil }
+        try #require(locked, "channel 2 did not come up locked:\n\(box.logText.suffix(1500))")
+        let url = "http://127.0.0.1:\(box.port)/"
+
+        // The page keeps its event stream open, so it never settles: stop it after 4 s and read its DOM.
+        let dom = runChromium(["--timeout=8000", "--dump-dom", url])
+        try? dom.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-web-remote-locked.html"), atomically: true, encoding: .utf8)
+        #expect(dom.contains(#"<section id="lock">"#), "the lock panel is up (not hidden): \(dom.prefix(600))")
+        #expect(dom.range(of: #"<div id="lockReason">[^<]+</div>"#, options: .regularExpression) != nil, "it says why")
+
+        // Unlocked (here over the API, as the page's OK sends it): the page shows no lock.
+        #expect(box.response("POST", "/api/v1/unlock", body: #"{"pin": "4711"}"#).status == 200)
+        #expect(box.waitForStatus(seconds: 10) { $0["locked"] is NSNull })
+        let after = runChromium(["--timeout=8000", "--dump-dom", url])
+        #expect(after.contains(#"<section id="lock" hidden="">"#), "no lock panel once unlocked: \(after.prefix(600))")
     }
 }
