@@ -32,6 +32,8 @@ public enum Key: Sendable, Hashable {
     case red, green, yellow, blue
     /// Transport keys (no command yet: timeshift is not built).
     case playPause, rewind, fastForward, stop
+    /// `[` / `]` and a remote's previous/next keys: the previous or next timeshift marker.
+    case skipBack, skipForward
     /// The programme guide key (EPG), or `g`: the on-screen guide on or off.
     case guide
     /// The favourites key: next flip scope, as `f`.

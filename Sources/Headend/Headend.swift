@@ -31,6 +31,8 @@ public actor Headend {
     var timeshiftSettings: TimeshiftSettings?
     var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
     var timeshifted: [UInt: TimeshiftedFeed] = [:]
+    /// Per channel with a buffer: markers set over the API, cued breaks, what the viewer played.
+    var timeshiftTimelines: [Int: TimeshiftTimeline] = [:]
     /// Idle decoders, built and running, one per codec family the lineup uses (see `Headend+Spares.swift`).
     var spares: [ChannelDecoder] = []
     var spareScheduled = false

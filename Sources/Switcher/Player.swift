@@ -550,6 +550,8 @@ enum PlayerJob: Hashable, Sendable {
     case warmPolicy
     /// The message over the picture, and its time on screen.
     case message
+    /// The timeshift position bar, and its time on screen.
+    case positionBar
     /// The channel number being typed.
     case entry
     /// Rendering the card of a radio channel (its picture while its sound plays).
