@@ -134,6 +134,9 @@ struct TimeshiftedFeed {
     /// Paused straight from live: the last entry the decoder got, and when.
     var pausedLive: (after: GOPCache.Entry?, at: Date)?
     var replay: TimeshiftReplay?
+    /// The moment the last seek asked for: the replay starts at the keyframe before it, so until
+    /// the picture reaches it, marker navigation counts from there.
+    var target: Date?
 }
 
 extension Headend {
@@ -318,8 +321,9 @@ extension Headend {
             guard let range = buffer.range else { throw TimeshiftFailure(.notBuffered, "nothing is buffered yet") }
             let times = markers(channel: index, in: range, guideMarkers: guideMarkers).map(\.time)
             let previous = command == .previousMarker
-            guard let target = previous ? TimeshiftNavigation.previous(times, from: position) : TimeshiftNavigation.next(times, from: position) else {
-                throw TimeshiftFailure(.noMarker, "no marker \(previous ? "before" : "after") \(TimeshiftTime.format(position)) in the buffer (\(times.count) marker\(times.count == 1 ? "" : "s") held)")
+            let from = max(position, timeshifted[feed]?.target ?? position)
+            guard let target = previous ? TimeshiftNavigation.previous(times, from: from) : TimeshiftNavigation.next(times, from: from) else {
+                throw TimeshiftFailure(.noMarker, "no marker \(previous ? "before" : "after") \(TimeshiftTime.format(from)) in the buffer (\(times.count) marker\(times.count == 1 ? "" : "s") held)")
             }
             return try await perform(feed: feed, .seekTo(target), guideMarkers: guideMarkers)
         }
@@ -348,7 +352,7 @@ extension Headend {
         let decoder = try freshDecoder(feed: feed, videoCaps: videoCaps)
         let replay = TimeshiftReplay(buffer: buffer, decoder: decoder, serial: gop.serial, after: nil, position: gop.start, paused: false)
         timeshifted[feed]?.replay?.stop()
-        timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: nil, replay: replay)
+        timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: nil, replay: replay, target: time)
         replay.start()
     }
 

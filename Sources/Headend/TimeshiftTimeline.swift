@@ -55,7 +55,8 @@ struct TimeshiftTimeline: Sendable {
         let lineup = (schedule?.breaks(in: range) ?? []).map { ($0, TimeshiftBreak.Origin.lineup) }
         let cued = cues.filter { $0.end > range.lowerBound && $0.start < range.upperBound }.map { ($0, TimeshiftBreak.Origin.scte35) }
         return (lineup + cued).map { interval, origin in
-            TimeshiftBreak(start: interval.start, end: interval.end, watched: seen.covers(interval.start, interval.end), origin: origin)
+            // What of a break left the buffer cannot be watched any more: the rest decides.
+            TimeshiftBreak(start: interval.start, end: interval.end, watched: seen.covers(max(interval.start, range.lowerBound), interval.end), origin: origin)
         }.sorted { $0.start < $1.start }
     }
 
