@@ -181,7 +181,9 @@ extension Headend {
     func endReplay(feed: UInt) {
         if let source = decoders[feed]?.source, let index = sources.firstIndex(where: { $0 === source }),
            let buffer = timeshiftBuffers[index]?.buffer {
-            timeshiftTimelines[index]?.stopPlaying(at: timeshiftPosition(feed: feed, buffer: buffer))
+            let position = timeshiftPosition(feed: feed, buffer: buffer)
+            timeshiftTimelines[index]?.stopPlaying(at: position)
+            timeshiftTimelines[index]?.leftAt = timeshifted[feed] != nil ? position : nil
         }
         timeshifted.removeValue(forKey: feed)?.replay?.stop()
         guard let source = decoders[feed]?.source, let index = sources.firstIndex(where: { $0 === source }) else { return }
@@ -209,6 +211,16 @@ extension Headend {
         guard var answer = status(feed: feed, guideMarkers: guideMarkers) else { throw TimeshiftFailure(.nothingShown, "the feed is gone") }
         answer.adjustment = adjustment
         return answer
+    }
+
+    /// With `resumePosition`, moves `feed` back to where the viewer left its channel behind live
+    /// (once: the position is forgotten); nil when there is nothing to resume or it left the buffer.
+    public func resumeLeftPosition(feed: UInt, guideMarkers: [TimeshiftMarker] = []) async -> TimeshiftStatus? {
+        guard timeshiftSettings?.resumePosition == true, let index = timeshiftChannel(feed: feed),
+              let at = timeshiftTimelines[index]?.leftAt else { return nil }
+        timeshiftTimelines[index]?.leftAt = nil
+        guard let range = timeshiftBuffers[index]?.buffer.range, range.contains(at) else { return nil }
+        return try? await timeshift(feed: feed, .seekTo(at), guideMarkers: guideMarkers)
     }
 
     /// The channel (index) `feed` shows, when timeshift is on.

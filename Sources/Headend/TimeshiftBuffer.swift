@@ -11,6 +11,8 @@ public struct TimeshiftSettings: Sendable, Equatable {
     public var memoryBytes: Int
     /// Where the segment files go (one directory per buffer inside it, removed when it closes).
     public var directory: URL
+    /// Flipping back to a channel left behind live (recall) returns to where it was, not to live.
+    public var resumePosition = false
 
     public static let defaultWindow: Duration = .seconds(30 * 60)
     public static let defaultMemoryBytes = 64 << 20

@@ -11,6 +11,8 @@ struct TimeshiftTimeline: Sendable {
     private(set) var watched = WatchedTime()
     /// Where the current played part began (nil while paused or not shown).
     private(set) var playingFrom: Date?
+    /// Where the picture was when the viewer flipped away behind live (nil: they left it live).
+    var leftAt: Date?
     private var nextID = 1
 
     /// Adds a marker at `time`; `name` nil names it `Marker N`.

@@ -27,6 +27,16 @@ extension Player {
         return status
     }
 
+    /// After a recall flip: with `resume-position`, back to where the viewer left the channel
+    /// behind live (shown and told like any move); nothing when they left it live.
+    func resumeTimeshiftAfterRecall() async {
+        guard options.timeshift?.resumePosition == true, let feed = machine.shownFeed,
+              let status = await headend.resumeLeftPosition(feed: feed, guideMarkers: programmeMarkers()) else { return }
+        showMessage(Self.timeshiftLine(status))
+        showPositionBar(status)
+        hub.publish(.timeshift(status))
+    }
+
     /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
     public func timeshiftStatus() async -> TimeshiftStatus? {
         guard let feed = machine.shownFeed else { return nil }

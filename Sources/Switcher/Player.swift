@@ -184,7 +184,7 @@ public actor Player {
         syncFailedChannels()
         let (id, effects) = machine.request(request, at: .now)
         logger.debug("flip #\(id) \(request)")
-        return await withTaskCancellationHandler {
+        let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<FlipResult, Never>) in
                 waiters[id] = continuation
                 perform(effects)
@@ -192,6 +192,8 @@ public actor Player {
         } onCancel: {
             Task { await self.cancel(requestID: id) }
         }
+        if request == .recall, result.outcome == .completed { await resumeTimeshiftAfterRecall() }
+        return result
     }
 
     /// The same flip, for callers outside Swift concurrency: `completion` runs exactly once.
