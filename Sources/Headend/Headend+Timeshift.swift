@@ -160,9 +160,32 @@ extension Headend {
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
             let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, settings.memoryBytes), pins: false)
+            if let warm = timeshiftBuffers[index] {
+                // A warm buffer started meanwhile: it has more behind it; keep that one.
+                tap.close()
+                buffer.close()
+                warm.buffer.isShown = true
+                return
+            }
             timeshiftBuffers[index] = TimeshiftRecording(buffer: buffer, tap: tap)
         } catch {
             logger.warning("channel \(source.channel.number): no timeshift: \(error)")
+        }
+    }
+
+    /// With `warmSeconds`, starts a background buffer for a warm channel that has none (media
+    /// thread): it keeps the last seconds in memory, and becomes the channel's buffer once shown.
+    func startWarmTimeshift(for source: ChannelSource) async {
+        guard let settings = timeshiftSettings, settings.warmSeconds != nil,
+              let index = sources.firstIndex(where: { $0 === source }), timeshiftBuffers[index] == nil else { return }
+        do {
+            let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
+            buffer.isShown = false
+            let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, buffer.backgroundBytes), pins: false)
+            guard timeshiftBuffers[index] == nil else { tap.close(); buffer.close(); return }
+            timeshiftBuffers[index] = TimeshiftRecording(buffer: buffer, tap: tap)
+        } catch {
+            logger.warning("channel \(source.channel.number): no warm timeshift: \(error)")
         }
     }
 

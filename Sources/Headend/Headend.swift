@@ -147,6 +147,7 @@ public actor Headend {
             let source = sources[i]
             if plan.running.contains(i) {
                 await source.start()
+                await startWarmTimeshift(for: source)
             } else if let reason = plan.heldCold[i] {
                 if await source.isRunning || source.state != .parked(reason: reason) { await source.stop(reason: reason) }
                 closeFollowers(of: source)

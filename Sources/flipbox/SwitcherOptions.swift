@@ -109,6 +109,7 @@ struct SwitcherOptions: ParsableArguments {
                                           directory: TimeshiftSettings.defaultDirectory)
             if let (text, origin) = pick(timeshiftMemory, "timeshift-memory") { shift.memoryBytes = try WarmBudget.bytes(text, setting: origin) }
             if let text = settings["resume-position"] { shift.resumePosition = ["true", "yes", "on"].contains(text.lowercased()) }
+            if let (text, origin) = pick(nil, "timeshift-warm") { shift.warmSeconds = try Self.duration(text, origin, within: .seconds(1) ... .seconds(600)) }
             options.timeshift = shift
         }
         options.interstitials = try interstitialsDirectory(settings: settings, lineupPath: lineupPath)
