@@ -1128,7 +1128,7 @@ extension OpenAPIDocument {
                   type: string
                 kind:
                   type: string
-                  enum: [programme, set]
+                  enum: [programme, chapter, set]
             TimeshiftBreak:
               type: object
               required: [start, end, watched, origin]

@@ -6,6 +6,8 @@ public struct TimeshiftMarker: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The start of a programme in the guide.
         case programme
+        /// A chapter of a file channel (once per loop of the file).
+        case chapter
         /// Set over the API (`POST /api/v1/timeshift/markers`); these have an `id`.
         case set
     }

@@ -16,7 +16,7 @@ extension Player {
         guard let feed = machine.shownFeed else { throw TimeshiftFailure(.nothingShown, "no channel is on screen") }
         let status: TimeshiftStatus
         do {
-            status = try await headend.timeshift(feed: feed, command, guideMarkers: programmeMarkers())
+            status = try await headend.timeshift(feed: feed, command, guideMarkers: await navigationMarkers())
         } catch {
             showMessage(error.message)
             throw error
@@ -31,7 +31,7 @@ extension Player {
     /// behind live (shown and told like any move); nothing when they left it live.
     func resumeTimeshiftAfterRecall() async {
         guard options.timeshift?.resumePosition == true, let feed = machine.shownFeed,
-              let status = await headend.resumeLeftPosition(feed: feed, guideMarkers: programmeMarkers()) else { return }
+              let status = await headend.resumeLeftPosition(feed: feed, guideMarkers: await navigationMarkers()) else { return }
         showMessage(Self.timeshiftLine(status))
         showPositionBar(status)
         hub.publish(.timeshift(status))
@@ -40,7 +40,7 @@ extension Player {
     /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
     public func timeshiftStatus() async -> TimeshiftStatus? {
         guard let feed = machine.shownFeed else { return nil }
-        return await headend.status(feed: feed, guideMarkers: programmeMarkers())
+        return await headend.status(feed: feed, guideMarkers: await navigationMarkers())
     }
 
     /// The on-screen line: `Live`, `▶ −0:42`, `❚❚ −1:05:10`, and why a seek landed elsewhere.
@@ -61,6 +61,16 @@ extension Player {
         case .pastLive, nil: break
         }
         return line
+    }
+
+    /// The markers the player adds to the buffer's own: the guide's programme starts and, on a
+    /// file channel, its chapters (read with libavformat; none when the file cannot be read).
+    func navigationMarkers() async -> [TimeshiftMarker] {
+        guard let index = machine.current else { return [] }
+        let chapters = (try? await headend.chapterMarkers(of: lineup.channels[index].number)) ?? []
+        return programmeMarkers() + chapters.map {
+            TimeshiftMarker(time: $0.time, name: $0.title ?? "Chapter \($0.chapter)", kind: .chapter)
+        }
     }
 
     /// The guide's programme starts on the channel on screen within the timeshift window.

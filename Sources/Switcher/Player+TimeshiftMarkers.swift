@@ -7,7 +7,7 @@ extension Player {
     public func addTimeshiftMarker(at time: Date?, name: String?) async throws(TimeshiftFailure) -> TimeshiftMarker {
         guard let feed = machine.shownFeed else { throw TimeshiftFailure(.nothingShown, "no channel is on screen") }
         let marker = try await headend.addTimeshiftMarker(feed: feed, at: time, name: name)
-        if let status = await headend.status(feed: feed, guideMarkers: programmeMarkers()) { hub.publish(.timeshift(status)) }
+        if let status = await headend.status(feed: feed, guideMarkers: await navigationMarkers()) { hub.publish(.timeshift(status)) }
         return marker
     }
 
@@ -15,6 +15,6 @@ extension Player {
     public func removeTimeshiftMarker(id: Int) async throws(TimeshiftFailure) {
         guard let feed = machine.shownFeed else { throw TimeshiftFailure(.nothingShown, "no channel is on screen") }
         try await headend.removeTimeshiftMarker(feed: feed, id: id)
-        if let status = await headend.status(feed: feed, guideMarkers: programmeMarkers()) { hub.publish(.timeshift(status)) }
+        if let status = await headend.status(feed: feed, guideMarkers: await navigationMarkers()) { hub.publish(.timeshift(status)) }
     }
 }

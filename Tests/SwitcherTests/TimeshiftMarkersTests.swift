@@ -66,6 +66,39 @@ import Testing
         #expect(listed.contains { $0.kind == .set && $0.name == "Here" } && listed.map(\.time) == listed.map(\.time).sorted())
         await player.shutdown()
     }
+
+    @Test func chaptersOfAFileChannelAreMarkers() async throws {
+        try GStreamer.initialize()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-chapter-markers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let metadata = directory.appendingPathComponent("chapters.txt")
+        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=3000\ntitle=Opening\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=3000\nEND=6000\ntitle=Closing\n"
+            .write(to: metadata, atomically: true, encoding: .utf8)
+        let file = directory.appendingPathComponent("chapters.mkv").path
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=6",
+                            "-i", metadata.path, "-map", "0:v", "-map_chapters", "1", "-c:v", "libx264", "-g", "12", file]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        try #require(ffmpeg.terminationStatus == 0)
+
+        let lineup = Lineup(channels: [Channel(id: "film", number: ChannelNumber(1), name: "Film", sources: ["file://\(file)"])])
+        var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all)
+        options.timeshift = TimeshiftSettings(window: .seconds(60), memoryBytes: 8 << 20, directory: directory.appendingPathComponent("ts"))
+        let player = try Player(lineup: lineup, options: options, logger: Logger(label: "test"))
+        try await player.start()
+        #expect(await player.flip(.tune(ChannelNumber(1))).outcome == .completed)
+        try await Task.sleep(for: .seconds(9))
+        let status = try #require(await player.timeshiftStatus())
+        let chapters = status.markers.filter { $0.kind == .chapter }
+        #expect(chapters.count >= 2 && Set(chapters.map(\.name)).isSubset(of: ["Opening", "Closing"]), "\(status.markers)")
+        let expected = try #require(chapters.last { $0.time < status.position.addingTimeInterval(-TimeshiftNavigation.previousGrace) })
+        let back = try await player.timeshift(.previousMarker)
+        #expect(!back.live && back.position <= expected.time && back.position > expected.time.addingTimeInterval(-1),
+                "at the keyframe before chapter \(expected.name) (\(expected.time)): \(back.position)")
+        await player.shutdown()
+    }
 }
 
 /// Where the bar sits on a 640x360 output with a guide: the guide banner's box is 21 px from
