@@ -4,6 +4,7 @@ import Headend
 import Lineup
 import Logging
 import Switcher
+import TestSupport
 import Testing
 
 /// Programme starts from the guide are timeshift markers: listed in the status, reached by
@@ -71,17 +72,8 @@ import Testing
         try GStreamer.initialize()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-chapter-markers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let metadata = directory.appendingPathComponent("chapters.txt")
-        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=3000\ntitle=Opening\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=3000\nEND=6000\ntitle=Closing\n"
-            .write(to: metadata, atomically: true, encoding: .utf8)
-        let file = directory.appendingPathComponent("chapters.mkv").path
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=6",
-                            "-i", metadata.path, "-map", "0:v", "-map_chapters", "1", "-c:v", "libx264", "-g", "12", file]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
-        try #require(ffmpeg.terminationStatus == 0)
+        let file = try makeChapteredFile(in: directory, seconds: 6, size: "160x90", gop: 12,
+                                         chapters: [("Opening", 0, 3), ("Closing", 3, 6)])
 
         let lineup = Lineup(channels: [Channel(id: "film", number: ChannelNumber(1), name: "Film", sources: ["file://\(file)"])])
         var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all)
