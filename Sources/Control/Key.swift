@@ -30,8 +30,10 @@ public enum Key: Sendable, Hashable {
     case back
     /// The four colour keys (no command yet; they reach the keypad for later modes).
     case red, green, yellow, blue
-    /// Transport keys (no command yet: timeshift is not built).
+    /// Transport keys: timeshift pause/play, back/forward 60 s, live.
     case playPause, rewind, fastForward, stop
+    /// `[` / `]` and a remote's previous/next keys: the previous or next timeshift marker.
+    case skipBack, skipForward
     /// The programme guide key (EPG), or `g`: the on-screen guide on or off.
     case guide
     /// The favourites key: next flip scope, as `f`.

@@ -77,6 +77,8 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: " "): .playPause
         case UInt8(ascii: "<"): .rewind
         case UInt8(ascii: ">"): .fastForward
+        case UInt8(ascii: "["): .skipBack
+        case UInt8(ascii: "]"): .skipForward
         case UInt8(ascii: "a"), UInt8(ascii: "A"): .audio
         case UInt8(ascii: "g"), UInt8(ascii: "G"): .guide
         default: .other

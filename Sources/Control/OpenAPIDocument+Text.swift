@@ -600,7 +600,12 @@ extension OpenAPIDocument {
           /api/v1/timeshift/seek:
             post:
               operationId: timeshiftSeek
-              summary: Moves to a keyframe by a signed amount or to a time; past the live edge is live, before the buffer is its start. Exactly one of by and to; 400 otherwise.
+              summary: |
+                Moves to a keyframe by a signed amount, to a time, or to the previous/next marker; past the
+                live edge is live, before the buffer is its start (the answer's adjustment says so, with the
+                range held). On a channel with linear-breaks, a forward seek over a break not yet watched
+                lands at its start. Exactly one of by, to and marker; 400 otherwise; 409 when there is no
+                marker that way.
               parameters:
                 - name: by
                   in: query
@@ -612,9 +617,54 @@ extension OpenAPIDocument {
                   description: An ISO 8601 time, e.g. 2026-11-22T20:15:00Z.
                   schema:
                     type: string
+                - name: marker
+                  in: query
+                  description: previous or next (programme starts from the guide and markers set over the API).
+                  schema:
+                    type: string
+                    enum: [previous, next]
               responses:
                 "200":
                   $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/markers:
+            post:
+              operationId: timeshiftAddMarker
+              summary: Sets a marker on the channel on screen's buffer (201). 400 for a bad at or name; 409 when the time is outside the buffer or timeshift is off.
+              parameters:
+                - name: at
+                  in: query
+                  description: An ISO 8601 time within the buffer; where the picture is when left out.
+                  schema:
+                    type: string
+                - name: name
+                  in: query
+                  description: 1 to 100 characters; "Marker N" when left out.
+                  schema:
+                    type: string
+              responses:
+                "201":
+                  description: The marker.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: "#/components/schemas/TimeshiftMarker"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/timeshift/markers/{id}:
+            delete:
+              operationId: timeshiftRemoveMarker
+              summary: Removes a marker set over the API (204). 400 when the id is not a number, 404 when there is no such marker.
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: integer
+              responses:
+                "204":
+                  description: Removed.
                 default:
                   $ref: "#/components/responses/Error"
           /api/v1/unlock:
@@ -1040,6 +1090,61 @@ extension OpenAPIDocument {
                 behind:
                   type: number
                   description: Seconds behind live.
+                markers:
+                  type: array
+                  description: The markers within the buffer, in time order.
+                  items:
+                    $ref: "#/components/schemas/TimeshiftMarker"
+                breaks:
+                  type: array
+                  description: The breaks within the buffer, in time order.
+                  items:
+                    $ref: "#/components/schemas/TimeshiftBreak"
+                adjustment:
+                  type: object
+                  description: On a seek's answer, when it landed elsewhere than asked.
+                  required: [requested, reason, message]
+                  properties:
+                    requested:
+                      type: string
+                      description: The moment asked for (ISO 8601).
+                    reason:
+                      type: string
+                      enum: [beforeBuffer, pastLive, unwatchedBreak]
+                    message:
+                      type: string
+                      description: What happened, with the range the buffer holds.
+            TimeshiftMarker:
+              type: object
+              required: [time, name, kind]
+              properties:
+                id:
+                  type: integer
+                  description: Markers set over the API only (what DELETE names).
+                time:
+                  type: string
+                  description: ISO 8601.
+                name:
+                  type: string
+                kind:
+                  type: string
+                  enum: [programme, chapter, set]
+            TimeshiftBreak:
+              type: object
+              required: [start, end, watched, origin]
+              properties:
+                start:
+                  type: string
+                  description: ISO 8601.
+                end:
+                  type: string
+                  description: ISO 8601.
+                watched:
+                  type: boolean
+                  description: The viewer played it through (live or from the buffer); a watched break can be skipped.
+                origin:
+                  type: string
+                  enum: [lineup, scte35]
             Error:
               type: object
               required: [error]

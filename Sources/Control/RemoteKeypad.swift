@@ -115,6 +115,10 @@ public struct RemoteKeypad: Sendable, Hashable {
             return abandonEntry() + [.timeshift(.seekBy(.seconds(60)))]
         case .stop:
             return abandonEntry() + [.timeshift(.live)]
+        case .skipBack:
+            return abandonEntry() + [.timeshift(.previousMarker)]
+        case .skipForward:
+            return abandonEntry() + [.timeshift(.nextMarker)]
         case .audio:
             return [.nextAudio]
         case .quit:

@@ -1,13 +1,16 @@
 import Foundation
 import Headend
 import Hummingbird
+import Lineup
 import Switcher
 
 /// The timeshift endpoints, on the channel on screen:
 ///
 /// - `GET /api/v1/timeshift`: where it stands (position, buffer start, live edge, paused).
 /// - `POST /api/v1/timeshift/pause`, `/resume`, `/toggle`, `/live`.
-/// - `POST /api/v1/timeshift/seek?by=-30s` (signed: `-90`, `-1m30s`, `+10s`) or `?to=<ISO 8601 time>`.
+/// - `POST /api/v1/timeshift/seek?by=-30s` (signed: `-90`, `-1m30s`, `+10s`), `?to=<ISO 8601 time>`
+///   or `?marker=previous|next`.
+/// - `POST /api/v1/timeshift/markers?at=<ISO 8601 time>&name=...` (both optional), `DELETE /api/v1/timeshift/markers/{id}`.
 ///
 /// A bad `by`/`to` is 400; timeshift off, nothing on screen or nothing buffered there is 409;
 /// a decoder that cannot start is 503. Every answer that moved carries the new status.
@@ -30,22 +33,70 @@ struct TimeshiftRoutes<Player: TimeshiftControl> {
         table.on("/api/v1/timeshift/seek", [
             .post: { request, _ in
                 let query = request.uri.queryParameters
-                switch (query.get("by"), query.get("to")) {
-                case (let by?, nil):
+                switch (query.get("by"), query.get("to"), query.get("marker")) {
+                case (nil, nil, let marker?):
+                    switch marker {
+                    case "previous": return await Self.answer(player, .previousMarker)
+                    case "next": return await Self.answer(player, .nextMarker)
+                    default: return JSONResponse.error(.badRequest, "marker must be previous or next, not '\(marker)'")
+                    }
+                case (let by?, nil, nil):
                     guard let amount = Self.signedDuration(by) else {
                         return JSONResponse.error(.badRequest, "by must be a signed time such as -30s, -1m30s, +10s or -90 (seconds), not '\(by)'")
                     }
                     return await Self.answer(player, .seekBy(amount))
-                case (nil, let to?):
+                case (nil, let to?, nil):
                     guard let time = try? Date.ISO8601FormatStyle(includingFractionalSeconds: to.contains(".")).parse(to) else {
                         return JSONResponse.error(.badRequest, "to must be an ISO 8601 time such as 2026-11-22T20:15:00Z, not '\(to)'")
                     }
                     return await Self.answer(player, .seekTo(time))
                 default:
-                    return JSONResponse.error(.badRequest, "give exactly one of by (e.g. -30s) or to (an ISO 8601 time)")
+                    return JSONResponse.error(.badRequest, "give exactly one of by (e.g. -30s), to (an ISO 8601 time) or marker (previous or next)")
                 }
             },
         ])
+        registerMarkers(on: table)
+    }
+
+    private func registerMarkers(on table: APIRouteTable) {
+        let markers = player as? any TimeshiftMarkersControl
+        table.on("/api/v1/timeshift/markers", [.post: { request, _ in await Self.addMarker(markers, request.uri.queryParameters) }])
+        table.on("/api/v1/timeshift/markers/{id}", [.delete: { _, context in await Self.removeMarker(markers, context.parameters.get("id")) }])
+    }
+
+    private static var noMarkers: String { "this player has no timeshift markers" }
+
+    /// `POST /api/v1/timeshift/markers?at=&name=`: 201 with the marker; 400 for a bad `at` or `name`.
+    private static func addMarker(_ markers: (any TimeshiftMarkersControl)?, _ query: Parameters) async -> Response {
+        guard let markers else { return JSONResponse.error(.conflict, noMarkers) }
+        var time: Date?
+        if let at = query.get("at") {
+            guard let parsed = try? Date.ISO8601FormatStyle(includingFractionalSeconds: at.contains(".")).parse(at) else {
+                return JSONResponse.error(.badRequest, "at must be an ISO 8601 time such as 2026-11-22T20:15:00Z, not '\(at)'")
+            }
+            time = parsed
+        }
+        let name = query.get("name").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if let name, name.isEmpty || name.count > 100 {
+            return JSONResponse.error(.badRequest, "name must be 1 to 100 characters")
+        }
+        do {
+            return JSONResponse.make(.created, try await markers.addTimeshiftMarker(at: time, name: name))
+        } catch {
+            return JSONResponse.error(.conflict, error.message)
+        }
+    }
+
+    /// `DELETE /api/v1/timeshift/markers/{id}`: 204; 404 when there is no such marker.
+    private static func removeMarker(_ markers: (any TimeshiftMarkersControl)?, _ id: String?) async -> Response {
+        guard let markers else { return JSONResponse.error(.conflict, noMarkers) }
+        guard let id = id.flatMap(Int.init) else { return JSONResponse.error(.badRequest, "the marker id must be a number") }
+        do {
+            try await markers.removeTimeshiftMarker(id: id)
+            return Response(status: .noContent)
+        } catch {
+            return JSONResponse.error(error.code == .unknownMarker ? .notFound : .conflict, error.message)
+        }
     }
 
     private static func answer(_ player: Player, _ command: TimeshiftCommand) async -> Response {

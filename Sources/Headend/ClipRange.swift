@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 
 /// The ends of a clip as asked: `now` (the live edge), a relative time (`-60s`, `-1m30s`, `-90`,
 /// taken from the live edge) or an ISO 8601 time. Pure: resolved against a buffer's range.
@@ -36,23 +37,7 @@ public enum ClipTime: Sendable, Hashable {
         }
         guard !rest.isEmpty else { return nil }
         if let seconds = Int64(rest) { return seconds <= 86_400 ? .seconds(sign * seconds) : nil }
-        var total: Int64 = 0
-        while !rest.isEmpty {
-            let digits = rest.prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, digits.count <= 6, let value = Int64(digits) else { return nil }
-            rest = rest.dropFirst(digits.count)
-            let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            switch unit {
-            case "h": total += value * 3_600_000
-            case "m": total += value * 60_000
-            case "s": total += value * 1000
-            case "ms": total += value
-            default: return nil
-            }
-        }
-        guard total <= 86_400_000 else { return nil }
-        return .milliseconds(sign * total)
+        return Duration(compact: rest).map { $0 * Int(sign) }
     }
 }
 

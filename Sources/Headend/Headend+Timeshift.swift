@@ -11,6 +11,10 @@ public enum TimeshiftCommand: Sendable, Hashable {
     case seekTo(Date)
     /// Back to the live edge.
     case live
+    /// To the newest marker before the picture (programme boundary or marker set over the API).
+    case previousMarker
+    /// To the oldest marker after the picture.
+    case nextMarker
 }
 
 /// Where the channel on screen stands in time.
@@ -26,10 +30,17 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
     /// Keyframes held (each is a point a seek lands on).
     public var keyframes: Int
     public var bytesInMemory: Int
+    /// The markers within the buffer, in time order.
+    public var markers: [TimeshiftMarker] = []
+    /// The breaks within the buffer, in time order.
+    public var breaks: [TimeshiftBreak] = []
+    /// Set on the answer to a seek that landed elsewhere than asked (clamped to the buffer,
+    /// live, or at the start of an unwatched break).
+    public var adjustment: TimeshiftAdjustment?
     /// How far behind live the picture is, in seconds.
     public var behind: Double { liveEdge.map { max(0, $0.timeIntervalSince(position)) } ?? 0 }
 
-    enum CodingKeys: String, CodingKey { case channel, live, paused, position, bufferStart, liveEdge, keyframes, bytesInMemory, behind }
+    enum CodingKeys: String, CodingKey { case channel, live, paused, position, bufferStart, liveEdge, keyframes, bytesInMemory, behind, markers, breaks, adjustment }
 
     public init(channel: ChannelNumber, live: Bool, paused: Bool, position: Date, bufferStart: Date?, liveEdge: Date?, keyframes: Int, bytesInMemory: Int) {
         self.channel = channel
@@ -58,6 +69,9 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
                   paused: try c.decode(Bool.self, forKey: .paused), position: position,
                   bufferStart: try date(.bufferStart), liveEdge: try date(.liveEdge),
                   keyframes: try c.decode(Int.self, forKey: .keyframes), bytesInMemory: try c.decode(Int.self, forKey: .bytesInMemory))
+        markers = try c.decodeIfPresent([TimeshiftMarker].self, forKey: .markers) ?? []
+        breaks = try c.decodeIfPresent([TimeshiftBreak].self, forKey: .breaks) ?? []
+        adjustment = try c.decodeIfPresent(TimeshiftAdjustment.self, forKey: .adjustment)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -71,6 +85,9 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
         try c.encode(keyframes, forKey: .keyframes)
         try c.encode(bytesInMemory, forKey: .bytesInMemory)
         try c.encode((behind * 10).rounded() / 10, forKey: .behind)
+        try c.encode(markers, forKey: .markers)
+        try c.encode(breaks, forKey: .breaks)
+        try c.encodeIfPresent(adjustment, forKey: .adjustment)
     }
 }
 
@@ -79,10 +96,17 @@ public typealias TimeshiftFailure = Failure<TimeshiftFailureCode>
 
 public enum TimeshiftFailureCode: String, FailureCode {
     case off, nothingShown, notBuffered, decoder
+    /// No marker that way (previous/next marker).
+    case noMarker
+    /// No marker with that id (DELETE).
+    case unknownMarker
+    /// A marker's time is not in the buffer.
+    case outsideBuffer
 
     public var kind: FailureKind {
         switch self {
-        case .off, .nothingShown, .notBuffered: .conflict
+        case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer: .conflict
+        case .unknownMarker: .notFound
         case .decoder: .unavailable
         }
     }
@@ -119,6 +143,9 @@ struct TimeshiftedFeed {
     /// Paused straight from live: the last entry the decoder got, and when.
     var pausedLive: (after: GOPCache.Entry?, at: Date)?
     var replay: TimeshiftReplay?
+    /// The moment the last seek asked for: the replay starts at the keyframe before it, so until
+    /// the picture reaches it, marker navigation counts from there.
+    var target: Date?
 }
 
 extension Headend {
@@ -134,6 +161,7 @@ extension Headend {
     /// Starts recording `source` into its buffer, seeded with its cached GOP (media thread).
     func startTimeshift(for source: ChannelSource) async {
         guard let settings = timeshiftSettings, let index = sources.firstIndex(where: { $0 === source }) else { return }
+        defer { if timeshiftBuffers[index] != nil { timeshiftTimelines[index, default: TimeshiftTimeline()].startPlaying(at: Date()) } }
         if let recording = timeshiftBuffers[index] {
             recording.buffer.isShown = true
             return
@@ -141,15 +169,39 @@ extension Headend {
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
             let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, settings.memoryBytes), pins: false)
+            if let warm = timeshiftBuffers[index] {
+                // A warm buffer started meanwhile: it has more behind it; keep that one.
+                tap.close()
+                buffer.close()
+                warm.buffer.isShown = true
+                return
+            }
             timeshiftBuffers[index] = TimeshiftRecording(buffer: buffer, tap: tap)
         } catch {
             logger.warning("channel \(source.channel.number): no timeshift: \(error)")
         }
     }
 
+    /// With `warmSeconds`, starts a background buffer for a warm channel that has none (media
+    /// thread): it keeps the last seconds in memory, and becomes the channel's buffer once shown.
+    func startWarmTimeshift(for source: ChannelSource) async {
+        guard let settings = timeshiftSettings, settings.warmSeconds != nil,
+              let index = sources.firstIndex(where: { $0 === source }), timeshiftBuffers[index] == nil else { return }
+        do {
+            let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
+            buffer.isShown = false
+            let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, buffer.backgroundBytes), pins: false)
+            guard timeshiftBuffers[index] == nil else { tap.close(); buffer.close(); return }
+            timeshiftBuffers[index] = TimeshiftRecording(buffer: buffer, tap: tap)
+        } catch {
+            logger.warning("channel \(source.channel.number): no warm timeshift: \(error)")
+        }
+    }
+
     /// Drops a channel's buffer (its channel stopped, or timeshift was turned off).
     func closeTimeshift(channel index: Int) {
         timeshiftBuffers.removeValue(forKey: index)?.close()
+        timeshiftTimelines[index] = nil
         for (feed, shifted) in timeshifted where shifted.channel == index {
             shifted.replay?.stop()
             timeshifted[feed] = nil
@@ -159,14 +211,94 @@ extension Headend {
     /// Stops a feed's replay (the feed is going away); a buffer whose channel no feed shows any
     /// more keeps only its background share.
     func endReplay(feed: UInt) {
+        if let source = decoders[feed]?.source, let index = sources.firstIndex(where: { $0 === source }),
+           let buffer = timeshiftBuffers[index]?.buffer {
+            let position = timeshiftPosition(feed: feed, buffer: buffer)
+            timeshiftTimelines[index]?.stopPlaying(at: position)
+            timeshiftTimelines[index]?.leftAt = timeshifted[feed] != nil ? position : nil
+        }
         timeshifted.removeValue(forKey: feed)?.replay?.stop()
         guard let source = decoders[feed]?.source, let index = sources.firstIndex(where: { $0 === source }) else { return }
         let stillShown = decoders.contains { $0.key != feed && $0.value.source === source }
         if !stillShown { timeshiftBuffers[index]?.buffer.isShown = false }
     }
 
-    /// Carries out `command` on `feed` and returns where it then stands.
-    public func timeshift(feed: UInt, _ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus {
+    /// Carries out `command` on `feed` and returns where it then stands. `guideMarkers` are the
+    /// programme boundaries of the channel (the caller has the guide); markers outside the buffer
+    /// are ignored.
+    public func timeshift(feed: UInt, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker] = []) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        guard let index = timeshiftChannel(feed: feed), let buffer = timeshiftBuffers[index]?.buffer else {
+            _ = try await perform(feed: feed, command, guideMarkers: guideMarkers)
+            guard let answer = status(feed: feed, guideMarkers: guideMarkers) else { throw TimeshiftFailure(.nothingShown, "no channel is on screen") }
+            return answer
+        }
+        // What played until now counts as watched; what plays from the new position starts a new part.
+        timeshiftTimelines[index, default: TimeshiftTimeline()].stopPlaying(at: timeshiftPosition(feed: feed, buffer: buffer))
+        defer {
+            if !isPaused(feed), timeshiftBuffers[index] != nil {
+                timeshiftTimelines[index, default: TimeshiftTimeline()].startPlaying(at: timeshiftPosition(feed: feed, buffer: buffer))
+            }
+        }
+        let adjustment = try await perform(feed: feed, command, guideMarkers: guideMarkers)
+        guard var answer = status(feed: feed, guideMarkers: guideMarkers) else { throw TimeshiftFailure(.nothingShown, "the feed is gone") }
+        answer.adjustment = adjustment
+        return answer
+    }
+
+    /// With `resumePosition`, moves `feed` back to where the viewer left its channel behind live
+    /// (once: the position is forgotten); nil when there is nothing to resume or it left the buffer.
+    public func resumeLeftPosition(feed: UInt, guideMarkers: [TimeshiftMarker] = []) async -> TimeshiftStatus? {
+        guard timeshiftSettings?.resumePosition == true, let index = timeshiftChannel(feed: feed),
+              let at = timeshiftTimelines[index]?.leftAt else { return nil }
+        timeshiftTimelines[index]?.leftAt = nil
+        guard let range = timeshiftBuffers[index]?.buffer.range, range.contains(at) else { return nil }
+        return try? await timeshift(feed: feed, .seekTo(at), guideMarkers: guideMarkers)
+    }
+
+    /// The channel (index) `feed` shows, when timeshift is on.
+    private func timeshiftChannel(feed: UInt) -> Int? {
+        guard timeshiftSettings != nil, let entry = decoders[feed] else { return nil }
+        return sources.firstIndex(where: { $0 === entry.source })
+    }
+
+    /// Adds a marker at `time` (nil: where the picture is) on the channel `feed` shows.
+    public func addTimeshiftMarker(feed: UInt, at time: Date?, name: String?) throws(TimeshiftFailure) -> TimeshiftMarker {
+        let (index, buffer) = try recording(feed: feed)
+        let at = time ?? timeshiftPosition(feed: feed, buffer: buffer)
+        guard let range = buffer.range, at >= range.lowerBound, at <= range.upperBound.addingTimeInterval(TimeshiftNavigation.liveSlack) else {
+            let held = buffer.range.map { "it holds \(TimeshiftTime.format($0.lowerBound)) to \(TimeshiftTime.format($0.upperBound))" } ?? "it is empty"
+            throw TimeshiftFailure(.outsideBuffer, "\(TimeshiftTime.format(at)) is outside the timeshift buffer (\(held))")
+        }
+        return timeshiftTimelines[index, default: TimeshiftTimeline()].addMarker(at: min(at, range.upperBound), name: name)
+    }
+
+    /// Removes marker `id` (set over the API) from the channel `feed` shows.
+    public func removeTimeshiftMarker(feed: UInt, id: Int) throws(TimeshiftFailure) {
+        let (index, _) = try recording(feed: feed)
+        guard timeshiftTimelines[index]?.removeMarker(id: id) == true else {
+            throw TimeshiftFailure(.unknownMarker, "no marker \(id) on this channel (GET /api/v1/timeshift lists them)")
+        }
+    }
+
+    /// The channel index and buffer of `feed`, or why there is none.
+    private func recording(feed: UInt) throws(TimeshiftFailure) -> (Int, TimeshiftBuffer) {
+        guard timeshiftSettings != nil else { throw TimeshiftFailure(.off, "timeshift is off (start with --timeshift, or set timeshift: in the lineup)") }
+        guard let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else {
+            throw TimeshiftFailure(.nothingShown, "no channel is on screen")
+        }
+        guard let buffer = timeshiftBuffers[index]?.buffer else {
+            throw TimeshiftFailure(.notBuffered, "channel \(entry.source.channel.number) has no timeshift buffer yet")
+        }
+        return (index, buffer)
+    }
+
+    /// The markers of channel `index` within `range`: the guide's and those set over the API.
+    private func markers(channel index: Int, in range: ClosedRange<Date>, guideMarkers: [TimeshiftMarker]) -> [TimeshiftMarker] {
+        ((timeshiftTimelines[index]?.markers ?? []) + guideMarkers).filter { range.contains($0.time) }.sorted { $0.time < $1.time }
+    }
+
+    /// Carries out `command`; returns how a seek was adjusted, if it was.
+    private func perform(feed: UInt, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker]) async throws(TimeshiftFailure) -> TimeshiftAdjustment? {
         guard timeshiftSettings != nil else { throw TimeshiftFailure(.off, "timeshift is off (start with --timeshift, or set timeshift: in the lineup)") }
         guard let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else {
             throw TimeshiftFailure(.nothingShown, "no channel is on screen")
@@ -178,7 +310,7 @@ extension Headend {
         let position = timeshiftPosition(feed: feed, buffer: buffer)
         switch command {
         case .togglePause:
-            return try await timeshift(feed: feed, isPaused(feed) ? .resume : .pause)
+            return try await perform(feed: feed, isPaused(feed) ? .resume : .pause, guideMarkers: guideMarkers)
         case .pause:
             if isPaused(feed) { break }
             if let replay = timeshifted[feed]?.replay {
@@ -209,18 +341,37 @@ extension Headend {
             }
         case .seekBy(let by):
             let target = position.addingTimeInterval(by.seconds)
-            return try await timeshift(feed: feed, .seekTo(target))
+            return try await perform(feed: feed, .seekTo(target), guideMarkers: guideMarkers)
         case .seekTo(let to):
-            let edge = buffer.range?.upperBound ?? Date()
-            if to >= edge.addingTimeInterval(-1) {
-                return try await timeshift(feed: feed, .live)
+            guard let range = buffer.range else { throw TimeshiftFailure(.notBuffered, "nothing is buffered yet") }
+            let breaks = timeshiftTimelines[index]?.breaks(schedule: entry.source.channel.breakSchedule, in: range, position: position) ?? []
+            switch TimeshiftNavigation.landing(from: position, to: to, buffer: range, breaks: breaks, linear: entry.source.channel.linearBreaks) {
+            case .live(let adjustment):
+                if timeshifted[feed] != nil { try await goLive(feed: feed) }
+                return adjustment
+            case .at(let time, let adjustment):
+                try await replay(feed: feed, channel: index, from: time, buffer: buffer)
+                return adjustment
             }
-            try await replay(feed: feed, channel: index, from: to, buffer: buffer)
         case .live:
             guard timeshifted[feed] != nil else { break }
+            if entry.source.channel.linearBreaks, let edge = buffer.range?.upperBound {
+                // Going live skips what lies between: an unwatched break stops it.
+                let adjustment = try await perform(feed: feed, .seekTo(edge.addingTimeInterval(TimeshiftNavigation.liveSlack)), guideMarkers: guideMarkers)
+                return adjustment?.reason == .pastLive ? nil : adjustment
+            }
             try await goLive(feed: feed)
+        case .previousMarker, .nextMarker:
+            guard let range = buffer.range else { throw TimeshiftFailure(.notBuffered, "nothing is buffered yet") }
+            let times = markers(channel: index, in: range, guideMarkers: guideMarkers).map(\.time)
+            let previous = command == .previousMarker
+            let from = max(position, timeshifted[feed]?.target ?? position)
+            guard let target = previous ? TimeshiftNavigation.previous(times, from: from) : TimeshiftNavigation.next(times, from: from) else {
+                throw TimeshiftFailure(.noMarker, "no marker \(previous ? "before" : "after") \(TimeshiftTime.format(from)) in the buffer (\(times.count) marker\(times.count == 1 ? "" : "s") held)")
+            }
+            return try await perform(feed: feed, .seekTo(target), guideMarkers: guideMarkers)
         }
-        return status(feed: feed)!
+        return nil
     }
 
     private func isPaused(_ feed: UInt) -> Bool {
@@ -245,7 +396,7 @@ extension Headend {
         let decoder = try freshDecoder(feed: feed, videoCaps: videoCaps)
         let replay = TimeshiftReplay(buffer: buffer, decoder: decoder, serial: gop.serial, after: nil, position: gop.start, paused: false)
         timeshifted[feed]?.replay?.stop()
-        timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: nil, replay: replay)
+        timeshifted[feed] = TimeshiftedFeed(channel: index, pausedLive: nil, replay: replay, target: time)
         replay.start()
     }
 
@@ -296,13 +447,19 @@ extension Headend {
     }
 
     /// Where `feed` stands in time; nil when timeshift is off or the feed is not shown.
-    public func status(feed: UInt) -> TimeshiftStatus? {
+    public func status(feed: UInt, guideMarkers: [TimeshiftMarker] = []) -> TimeshiftStatus? {
         guard timeshiftSettings != nil, let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else { return nil }
         let buffer = timeshiftBuffers[index]?.buffer
         let range = buffer?.range
         let position = buffer.map { timeshiftPosition(feed: feed, buffer: $0) } ?? Date()
-        return TimeshiftStatus(channel: entry.source.channel.number, live: timeshifted[feed] == nil, paused: isPaused(feed),
-                               position: position, bufferStart: range?.lowerBound, liveEdge: range?.upperBound,
-                               keyframes: buffer?.index.count ?? 0, bytesInMemory: buffer?.bytesInMemory ?? 0)
+        var status = TimeshiftStatus(channel: entry.source.channel.number, live: timeshifted[feed] == nil, paused: isPaused(feed),
+                                     position: position, bufferStart: range?.lowerBound, liveEdge: range?.upperBound,
+                                     keyframes: buffer?.index.count ?? 0, bytesInMemory: buffer?.bytesInMemory ?? 0)
+        if let range {
+            timeshiftTimelines[index]?.forget(before: range.lowerBound)
+            status.markers = markers(channel: index, in: range, guideMarkers: guideMarkers)
+            status.breaks = timeshiftTimelines[index]?.breaks(schedule: entry.source.channel.breakSchedule, in: range, position: position) ?? []
+        }
+        return status
     }
 }

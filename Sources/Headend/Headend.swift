@@ -31,6 +31,8 @@ public actor Headend {
     var timeshiftSettings: TimeshiftSettings?
     var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
     var timeshifted: [UInt: TimeshiftedFeed] = [:]
+    /// Per channel with a buffer: markers set over the API, cued breaks, what the viewer played.
+    var timeshiftTimelines: [Int: TimeshiftTimeline] = [:]
     /// Idle decoders, built and running, one per codec family the lineup uses (see `Headend+Spares.swift`).
     var spares: [ChannelDecoder] = []
     var spareScheduled = false
@@ -145,6 +147,7 @@ public actor Headend {
             let source = sources[i]
             if plan.running.contains(i) {
                 await source.start()
+                await startWarmTimeshift(for: source)
             } else if let reason = plan.heldCold[i] {
                 if await source.isRunning || source.state != .parked(reason: reason) { await source.stop(reason: reason) }
                 closeFollowers(of: source)

@@ -11,6 +11,11 @@ public struct TimeshiftSettings: Sendable, Equatable {
     public var memoryBytes: Int
     /// Where the segment files go (one directory per buffer inside it, removed when it closes).
     public var directory: URL
+    /// Flipping back to a channel left behind live (recall) returns to where it was, not to live.
+    public var resumePosition = false
+    /// Warm channels not on screen keep this much (in memory, within `backgroundBytes`), so a
+    /// viewer can go back to before they tuned in; nil: only channels that were shown have a buffer.
+    public var warmSeconds: Duration?
 
     public static let defaultWindow: Duration = .seconds(30 * 60)
     public static let defaultMemoryBytes = 64 << 20
@@ -143,6 +148,7 @@ public final class TimeshiftBuffer: @unchecked Sendable {
                 expired = expire(before: now.addingTimeInterval(-settings.window.seconds))
             } else {
                 expired = trimToBackground()
+                if let warm = settings.warmSeconds { expired += expire(before: now.addingTimeInterval(-warm.seconds)) }
             }
         }
         for gop in spill { write(gop) }

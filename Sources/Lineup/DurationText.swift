@@ -17,3 +17,28 @@ extension Duration {
         Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
     }
 }
+
+extension Duration {
+    /// Parses `90s`, `2m`, `1h30m`, `500ms` (units h, m, s, ms; at most a day); nil otherwise.
+    public init?(compact text: some StringProtocol) {
+        var rest = Substring(text)
+        var total: Int64 = 0
+        guard !rest.isEmpty else { return nil }
+        while !rest.isEmpty {
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count <= 6, let value = Int64(digits) else { return nil }
+            rest = rest.dropFirst(digits.count)
+            let unit = rest.prefix { $0.isLetter }
+            rest = rest.dropFirst(unit.count)
+            switch unit {
+            case "h": total += value * 3_600_000
+            case "m": total += value * 60_000
+            case "s": total += value * 1000
+            case "ms": total += value
+            default: return nil
+            }
+        }
+        guard total <= 86_400_000 else { return nil }
+        self = .milliseconds(total)
+    }
+}

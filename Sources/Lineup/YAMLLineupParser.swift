@@ -10,6 +10,7 @@ enum YAMLLineupParser {
     static let channelKeys = [
         "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
         "interstitial", "favourite", "favorite", "hidden", "radio", "options", "language", "country",
+        "breaks", "linear-breaks",
     ]
 
     static func parse(_ text: String, log: inout DiagnosticLog) -> LineupDraft {
@@ -209,6 +210,8 @@ enum YAMLLineupParser {
             case "hidden": channel.isHidden = bool(value, key: key, log: &log)
             case "radio": channel.isRadio = bool(value, key: key, log: &log)
             case "options": channel.options = readOptions(value, log: &log)
+            case "linear-breaks": channel.attributes[key] = bool(value, key: key, log: &log) ? "true" : "false"; continue
+            case "breaks": readBreaks(value, into: &channel, log: &log); continue
             default:
                 log.error(line(keyNode), "unknown channel key '\(key)'\(suggestion(for: key, among: channelKeys))")
                 continue
@@ -229,6 +232,23 @@ enum YAMLLineupParser {
             log.error(channel.line, "channel '\(channel.name)' has an empty source")
         }
         return channel
+    }
+
+    /// `breaks`: one rule or a list of rules (see `BreakSchedule`); kept as `;`-joined text.
+    private static func readBreaks(_ node: Node, into channel: inout ChannelDraft, log: inout DiagnosticLog) {
+        var rules: [String] = []
+        if case .sequence(let list) = node {
+            for item in list { if let text = string(item, key: "breaks", log: &log) { rules.append(text) } }
+        } else if let text = string(node, key: "breaks", log: &log) {
+            rules.append(text)
+        }
+        let text = rules.joined(separator: "; ")
+        do {
+            _ = try BreakSchedule(parsing: text)
+            channel.attributes["breaks"] = text
+        } catch {
+            log.error(line(node), error.message)
+        }
     }
 
     private static func readOptions(_ node: Node, log: inout DiagnosticLog) -> [ChannelOption] {

@@ -194,7 +194,7 @@ public actor Player {
         syncFailedChannels()
         let (id, effects) = machine.request(request, at: .now)
         logger.debug("flip #\(id) \(request)")
-        return await withTaskCancellationHandler {
+        let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<FlipResult, Never>) in
                 waiters[id] = continuation
                 perform(effects)
@@ -202,6 +202,8 @@ public actor Player {
         } onCancel: {
             Task { await self.cancel(requestID: id) }
         }
+        if request == .recall, result.outcome == .completed { await resumeTimeshiftAfterRecall() }
+        return result
     }
 
     /// The same flip, for callers outside Swift concurrency: `completion` runs exactly once.
@@ -554,6 +556,8 @@ enum PlayerJob: Hashable, Sendable {
     case warmPolicy
     /// The message over the picture, and its time on screen.
     case message
+    /// The timeshift position bar, and its time on screen.
+    case positionBar
     /// The channel number being typed.
     case entry
     /// Rendering the card of a radio channel (its picture while its sound plays).

@@ -108,6 +108,8 @@ struct SwitcherOptions: ParsableArguments {
             var shift = TimeshiftSettings(window: try Self.duration(text, origin, within: .seconds(10) ... .seconds(24 * 3600)),
                                           directory: TimeshiftSettings.defaultDirectory)
             if let (text, origin) = pick(timeshiftMemory, "timeshift-memory") { shift.memoryBytes = try WarmBudget.bytes(text, setting: origin) }
+            if let text = settings["resume-position"] { shift.resumePosition = ["true", "yes", "on"].contains(text.lowercased()) }
+            if let (text, origin) = pick(nil, "timeshift-warm") { shift.warmSeconds = try Self.duration(text, origin, within: .seconds(1) ... .seconds(600)) }
             options.timeshift = shift
         }
         options.interstitials = try interstitialsDirectory(settings: settings, lineupPath: lineupPath)

@@ -3,6 +3,7 @@ import GStreamer
 @testable import Headend
 import Lineup
 import MediaProbe
+import TestSupport
 import Testing
 
 extension HeadendTests {
@@ -32,17 +33,7 @@ extension HeadendTests {
         @Test func aPlayingFileChannelListsItsChaptersInItsBuffer() async throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-chapters-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let metadata = directory.appendingPathComponent("chapters.txt")
-            try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2000\ntitle=Opening\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=2000\nEND=5000\ntitle=Middle\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=5000\nEND=6000\ntitle=Credits\n"
-                .write(to: metadata, atomically: true, encoding: .utf8)
-            let file = directory.appendingPathComponent("chapters.mkv").path
-            let ffmpeg = Process()
-            ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=6",
-                                "-i", metadata.path, "-map", "0:v", "-map_chapters", "1", "-c:v", "libx264", "-g", "25", file]
-            try ffmpeg.run()
-            ffmpeg.waitUntilExit()
-            try #require(ffmpeg.terminationStatus == 0)
+            let file = try makeChapteredFile(in: directory, seconds: 6, chapters: [("Opening", 0, 2), ("Middle", 2, 5), ("Credits", 5, 6)])
 
             let channel = makeChannel(["file://\(file)"], number: 4, name: "Film")
             let other = makeChannel(["test://color/ff0000?size=160x90&fps=15"], number: 5, name: "Red")

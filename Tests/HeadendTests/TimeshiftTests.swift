@@ -150,3 +150,39 @@ extension HeadendTests {
         }
     }
 }
+
+extension HeadendTests {
+    /// `warmSeconds`: a warm channel never shown keeps its last seconds, so right after the first
+    /// flip to it the viewer can go back to before they tuned in.
+    @Suite struct WarmTimeshift {
+        init() throws { try GStreamer.initialize() }
+
+        @Test func aWarmChannelNeverShownHasItsLastSecondsAtTheFirstFlip() async throws {
+            let one = makeChannel(["test://ball?size=160x90&fps=30&gop=15"], number: 1)
+            let two = makeChannel(["test://smpte?size=160x90&fps=30&gop=15"], number: 2)
+            let headend = Headend(lineup: Lineup(channels: [one, two]), policy: .all, target: DecodeTarget(width: 160, height: 90),
+                                  logger: testLogger) { _, _ in }
+            var settings = TimeshiftSettings(window: .seconds(60), memoryBytes: 4 << 20, directory: try Timeshift.temporaryDirectory())
+            settings.warmSeconds = .seconds(4)
+            await headend.setTimeshift(settings)
+            await headend.applyPolicy(current: 0, last: nil)
+            try #require(await eventually(within: 10) { headend.sources[1].cache.hasKeyframe })
+            try await Task.sleep(for: .seconds(7))
+            let warm = try #require(await headend.timeshiftBuffers[1]?.buffer, "channel 2 has a buffer without being shown")
+            let held = try #require(warm.range)
+            #expect(held.upperBound.timeIntervalSince(held.lowerBound) > 2.5, "the last seconds: \(held)")
+            #expect(held.upperBound.timeIntervalSince(held.lowerBound) < 4 + 1.5, "no more than warm-seconds and a GOP: \(held)")
+            #expect(warm.index.allSatisfy { !$0.onDisk }, "in memory only")
+
+            let tunedAt = Date()
+            let recorder = Activation.FrameRecorder()
+            let (feed, _) = try await headend.activate(two, sink: recorder) { _, _ in }
+            try #require(await eventually(within: 5) { !recorder.frames.isEmpty }, "the flip shows a picture")
+            let status = try #require(await headend.status(feed: feed))
+            #expect((status.bufferStart ?? .distantFuture) < tunedAt.addingTimeInterval(-2.5), "back to before the flip: \(status)")
+            let back = try await headend.timeshift(feed: feed, .seekTo(tunedAt.addingTimeInterval(-2.5)))
+            #expect(!back.live && back.position < tunedAt.addingTimeInterval(-2), "\(back)")
+            await headend.shutdown()
+        }
+    }
+}

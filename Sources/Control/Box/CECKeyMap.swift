@@ -21,6 +21,8 @@ public enum CECKeyMap {
         case 0x45, 0x64: .stop                   // STOP, STOP_FUNCTION
         case 0x48: .rewind
         case 0x49: .fastForward
+        case 0x4B: .skipForward                  // FORWARD (next)
+        case 0x4C: .skipBack                     // BACKWARD (previous)
         case 0x51: .subtitle                     // SUB_PICTURE
         case 0x53: .guide                        // ELECTRONIC_PROGRAM_GUIDE
         case 0x96: .multiview                    // AN_CHANNELS_LIST

@@ -31,6 +31,8 @@ extension Key {
         case .rewind: "rewind"
         case .fastForward: "fast-forward"
         case .stop: "stop"
+        case .skipBack: "skip-back"
+        case .skipForward: "skip-forward"
         case .guide: "guide"
         case .favourites: "favourites"
         case .audio: "audio"
@@ -45,7 +47,7 @@ extension Key {
     ] + (0...9).map(Key.digit) + [
         .dot, .enter, .backspace, .quit, .info, .scope, .pip, .swap, .multiview, .back,
         .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide,
-        .favourites, .audio, .subtitle, .other,
+        .favourites, .audio, .subtitle, .skipBack, .skipForward, .other,
     ]
 
     /// The key called `name` (case-insensitive; `_` and `-` alike; `epg` is `guide`,

@@ -1,0 +1,12 @@
+import Foundation
+import Headend
+
+/// Markers set over the API on the channel on screen's timeshift buffer. The player implements
+/// it; a player without it answers the marker endpoints with 409.
+public protocol TimeshiftMarkersControl: Sendable {
+    /// Adds a marker at `time` (nil: where the picture is), named `name` (nil: `Marker N`).
+    /// Throws `.outsideBuffer` when `time` is not in the buffer, `.off`/`.nothingShown`/`.notBuffered`.
+    func addTimeshiftMarker(at time: Date?, name: String?) async throws(TimeshiftFailure) -> TimeshiftMarker
+    /// Removes the marker `id`; throws `.unknownMarker` when there is none.
+    func removeTimeshiftMarker(id: Int) async throws(TimeshiftFailure)
+}

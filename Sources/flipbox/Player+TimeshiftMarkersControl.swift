@@ -1,0 +1,4 @@
+import Control
+import Switcher
+
+extension Player: TimeshiftMarkersControl {}

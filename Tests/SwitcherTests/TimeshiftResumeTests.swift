@@ -1,0 +1,60 @@
+import Foundation
+import GStreamer
+import Headend
+import Lineup
+import Logging
+import Switcher
+import Testing
+
+/// `resume-position`: flipping back with recall to a channel left behind live returns to where
+/// it was; without it (or when it was left live), recall returns to live.
+@Suite(.serialized) struct TimeshiftResumeTests {
+    func player(resume: Bool) throws -> Player {
+        try GStreamer.initialize()
+        let lineup = Lineup(channels: [
+            Channel(id: "one", number: ChannelNumber(1), name: "One", sources: ["test://ball?size=160x90&gop=15"]),
+            Channel(id: "two", number: ChannelNumber(2), name: "Two", sources: ["test://smpte?size=160x90&gop=15"]),
+        ])
+        var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all)
+        var shift = TimeshiftSettings(window: .seconds(60), memoryBytes: 8 << 20,
+                                      directory: FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-resume-\(UUID().uuidString)"))
+        shift.resumePosition = resume
+        options.timeshift = shift
+        return try Player(lineup: lineup, options: options, logger: Logger(label: "test"))
+    }
+
+    /// Tunes 1, goes 4 s back, flips to 2 and recalls; returns where 1 stands then and where it was left.
+    func leaveBehindAndRecall(_ player: Player) async throws -> (TimeshiftStatus, Date) {
+        try await player.start()
+        #expect(await player.flip(.tune(ChannelNumber(1))).outcome == .completed)
+        try await Task.sleep(for: .seconds(7))
+        let back = try await player.timeshift(.seekBy(.seconds(-4)))
+        #expect(!back.live && back.behind > 3, "\(back)")
+        try await Task.sleep(for: .seconds(1))
+        let left = try #require(await player.timeshiftStatus()).position
+        #expect(await player.flip(.tune(ChannelNumber(2))).outcome == .completed)
+        try await Task.sleep(for: .seconds(1))
+        #expect(await player.flip(.recall).outcome == .completed)
+        return (try #require(await player.timeshiftStatus()), left)
+    }
+
+    @Test func recallReturnsToWhereTheChannelWasLeft() async throws {
+        let player = try player(resume: true)
+        let (status, left) = try await leaveBehindAndRecall(player)
+        #expect(status.channel == ChannelNumber(1) && !status.live, "\(status)")
+        #expect(abs(status.position.timeIntervalSince(left)) < 2, "back where it was left (\(left)): \(status.position)")
+        // Left live, recall is live.
+        _ = try await player.timeshift(.live)
+        #expect(await player.flip(.recall).outcome == .completed)
+        #expect(await player.flip(.recall).outcome == .completed)
+        #expect(try #require(await player.timeshiftStatus()).live)
+        await player.shutdown()
+    }
+
+    @Test func withoutItRecallIsLive() async throws {
+        let player = try player(resume: false)
+        let (status, _) = try await leaveBehindAndRecall(player)
+        #expect(status.channel == ChannelNumber(1) && status.live, "\(status)")
+        await player.shutdown()
+    }
+}
