@@ -1,8 +1,8 @@
 import Foundation
 import Headend
 
-/// Markers set over the API on the channel on screen's timeshift buffer. The player implements
-/// it; a player without it answers the marker endpoints with 409.
+/// Markers set over the API on the channel on screen's timeshift buffer: a role of the player
+/// (`PlayerControl`), like moving in time.
 public protocol TimeshiftMarkersControl: Sendable {
     /// Adds a marker at `time` (nil: where the picture is), named `name` (nil: `Marker N`).
     /// Throws `.outsideBuffer` when `time` is not in the buffer, `.off`/`.nothingShown`/`.notBuffered`.

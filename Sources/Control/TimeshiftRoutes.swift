@@ -14,7 +14,7 @@ import Switcher
 ///
 /// A bad `by`/`to` is 400; timeshift off, nothing on screen or nothing buffered there is 409;
 /// a decoder that cannot start is 503. Every answer that moved carries the new status.
-struct TimeshiftRoutes<Player: TimeshiftControl> {
+struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
     let player: Player
 
     func register(on table: APIRouteTable) {
@@ -59,16 +59,13 @@ struct TimeshiftRoutes<Player: TimeshiftControl> {
     }
 
     private func registerMarkers(on table: APIRouteTable) {
-        let markers = player as? any TimeshiftMarkersControl
-        table.on("/api/v1/timeshift/markers", [.post: { request, _ in await Self.addMarker(markers, request.uri.queryParameters) }])
-        table.on("/api/v1/timeshift/markers/{id}", [.delete: { _, context in await Self.removeMarker(markers, context.parameters.get("id")) }])
+        let player = self.player
+        table.on("/api/v1/timeshift/markers", [.post: { request, _ in await Self.addMarker(player, request.uri.queryParameters) }])
+        table.on("/api/v1/timeshift/markers/{id}", [.delete: { _, context in await Self.removeMarker(player, context.parameters.get("id")) }])
     }
 
-    private static var noMarkers: String { "this player has no timeshift markers" }
-
     /// `POST /api/v1/timeshift/markers?at=&name=`: 201 with the marker; 400 for a bad `at` or `name`.
-    private static func addMarker(_ markers: (any TimeshiftMarkersControl)?, _ query: Parameters) async -> Response {
-        guard let markers else { return JSONResponse.error(.conflict, noMarkers) }
+    private static func addMarker(_ markers: Player, _ query: Parameters) async -> Response {
         var time: Date?
         if let at = query.get("at") {
             guard let parsed = try? Date.ISO8601FormatStyle(includingFractionalSeconds: at.contains(".")).parse(at) else {
@@ -83,19 +80,18 @@ struct TimeshiftRoutes<Player: TimeshiftControl> {
         do {
             return JSONResponse.make(.created, try await markers.addTimeshiftMarker(at: time, name: name))
         } catch {
-            return JSONResponse.error(.conflict, error.message)
+            return JSONResponse.failure(error)
         }
     }
 
     /// `DELETE /api/v1/timeshift/markers/{id}`: 204; 404 when there is no such marker.
-    private static func removeMarker(_ markers: (any TimeshiftMarkersControl)?, _ id: String?) async -> Response {
-        guard let markers else { return JSONResponse.error(.conflict, noMarkers) }
+    private static func removeMarker(_ markers: Player, _ id: String?) async -> Response {
         guard let id = id.flatMap(Int.init) else { return JSONResponse.error(.badRequest, "the marker id must be a number") }
         do {
             try await markers.removeTimeshiftMarker(id: id)
             return Response(status: .noContent)
         } catch {
-            return JSONResponse.error(error.code == .unknownMarker ? .notFound : .conflict, error.message)
+            return JSONResponse.failure(error)
         }
     }
 

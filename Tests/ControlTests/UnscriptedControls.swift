@@ -1,4 +1,5 @@
 import Control
+import Foundation
 import Headend
 import Lineup
 import Switcher
@@ -41,6 +42,13 @@ extension TimeshiftControl {
         throw TimeshiftFailure(.off, "this test player has no timeshift")
     }
     func timeshiftStatus() async -> TimeshiftStatus? { nil }
+}
+
+extension TimeshiftMarkersControl {
+    func addTimeshiftMarker(at time: Date?, name: String?) async throws(TimeshiftFailure) -> TimeshiftMarker {
+        throw TimeshiftFailure(.off, "this test player has no timeshift")
+    }
+    func removeTimeshiftMarker(id: Int) async throws(TimeshiftFailure) { throw TimeshiftFailure(.off, "this test player has no timeshift") }
 }
 
 extension AudioControl {

@@ -1,4 +1,0 @@
-import Control
-import Switcher
-
-extension Player: TimeshiftMarkersControl {}
