@@ -54,7 +54,7 @@ import Testing
 
     @Test(arguments: cases)
     func drawsLikeGStreamersBlend(_ c: Case) throws {
-        let image = Self.picture(width: c.width, height: c.height, seed: UInt64(c.x * 1000 + c.y + 77))
+        let image = Self.picture(width: c.width, height: c.height, seed: UInt64(bitPattern: Int64(c.x * 1000 + c.y + 77)))
         let i420 = Self.background(.i420), y444 = Self.background(.y444)
         let format = try i420.format, format444 = try y444.format
 
