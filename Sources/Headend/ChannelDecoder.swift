@@ -309,17 +309,21 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         let branch = lock.withLock { audio }
         if let audioCaps { branch.source.caps = audioCaps }
+        let wanted = sink.frameSize
+        // A still picture to scale (a radio channel in a picture-in-picture window) is scaled
+        // with the first sound, on its streaming thread, not here on the media thread.
+        let scaleLater = wanted.map { $0 != (target.width, target.height) } ?? false
         lock.withLock {
             feedValue = feed
             self.sink = sink
             self.audioStream = audioStream
             self.still = still
-            if still != nil { stillShown = .now }
+            stillShown = still != nil && !scaleLater ? .now : nil
         }
-        if let wanted = sink.frameSize { scale(to: wanted) }
+        if let wanted { scale(to: wanted) }
         // Radio: the picture goes up at once (its sound is cached and follows within tens of
         // milliseconds), so the flip completes as fast as a warm flip to a picture.
-        if videoSource == nil, let picture = still?().flatMap({ sized($0, for: sink) }) { sink.presentVideo(picture, feed: feed) }
+        if videoSource == nil, !scaleLater, let picture = still?() { sink.presentVideo(picture, feed: feed) }
     }
 
     /// Scales to `wanted` from the next frame on (any thread): the pipeline renegotiates its
