@@ -32,6 +32,11 @@ let package = Package(
         .systemLibrary(name: "CCEC", providers: [.apt(["libcec-dev"])]),
         // libdrm's mode-setting queries; only Display/DRMSyscalls.swift imports it.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // libavformat/libavcodec/libavutil (FFmpeg); only MediaProbe/FFmpegReader.swift imports it.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat libavcodec libavutil",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // Probing files and URLs with libavformat: streams, codecs, colour, HDR, chapters.
+        .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
         // Displays: DRM devices, connectors and modes, and choosing one for the kms output.
         .target(name: "Display", dependencies: ["CDRM"]),
         // Safe Swift wrapper: the only module that imports CGStreamer.
@@ -55,7 +60,7 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "Headend", dependencies: [
-            "GStreamer", "Lineup", .product(name: "Logging", package: "swift-log"),
+            "GStreamer", "Lineup", "MediaProbe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Output", dependencies: [
             "GStreamer", "Lineup", "Headend", .product(name: "Logging", package: "swift-log"),
@@ -83,7 +88,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display",
+            "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -94,7 +99,7 @@ let package = Package(
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport", "LoopbackStreams"]),
+        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport", "LoopbackStreams", "MediaProbe"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "Parental", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
@@ -110,6 +115,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
+        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "TestSupport"]),
         .testTarget(name: "FlipboxTests", dependencies: ["GStreamer", "Lineup", "LoopbackStreams", "TestSupport"]),
     ]
 )

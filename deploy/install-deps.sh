@@ -20,6 +20,7 @@ PACKAGES=(
   gstreamer1.0-pulseaudio
   libavformat-dev
   libavcodec-dev
+  libavutil-dev
   ffmpeg
   librsvg2-common
   fonts-dejavu-core

@@ -76,12 +76,12 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(channel.id, forKey: .id)
         try c.encode(channel.group, forKey: .group)
         try c.encode(channel.logo?.description, forKey: .logo)
-        try c.encode(status.state.tier, forKey: .state)
+        try c.encode(status.state.tier.rawValue, forKey: .state)
         try c.encode(status.state.description, forKey: .detail)
         try c.encode(status.state.reason, forKey: .reason)
         try c.encode(channel.sources.count, forKey: .sources)
         // Only warm and playing channels have a recent keyframe to show; radio has none.
-        let picture = (status.state.tier == "warm" || status.state.tier == "hot") && status.media?.radio != true
+        let picture = status.state.tier.hasPicture && status.media?.radio != true
         let path = channel.number.description.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? channel.number.description
         try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
         try c.encode(channel.isFavourite, forKey: .favourite)
@@ -105,7 +105,7 @@ struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
     /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
-    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden` or `timeshift`.
+    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden`, `timeshift` or `clip`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -120,6 +120,7 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .programmeChanged: "programme-changed"
         case .proposalShown: "proposal-shown"
         case .proposalHidden: "proposal-hidden"
+        case .clip: "clip"
         }
     }
 
@@ -143,7 +144,7 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .channelState(let channel, let state):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)
-            try c.encode(state.tier, forKey: .state)
+            try c.encode(state.tier.rawValue, forKey: .state)
             try c.encode(state.description, forKey: .detail)
             try c.encode(state.reason, forKey: .reason)
         case .cardShown(let requestID, let channel, let kind):
@@ -157,6 +158,8 @@ struct PlayerEventJSON: Encodable, Sendable {
             try c.encode(ChannelJSON(channel), forKey: .channel)
         case .timeshift(let status):
             try status.encode(to: encoder)
+        case .clip(let job):
+            try job.encode(to: encoder)
         case .lockShown(let channel, let reason):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)

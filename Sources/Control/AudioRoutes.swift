@@ -6,8 +6,8 @@ import Switcher
 /// The audio endpoints: `GET /api/v1/audio` lists the tracks of the channel on screen and the
 /// one playing; `POST /api/v1/audio/{track}` plays `next`, a track number (from 1) or a language
 /// (`deu`, `de`, `German`), remembered for the channel. Bad track 400, no such track 404, no
-/// channel or no sound 409, a player without audio 501.
-struct AudioRoutes<Player: PlayerControl> {
+/// channel or no sound 409.
+struct AudioRoutes<Player: AudioControl> {
     let player: Player
 
     func register(on table: APIRouteTable) {
@@ -17,23 +17,8 @@ struct AudioRoutes<Player: PlayerControl> {
         }])
         table.on("/api/v1/audio/{track}", [.post: { _, context in
             let text = context.parameters.get("track").flatMap { $0.removingPercentEncoding } ?? ""
-            do {
-                return JSONResponse.make(.ok, AudioStatusJSON(try await player.selectAudio(text)))
-            } catch let error as AudioSelectionError {
-                return JSONResponse.error(Self.status(error.code), error.message)
-            } catch {
-                return JSONResponse.error(.internalServerError, "\(error)")
-            }
+            return await JSONResponse.answer { AudioStatusJSON(try await player.selectAudio(text)) }
         }])
-    }
-
-    static func status(_ code: AudioSelectionError.Code) -> HTTPResponse.Status {
-        switch code {
-        case .badRequest: .badRequest
-        case .noSuchTrack: .notFound
-        case .notPlaying, .noAudio: .conflict
-        case .unsupported: .notImplemented
-        }
     }
 }
 

@@ -12,7 +12,7 @@ struct ControlAPI {
 
     init(
         player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide?, metrics: ControlMetrics,
-        logger: Logger
+        logger: Logger, clips: (any ClipControl)? = nil
     ) throws(ControlConfigurationError) {
         try configuration.validate()
         // HEAD is answered like GET, without the body.
@@ -36,6 +36,7 @@ struct ControlAPI {
         ).register(on: routes)
         GuideRoutes(guide: guide, logger: logger).register(on: routes)
         ReminderRoutes(guide: guide, player: player, bodyBytes: configuration.limits.bodyBytes).register(on: routes)
+        ClipRoutes(clips: clips, bodyBytes: configuration.limits.bodyBytes).register(on: routes)
     }
 }
 
@@ -47,9 +48,9 @@ struct ControlAPI {
 /// there is none.
 public func makeControlRouter(
     player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil,
-    metrics: ControlMetrics = ControlMetrics(), logger: Logger
+    metrics: ControlMetrics = ControlMetrics(), logger: Logger, clips: (any ClipControl)? = nil
 ) throws(ControlConfigurationError) -> Router<BasicRequestContext> {
-    try ControlAPI(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger).router
+    try ControlAPI(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips).router
 }
 
 /// The control API as a Hummingbird application listening on `configuration.host:port`.
@@ -60,10 +61,11 @@ public func makeControlRouter(
 /// (``RequestHeadLimit``). Logs one line when it is listening.
 /// Throws ``ControlConfigurationError`` for a configuration that must not run (no token off loopback).
 public func makeControlApplication(
-    player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil, logger: Logger
+    player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil, logger: Logger,
+    clips: (any ClipControl)? = nil
 ) throws(ControlConfigurationError) -> Application<RouterResponder<BasicRequestContext>> {
     let metrics = ControlMetrics()
-    let router = try makeControlRouter(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger)
+    let router = try makeControlRouter(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips)
     let host = configuration.host
     let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     let limits = configuration.limits

@@ -60,7 +60,7 @@ public final class ControlMetrics: Sendable {
         case .channelState(_, let state):
             registry.makeCounter(descriptor: Self.name("channel_state_changes", "total", "Channel state changes, by the state entered"),
                                  labels: [("state", Self.stateName(state))]).increment()
-        case .flipStarted, .flipRetargeted, .cardHidden, .timeshift, .lockShown, .lockHidden, .programmeChanged, .proposalShown, .proposalHidden:
+        case .flipStarted, .flipRetargeted, .cardHidden, .timeshift, .lockShown, .lockHidden, .programmeChanged, .proposalShown, .proposalHidden, .clip:
             break
         }
     }
@@ -83,7 +83,7 @@ public final class ControlMetrics: Sendable {
     // MARK: Scrape
 
     /// The text exposition, with the channel and process figures read from `player` now.
-    func scrape(_ player: some PlayerControl) async -> [UInt8] {
+    func scrape(_ player: some FlipControl) async -> [UInt8] {
         var counts = Dictionary(uniqueKeysWithValues: Self.channelStates.map { ($0, 0) })
         for channel in await player.channels() { counts[Self.stateName(channel.state), default: 0] += 1 }
         for (state, count) in counts {

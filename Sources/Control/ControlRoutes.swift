@@ -31,6 +31,32 @@ struct APIAdmissions: Sendable {
     static func busy(_ message: String) -> Response {
         JSONResponse.error(.serviceUnavailable, message, headers: [.retryAfter: "1"])
     }
+
+    /// Runs one flip (a request, a swap, a select) and answers with its result once it
+    /// completed, failed or was superseded, or with the failure that kept it from starting. A
+    /// client that hangs up does not take back its key press: the flip runs to its end in a task
+    /// of its own instead of being cancelled with the request, and holds its place until then.
+    func answerFlip(logger: Logger, _ body: @escaping @Sendable () async throws -> FlipResult) async -> Response {
+        guard let ticket = flips.admit() else { return busyFlipping() }
+        do {
+            let result = try await Task {
+                defer { ticket.release() }
+                return try await body()
+            }.value
+            logger.debug("control API flip", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error ?? "")"])
+            return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
+        } catch {
+            return JSONResponse.failure(error)
+        }
+    }
+
+    /// 503 for a flip beyond ``RequestLimits/flipsInFlight``.
+    func busyFlipping() -> Response {
+        Self.busy("""
+            \(flips.limit) flips are in flight already, the most this box takes at once; \
+            wait for one to finish (each ends within 8 s) and try again
+            """)
+    }
 }
 
 /// The endpoints of the control API, registered on a router. Handlers only translate HTTP to
@@ -41,8 +67,6 @@ struct ControlRoutes<Player: PlayerControl> {
     let admissions: APIAdmissions
     let metrics: ControlMetrics
     let logger: Logger
-
-    static var widthRange: ClosedRange<Int> { 16...7680 }
 
     func register(on table: APIRouteTable) {
         let player = self.player
@@ -71,25 +95,22 @@ struct ControlRoutes<Player: PlayerControl> {
             return JSONResponse.make(.ok, ChannelListJSON(channels: channels))
         }])
         table.on("/api/v1/flip/next", [.post: { _, _ in
-            await Self.flip(.next, player: player, admissions: admissions, logger: logger)
+            await admissions.answerFlip(logger: logger) { await player.flip(.next) }
         }])
         table.on("/api/v1/flip/previous", [.post: { _, _ in
-            await Self.flip(.previous, player: player, admissions: admissions, logger: logger)
+            await admissions.answerFlip(logger: logger) { await player.flip(.previous) }
         }])
         table.on("/api/v1/recall", [.post: { _, _ in
-            await Self.flip(.recall, player: player, admissions: admissions, logger: logger)
+            await admissions.answerFlip(logger: logger) { await player.flip(.recall) }
         }])
         table.on("/api/v1/tune/{number}", [.post: { _, context in
-            let text = context.parameters.get("number").flatMap { $0.removingPercentEncoding } ?? ""
-            guard let number = ChannelNumber(text) else {
-                return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
-            }
-            return await Self.flip(.tune(number), player: player, admissions: admissions, logger: logger)
+            let number = try APIParameter.channelNumber(context)
+            return await admissions.answerFlip(logger: logger) { await player.flip(.tune(number)) }
         }])
         table.on("/api/v1/tune/id/{id}", [.post: { _, context in
             let id = context.parameters.get("id").flatMap { $0.removingPercentEncoding } ?? ""
             guard !id.isEmpty else { return JSONResponse.error(.badRequest, "the channel id is empty") }
-            return await Self.flip(.tuneID(id), player: player, admissions: admissions, logger: logger)
+            return await admissions.answerFlip(logger: logger) { await player.flip(.tuneID(id)) }
         }])
         table.on("/api/v1/flip-scope/{scope}", [.post: { _, context in
             let text = context.parameters.get("scope") ?? ""
@@ -100,16 +121,7 @@ struct ControlRoutes<Player: PlayerControl> {
             return JSONResponse.make(.ok, ["scope": scope.description])
         }])
         table.on(APIPath.snapshot, [.get: { request, _ in
-            var width: Int?
-            if let text = request.uri.queryParameters.get("width") {
-                guard let value = Int(text), Self.widthRange.contains(value) else {
-                    return JSONResponse.error(
-                        .badRequest,
-                        "width must be a whole number from \(Self.widthRange.lowerBound) to \(Self.widthRange.upperBound)"
-                    )
-                }
-                width = value
-            }
+            var width = try APIParameter.width(request)
             guard let ticket = admissions.stillImages.admit() else {
                 return APIAdmissions.busy("\(admissions.stillImages.limit) snapshots and thumbnails are being made already; try again shortly")
             }
@@ -132,6 +144,7 @@ struct ControlRoutes<Player: PlayerControl> {
         TimeshiftRoutes(player: player).register(on: table)
         AudioRoutes(player: player).register(on: table)
         ParentalRoutes(player: player, admissions: admissions).register(on: table)
+        GuideGridRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
         table.on(APIPath.events, [.get: { request, _ in
             guard let ticket = admissions.eventStreams.admit() else {
                 return APIAdmissions.busy("""
@@ -168,28 +181,5 @@ struct ControlRoutes<Player: PlayerControl> {
                 return JSONResponse.error(.internalServerError, "the OpenAPI document does not parse: \(error)")
             }
         }])
-    }
-
-    /// Performs one flip and answers with its result once it completed, failed or was superseded.
-    static func flip(_ request: FlipRequest, player: Player, admissions: APIAdmissions, logger: Logger) async -> Response {
-        guard let ticket = admissions.flips.admit() else { return busyFlipping(admissions) }
-        // A client that hangs up does not take back its key press: the flip runs to its end in
-        // a task of its own instead of being cancelled with the request, and holds its place until then.
-        let result = await Task {
-            defer { ticket.release() }
-            return await player.flip(request)
-        }.value
-        logger.debug("control API flip", metadata: [
-            "request": "\(request)", "outcome": "\(result.outcome.rawValue)", "error": "\(result.error ?? "")",
-        ])
-        return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
-    }
-
-    /// 503 for a flip beyond ``RequestLimits/flipsInFlight``.
-    static func busyFlipping(_ admissions: APIAdmissions) -> Response {
-        APIAdmissions.busy("""
-            \(admissions.flips.limit) flips are in flight already, the most this box takes at once; \
-            wait for one to finish (each ends within 8 s) and try again
-            """)
     }
 }

@@ -5,7 +5,7 @@ import Switcher
 ///
 /// Completed 200, superseded 409; failed by `FlipResult.failure`: unknown channel 404, timed out
 /// 504, nothing to flip to 409, a source that failed 502, a locked channel 403, a cancelled
-/// request 499 (the client went away).
+/// request 499 (the client went away): the failure's kind (FailureKind+HTTP.swift).
 enum FlipHTTPStatus {
     static func of(_ result: FlipResult) -> HTTPResponse.Status {
         switch result.outcome {
@@ -14,14 +14,7 @@ enum FlipHTTPStatus {
         case .superseded:
             return .conflict
         case .failed:
-            switch result.failure ?? .sourceFailed {
-            case .unknownChannel: return .notFound
-            case .timedOut: return .gatewayTimeout
-            case .nothingToFlipTo: return .conflict
-            case .sourceFailed: return .badGateway
-            case .locked: return .forbidden
-            case .cancelled: return .init(code: 499, reasonPhrase: "Client Closed Request")
-            }
+            return (result.failure ?? .sourceFailed).kind.httpStatus
         }
     }
 }

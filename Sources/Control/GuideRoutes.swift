@@ -121,12 +121,9 @@ struct GuideRoutes {
                 let summary = try await guide.refresh()
                 return JSONResponse.make(.ok, summary)
             } catch {
-                switch error.code {
-                case .busy: return JSONResponse.error(.conflict, error.description)
-                case .noSource: return JSONResponse.error(.notFound, error.description)
-                case .storage: return JSONResponse.error(.internalServerError, "the old guide is kept: \(error.description)")
-                default: return JSONResponse.error(.badGateway, "the old guide is kept: \(error.description)")
-                }
+                // A failed refresh keeps the old guide; the description names the source and line.
+                let kept = error.code == .busy || error.code == .noSource ? "" : "the old guide is kept: "
+                return JSONResponse.error(error.kind.httpStatus, kept + error.description)
             }
         }])
     }

@@ -478,6 +478,80 @@ extension OpenAPIDocument {
                         type: object
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/guide/grid:
+            get:
+              operationId: guideGridStatus
+              summary: The on-screen guide, as the remote's g key opens it; open or not, the focused channel and programme.
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: openGuideGrid
+              summary: Opens the on-screen guide on the programme on now on the channel on screen (the channel plays on underneath).
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+            delete:
+              operationId: closeGuideGrid
+              summary: Closes the on-screen guide.
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/guide/grid/move/{move}:
+            post:
+              operationId: moveGuideGrid
+              summary: Moves the guide's focus; 400 for another move, 409 when the guide is not open.
+              parameters:
+                - name: move
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+                    enum: [up, down, left, right, page-up, page-down]
+              responses:
+                "200":
+                  $ref: "#/components/responses/GuideGrid"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/guide/grid/select:
+            post:
+              operationId: selectGuideGrid
+              summary: Tunes the focused channel and closes the guide; answers like a flip (409 when the guide is not open).
+              responses:
+                "200":
+                  $ref: "#/components/responses/FlipCompleted"
+                default:
+                  $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/guide/grid/remind:
+            post:
+              operationId: remindFromGuideGrid
+              summary: A reminder for the focused programme; 409 when the guide is not open or the programme has started.
+              responses:
+                "200":
+                  description: The reminder.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [id, title, start]
+                        properties:
+                          id:
+                            type: integer
+                          channel:
+                            $ref: "#/components/schemas/Channel"
+                          title:
+                            type: string
+                          start:
+                            type: string
+                            format: date-time
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/timeshift:
             get:
               operationId: timeshiftStatus
@@ -664,10 +738,114 @@ extension OpenAPIDocument {
                         type: object
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/clips:
+            get:
+              operationId: clips
+              summary: Every clip cut from a timeshift buffer, newest first (409 when the box has no clip library).
+              responses:
+                "200":
+                  description: The clips.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [clips]
+                        properties:
+                          clips:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/ClipJob"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: startClip
+              summary: |
+                Cuts a clip of a channel's timeshift buffer, remuxed without re-encoding, from the keyframe
+                at or before `from`. Answers at once with the job; its progress follows as `clip` events.
+                400 for a bad body or a range outside the buffer (the message gives the buffer's range),
+                404 for an unknown channel, 409 when the channel has no buffer.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [channel, from]
+                      properties:
+                        channel:
+                          type: string
+                          description: A channel number (a JSON number is taken too).
+                        from:
+                          type: string
+                          description: "`now`, a time before the live edge (`-60s`, `-1m30s`, `-90`) or an ISO 8601 time."
+                        to:
+                          type: string
+                          description: As `from`; default `now`.
+                        format:
+                          type: string
+                          enum: [mp4, mkv, ts]
+                          description: Default mp4.
+              responses:
+                "202":
+                  description: The job, writing.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: "#/components/schemas/ClipJob"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/clips/{id}:
+            get:
+              operationId: downloadClip
+              summary: The clip's file once written (an attachment); 202 with the job while it is written, 409 when it failed, 404 when there is no such clip.
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  description: The file (MP4, Matroska or MPEG-TS).
+                  content:
+                    video/mp4:
+                      schema:
+                        type: string
+                        format: binary
+                    video/x-matroska:
+                      schema:
+                        type: string
+                        format: binary
+                    video/mp2t:
+                      schema:
+                        type: string
+                        format: binary
+                "202":
+                  description: Still being written.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: "#/components/schemas/ClipJob"
+                default:
+                  $ref: "#/components/responses/Error"
+            delete:
+              operationId: deleteClip
+              summary: Removes a clip and its file (stops it first while it is written); 404 when there is none.
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "204":
+                  description: Removed.
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/events:
             get:
               operationId: events
-              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, lock-shown, lock-hidden, programme-changed, proposal-shown, proposal-hidden, timeshift).
+              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, lock-shown, lock-hidden, programme-changed, proposal-shown, proposal-hidden, timeshift, clip).
               parameters:
                 - $ref: "#/components/parameters/QueryToken"
               responses:
@@ -813,6 +991,21 @@ extension OpenAPIDocument {
                           $ref: "#/components/schemas/Channel"
                       highlight:
                         $ref: "#/components/schemas/Channel"
+            GuideGrid:
+              description: The on-screen guide.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [open]
+                    properties:
+                      open:
+                        type: boolean
+                      channel:
+                        $ref: "#/components/schemas/Channel"
+                      programme:
+                        type: string
+                        description: The focused programme's title and time.
             Timeshift:
               description: Where the channel on screen stands in time.
               content:
@@ -1012,6 +1205,44 @@ extension OpenAPIDocument {
                       type: integer
                     residentBytes:
                       type: integer
+            ClipJob:
+              type: object
+              required: [id, channel, format, from, to, state, progress, created, fileName]
+              properties:
+                id:
+                  type: string
+                channel:
+                  type: string
+                format:
+                  type: string
+                  enum: [mp4, mkv, ts]
+                from:
+                  type: string
+                  description: The range asked for, resolved (ISO 8601).
+                to:
+                  type: string
+                state:
+                  type: string
+                  enum: [writing, done, failed]
+                progress:
+                  type: number
+                  description: 0 to 1.
+                duration:
+                  type: number
+                  description: The clip's length in seconds (from the keyframe it starts at), once done.
+                bytes:
+                  type: integer
+                error:
+                  type: string
+                  description: Why it failed.
+                created:
+                  type: string
+                writeSeconds:
+                  type: number
+                  description: Seconds from the request to the complete file.
+                fileName:
+                  type: string
+                  description: The name the download suggests.
             Reminder:
               type: object
               required: [id, channel, title, start, stop]

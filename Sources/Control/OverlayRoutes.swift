@@ -12,9 +12,9 @@ import Switcher
 /// - `POST /api/v1/multiview[?grid=2|3|4]` opens the mosaic, `DELETE` closes it;
 ///   `POST /api/v1/multiview/move/{up|down|left|right}`; `POST /api/v1/multiview/select`.
 ///
-/// Bad values 400, unknown channel 404, nothing open 409, channel not decodable 502, a player
-/// without overlays 501. Swap and select answer like a flip (its result and status).
-struct OverlayRoutes<Player: PlayerControl> {
+/// Bad values 400, unknown channel 404, nothing open 409, channel not decodable 502 (statuses from
+/// the failure's kind, FailureKind+HTTP.swift). Swap and select answer like a flip (its result and status).
+struct OverlayRoutes<Player: OverlayControl> {
     let player: Player
     let admissions: APIAdmissions
     let logger: Logger
@@ -57,12 +57,7 @@ struct OverlayRoutes<Player: PlayerControl> {
                     }
                 }
                 let query = request.uri.queryParameters
-                if let text = query.get("channel") {
-                    guard let number = ChannelNumber(text) else {
-                        return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
-                    }
-                    body.channel = number
-                }
+                if let text = query.get("channel") { body.channel = try APIParameter.channelNumber(text) }
                 if let text = query.get("corner") { body.corner = text }
                 if let text = query.get("size") {
                     guard let size = Double(text) else { return JSONResponse.error(.badRequest, "size must be a number such as 0.3") }
@@ -76,22 +71,19 @@ struct OverlayRoutes<Player: PlayerControl> {
                     corner = c
                 }
                 let (number, size) = (body.channel, body.size)
-                return await Self.answer { try await player.openPiP(number: number, corner: corner, size: size) }
+                return await JSONResponse.answer { try await player.openPiP(number: number, corner: corner, size: size) }
             },
             .delete: { _, _ in JSONResponse.make(.ok, await player.closePiP()) },
         ])
 
         table.on("/api/v1/pip/swap", [
-            .post: { _, _ in await Self.flipAnswer(admissions: admissions, logger: logger) { try await player.swapPiP() } },
+            .post: { _, _ in await admissions.answerFlip(logger: logger) { try await player.swapPiP() } },
         ])
 
         table.on("/api/v1/pip/tune/{number}", [
             .post: { _, context in
-                let text = context.parameters.get("number").flatMap { $0.removingPercentEncoding } ?? ""
-                guard let number = ChannelNumber(text) else {
-                    return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
-                }
-                return await Self.answer { try await player.tunePiP(number: number) }
+                let number = try APIParameter.channelNumber(context)
+                return await JSONResponse.answer { try await player.tunePiP(number: number) }
             },
         ])
 
@@ -102,7 +94,7 @@ struct OverlayRoutes<Player: PlayerControl> {
                     guard let value = Int(text) else { return JSONResponse.error(.badRequest, "grid must be 2, 3 or 4") }
                     grid = value
                 }
-                return await Self.answer { try await player.openMultiview(grid: grid) }
+                return await JSONResponse.answer { try await player.openMultiview(grid: grid) }
             },
             .delete: { _, _ in JSONResponse.make(.ok, await player.closeMultiview()) },
         ])
@@ -113,52 +105,12 @@ struct OverlayRoutes<Player: PlayerControl> {
                 guard let move = MultiviewMove(rawValue: text) else {
                     return JSONResponse.error(.badRequest, "'\(text)' is not a direction; use up, down, left or right")
                 }
-                return await Self.answer { try await player.moveMultiview(move) }
+                return await JSONResponse.answer { try await player.moveMultiview(move) }
             },
         ])
 
         table.on("/api/v1/multiview/select", [
-            .post: { _, _ in await Self.flipAnswer(admissions: admissions, logger: logger) { try await player.selectMultiview() } },
+            .post: { _, _ in await admissions.answerFlip(logger: logger) { try await player.selectMultiview() } },
         ])
-    }
-
-    /// 200 with the value, or the overlay error's status and message.
-    static func answer<T: Encodable & Sendable>(_ body: () async throws -> T) async -> Response {
-        do {
-            return JSONResponse.make(.ok, try await body())
-        } catch let error as OverlayError {
-            return JSONResponse.error(status(error.code), error.message)
-        } catch {
-            return JSONResponse.error(.internalServerError, "\(error)")
-        }
-    }
-
-    /// A flip's result as the flip endpoints answer it, or the overlay error.
-    static func flipAnswer(admissions: APIAdmissions, logger: Logger, _ body: @escaping @Sendable () async throws -> FlipResult) async -> Response {
-        guard let ticket = admissions.flips.admit() else { return ControlRoutes<Player>.busyFlipping(admissions) }
-        do {
-            // Like every flip: it runs to its end (holding its place) even if the client hangs up.
-            let result = try await Task {
-                defer { ticket.release() }
-                return try await body()
-            }.value
-            logger.debug("overlay flip", metadata: ["outcome": "\(result.outcome.rawValue)"])
-            return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
-        } catch let error as OverlayError {
-            return JSONResponse.error(status(error.code), error.message)
-        } catch {
-            return JSONResponse.error(.internalServerError, "\(error)")
-        }
-    }
-
-    static func status(_ code: OverlayError.Code) -> HTTPResponse.Status {
-        switch code {
-        case .unknownChannel: .notFound
-        case .badValue: .badRequest
-        case .notOpen: .conflict
-        case .failed: .badGateway
-        case .unsupported: .notImplemented
-        case .locked: .forbidden
-        }
     }
 }

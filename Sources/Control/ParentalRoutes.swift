@@ -9,7 +9,7 @@ import Switcher
 /// 200 `{"channel", "until"}`; a malformed body or PIN 400; a wrong PIN 403; an unknown channel
 /// 404; a channel that is not locked, or no PIN set, 409; too many wrong PINs 429 with
 /// `Retry-After` (also on the 403 that starts the wait). The PIN is never logged nor echoed.
-struct ParentalRoutes<Player: PlayerControl> {
+struct ParentalRoutes<Player: ParentalControl> {
     let player: Player
     let admissions: APIAdmissions
 
@@ -31,35 +31,11 @@ struct ParentalRoutes<Player: PlayerControl> {
             guard let body = try? JSONDecoder().decode(UnlockRequest.self, from: Data(bytes.readableBytesView)) else {
                 return JSONResponse.error(.badRequest, #"the body must be JSON such as {"pin": "1234"} or {"pin": "1234", "channel": "5"}"#)
             }
-            var channel: ChannelNumber?
-            if let text = body.channel {
-                guard let number = ChannelNumber(text) else {
-                    return JSONResponse.error(.badRequest, "'\(text)' is not a channel number; use a number such as 7 or 9.1")
-                }
-                channel = number
-            }
-            do {
+            let channel = try body.channel.map(APIParameter.channelNumber)
+            return await JSONResponse.answer {
                 let unlocked = try await player.unlock(pin: body.pin, channel: channel)
-                return JSONResponse.make(.ok, UnlockJSON(channel: ChannelJSON(unlocked.channel),
-                                                         until: ISO8601DateFormatter().string(from: unlocked.until)))
-            } catch let error as UnlockError {
-                var headers = HTTPFields()
-                if let wait = error.retryAfter { headers[.retryAfter] = "\(Int(wait.rounded(.up)))" }
-                return JSONResponse.error(Self.status(error.code), error.message, headers: headers)
-            } catch {
-                return JSONResponse.error(.internalServerError, "\(error)")
+                return UnlockJSON(channel: ChannelJSON(unlocked.channel), until: ISO8601DateFormatter().string(from: unlocked.until))
             }
         }])
-    }
-
-    static func status(_ code: UnlockError.Code) -> HTTPResponse.Status {
-        switch code {
-        case .malformed: .badRequest
-        case .wrongPIN: .forbidden
-        case .unknownChannel: .notFound
-        case .notLocked, .notSet: .conflict
-        case .tooManyAttempts: .tooManyRequests
-        case .storage: .internalServerError
-        }
     }
 }

@@ -2,8 +2,13 @@ import Headend
 import Lineup
 import Switcher
 
-/// What the control surfaces (HTTP API, keys) drive. The player implements it; tests may too.
-public protocol PlayerControl: Sendable {
+/// What the control surfaces (HTTP API, keys, the service notifier) drive: the player's roles,
+/// each a protocol of its own with no default answers, so a player that conforms does every one
+/// of them for real. Each route group asks only for the role it uses.
+public typealias PlayerControl = FlipControl & OverlayControl & TimeshiftControl & AudioControl & ParentalControl & ProgrammeControl
+
+/// Flips, what is on screen, the channels and their pictures, the event stream.
+public protocol FlipControl: Sendable {
     /// Performs a flip and returns its single result when it completed, failed or was superseded.
     func flip(_ request: FlipRequest) async -> FlipResult
     func status() async -> PlayerStatus
@@ -21,8 +26,10 @@ public protocol PlayerControl: Sendable {
     /// A JPEG of a warm channel's latest keyframe, optionally scaled to `width`. Throws
     /// `ThumbnailError` (unknown channel, not warm, ...).
     func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8]
+}
 
-    // Overlays (banner, picture-in-picture, multiview); see Player+Overlays.swift. Errors are `OverlayError`.
+/// The info banner, picture-in-picture and the multiview (Player+Overlays.swift). Errors are `OverlayError`.
+public protocol OverlayControl: Sendable {
     /// Shows the info banner for `seconds` (nil: the configured time; 0: until dismissed).
     func showBanner(seconds: Double?) async -> BannerStatus
     func hideBanner() async -> BannerStatus
@@ -40,30 +47,45 @@ public protocol PlayerControl: Sendable {
     func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus
     /// Tunes the highlighted channel and closes the multiview.
     func selectMultiview() async throws -> FlipResult
+}
 
+/// Moving in time on the channel on screen (Player+Timeshift.swift).
+public protocol TimeshiftControl: Sendable {
     /// Pause, seek and back to live on the channel on screen.
     func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus
     /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
     func timeshiftStatus() async -> TimeshiftStatus?
-    // Audio tracks; see Player+Audio.swift. Errors are `AudioSelectionError`.
+}
+
+/// Audio tracks (Player+Audio.swift). Errors are `AudioSelectionError`.
+public protocol AudioControl: Sendable {
     /// The tracks of the channel on screen and the one playing.
     func audioStatus() async -> AudioStatus
     /// Plays `next`, a track number (from 1) or a language (`deu`, `de`, `German`).
     func selectAudio(_ spec: String) async throws -> AudioStatus
-    // Parental locks; see Player+Parental.swift. Errors are `UnlockError`.
+}
+
+/// Parental locks (Player+Parental.swift). Errors are `UnlockError`.
+public protocol ParentalControl: Sendable {
     /// Shows `typed` PIN dots on the lock card (nil or 0 hides them).
     func showPINEntry(_ typed: Int?) async
     /// Unlocks channel `channel` (nil: the one on screen) with `pin`.
     func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus
+}
 
-    // Reminders and proposals; see Player+Programmes.swift.
+/// What is on: reminders, proposals (Player+Programmes.swift) and the on-screen guide
+/// (Player+GuideGrid.swift). Errors are `OverlayError`.
+public protocol ProgrammeControl: Sendable {
     /// The stored reminders changed: the player reads them again.
     func remindersChanged() async
     /// Answers the proposal on screen: accept flips to it (its result), dismiss returns nil.
     /// Throws `OverlayError` `.notOpen` when nothing is proposed.
     func answerProposal(accept: Bool) async throws -> FlipResult?
 
-    // The on-screen guide; see Player+GuideGrid.swift. Errors are `OverlayError`.
+    /// Where the on-screen guide is (open or not, the focused channel and programme).
+    func guideStatus() async -> GuideGridStatus
+    /// Opens the on-screen guide on the programme on now on the channel on screen.
+    func openGuide() async -> GuideGridStatus
     func toggleGuide() async -> GuideGridStatus
     func closeGuide() async -> GuideGridStatus
     func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus
@@ -71,48 +93,4 @@ public protocol PlayerControl: Sendable {
     func selectGuide() async throws -> FlipResult
     /// A reminder for the focused programme.
     func remindFromGuide() async throws -> Reminder
-}
-
-extension PlayerControl {
-    public func showEntry(_ text: String?) async {}
-    public func setFlipScope(_ scope: FlipScope) async {}
-    public func cycleFlipScope() async -> FlipScope { .all }
-
-    public func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8] {
-        throw ThumbnailError(.unsupported, "this player does not make thumbnails")
-    }
-
-    public func showBanner(seconds: Double?) async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
-    public func hideBanner() async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
-    public func toggleBanner() async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
-    public func openPiP(number: ChannelNumber?, corner: LogoStyle.Corner?, size: Double?) async throws -> PiPStatus { throw Self.noOverlays }
-    public func tunePiP(number: ChannelNumber) async throws -> PiPStatus { throw Self.noOverlays }
-    public func swapPiP() async throws -> FlipResult { throw Self.noOverlays }
-    public func closePiP() async -> PiPStatus { PiPStatus(open: false, channel: nil, corner: "", size: 0) }
-    public func togglePiP() async throws -> PiPStatus { throw Self.noOverlays }
-    public func openMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
-    public func closeMultiview() async -> MultiviewStatus { MultiviewStatus(open: false, grid: 0, channels: [], highlight: nil) }
-    public func toggleMultiview(grid: Int) async throws -> MultiviewStatus { throw Self.noOverlays }
-    public func moveMultiview(_ move: MultiviewMove) async throws -> MultiviewStatus { throw Self.noOverlays }
-    public func selectMultiview() async throws -> FlipResult { throw Self.noOverlays }
-    public func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus {
-        throw TimeshiftFailure(.off, "this player has no timeshift")
-    }
-    public func timeshiftStatus() async -> TimeshiftStatus? { nil }
-    public func audioStatus() async -> AudioStatus { AudioStatus(channel: nil, audio: AudioState(tracks: [], playing: nil)) }
-    public func selectAudio(_ spec: String) async throws -> AudioStatus {
-        throw AudioSelectionError(code: .unsupported, message: "this player has no audio tracks")
-    }
-    public func showPINEntry(_ typed: Int?) async {}
-    public func remindersChanged() async {}
-    public func toggleGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
-    public func closeGuide() async -> GuideGridStatus { GuideGridStatus(open: false, channel: nil, programme: nil) }
-    public func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus { throw Self.noOverlays }
-    public func selectGuide() async throws -> FlipResult { throw Self.noOverlays }
-    public func remindFromGuide() async throws -> Reminder { throw Self.noOverlays }
-    public func answerProposal(accept: Bool) async throws -> FlipResult? { throw Self.noOverlays }
-    public func unlock(pin: String, channel: ChannelNumber?) async throws -> UnlockStatus {
-        throw UnlockError(.notLocked, "this player has no parental locks")
-    }
-    private static var noOverlays: OverlayError { OverlayError(.unsupported, "this player has no overlays") }
 }

@@ -14,7 +14,7 @@ import Switcher
 ///   and status), `POST /api/v1/proposal/dismiss` takes it down; 409 when nothing is proposed.
 ///
 /// Without a guide the reminder endpoints answer 404 saying so.
-struct ReminderRoutes<Player: PlayerControl> {
+struct ReminderRoutes<Player: ProgrammeControl> {
     let guide: Guide?
     let player: Player
     let bodyBytes: Int
@@ -53,7 +53,7 @@ struct ReminderRoutes<Player: PlayerControl> {
                 do {
                     return JSONResponse.make(.ok, ReminderListJSON(reminders: try guide.reminders.all().map { ReminderJSON($0, lineup: guide.lineup) }))
                 } catch {
-                    return JSONResponse.error(.internalServerError, "\(error)")
+                    return JSONResponse.failure(error)
                 }
             },
             .post: { request, _ in
@@ -73,7 +73,7 @@ struct ReminderRoutes<Player: PlayerControl> {
                     found = try guide.programmes(channelIDs: [channel.id], from: start, to: start.addingTimeInterval(1))[channel.id]?
                         .first { abs($0.start.timeIntervalSince(start)) < 1 }
                 } catch {
-                    return JSONResponse.error(.internalServerError, "\(error)")
+                    return JSONResponse.failure(error)
                 }
                 guard let programme = found else {
                     return JSONResponse.error(.notFound, "the guide has no programme starting at \(body.programme) on \(channel.number) \(channel.name)")
@@ -86,7 +86,7 @@ struct ReminderRoutes<Player: PlayerControl> {
                     await player.remindersChanged()
                     return JSONResponse.make(.created, ReminderJSON(record, lineup: guide.lineup))
                 } catch {
-                    return JSONResponse.error(.internalServerError, "\(error)")
+                    return JSONResponse.failure(error)
                 }
             },
         ])
@@ -100,7 +100,7 @@ struct ReminderRoutes<Player: PlayerControl> {
                 await player.remindersChanged()
                 return Response(status: .noContent)
             } catch {
-                return JSONResponse.error(.internalServerError, "\(error)")
+                return JSONResponse.failure(error)
             }
         }])
         table.on("/api/v1/proposal/accept", [.post: { _, _ in
@@ -110,7 +110,7 @@ struct ReminderRoutes<Player: PlayerControl> {
                 }
                 return JSONResponse.make(FlipHTTPStatus.of(result), FlipResultJSON(result: result))
             } catch {
-                return JSONResponse.error(.conflict, "\(error)")
+                return JSONResponse.failure(error)
             }
         }])
         table.on("/api/v1/proposal/dismiss", [.post: { _, _ in
@@ -118,7 +118,7 @@ struct ReminderRoutes<Player: PlayerControl> {
                 _ = try await player.answerProposal(accept: false)
                 return JSONResponse.make(.ok, ["dismissed": true])
             } catch {
-                return JSONResponse.error(.conflict, "\(error)")
+                return JSONResponse.failure(error)
             }
         }])
     }

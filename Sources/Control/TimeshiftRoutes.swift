@@ -11,7 +11,7 @@ import Switcher
 ///
 /// A bad `by`/`to` is 400; timeshift off, nothing on screen or nothing buffered there is 409;
 /// a decoder that cannot start is 503. Every answer that moved carries the new status.
-struct TimeshiftRoutes<Player: PlayerControl> {
+struct TimeshiftRoutes<Player: TimeshiftControl> {
     let player: Player
 
     func register(on table: APIRouteTable) {
@@ -49,39 +49,9 @@ struct TimeshiftRoutes<Player: PlayerControl> {
     }
 
     private static func answer(_ player: Player, _ command: TimeshiftCommand) async -> Response {
-        do {
-            return JSONResponse.make(.ok, try await player.timeshift(command))
-        } catch {
-            return JSONResponse.error(error.code == .decoder ? .serviceUnavailable : .conflict, error.message)
-        }
+        await JSONResponse.answer { try await player.timeshift(command) }
     }
 
     /// `-30s`, `+10s`, `-1m30s`, `-1h`, `-90` (seconds), `-500ms`; at most a day either way.
-    static func signedDuration(_ text: String) -> Duration? {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-        var sign: Int64 = 1
-        if rest.first == "-" || rest.first == "+" {
-            sign = rest.first == "-" ? -1 : 1
-            rest = rest.dropFirst()
-        }
-        guard !rest.isEmpty else { return nil }
-        if let seconds = Int64(rest) { return seconds <= 86_400 ? .seconds(sign * seconds) : nil }
-        var total: Int64 = 0
-        while !rest.isEmpty {
-            let digits = rest.prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, digits.count <= 6, let value = Int64(digits) else { return nil }
-            rest = rest.dropFirst(digits.count)
-            let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            switch unit {
-            case "h": total += value * 3_600_000
-            case "m": total += value * 60_000
-            case "s": total += value * 1000
-            case "ms": total += value
-            default: return nil
-            }
-        }
-        guard total <= 86_400_000 else { return nil }
-        return .milliseconds(sign * total)
-    }
+    static func signedDuration(_ text: String) -> Duration? { ClipTime.signedDuration(text) }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import Lineup
 
 /// Why a guide could not be read, stored or queried: a code, a message for the person running
 /// the box, and where it happened (a file or URL, and a line when the XML parser knows it).
 ///
 /// `description` is `WHERE:LINE: message`, like the lineup's errors.
-public struct GuideError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct GuideError: DomainFailure, Hashable {
     public enum Code: String, Sendable, Hashable {
         /// The file or URL could not be opened or downloaded.
         case unreadable
@@ -32,6 +33,15 @@ public struct GuideError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
         self.source = source
         self.line = line
+    }
+
+    public var kind: FailureKind {
+        switch code {
+        case .unreadable, .badCompression, .badXML: .upstream
+        case .storage: .internalFailure
+        case .busy: .conflict
+        case .noSource: .notFound
+        }
     }
 
     public var description: String {

@@ -18,16 +18,22 @@ public enum ChannelState: Sendable, Hashable, CustomStringConvertible {
     /// The source could not be played; retried later with backoff.
     case failed(error: String)
 
-    /// The coarse tier name used by the API: `cold`, `warm`, `hot`, `stalled`, `failed`.
-    public var tier: String {
+    /// The coarse state the API reports.
+    public enum Tier: String, Sendable, Hashable, Codable {
+        case cold, warm, hot, stalled, failed
+
+        /// A picture can be had at once (a keyframe is cached or decoding).
+        public var hasPicture: Bool { self == .warm || self == .hot }
+    }
+
+    /// The coarse state: `cold`, `warm`, `hot`, `stalled`, `failed`.
+    public var tier: Tier {
         switch self {
-        case .cold: "cold"
-        case .connecting: "cold"
-        case .parked: "cold"
-        case .warm: "warm"
-        case .hot: "hot"
-        case .stalled: "stalled"
-        case .failed: "failed"
+        case .cold, .connecting, .parked: .cold
+        case .warm: .warm
+        case .hot: .hot
+        case .stalled: .stalled
+        case .failed: .failed
         }
     }
 

@@ -32,8 +32,15 @@ public struct AudioState: Sendable, Hashable {
 }
 
 /// Why an audio request cannot be met; `message` is for the viewer.
-public struct AudioSelectionError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable { case notPlaying, noAudio, noSuchTrack, badRequest, unsupported }
+public struct AudioSelectionError: DomainFailure {
+    public enum Code: Sendable { case notPlaying, noAudio, noSuchTrack, badRequest }
+    public var kind: FailureKind {
+        switch code {
+        case .badRequest: .badRequest
+        case .noSuchTrack: .notFound
+        case .notPlaying, .noAudio: .conflict
+        }
+    }
     public init(code: Code, message: String) {
         self.code = code
         self.message = message

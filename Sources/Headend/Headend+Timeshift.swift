@@ -75,15 +75,17 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
 }
 
 /// Why a timeshift command could not be carried out.
-public struct TimeshiftFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable { case off, nothingShown, notBuffered, decoder }
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+public typealias TimeshiftFailure = Failure<TimeshiftFailureCode>
+
+public enum TimeshiftFailureCode: String, FailureCode {
+    case off, nothingShown, notBuffered, decoder
+
+    public var kind: FailureKind {
+        switch self {
+        case .off, .nothingShown, .notBuffered: .conflict
+        case .decoder: .unavailable
+        }
     }
-    public var description: String { message }
 }
 
 /// A channel's timeshift buffer and the unpinned tap that fills it.

@@ -3,28 +3,28 @@ import GStreamer
 import Lineup
 
 /// Why a thumbnail could not be made, for the person asking. Switcher and Control call it `ThumbnailError`.
-public struct ThumbnailFailure: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Code: String, Sendable {
-        /// No channel with that number.
-        case unknownChannel
-        /// The channel is cold, connecting, stalled or failed.
-        case notWarm
-        /// The channel is warm but holds no keyframe (yet, or its GOP outgrew the cache).
-        case noPicture
-        /// The keyframe could not be decoded or encoded.
-        case failed
-        /// Decoding took longer than `Thumbnailer.timeout`.
-        case timedOut
-        /// The player behind the API does not make thumbnails.
-        case unsupported
+public typealias ThumbnailFailure = Failure<ThumbnailFailureCode>
+
+public enum ThumbnailFailureCode: String, FailureCode {
+    /// No channel with that number.
+    case unknownChannel
+    /// The channel is cold, connecting, stalled or failed.
+    case notWarm
+    /// The channel is warm but holds no keyframe (yet, or its GOP outgrew the cache).
+    case noPicture
+    /// The keyframe could not be decoded or encoded.
+    case failed
+    /// Decoding took longer than `Thumbnailer.timeout`.
+    case timedOut
+
+    public var kind: FailureKind {
+        switch self {
+        case .unknownChannel: .notFound
+        case .notWarm, .noPicture: .conflict
+        case .failed: .upstream
+        case .timedOut: .timedOut
+        }
     }
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { message }
 }
 
 /// Still pictures of warm channels, made by decoding only the keyframe cached in a channel's

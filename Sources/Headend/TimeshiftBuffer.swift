@@ -300,6 +300,12 @@ public final class TimeshiftBuffer: @unchecked Sendable {
         }
     }
 
+    /// The newest entry's source time (running time) and when it arrived: what maps the
+    /// source's timeline onto the wall clock (chapter markers use it).
+    public var timeAnchor: (sourceTime: ClockTime, wallClock: Date)? {
+        lock.withLock { anchor.map { ($0.pts, $0.at) } }
+    }
+
     /// Bytes held in memory (the rest is on disk).
     public var bytesInMemory: Int { lock.withLock { memoryBytes } }
 

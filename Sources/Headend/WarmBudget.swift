@@ -57,7 +57,9 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
         public var setting: String
         public var value: String
         public var expected: String
-        public var description: String { "\(setting) '\(value)' is not \(expected)" }
+        public var description: String { "\(setting) \(problem)" }
+        /// What is wrong, without the setting's name: `'12x' is not a size such as 256MB`.
+        public var problem: String { "'\(value)' is not \(expected)" }
     }
 
     /// Reads the budget from a lineup's `settings`; keys that are absent leave no limit.

@@ -153,16 +153,27 @@ public struct Lineup: Sendable, Hashable {
     public var file: String?
     /// Lineup-wide settings from YAML (`settings:` map) or M3U header attributes, raw.
     public var settings: [String: String]
+    /// The line each setting was written on (1-based), for errors about its value.
+    public var settingLines: [String: Int]
 
     public init(
         channels: [Channel], guideURLs: [String] = [], guideRefresh: Duration? = .seconds(12 * 3600),
-        file: String? = nil, settings: [String: String] = [:]
+        file: String? = nil, settings: [String: String] = [:], settingLines: [String: Int] = [:]
     ) {
         self.channels = channels.sorted { $0.number < $1.number }
         self.guideURLs = guideURLs
         self.guideRefresh = guideRefresh
         self.file = file
         self.settings = settings
+        self.settingLines = settingLines
+    }
+
+    /// Where setting `key` was written, for an error about its value: `FILE:LINE: settings.KEY`
+    /// (`path`, as the person gave it, else the file the lineup was read from).
+    public func settingOrigin(_ key: String, path: String? = nil) -> String {
+        let file = path ?? self.file ?? "the lineup"
+        guard let line = settingLines[key], line > 0 else { return "\(file): settings.\(key)" }
+        return "\(file):\(line): settings.\(key)"
     }
 
     public func channel(number: ChannelNumber) -> Channel? { channels.first { $0.number == number } }

@@ -83,7 +83,7 @@ enum LineupAssembler {
         }
 
         if log.hasErrors { return nil }
-        return Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: draft.settings)
+        return Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: draft.settings, settingLines: draft.settingLines)
     }
 
     /// C0 controls, DEL and C1 controls: what a terminal may act on.

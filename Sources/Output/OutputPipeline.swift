@@ -46,7 +46,9 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
 
     /// `kms`: the device, connector and mode (the output's size) for the kms sink; nil leaves the
     /// choice to kmssink (its first device and connector, the mode already set).
-    public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, logger: Logger) throws {
+    /// `audioDevice`: the ALSA device the sound goes to (`--audio-device`); nil: the default one.
+    public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, audioDevice: AudioDevice? = nil,
+                logger: Logger) throws {
         self.sink = sink
         self.width = width
         self.height = height
@@ -66,7 +68,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         if !soundCard { logger.notice("no sound card (no ALSA playback device in /dev/snd): playing without sound") }
         let description = """
             appsrc name=vsrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=1 max-size-bytes=0 max-size-time=0 leaky=downstream ! \(sink.videoDescription(kms: kms, kmsDevice: kmsDevice?.fileDescriptor)) \
-            appsrc name=asrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=200000000 leaky=downstream ! audioconvert ! audioresample ! \(sink.audioDescription(soundCard: soundCard))
+            appsrc name=asrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=200000000 leaky=downstream ! audioconvert ! audioresample ! \(sink.audioDescription(soundCard: soundCard, device: audioDevice))
             """
         pipeline = try Pipeline(description: description)
         guard let vsrc = pipeline.appSource(named: "vsrc"), let asrc = pipeline.appSource(named: "asrc"),

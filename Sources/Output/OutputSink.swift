@@ -40,13 +40,15 @@ public enum OutputSink: String, Sendable, CaseIterable {
         }
     }
 
-    /// The audio sink. A box with no sound card (no ALSA playback device) plays silently rather
-    /// than failing to start: autoaudiosink would pick a sink that errors when it opens.
-    func audioDescription(soundCard: Bool) -> String {
+    /// The audio sink: `device` when one is chosen (`--audio-device`), else the default one. A
+    /// box with no sound card (no ALSA playback device) plays silently rather than failing to
+    /// start: autoaudiosink would pick a sink that errors when it opens.
+    func audioDescription(soundCard: Bool, device: AudioDevice? = nil) -> String {
         switch self {
-        case .headless: "fakesink name=asink sync=false async=false"
-        case .window: "autoaudiosink name=asink"
-        case .kms: soundCard ? "autoaudiosink name=asink" : "fakesink name=asink sync=false async=false"
+        case .headless: return "fakesink name=asink sync=false async=false"
+        case .window, .kms:
+            if let device { return "alsasink name=asink device=\(device.alsaName)" }
+            return self == .window || soundCard ? "autoaudiosink name=asink" : "fakesink name=asink sync=false async=false"
         }
     }
 

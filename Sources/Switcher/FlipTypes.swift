@@ -40,7 +40,7 @@ public struct ChannelSummary: Sendable, Hashable, Codable {
 }
 
 /// Why a flip failed, for programs (the HTTP status) rather than people (`FlipResult.error`).
-public enum FlipFailure: String, Sendable, Hashable, Codable {
+public enum FlipFailure: String, FailureCode, Codable {
     /// No channel with that number or id.
     case unknownChannel
     /// The target showed no picture within the tune timeout.
@@ -54,6 +54,17 @@ public enum FlipFailure: String, Sendable, Hashable, Codable {
     case locked
     /// The caller stopped waiting for the result (its task was cancelled).
     case cancelled
+
+    public var kind: FailureKind {
+        switch self {
+        case .unknownChannel: .notFound
+        case .timedOut: .timedOut
+        case .nothingToFlipTo: .conflict
+        case .sourceFailed: .upstream
+        case .locked: .forbidden
+        case .cancelled: .abandoned
+        }
+    }
 }
 
 /// The single result of one flip request. Delivered exactly once per request.
@@ -183,4 +194,6 @@ public enum PlayerEvent: Sendable, Hashable {
     case proposalShown(channel: ChannelSummary, title: String)
     /// The proposal went (accepted, dismissed, timed out).
     case proposalHidden(channel: ChannelSummary)
+    /// A clip was asked for, moved on, was written or failed (see `ClipLibrary`).
+    case clip(ClipJob)
 }

@@ -1,28 +1,29 @@
 import Lineup
 
 /// Why an overlay request cannot be done, for the person asking.
-public struct OverlayError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Code: String, Sendable {
-        /// No channel with that number.
-        case unknownChannel
-        /// A value out of range (grid, size, corner).
-        case badValue
-        /// The overlay is not open (swap without a PiP, select without a multiview).
-        case notOpen
-        /// The channel cannot be decoded (the headend's reason).
-        case failed
-        /// The player behind the API has no overlays.
-        case unsupported
-        /// The channel's content is locked (parental rules): it is not shown in a window either.
-        case locked
+public typealias OverlayError = Failure<OverlayFailureCode>
+
+public enum OverlayFailureCode: String, FailureCode {
+    /// No channel with that number.
+    case unknownChannel
+    /// A value out of range (grid, size, corner).
+    case badValue
+    /// The overlay is not open (swap without a PiP, select without a multiview).
+    case notOpen
+    /// The channel cannot be decoded (the headend's reason).
+    case failed
+    /// The channel's content is locked (parental rules): it is not shown in a window either.
+    case locked
+
+    public var kind: FailureKind {
+        switch self {
+        case .unknownChannel: .notFound
+        case .badValue: .badRequest
+        case .notOpen: .conflict
+        case .failed: .upstream
+        case .locked: .forbidden
+        }
     }
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { message }
 }
 
 /// Whether the info banner is up, and for which channel.

@@ -6,16 +6,20 @@ import Output
 
 /// The interactive overlays: the info banner, picture-in-picture and the multiview.
 ///
-/// State lives in `screen` (`ScreenOverlays`, lock-guarded); pictures are rendered on a queue of
-/// their own (SVG rendering and scaling block), and land on the output only if no newer request
-/// (a hide, a close, a flip) came meanwhile.
+/// Each has a pure machine (`BannerMachine`, `PiPMachine`, `MultiviewMachine`) that decides;
+/// this file carries out what they return, in order, on the player's actor. Renders run on the
+/// render queue as jobs under their purpose (`.banner`, `.multiviewDraw`...): a newer render
+/// replaces one under way, and a render that was replaced or cancelled (a hide, a close, a
+/// flip) never lands, because landing happens on the actor and checks `Task.isCancelled`.
 extension Player {
     // MARK: Info banner
 
     /// How long the banner stays after a flip: `options.bannerSeconds`, else the lineup's
     /// `banner-seconds`, else 4 s. Zero: no banner after flips (`i` and the API still show it,
     /// until dismissed).
-    public nonisolated var bannerDuration: Duration {
+    public nonisolated var bannerDuration: Duration { Self.bannerDuration(options: options, lineup: lineup) }
+
+    static func bannerDuration(options: PlayerOptions, lineup: Lineup) -> Duration {
         let seconds = options.bannerSeconds ?? lineup.settings["banner-seconds"].flatMap(Double.init) ?? 4
         return .milliseconds(Int64(max(0, seconds) * 1000))
     }
@@ -25,99 +29,75 @@ extension Player {
     @discardableResult
     public func showBanner(seconds: Double? = nil) -> BannerStatus {
         guard let index = currentChannelIndex else { return bannerStatus() }
-        let duration = seconds.map { Duration.milliseconds(Int64(max(0, $0) * 1000)) } ?? bannerDuration
-        presentBanner(channel: index, duration: duration > .zero ? duration : nil)
-        return BannerStatus(shown: true, channel: ChannelSummary(lineup.channels[index]))
+        let hold = seconds.map { Duration.milliseconds(Int64(max(0, $0) * 1000)) } ?? bannerDuration
+        carryOut(banner.show(channel: index, hold: hold))
+        return bannerStatus()
     }
 
     /// Takes the banner down (a key, the API).
     @discardableResult
     public func hideBanner() -> BannerStatus {
-        let screen = self.screen, output = self.output
-        screen.lock.withLock {
-            screen.bannerGeneration += 1
-            screen.bannerShown = false
-            screen.bannerResume = false
-            output.setLayer(.banner, [])
-        }
+        carryOut(banner.hide())
         return bannerStatus()
     }
 
     /// `i`: shows the banner, or takes it down when it is up.
     @discardableResult
     public func toggleBanner() -> BannerStatus {
-        screen.lock.withLock { screen.bannerShown } ? hideBanner() : showBanner()
+        banner.shown ? hideBanner() : showBanner()
     }
 
     public func bannerStatus() -> BannerStatus {
-        BannerStatus(shown: screen.lock.withLock { screen.bannerShown }, channel: machine.current.map { ChannelSummary(lineup.channels[$0]) })
+        BannerStatus(shown: banner.shown, channel: machine.current.map { ChannelSummary(lineup.channels[$0]) })
     }
 
     /// A flip starts: the banner goes (it names the old channel) and comes back with the new one.
     func bannerFlipStarted() {
-        let screen = self.screen, output = self.output
-        screen.lock.withLock {
-            screen.bannerGeneration += 1
-            if screen.bannerShown {
-                screen.bannerResume = true
-                screen.bannerShown = false
-                output.setLayer(.banner, [])
-            }
-        }
+        carryOut(banner.flipStarted())
     }
 
-    /// A flip completed (from `deliver`): remembers the last channel, shows the banner.
+    /// A flip completed (from `deliver`): the banner comes up for the new channel.
     func overlaysAfterFlip(_ result: FlipResult) {
         guard let number = result.channel.flatMap({ ChannelNumber($0.number) }), let index = lineup.index(of: number) else { return }
-        screen.flipped(to: index)
-        let resume = screen.lock.withLock {
-            defer { screen.bannerResume = false }
-            return screen.bannerResume
-        }
-        let duration = bannerDuration
-        if duration > .zero {
-            presentBanner(channel: index, duration: duration)
-        } else if resume {
-            presentBanner(channel: index, duration: nil)
-        }
+        carryOut(banner.flipCompleted(channel: index))
     }
 
-    private func presentBanner(channel index: Int, duration: Duration?) {
-        let screen = self.screen, output = self.output, logoCache = self.logoCache
-        let generation = screen.lock.withLock {
-            screen.bannerGeneration += 1
-            screen.bannerShown = true
-            return screen.bannerGeneration
-        }
-        let channel = lineup.channels[index]
-        Task {
-            let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
-            let on = self.nowNext(channel)
-            let guide = on.now.map {
-                BannerContent.Guide(now: "\(ProgrammeSummary.time($0.start))–\(ProgrammeSummary.time($0.end))  \($0.title)",
-                                    next: on.next.map { "\(ProgrammeSummary.time($0.start))  \($0.title)" },
-                                    progress: on.progress(at: Date()))
-            }
-            let content = BannerContent(number: channel.number.description, name: channel.name, group: channel.group,
-                                        logoPath: logoPath, clock: BannerContent.clock(), guide: guide)
-            let overlay = await Self.render { try InfoBanner.overlay(content, width: output.width, height: output.height) }
-            let shown = screen.lock.withLock { () -> Bool in
-                guard screen.bannerGeneration == generation else { return false }
-                guard let overlay else {
-                    screen.bannerShown = false
-                    return false
-                }
-                output.setLayer(.banner, [overlay])
-                return true
-            }
-            guard shown, let duration else { return }
-            try? await Task.sleep(for: duration)
-            screen.lock.withLock {
-                guard screen.bannerGeneration == generation else { return }
-                screen.bannerShown = false
+    private func carryOut(_ actions: [BannerMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .present(let channel, let hold):
+                startJob(.banner) { await $0.presentBanner(channel: channel, hold: hold) }
+            case .takeDown:
+                cancelJob(.banner)
                 output.setLayer(.banner, [])
             }
         }
+    }
+
+    /// The banner job: renders, puts it up, and takes it down after `hold`.
+    private func presentBanner(channel index: Int, hold: Duration?) async {
+        let channel = lineup.channels[index]
+        let output = self.output
+        let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
+        let on = nowNext(channel)
+        let guide = on.now.map {
+            BannerContent.Guide(now: "\(ProgrammeSummary.time($0.start))–\(ProgrammeSummary.time($0.end))  \($0.title)",
+                                next: on.next.map { "\(ProgrammeSummary.time($0.start))  \($0.title)" },
+                                progress: on.progress(at: Date()))
+        }
+        let content = BannerContent(number: channel.number.description, name: channel.name, group: channel.group,
+                                    logoPath: logoPath, clock: BannerContent.clock(), guide: guide)
+        let overlay = await Self.render { try InfoBanner.overlay(content, width: output.width, height: output.height) }
+        guard !Task.isCancelled else { return }
+        guard let overlay else {
+            banner.renderFailed()
+            return
+        }
+        output.setLayer(.banner, [overlay])
+        guard let hold else { return }
+        try? await Task.sleep(for: hold)
+        guard !Task.isCancelled else { return }
+        carryOut(banner.holdEnded())
     }
 
     // MARK: Picture-in-picture
@@ -136,32 +116,26 @@ extension Player {
             guard let i = lineup.index(of: number) else { throw OverlayError(.unknownChannel, "there is no channel \(number)") }
             index = i
         } else {
-            let current = currentChannelIndex ?? 0
-            let known = self.screen.lock.withLock { self.screen.pipChannel ?? self.screen.previousChannel }
-            index = known ?? (current + 1) % lineup.channels.count
+            index = pip.channel ?? machine.previous ?? ((currentChannelIndex ?? 0) + 1) % lineup.channels.count
         }
         closeMultiview()
-        let screen = self.screen, output = self.output
-        let (window, placement) = screen.lock.withLock { () -> (PictureInPictureWindow, PictureInPicturePlacement) in
-            if let corner { screen.pipPlacement.corner = corner }
-            if let size { screen.pipPlacement = PictureInPicturePlacement(corner: screen.pipPlacement.corner, size: size) }
-            let window = screen.pipWindow ?? PictureInPictureWindow(output: output, placement: screen.pipPlacement)
-            screen.pipWindow = window
-            return (window, screen.pipPlacement)
-        }
+        if let corner { pip.placement.corner = corner }
+        if let size { pip.placement = PictureInPicturePlacement(corner: pip.placement.corner, size: size) }
+        let window = pipWindow ?? PictureInPictureWindow(output: output, placement: pip.placement)
+        pipWindow = window
         do {
-            try await window.configure(placement)
+            try await window.configure(pip.placement)
         } catch {
             throw OverlayError(.failed, "cannot build the picture-in-picture window: \(error)")
         }
-        if screen.lock.withLock({ screen.pipChannel == index && screen.pipFeed != nil }) { return pipStatus() }
+        if pip.isOpen, pip.channel == index { return pipStatus() }
         return try await tunePiP(index)
     }
 
     /// Flips the picture-in-picture window on its own (it opens if closed).
     public func tunePiP(number: ChannelNumber) async throws(OverlayError) -> PiPStatus {
         guard let index = lineup.index(of: number) else { throw OverlayError(.unknownChannel, "there is no channel \(number)") }
-        if screen.lock.withLock({ screen.pipFeed == nil }) { return try await openPiP(number: number) }
+        guard pip.isOpen else { return try await openPiP(number: number) }
         return try await tunePiP(index)
     }
 
@@ -171,34 +145,17 @@ extension Player {
         if isLocked(lineup.channels[index].number) {
             throw OverlayError(.locked, "channel \(lineup.channels[index].number) \(lineup.channels[index].name) is locked")
         }
-        let screen = self.screen
-        let (generation, window) = screen.lock.withLock { () -> (Int, PictureInPictureWindow?) in
-            screen.pipGeneration += 1
-            return (screen.pipGeneration, screen.pipWindow)
-        }
-        guard let window else { throw OverlayError(.notOpen, "the picture-in-picture window is closed") }
+        guard let window = pipWindow else { throw OverlayError(.notOpen, "the picture-in-picture window is closed") }
         let channel = lineup.channels[index]
+        let request = pip.tune(index)
         let feed: UInt
         do {
             feed = try await headend.activate(channel, sink: window) { feed, _ in window.show(feed: feed) }.feed
         } catch {
+            await carryOut(pip.failed(request: request))
             throw OverlayError(.failed, "cannot show channel \(channel.number) \(channel.name) in the window: \(error)")
         }
-        let stale: UInt? = screen.lock.withLock {
-            guard screen.pipGeneration == generation else {
-                // Closed or retuned meanwhile: this decoder is not wanted.
-                if let current = screen.pipFeed { window.show(feed: current) } else { window.close() }
-                return feed
-            }
-            defer {
-                screen.pipFeed = feed
-                screen.pipChannel = index
-                // The newest tune wins, whatever order the activations' `prepare` ran in.
-                window.show(feed: feed)
-            }
-            return screen.pipFeed
-        }
-        if let stale { await headend.deactivate(feed: stale) }
+        await carryOut(pip.activated(request: request, feed: feed))
         return pipStatus()
     }
 
@@ -206,11 +163,11 @@ extension Player {
     /// from its cached keyframe, within an output frame or two, the old picture staying until then)
     /// and the window takes the main channel. Returns the main flip's result.
     public func swapPiP() async throws(OverlayError) -> FlipResult {
-        guard let pip = screen.lock.withLock({ screen.pipFeed == nil ? nil : screen.pipChannel }) else {
+        guard pip.isOpen, let inWindow = pip.channel else {
             throw OverlayError(.notOpen, "there is no picture-in-picture window to swap with; open one with p")
         }
         guard let main = currentChannelIndex else { throw OverlayError(.notOpen, "no channel is on screen yet") }
-        let number = lineup.channels[pip].number
+        let number = lineup.channels[inWindow].number
         let flip = Task { await self.flip(.tune(number)) }
         _ = try await tunePiP(main)
         return await flip.value
@@ -219,32 +176,30 @@ extension Player {
     /// Closes the window and stops its decoder.
     @discardableResult
     public func closePiP() async -> PiPStatus {
-        let screen = self.screen
-        let feed: UInt? = screen.lock.withLock {
-            screen.pipGeneration += 1
-            defer {
-                screen.pipFeed = nil
-                screen.pipChannel = nil
-            }
-            // Nothing to take down when no window is open.
-            if screen.pipFeed != nil { screen.pipWindow?.close() }
-            return screen.pipFeed
-        }
-        if let feed { await headend.deactivate(feed: feed) }
+        await carryOut(pip.close())
         return pipStatus()
     }
 
     /// `p`: opens the window with the last channel, or closes it.
     @discardableResult
     public func togglePiP() async throws(OverlayError) -> PiPStatus {
-        if screen.lock.withLock({ screen.pipFeed != nil }) { return await closePiP() }
+        if pip.isOpen { return await closePiP() }
         return try await openPiP()
     }
 
-    public nonisolated func pipStatus() -> PiPStatus {
-        screen.lock.withLock {
-            PiPStatus(open: screen.pipFeed != nil, channel: screen.pipChannel.map { ChannelSummary(lineup.channels[$0]) },
-                      corner: screen.pipPlacement.corner.rawValue, size: screen.pipPlacement.size)
+    public func pipStatus() -> PiPStatus {
+        PiPStatus(open: pip.isOpen, channel: pip.isOpen ? pip.channel.map { ChannelSummary(lineup.channels[$0]) } : nil,
+                  corner: pip.placement.corner.rawValue, size: pip.placement.size)
+    }
+
+    /// Carries out the window's actions in order; a stopped decoder is stopped before this returns.
+    private func carryOut(_ actions: [PiPMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .show(let feed): pipWindow?.show(feed: feed)
+            case .closeWindow: pipWindow?.close()
+            case .stop(let feed): await headend.deactivate(feed: feed)
+            }
         }
     }
 
@@ -259,102 +214,78 @@ extension Player {
     /// the picture-in-picture window.
     @discardableResult
     public func openMultiview(grid: Int) async throws(OverlayError) -> MultiviewStatus {
-        guard MultiviewGrid.grids.contains(grid) else {
+        guard MultiviewMachine.grids.contains(grid) else {
             throw OverlayError(.badValue, "grid must be 2, 3 or 4 (a 2x2, 3x3 or 4x4 mosaic)")
         }
         await closePiP()
         closeGuide()
-        let current = currentChannelIndex ?? 0
-        let perPage = grid * grid
-        let first = (current / perPage) * perPage
-        let count = min(perPage, lineup.channels.count - first)
-        let screen = self.screen
-        let generation = screen.lock.withLock {
-            screen.multiviewGeneration += 1
-            screen.multiview = ScreenOverlays.Multiview(grid: grid, first: first, count: count, highlight: current)
-            return screen.multiviewGeneration
-        }
-        Task { [weak self] in
-            while screen.lock.withLock({ screen.multiviewGeneration == generation }) {
-                guard let self else { return }
-                await self.refreshMultiview(generation)
-                try? await Task.sleep(for: Self.multiviewRefresh)
-            }
-        }
+        carryOut(multiview.open(grid: grid, current: currentChannelIndex ?? 0, channelCount: lineup.channels.count))
         return multiviewStatus()
     }
 
     /// Closes the multiview (the picture underneath never stopped).
     @discardableResult
     public func closeMultiview() -> MultiviewStatus {
-        let screen = self.screen, output = self.output
-        screen.lock.withLock {
-            guard screen.multiview != nil else { return }
-            screen.multiviewGeneration += 1
-            screen.multiview = nil
-            output.setCover(nil)
-        }
+        carryOut(multiview.close())
         return multiviewStatus()
     }
 
     /// `m`: opens a 3x3 multiview (or `grid`), or closes it.
     @discardableResult
     public func toggleMultiview(grid: Int = 3) async throws(OverlayError) -> MultiviewStatus {
-        if screen.lock.withLock({ screen.multiview != nil }) { return closeMultiview() }
+        if multiview.isOpen { return closeMultiview() }
         return try await openMultiview(grid: grid)
     }
 
     /// Moves the highlight (wrapping around the grid).
     @discardableResult
     public func moveMultiview(_ move: MultiviewMove) throws(OverlayError) -> MultiviewStatus {
-        let screen = self.screen
-        let moved = screen.lock.withLock { () -> Bool in
-            guard var mv = screen.multiview else { return false }
-            mv.highlight = Self.moved(mv.highlight - mv.first, move, grid: mv.grid, count: mv.count) + mv.first
-            screen.multiview = mv
-            return true
-        }
-        guard moved else { throw OverlayError(.notOpen, "the multiview is not open; open it with m") }
-        drawMultiview(screen.lock.withLock { screen.multiviewGeneration })
+        guard let actions = multiview.move(move) else { throw OverlayError(.notOpen, "the multiview is not open; open it with m") }
+        carryOut(actions)
         return multiviewStatus()
-    }
-
-    /// Cell `i` moved once in a `grid` of `count` cells, wrapping.
-    public static func moved(_ i: Int, _ move: MultiviewMove, grid: Int, count: Int) -> Int {
-        let rows = (count + grid - 1) / grid
-        var (row, column) = (i / grid, i % grid)
-        switch move {
-        case .up: row = (row - 1 + rows) % rows
-        case .down: row = (row + 1) % rows
-        case .left: column = (column - 1 + grid) % grid
-        case .right: column = (column + 1) % grid
-        }
-        return min(count - 1, row * grid + column)
     }
 
     /// Enter: tunes the highlighted channel and closes the multiview.
     public func selectMultiview() async throws(OverlayError) -> FlipResult {
-        guard let highlight = screen.lock.withLock({ screen.multiview?.highlight }) else {
+        guard let highlight = multiview.page?.highlight else {
             throw OverlayError(.notOpen, "the multiview is not open; open it with m")
         }
         closeMultiview()
         return await flip(.tune(lineup.channels[highlight].number))
     }
 
-    public nonisolated func multiviewStatus() -> MultiviewStatus {
-        screen.lock.withLock {
-            guard let mv = screen.multiview else { return MultiviewStatus(open: false, grid: 0, channels: [], highlight: nil) }
-            return MultiviewStatus(open: true, grid: mv.grid,
-                                   channels: (mv.first..<(mv.first + mv.count)).map { ChannelSummary(lineup.channels[$0]) },
-                                   highlight: ChannelSummary(lineup.channels[mv.highlight]))
+    public func multiviewStatus() -> MultiviewStatus {
+        guard let page = multiview.page else { return MultiviewStatus(open: false, grid: 0, channels: [], highlight: nil) }
+        return MultiviewStatus(open: true, grid: page.grid, channels: page.channels.map { ChannelSummary(lineup.channels[$0]) },
+                               highlight: ChannelSummary(lineup.channels[page.highlight]))
+    }
+
+    private func carryOut(_ actions: [MultiviewMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .startRefreshing:
+                startJob(.multiviewRefresh) { player in
+                    while !Task.isCancelled {
+                        await player.refreshMultiview()
+                        try? await Task.sleep(for: Self.multiviewRefresh)
+                    }
+                }
+            case .stopRefreshing:
+                cancelJob(.multiviewRefresh)
+                cancelJob(.multiviewDraw)
+            case .draw(let page):
+                startJob(.multiviewDraw) { await $0.drawMultiview(page) }
+            case .uncover:
+                output.setCover(nil)
+            }
         }
     }
 
-    /// Takes each channel's latest picture, then draws.
-    private func refreshMultiview(_ generation: Int) async {
-        guard let mv = self.screen.lock.withLock({ self.screen.multiviewGeneration == generation ? self.screen.multiview : nil }) else { return }
-        let width = MultiviewGrid.tileWidth(grid: mv.grid, width: output.width, height: output.height)
-        let channels = Array(lineup.channels[mv.first..<(mv.first + mv.count)])
+    /// Takes each channel's latest picture, then hands them to the machine (from the refresh job).
+    private func refreshMultiview() async {
+        guard let page = multiview.page else { return }
+        let width = MultiviewGrid.tileWidth(grid: page.grid, width: output.width, height: output.height)
+        let channels = Array(lineup.channels[page.channels])
         let tiles = await withTaskGroup(of: (Int, MultiviewTile).self) { group in
             for (i, channel) in channels.enumerated() {
                 group.addTask {
@@ -375,39 +306,25 @@ extension Player {
             for await t in group { all.append(t) }
             return all.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        let screen = self.screen
-        screen.lock.withLock {
-            guard screen.multiviewGeneration == generation else { return }
-            screen.multiview?.tiles = tiles
-        }
-        drawMultiview(generation)
+        guard !Task.isCancelled else { return }
+        carryOut(multiview.refreshed(tiles))
     }
 
-    /// Renders the grid as it stands and puts it on the output, unless a newer draw landed first.
-    private func drawMultiview(_ generation: Int) {
-        let screen = self.screen, output = self.output
-        guard let (mv, draw) = screen.lock.withLock({ () -> (ScreenOverlays.Multiview, Int)? in
-            guard screen.multiviewGeneration == generation, let mv = screen.multiview else { return nil }
-            screen.multiviewDraws += 1
-            return (mv, screen.multiviewDraws)
-        }) else { return }
-        Task {
-            let frame = await Self.render {
-                try MultiviewGrid.frame(tiles: mv.tiles, grid: mv.grid, highlight: mv.highlight - mv.first, format: output.videoFormat)
-            }
-            screen.lock.withLock {
-                guard let frame, screen.multiviewGeneration == generation, screen.multiview != nil, draw > screen.multiviewLanded else { return }
-                screen.multiviewLanded = draw
-                output.setCover(frame)
-            }
+    /// The draw job: renders `page` and covers the output with it, unless replaced meanwhile.
+    private func drawMultiview(_ page: MultiviewMachine.Page) async {
+        let output = self.output
+        let frame = await Self.render {
+            try MultiviewGrid.frame(tiles: page.tiles, grid: page.grid, highlight: page.highlight - page.first, format: output.videoFormat)
         }
+        guard !Task.isCancelled, multiview.isOpen, let frame else { return }
+        output.setCover(frame)
     }
 
     /// Closes the overlays and stops the window's scaler (from `shutdown`).
     func shutdownOverlays() async {
         closeMultiview()
         await closePiP()
-        await screen.lock.withLock { screen.pipWindow }?.shutdown()
+        await pipWindow?.shutdown()
     }
 
     // MARK: Helpers
@@ -417,12 +334,12 @@ extension Player {
         machine.current
     }
 
-    private static var overlayQueue: DispatchQueue { overlayRenderQueue }
-
-    /// Runs blocking rendering on the overlay queue (not the cooperative pool, not the media thread).
+    /// Runs blocking rendering (SVG, text, scaling) on the render queue: not the cooperative
+    /// pool, not the media thread. Cards have a queue of their own (InterstitialCards), so a
+    /// flip's card never waits behind an overlay.
     static func render<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> T? {
         await withCheckedContinuation { continuation in
-            overlayQueue.async { continuation.resume(returning: try? work()) }
+            overlayRenderQueue.async { continuation.resume(returning: try? work()) }
         }
     }
 }

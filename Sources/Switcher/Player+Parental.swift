@@ -27,7 +27,7 @@ extension Player {
             let entry = contentLocks.decide(channel: index, on: on, at: instant)
             contentLocks.record(index, entry)
             let effects = machine.setLock(channel: index, reason: entry.reason, at: .now)
-            if entry.reason != nil, screen.lock.withLock({ screen.pipChannel == index && screen.pipFeed != nil }) {
+            if entry.reason != nil, pip.isOpen, pip.channel == index {
                 // Locked content never shows in the window either.
                 startJob(.pipLock) { await $0.closePiP() }
             }
@@ -160,7 +160,7 @@ extension Player {
 
 /// An unlock that did not happen: a code for programs (the HTTP status), a message for people,
 /// and when to try again after too many wrong PINs.
-public struct UnlockError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct UnlockError: DomainFailure, Hashable {
     public enum Code: String, Sendable, Hashable {
         case unknownChannel
         /// The channel is not locked.
@@ -187,6 +187,17 @@ public struct UnlockError: Error, Sendable, Hashable, CustomStringConvertible {
         self.retryAfter = retryAfter
     }
     public var description: String { message }
+
+    public var kind: FailureKind {
+        switch code {
+        case .malformed: .badRequest
+        case .wrongPIN: .forbidden
+        case .unknownChannel: .notFound
+        case .notLocked, .notSet: .conflict
+        case .tooManyAttempts: .tooManyAttempts
+        case .storage: .internalFailure
+        }
+    }
 }
 
 /// An unlock: which channel, until when.

@@ -13,6 +13,8 @@ public struct PlayerOptions: Sendable {
     public var height: Int
     public var fps: Int
     public var warm: WarmPolicy
+    /// At most how many channels run and how much GOP cache they hold.
+    public var warmBudget = WarmBudget()
     public var logo: LogoPlacement
     /// Card timing, tune timeout, skips and flip scope.
     public var switcher: SwitcherSettings
@@ -41,6 +43,8 @@ public struct PlayerOptions: Sendable {
     /// The device, connector and mode for the kms sink (found by probing the display); nil
     /// leaves them to kmssink.
     public var kms: KMSTarget? = nil
+    /// The ALSA device the sound goes to; nil: the default one.
+    public var audioDevice: AudioDevice? = nil
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -86,8 +90,12 @@ public actor Player {
     nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
     let logoCache: LogoCache
-    /// Banner, picture-in-picture and multiview (Player+Overlays.swift).
-    nonisolated let screen = ScreenOverlays()
+    /// The banner's, the picture-in-picture window's and the multiview's rules (Player+Overlays.swift).
+    var banner: BannerMachine
+    var pip = PiPMachine()
+    var multiview = MultiviewMachine()
+    /// The picture-in-picture window, made when first opened.
+    var pipWindow: PictureInPictureWindow?
     private let store: LastChannelStore?
     nonisolated let programmes: (any ProgrammeGuide)?
     nonisolated let reminders: (any ReminderBook)?
@@ -121,16 +129,18 @@ public actor Player {
         self.options = options
         self.logger = logger
         self.logoCache = logoCache
-        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms, logger: logger)
+        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
+                                audioDevice: options.audioDevice, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
+        banner = BannerMachine(afterFlip: Self.bannerDuration(options: options, lineup: lineup))
         machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
         pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
         let hub = self.hub
         let sourceStates = SourceStateRelay()
-        headend = Headend(lineup: lineup, policy: options.warm, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
+        headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
                           logger: logger) { channel, state in
             hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
             sourceStates.send(channel, state)
@@ -469,14 +479,8 @@ public actor Player {
         return true
     }
 
-    private static let textQueue = DispatchQueue(label: "flipbox-osd")
-
     private static func renderText(_ text: String, style: OnScreenText.Style, output: OutputPipeline) async -> Overlay? {
-        await withCheckedContinuation { continuation in
-            textQueue.async {
-                continuation.resume(returning: try? OnScreenText.overlay(text, style: style, width: output.width, height: output.height))
-            }
-        }
+        await render { try OnScreenText.overlay(text, style: style, width: output.width, height: output.height) }
     }
 
     // MARK: State
@@ -562,6 +566,12 @@ enum PlayerJob: Hashable, Sendable {
     case pinEntry
     /// Closing the picture-in-picture window whose channel turned locked.
     case pipLock
+    /// The info banner's render and its time on screen.
+    case banner
+    /// Refreshing the multiview's pictures every `multiviewRefresh`.
+    case multiviewRefresh
+    /// Rendering the multiview and covering the output with it.
+    case multiviewDraw
     /// Looking at the programme on screen again at the watch's next moment.
     case programmes
     /// "Up next" on screen, until taken down.

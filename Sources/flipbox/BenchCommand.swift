@@ -26,14 +26,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "random or sequential.")
     var order = "random"
 
-    @Option(help: "Warm policy during the flips: all, neighbours:N or none.")
-    var warm = "all"
-
-    @Option(help: "Most channels running at once, the one on screen included. Default: the lineup's warm-max-channels, else no limit.")
-    var warmMax: Int?
-
-    @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
-    var warmMemory: String?
+    @OptionGroup(title: "Warm channels during the flips")
+    var warmth: WarmOptions
 
     @Option(help: "Generated channels (without a LINEUP).")
     var channels = 16
@@ -71,7 +65,6 @@ struct BenchCommand: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
-        guard let policy = WarmPolicy(warm) else { throw ValidationError("--warm must be all, neighbours:N or none") }
         guard ["random", "sequential"].contains(order) else { throw ValidationError("--order must be random or sequential") }
         let parts = size.split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2 else { throw ValidationError("--size must be WIDTHxHEIGHT") }
@@ -113,10 +106,7 @@ struct BenchCommand: AsyncParsableCommand {
             return
         }
         let n = lineup.channels.count
-        let budget: WarmBudget
-        do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
-            throw ValidationError("\(error)")
-        }
+        let (policy, budget) = try warmth.resolve(lineup, path: self.lineup)
 
         // Baseline: only the channel on screen runs.
         let options = PlayerOptions(sink: .headless, width: parts[0], height: parts[1], fps: fps, warm: .none)
@@ -139,7 +129,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         try await Task.sleep(for: .milliseconds(2500))
         let warmUsage = try await measure(seconds: 4)
-        let warmCount = player.channels().filter { $0.state.tier == "warm" }.count
+        let warmCount = player.channels().filter { $0.state.tier == .warm }.count
         let gopBytes = player.headend.sources.map(\.cache.byteCount).reduce(0, +)
 
         say("\(flips) \(order) flips, \(interval) ms apart")

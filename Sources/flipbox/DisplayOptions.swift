@@ -1,6 +1,7 @@
 import ArgumentParser
 import Display
 import Foundation
+import Lineup
 import Logging
 import Output
 import Switcher
@@ -10,8 +11,28 @@ struct DisplayOptions: ParsableArguments {
     @Option(help: "The display mode for --output kms: auto (the display's preferred mode) or WIDTHxHEIGHT[@HZ], e.g. 1920x1080@60. The output's size is the mode's; its frame rate follows the refresh unless --fps is given.")
     var mode: String?
 
-    @Option(help: "The connector for --output kms, e.g. HDMI-A-1 (`flipbox doctor` lists them). Default: the first with a display connected.")
+    @Option(help: "The connector for --output kms, e.g. HDMI-A-1 (`flipbox devices` lists them). Default: the first with a display connected.")
     var connector: String?
+
+    @Option(help: "Where the sound goes: an ALSA playback device as hw:CARD,DEVICE or its name, e.g. hw:0,3 or 'HDMI 0' (`flipbox devices` lists them). Setting: audio-device. Default: the system's default device.")
+    var audioDevice: String?
+
+    /// The playback device `--audio-device` (else the lineup's `audio-device`) names, or nil for
+    /// the default one. A device that is not there is said once, with the ones there are, and
+    /// the box plays on the default device: a missing sound card never keeps the picture off.
+    func resolveAudio(lineup: Lineup, path: String, logger: Logger,
+                      devices: [AudioDevice] = AudioDevice.playbackDevices()) -> AudioDevice? {
+        guard let spec = audioDevice ?? lineup.settings["audio-device"] else { return nil }
+        do {
+            let device = try AudioDevice.find(spec, in: devices)
+            logger.info("sound: \(device)")
+            return device
+        } catch {
+            let origin = audioDevice != nil ? "--audio-device" : lineup.settingOrigin("audio-device", path: path)
+            logger.warning("\(origin) '\(spec)': \(error.reason); \(error.listing). Playing on the default sound device.")
+            return nil
+        }
+    }
 
     /// The directory of DRM devices (tests point it elsewhere).
     static let deviceDirectory = ProcessInfo.processInfo.environment["FLIPBOX_DRI_DIR"] ?? "/dev/dri"

@@ -77,7 +77,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let sink = outputSink(play, asService: asService)
         findings += display(play, sink: sink)
         findings += inputs(play, asService: asService)
-        if sink != .headless { findings.append(sound()) }
+        if sink != .headless { findings.append(sound(device: play.display.audioDevice ?? lineup?.settings["audio-device"])) }
         findings.append(gstreamer(lineup: lineup, sink: sink))
         if let lineup, let lineupPath {
             do { _ = try play.evdevKeyMap(lineup: lineup, path: lineupPath) } catch {
@@ -175,17 +175,20 @@ struct DoctorCommand: AsyncParsableCommand {
         return findings
     }
 
-    /// ALSA's playback devices (`/proc/asound/pcm`).
-    static func sound(pcmList: String = "/proc/asound/pcm") -> DoctorFinding {
-        let lines = ((try? String(contentsOfFile: pcmList, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.contains("playback") }
-        guard !lines.isEmpty else {
+    /// ALSA's playback devices (`/proc/asound/pcm`), and the one `device` names.
+    static func sound(device spec: String?, pcmList: String = "/proc/asound/pcm") -> DoctorFinding {
+        let devices = AudioDevice.playbackDevices(pcmListFile: pcmList)
+        guard !devices.isEmpty else {
             return .note("sound", "no sound card: plays without sound", fix: "connect HDMI audio or a USB sound card; `aplay -l` lists what ALSA sees")
         }
-        let names = lines.map { line -> String in
-            let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
-            return parts.count > 1 ? "\(parts[1]) (\(parts[0]))" : String(line)
+        if let spec {
+            do {
+                return .ok("sound", "on \(try AudioDevice.find(spec, in: devices))")
+            } catch {
+                return .note("sound", "\(error)", fix: "give --audio-device one of the devices listed (the box plays on the default one meanwhile)")
+            }
         }
-        return .ok("sound", "\(names.count) playback device\(names.count == 1 ? "" : "s"): \(names.prefix(4).joined(separator: ", "))")
+        return .ok("sound", "\(devices.count) playback device\(devices.count == 1 ? "" : "s"): \(devices.prefix(4).map(\.description).joined(separator: ", "))")
     }
 
     static func gstreamer(lineup: Lineup?, sink: OutputSink) -> DoctorFinding {

@@ -25,6 +25,12 @@ struct LineupCommand: AsyncParsableCommand {
         @Flag(help: "Do not read the guide.")
         var noGuide = false
 
+        @Flag(help: "Probe every channel's sources with libavformat and report what each holds.")
+        var probe = false
+
+        @Option(help: "With --probe: how long to wait for each source (e.g. 10s).")
+        var probeTimeout = "10s"
+
         func run() async throws {
             let report = LineupLoader.check(path: file)
             for d in report.diagnostics { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
@@ -35,6 +41,11 @@ struct LineupCommand: AsyncParsableCommand {
             print(LineupTable.render(lineup))
             print(LineupTable.summary(lineup))
             if !noGuide, !lineup.guideURLs.isEmpty { await checkGuide(lineup) }
+            if probe {
+                let timeout = try SwitcherOptions.duration(probeTimeout, "--probe-timeout", within: .milliseconds(100)...Duration.seconds(600))
+                let failed = await SourceProbeReport.run(lineup, file: file, timeout: timeout)
+                if failed > 0 { throw ExitCode(1) }
+            }
         }
 
         /// Prints `FILE:LINE: warning: …` for every channel the guide has no programmes for.

@@ -48,14 +48,8 @@ struct PlayCommand: AsyncParsableCommand {
         valueName: "NAME"))
     var allowHosts: [String] = []
 
-    @Option(help: "Warm policy: all, neighbours:N or none. Default: the lineup's setting, else all.")
-    var warm: String?
-
-    @Option(help: "Most channels running at once, the one on screen included. Default: the lineup's warm-max-channels, else no limit.")
-    var warmMax: Int?
-
-    @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
-    var warmMemory: String?
+    @OptionGroup(title: "Warm channels")
+    var warmth: WarmOptions
 
     @Option(help: "Start channel number. Default: the lineup's settings.start, else the last channel played, else the first.")
     var start: String?
@@ -103,19 +97,11 @@ struct PlayCommand: AsyncParsableCommand {
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
-        if warm == nil, let setting = lineup.settings["warm"] {
-            guard let policy = WarmPolicy(setting) else {
-                throw ValidationError("\(path): settings.warm '\(setting)' is not all, none or neighbours:N")
-            }
-            resolved.warm = policy
-        }
-        let budget: WarmBudget
-        do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
-            throw ValidationError("\(path): \(error)")
-        }
+        resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
+        (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup, path: path)
         if bannerSeconds == nil, let setting = lineup.settings["banner-seconds"] {
             guard let seconds = Double(setting), (0...3600).contains(seconds) else {
-                throw ValidationError("\(path): settings.banner-seconds '\(setting)' is not a number of seconds from 0 to 3600")
+                throw ValidationError("\(lineup.settingOrigin("banner-seconds", path: path)) '\(setting)' is not a number of seconds from 0 to 3600")
             }
             resolved.bannerSeconds = seconds
         }
@@ -143,7 +129,6 @@ struct PlayCommand: AsyncParsableCommand {
                                 reminders: guide.map { GuideReminders(store: $0.reminders) }, logger: logger)
             let refreshed = player
             guide?.onRefresh { Task { await refreshed.guideChanged() } }
-            await player.headend.setBudget(budget)
             notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment, player: player,
                                        events: player.events(), logger: logger)
             try await player.start()
@@ -155,7 +140,8 @@ struct PlayCommand: AsyncParsableCommand {
 
         let app: any Service
         do {
-            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger)
+            let clips = ClipLibrary(headend: player.headend, logger: logger) { player.publishClip($0) }
+            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips)
         } catch {
             await player.shutdown()
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
@@ -251,10 +237,6 @@ struct PlayCommand: AsyncParsableCommand {
         guard (0...1).contains(logoOpacity) else { throw ValidationError("--logo-opacity must be between 0 and 1") }
         var options = PlayerOptions(sink: sink, width: w, height: h, fps: fps,
                                     logo: LogoPlacement(corner: corner, size: logoSize, opacity: logoOpacity))
-        if let warm {
-            guard let policy = WarmPolicy(warm) else { throw ValidationError("--warm must be all, none or neighbours:N, not '\(warm)'") }
-            options.warm = policy
-        }
         if let bannerSeconds {
             guard (0...3600).contains(bannerSeconds) else { throw ValidationError("--banner-seconds must be from 0 (no banner after flips) to 3600") }
             options.bannerSeconds = bannerSeconds

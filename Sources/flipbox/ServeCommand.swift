@@ -29,14 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bearer token that lets clients outside loopback and --serve-allow in. Also FLIPBOX_TOKEN.")
     var token: String?
 
-    @Option(help: "Warm policy: all, neighbours:N or none. Default: the lineup's setting, else all.")
-    var warm: String?
-
-    @Option(help: "Most channels running at once. Default: the lineup's warm-max-channels, else no limit.")
-    var warmMax: Int?
-
-    @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
-    var warmMemory: String?
+    @OptionGroup(title: "Warm channels")
+    var warmth: WarmOptions
 
     @Option(help: "Where the guide is stored. Default: ~/.local/state/flipbox.")
     var stateDir: String?
@@ -48,15 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = makeLogger(verbose: verbose)
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
-        var policy = WarmPolicy.all
-        if let text = warm ?? lineup.settings["warm"] {
-            guard let parsed = WarmPolicy(text) else { throw ValidationError("warm policy '\(text)' is not all, none or neighbours:N") }
-            policy = parsed
-        }
-        let budget: WarmBudget
-        do { budget = try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory) } catch {
-            throw ValidationError("\(path): \(error)")
-        }
+        let (policy, budget) = try warmth.resolve(lineup, path: path)
         let configuration = try serving.configuration(lineup: lineup, path: path,
                                                       token: token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"])
         do { try configuration.validate() } catch {

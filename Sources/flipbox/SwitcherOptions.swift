@@ -52,7 +52,7 @@ struct SwitcherOptions: ParsableArguments {
         let settings = lineup.settings
         func pick(_ option: String?, _ key: String) -> (String, String)? {
             if let option { return (option, "--\(key)") }
-            if let value = settings[key] { return (value, "\(lineupPath): settings.\(key)") }
+            if let value = settings[key] { return (value, lineup.settingOrigin(key, path: lineupPath)) }
             return nil
         }
         var s = options.switcher
@@ -100,7 +100,7 @@ struct SwitcherOptions: ParsableArguments {
         }
         if options.startChannel == nil, let start = settings["start"] {
             guard let n = ChannelNumber(start), lineup.index(of: n) != nil else {
-                throw ValidationError("\(lineupPath): settings.start '\(start)' is not a channel of this lineup")
+                throw ValidationError("\(lineup.settingOrigin("start", path: lineupPath)) '\(start)' is not a channel of this lineup")
             }
             options.startChannel = n
         }

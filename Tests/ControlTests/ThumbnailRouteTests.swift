@@ -78,11 +78,12 @@ import Testing
         #expect(player.requests.count == 3, "bad numbers and widths never reach the player")
     }
 
+    /// The status comes from the failure's kind (FailureKind+HTTP.swift), the message from the failure.
     @Test func aPlayerWithoutThumbnailsSaysSo() async throws {
         try await withControlAPI(FakePlayer()) { client in
             let response = try await client.execute(uri: "/api/v1/channels/7/thumbnail.jpg", method: .get)
             #expect(response.status == .notImplemented)
-            #expect(try jsonObject(response)["error"] as? String == "this player does not make thumbnails")
+            #expect(try jsonObject(response)["error"] as? String == "this test player has no thumbnails")
         }
     }
 }

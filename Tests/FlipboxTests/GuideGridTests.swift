@@ -113,5 +113,21 @@ import Testing
                 "OK tuned the focused channel; log:\n\(box.logText.suffix(1000))")
         #expect(box.waitForSnapshot(seconds: 10) { $0.looks(255, 0, 0, atX: 320, y: 300) && $0.looks(255, 0, 0, atX: 320, y: 40) } != nil,
                 "channel 2 full screen, the guide closed")
+
+        // The same guide over the API: open on the channel on screen, move, tune, closed.
+        func focusedNumber(_ answer: (status: Int, object: [String: Any])) -> String? {
+            (answer.object["channel"] as? [String: Any])?["number"] as? String
+        }
+        let opened = box.json("POST", "/api/v1/guide/grid")
+        #expect(opened.status == 200 && opened.object["open"] as? Bool == true && focusedNumber(opened) == "2", "\(opened)")
+        #expect(box.waitForSnapshot(seconds: 10) { $0.looks(18, 28, 51, atX: 600, y: 120, tolerance: 20) } != nil, "the guide is on screen")
+        let sideways = box.json("POST", "/api/v1/guide/grid/move/sideways")
+        #expect(sideways.status == 400 && (sideways.object["error"] as? String)?.contains("page-down") == true, "\(sideways)")
+        let down = box.json("POST", "/api/v1/guide/grid/move/down")
+        #expect(down.status == 200 && focusedNumber(down) == "3", "\(down)")
+        let selected = box.json("POST", "/api/v1/guide/grid/select")
+        #expect(selected.status == 200 && focusedNumber(selected) == "3", "select answers like a flip: \(selected)")
+        #expect(box.json("GET", "/api/v1/guide/grid").object["open"] as? Bool == false)
+        #expect(box.json("POST", "/api/v1/guide/grid/move/down").status == 409, "no guide open to move")
     }
 }

@@ -30,7 +30,7 @@ extension HeadendTests {
             #expect(plan.running == [0, 1, 5])
             let warmFirst = await eventually(within: 8) { indices(headend) { $0 == .warm } == [0, 1, 5] }
             #expect(warmFirst, "states: \(headend.states().map(\.description))")
-            #expect(indices(headend) { $0.tier == "cold" } == [2, 3, 4])
+            #expect(indices(headend) { $0.tier == .cold } == [2, 3, 4])
             #expect(headend.states()[3] == .parked(reason: "over the warm budget of 3 channels"))
             #expect(headend.sources[3].cache.byteCount == 0, "a channel held cold caches nothing")
 
@@ -45,10 +45,10 @@ extension HeadendTests {
                 indices(headend) { $0 == .warm } == [0, 4] && indices(headend) { $0 == .hot } == [3]
             }
             #expect(moved, "states: \(headend.states().map(\.description))")
-            #expect(indices(headend) { $0.tier == "cold" } == [1, 2, 5])
+            #expect(indices(headend) { $0.tier == .cold } == [1, 2, 5])
             // And it stays that way: the budget watch does not undo it.
             try await Task.sleep(for: .milliseconds(1500))
-            #expect(indices(headend) { $0.tier != "cold" } == [0, 3, 4], "states: \(headend.states().map(\.description))")
+            #expect(indices(headend) { $0.tier != .cold } == [0, 3, 4], "states: \(headend.states().map(\.description))")
 
             await headend.deactivate(feed: feed)
             await headend.shutdown()

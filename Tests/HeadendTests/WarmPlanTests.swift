@@ -115,7 +115,7 @@ import Testing
 
     @Test func heldColdIsAColdTierWithItsReason() {
         let state = ChannelState.parked(reason: "over the warm budget of 3 channels")
-        #expect(state.tier == "cold")
+        #expect(state.tier == .cold)
         #expect(state.reason == "over the warm budget of 3 channels")
         #expect(state.description == "cold: over the warm budget of 3 channels")
     }

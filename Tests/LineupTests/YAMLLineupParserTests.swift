@@ -14,6 +14,10 @@ import Testing
               - {number: 1, name: One, source: "test://smpte"}
             """)
         #expect(try report.get().settings == ["warm": "all", "parental.VCHIP": "TV-PG", "parental.unrated": "lock"])
+        // Errors about a setting's value name the line it was written on.
+        #expect(try report.get().settingOrigin("parental.unrated", path: "box.yaml") == "box.yaml:5: settings.parental.unrated")
+        #expect(try report.get().settingOrigin("warm", path: "box.yaml") == "box.yaml:2: settings.warm")
+        #expect(try report.get().settingOrigin("absent", path: "box.yaml") == "box.yaml: settings.absent")
         let bad = checkYAML("""
             settings:
               parental:

@@ -2,7 +2,7 @@ import Foundation
 import GStreamer
 import Lineup
 import Output
-import Switcher
+@testable import Switcher
 import Testing
 
 /// The multiview mosaic on the real output, checked by the pixels of the snapshot.
@@ -37,7 +37,7 @@ import Testing
         #expect(try await player.moveMultiview(.down).highlight?.number == "4")
         let result = try await player.selectMultiview()
         #expect(result.ok && result.channel?.number == "4", "\(result)")
-        #expect(player.multiviewStatus().open == false)
+        #expect(await player.multiviewStatus().open == false)
         let after = region(try await overlaySnapshot(player), (200, 100, 200, 150), is: (255, 255, 0), tolerance: 20)
         #expect(after, "full-screen channel 4, no grid")
         await #expect(throws: OverlayError.self) { try await player.openMultiview(grid: 5) }
@@ -46,10 +46,10 @@ import Testing
 
     @Test func highlightMovesWrapInsideTheGrid() {
         // 3x3 with 7 channels: rows 0..2, the last row holds one cell.
-        #expect(Player.moved(0, .left, grid: 3, count: 7) == 2)
-        #expect(Player.moved(0, .up, grid: 3, count: 7) == 6)
-        #expect(Player.moved(2, .down, grid: 3, count: 7) == 5)
-        #expect(Player.moved(5, .down, grid: 3, count: 7) == 6, "no cell below: the last one")
-        #expect(Player.moved(4, .right, grid: 3, count: 7) == 5)
+        #expect(MultiviewMachine.moved(0, .left, grid: 3, count: 7) == 2)
+        #expect(MultiviewMachine.moved(0, .up, grid: 3, count: 7) == 6)
+        #expect(MultiviewMachine.moved(2, .down, grid: 3, count: 7) == 5)
+        #expect(MultiviewMachine.moved(5, .down, grid: 3, count: 7) == 6, "no cell below: the last one")
+        #expect(MultiviewMachine.moved(4, .right, grid: 3, count: 7) == 5)
     }
 }

@@ -27,14 +27,14 @@ import Testing
 
         let swapped = try await player.swapPiP()
         #expect(swapped.ok && swapped.channel?.number == "2", "\(swapped)")
-        #expect(player.pipStatus().channel?.number == "1")
+        #expect(await player.pipStatus().channel?.number == "1")
         #expect(await waitUntil(5) {
             guard let s = try? await overlaySnapshot(player) else { return false }
             return region(s, window, is: (255, 0, 0)) && region(s, main, is: (0, 0, 255))
         }, "after the swap: red in the window, blue around it")
 
         await player.closePiP()
-        #expect(player.pipStatus().open == false)
+        #expect(await player.pipStatus().open == false)
         let closed = region(try await overlaySnapshot(player), window, is: (0, 0, 255), tolerance: 20)
         #expect(closed, "the corner shows the main channel again")
         await player.shutdown()

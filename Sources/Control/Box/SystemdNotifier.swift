@@ -10,7 +10,7 @@ import Switcher
 /// `STOPPING=1` at graceful shutdown.
 ///
 /// A `Service`; put it after the player in the group so it hears the shutdown first.
-public struct SystemdNotifier<Player: PlayerControl>: Service {
+public struct SystemdNotifier<Player: FlipControl>: Service {
     let socketPath: String
     let watchdogInterval: Duration?
     let player: Player

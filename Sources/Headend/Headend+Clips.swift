@@ -1,0 +1,34 @@
+import Foundation
+import GStreamer
+import Lineup
+
+/// What a clip reads: a channel's timeshift buffer and its sound formats.
+public struct ClipSource: Sendable {
+    public let buffer: TimeshiftBuffer
+    /// The channel's picture format now (nil before its first keyframe).
+    let videoCaps: Caps?
+    /// The channel's audio format per stream (audio entries carry caps only when they change).
+    let audioCaps: [Int: Caps]
+}
+
+extension Headend {
+    /// The timeshift buffer of channel `number`, for a clip. Throws `.unknown` for a channel not
+    /// in the lineup and `.notBuffered` when it has no buffer (timeshift off, or the channel was
+    /// never shown or has stopped).
+    public func clipSource(channel number: ChannelNumber) throws(ClipFailure) -> ClipSource {
+        guard let index = sources.firstIndex(where: { $0.channel.number == number }) else {
+            throw ClipFailure(.unknown, "there is no channel \(number) in the lineup")
+        }
+        guard timeshiftSettings != nil else {
+            throw ClipFailure(.notBuffered, "timeshift is off: clips are cut from the timeshift buffer (start with --timeshift 30m)")
+        }
+        guard let recording = timeshiftBuffers[index], recording.buffer.range != nil else {
+            throw ClipFailure(.notBuffered, "channel \(number) has no timeshift buffer (a channel is buffered once it has been on screen)")
+        }
+        let cache = sources[index].cache
+        var audio: [Int: Caps] = [:]
+        for track in cache.audioTracks { if let caps = cache.audioCaps(stream: track.index) { audio[track.index] = caps } }
+        if audio.isEmpty, let caps = cache.audioCaps { audio[0] = caps }
+        return ClipSource(buffer: recording.buffer, videoCaps: cache.videoCaps, audioCaps: audio)
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Control
+import Display
+import Foundation
+import Output
+
+/// `flipbox devices`: what `play` can use on this machine, with the names its options take:
+/// displays (`--connector`, `--mode`), sound devices (`--audio-device`), input devices
+/// (`--input evdev`) and the HDMI-CEC adapter (`--input cec`).
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List the displays, sound devices, input devices and HDMI-CEC adapter play can use.")
+
+    @Option(help: "The input devices' directory.")
+    var inputDirectory = "/dev/input"
+
+    func run() throws {
+        print(Self.report(displays: DisplayProbe.cards(in: DisplayOptions.deviceDirectory), displayDirectory: DisplayOptions.deviceDirectory,
+                          sound: AudioDevice.playbackDevices(), inputs: EvdevKeys.survey(directory: inputDirectory),
+                          inputDirectory: inputDirectory, cec: CECRemote.findAdapter()))
+    }
+
+    /// The listing, one section per kind; an empty section says what is missing.
+    static func report(displays: (cards: [DisplayCard], problems: [DisplayError]), displayDirectory: String, sound: [AudioDevice],
+                       inputs: [InputDeviceReport], inputDirectory: String, cec: Result<String?, CECError>) -> String {
+        var lines = ["Displays (\(displayDirectory); --connector NAME, --mode WIDTHxHEIGHT@HZ):"]
+        for card in displays.cards {
+            for connector in card.connectors {
+                let state = connector.connection == .connected ? DisplayChoice.modeList(connector.modes, limit: 8) : "\(connector.connection)"
+                lines.append("  \(connector.name) on \(card.path) (\(card.driver)): \(state)")
+            }
+        }
+        lines += displays.problems.map { "  \($0.message)" }
+        if displays.cards.isEmpty && displays.problems.isEmpty { lines.append("  none: no DRM device (--output kms cannot be used)") }
+
+        lines.append("Sound (ALSA playback; --audio-device hw:CARD,DEVICE or its name):")
+        lines += sound.isEmpty ? ["  none: no sound card (plays without sound)"] : sound.map { "  \($0)" }
+
+        lines.append("Inputs (\(inputDirectory); --input evdev):")
+        for device in inputs {
+            let node = (device.path as NSString).lastPathComponent
+            lines.append("  \(node): " + (device.problem.map { "not readable: \($0)" + (device.permissionDenied ? " (join the input group)" : "") }
+                                          ?? (device.name ?? "unnamed")))
+        }
+        if inputs.isEmpty { lines.append("  none") }
+
+        lines.append("HDMI-CEC (--input cec):")
+        switch cec {
+        case .success(let port?): lines.append("  adapter on \(port)")
+        case .success(nil): lines.append("  none: no adapter (the TV's remote does not reach the box)")
+        case .failure(let error): lines.append("  \(error)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

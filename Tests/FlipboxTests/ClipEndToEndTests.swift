@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// Clips cut from the timeshift buffer of the real binary, over its API and with `flipbox clip`:
+/// the clip keeps the source's codec, profile, resolution and bitrate (no re-encode, checked
+/// with ffprobe), its length is within one GOP of what was asked, and bad requests say why.
+@Suite(.serialized) struct ClipEndToEndTests {
+    /// Runs `tool ARGUMENTS`; its standard output.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// ffprobe's first video stream and the container's duration.
+    static func probe(_ file: String) throws -> (video: [String: Any], duration: Double, streams: Int) {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json", file])
+        let object = (try JSONSerialization.jsonObject(with: Data(r.output.utf8))) as? [String: Any] ?? [:]
+        let streams = object["streams"] as? [[String: Any]] ?? []
+        let video = streams.first { $0["codec_type"] as? String == "video" } ?? [:]
+        let duration = Double((object["format"] as? [String: Any])?["duration"] as? String ?? "") ?? 0
+        return (video, duration, streams.count)
+    }
+
+    /// Bits per second of the video stream, measured from its packets (the same way for source and clip).
+    static func videoBitrate(_ file: String) throws -> Double {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size,pts_time", "-of", "csv=p=0", file])
+        var bytes = 0.0, first = Double.infinity, last = -Double.infinity
+        for line in r.output.split(separator: "\n") {
+            let fields = line.split(separator: ",")
+            guard fields.count == 2, let pts = Double(fields[0]), let size = Double(fields[1]) else { continue }
+            bytes += size
+            first = min(first, pts)
+            last = max(last, pts)
+        }
+        return last > first ? bytes * 8 / (last - first) : 0
+    }
+
+    @Test func clipsKeepTheSourceStreamsAndBadRequestsSayWhy() async throws {
+        try await onOwnThread {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-clips-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            // A 1-minute H.264 Main + AAC file at 1.5 Mb/s, a keyframe every second (25 frames).
+            let source = dir.appendingPathComponent("source.mp4").path
+            let made = try Self.run("/usr/bin/ffmpeg", [
+                "-hide_banner", "-loglevel", "error", "-y",
+                "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=60", "-f", "lavfi", "-i", "sine=frequency=440:duration=60",
+                "-c:v", "libx264", "-profile:v", "main", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0",
+                "-b:v", "1500k", "-maxrate", "1500k", "-bufsize", "1500k", "-c:a", "aac", "-b:a", "96k", source,
+            ])
+            #expect(made.status == 0)
+            let lineup = dir.appendingPathComponent("lineup.yaml")
+            try """
+                channels:
+                  - number: 1
+                    name: File
+                    source: \(source)
+                  - number: 2
+                    name: Never Shown
+                    source: test://color/0000ff?size=160x90&fps=15
+                """.write(to: lineup, atomically: true, encoding: .utf8)
+            // 256 KB of memory: the clips read most of their GOPs back from segment files.
+            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--timeshift-memory", "256KB", "--warm", "none"],
+                                         port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
+            defer { box.stop() }
+            #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))")
+            Thread.sleep(forTimeInterval: 12)
+            let events = try EventRecorder(url: "http://127.0.0.1:\(box.port)/api/v1/events")
+
+            let started = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-8s", "to": "now", "format": "mp4"}"#)
+            #expect(started.status == 202, "\(started.body)")
+            let job = (try? JSONSerialization.jsonObject(with: Data(started.body.utf8))) as? [String: Any] ?? [:]
+            let id = try #require(job["id"] as? String)
+            var download: (status: Int, body: [UInt8]) = (0, [])
+            for _ in 0..<150 {
+                download = box.request("GET", "/api/v1/clips/\(id)")
+                if download.status != 202 { break }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            #expect(download.status == 200, "\(String(decoding: download.body.prefix(300), as: UTF8.self))")
+            let clip = dir.appendingPathComponent("clip.mp4").path
+            try Data(download.body).write(to: URL(fileURLWithPath: clip))
+
+            let original = try Self.probe(source), cut = try Self.probe(clip)
+            for key in ["codec_name", "profile", "width", "height", "pix_fmt"] {
+                #expect("\(cut.video[key] ?? "none")" == "\(original.video[key] ?? "?")", "\(key)")
+            }
+            #expect(cut.streams == 2, "video and sound")
+            let rates = (try Self.videoBitrate(source), try Self.videoBitrate(clip))
+            #expect(abs(rates.1 - rates.0) / rates.0 < 0.2, "bitrate \(rates.1) vs the source's \(rates.0)")
+            // Asked 8 s; it starts at the keyframe at or before -8 s (GOP: 1 s).
+            #expect(cut.duration >= 7 && cut.duration <= 9 + 0.5, "duration \(cut.duration)")
+
+            // The list, the event stream, then the CLI in Matroska.
+            let list = box.json("GET", "/api/v1/clips")
+            #expect((list.object["clips"] as? [[String: Any]])?.first?["state"] as? String == "done", "\(list)")
+            let out = dir.appendingPathComponent("cli.mkv").path
+            let cli = try FlipboxProcess.runToEnd(["clip", "1", "--from", "-4s", "--to", "now", "-o", out, "--url", "http://127.0.0.1:\(box.port)"])
+            #expect(cli.status == 0, "\(cli.output)")
+            let mkv = try Self.probe(out)
+            #expect(mkv.video["codec_name"] as? String == "h264" && mkv.duration >= 3 && mkv.duration <= 5.5, "\(mkv)")
+            let ts = box.response("POST", "/api/v1/clips", body: #"{"channel": 1, "from": "-3s", "format": "ts"}"#)
+            #expect(ts.status == 202, "\(ts.body)")
+            let recorded = events.stop()
+            let clipEvents = recorded.filter { $0.event == "clip" && $0.data["id"] as? String == id }
+            #expect(clipEvents.first?.data["state"] as? String == "done" || clipEvents.contains { $0.data["state"] as? String == "done" }, "\(clipEvents)")
+
+            // Bad input.
+            let old = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-1h", "to": "now"}"#)
+            #expect(old.status == 400 && old.body.contains("the buffer holds"), "\(old.body)")
+            let backwards = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-2s", "to": "-5s"}"#)
+            #expect(backwards.status == 400, "\(backwards.body)")
+            let unbuffered = box.response("POST", "/api/v1/clips", body: #"{"channel": "2", "from": "-5s"}"#)
+            #expect(unbuffered.status == 409 && unbuffered.body.contains("no timeshift buffer"), "\(unbuffered.body)")
+            #expect(box.response("POST", "/api/v1/clips", body: #"{"channel": "9", "from": "-5s"}"#).status == 404)
+            #expect(box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "yesterday"}"#).status == 400)
+            #expect(box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-5s", "format": "avi"}"#).status == 400)
+            let refused = try FlipboxProcess.runToEnd(["clip", "2", "--from", "-5s", "-o", dir.appendingPathComponent("no.mp4").path,
+                                                      "--url", "http://127.0.0.1:\(box.port)"])
+            #expect(refused.status == 1 && refused.output.contains("409"), "\(refused.output)")
+
+            // Delete removes the file.
+            #expect(box.request("DELETE", "/api/v1/clips/\(id)").status == 204)
+            #expect(box.request("GET", "/api/v1/clips/\(id)").status == 404)
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("flipbox/clips").path)
+            #expect(!left.contains { $0.hasPrefix(id) }, "\(left)")
+        }
+    }
+}
