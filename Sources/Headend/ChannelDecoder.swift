@@ -327,16 +327,14 @@ final class ChannelDecoder: @unchecked Sendable {
     }
 
     /// Scales to `wanted` from the next frame on (any thread): the pipeline renegotiates its
-    /// output size at the next frame.
+    /// output size at the next frame. Under the lock, so changes reach the filter in order.
     private func scale(to wanted: (width: Int, height: Int)) {
-        let changed = lock.withLock {
-            guard size != wanted else { return false }
+        lock.withLock {
+            guard size != wanted, let filter = pipeline.child(named: "size"),
+                  let caps = try? Caps(target.resized(width: wanted.width, height: wanted.height).videoCaps) else { return }
             size = wanted
-            return true
+            filter.set("caps", caps: caps)
         }
-        guard changed, let filter = pipeline.child(named: "size"),
-              let caps = try? Caps(target.resized(width: wanted.width, height: wanted.height).videoCaps) else { return }
-        filter.set("caps", caps: caps)
     }
 
     /// A still picture (a frame of the target's size) at the size `sink` asks for; nil when it
