@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport", "LoopbackStreams", "MediaProbe"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "TestSupport"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "Parental", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
             "Control", "Switcher", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport",

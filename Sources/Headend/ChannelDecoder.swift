@@ -1,11 +1,20 @@
 import Foundation
 import GStreamer
 
-/// Receives the decoded output of a channel, already scaled to the output size.
-/// Called on decoder streaming threads: copy or forward, never block.
+/// Receives the decoded output of a channel, already scaled to the output size (or to the size
+/// the sink asks for). Called on decoder streaming threads: copy or forward, never block.
 public protocol DecodedFrameSink: AnyObject, Sendable {
     func presentVideo(_ frame: Buffer, feed: UInt)
     func presentAudio(_ samples: Buffer, feed: UInt)
+    /// The size this sink shows pictures at (a picture-in-picture window); nil, the default: the
+    /// decode target's (the output's). Asked when a decoder is bound and with every frame: the
+    /// decoder scales to it in its own pipeline, follows a change from its next frames on, and
+    /// hands over only frames of the size asked for (I420, the target's colours). Any thread.
+    var frameSize: (width: Int, height: Int)? { get }
+}
+
+extension DecodedFrameSink {
+    public var frameSize: (width: Int, height: Int)? { nil }
 }
 
 /// The formats decoders deliver: raw video at the output size, raw audio at the output rate;
@@ -29,7 +38,18 @@ public struct DecodeTarget: Sendable {
     /// The colours of the output frames: what GStreamer takes for YUV of the output's size when
     /// caps do not say (the output pipeline, its cards and snapshots assume it), so a BT.601 SD
     /// channel on an HD output is converted to BT.709 instead of shown with the wrong matrix.
-    public var colorimetry: String { height >= 2160 ? "bt2020" : height > 576 ? "bt709" : "bt601" }
+    public var colorimetry: String { colorimetryOverride ?? (height >= 2160 ? "bt2020" : height > 576 ? "bt709" : "bt601") }
+    private var colorimetryOverride: String?
+
+    /// The same target at another size, in this target's colours (a picture-in-picture window
+    /// blended into the output keeps the output's matrix, whatever its own height).
+    public func resized(width: Int, height: Int) -> DecodeTarget {
+        var t = self
+        t.colorimetryOverride = colorimetry
+        t.width = width
+        t.height = height
+        return t
+    }
 
     public var videoCaps: String {
         "video/x-raw,format=I420,width=\(width),height=\(height),pixel-aspect-ratio=1/1,colorimetry=\(colorimetry)"
@@ -143,6 +163,10 @@ final class ChannelDecoder: @unchecked Sendable {
     private var recentAudio: [GOPCache.Entry] = []
     private var feedValue: UInt = 0
     private weak var sink: DecodedFrameSink?
+    /// The size the pipeline scales to (the target's, or the bound sink's `frameSize`).
+    private var size: (width: Int, height: Int)
+    /// The last still picture scaled to the sink's size, and what it was scaled from.
+    private var scaledStill: (source: Buffer, scaled: Buffer)?
     /// The picture of a channel without video (radio), asked for again every second.
     private var still: (@Sendable () -> Buffer?)?
     private var stillShown: ContinuousClock.Instant?
@@ -157,10 +181,11 @@ final class ChannelDecoder: @unchecked Sendable {
     init(codec: Codec, target: DecodeTarget) throws {
         self.codec = codec
         self.target = target
+        size = (target.width, target.height)
         var videoOut: AppSink?
         if let chain = codec.video.decoderChain {
             pipeline = try Pipeline(description: """
-                appsrc name=vsrc format=time is-live=true min-latency=0 ! \(chain) ! \(target.conversion) ! \(target.videoCaps) ! \
+                appsrc name=vsrc format=time is-live=true min-latency=0 ! \(chain) ! \(target.conversion) ! capsfilter name=size caps="\(target.videoCaps)" ! \
                 appsink name=vout sync=true async=false qos=false max-buffers=4
                 """)
             guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout") else {
@@ -182,7 +207,14 @@ final class ChannelDecoder: @unchecked Sendable {
         videoOut?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
             let (feed, sink) = self.binding
-            sink?.presentVideo(b, feed: feed)
+            guard let sink else { return }
+            if let wanted = sink.frameSize {
+                // A sink of its own size gets only frames of that size (frames scaled before it
+                // changed are dropped).
+                self.scale(to: wanted)
+                guard let caps = sample.caps, caps.int("width") == wanted.width, caps.int("height") == wanted.height else { return }
+            }
+            sink.presentVideo(b, feed: feed)
         }
         attachAudioOutput(audio)
         // The sinks do not wait to preroll (`async=false`): a channel without audio never feeds
@@ -213,7 +245,9 @@ final class ChannelDecoder: @unchecked Sendable {
         branch.bin.appSink(named: "aout")?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
             let (feed, sink) = self.binding
-            if self.videoSource == nil, let picture = self.stillDue() { sink?.presentVideo(picture, feed: feed) }
+            if self.videoSource == nil, let sink, let picture = self.stillDue().flatMap({ self.sized($0, for: sink) }) {
+                sink.presentVideo(picture, feed: feed)
+            }
             sink?.presentAudio(b, feed: feed)
         }
     }
@@ -275,16 +309,44 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         let branch = lock.withLock { audio }
         if let audioCaps { branch.source.caps = audioCaps }
+        let wanted = sink.frameSize
+        // A still picture to scale (a radio channel in a picture-in-picture window) is scaled
+        // with the first sound, on its streaming thread, not here on the media thread.
+        let scaleLater = wanted.map { $0 != (target.width, target.height) } ?? false
         lock.withLock {
             feedValue = feed
             self.sink = sink
             self.audioStream = audioStream
             self.still = still
-            if still != nil { stillShown = .now }
+            stillShown = still != nil && !scaleLater ? .now : nil
         }
+        if let wanted { scale(to: wanted) }
         // Radio: the picture goes up at once (its sound is cached and follows within tens of
         // milliseconds), so the flip completes as fast as a warm flip to a picture.
-        if videoSource == nil, let picture = still?() { sink.presentVideo(picture, feed: feed) }
+        if videoSource == nil, !scaleLater, let picture = still?() { sink.presentVideo(picture, feed: feed) }
+    }
+
+    /// Scales to `wanted` from the next frame on (any thread): the pipeline renegotiates its
+    /// output size at the next frame. Under the lock, so changes reach the filter in order.
+    private func scale(to wanted: (width: Int, height: Int)) {
+        lock.withLock {
+            guard size != wanted, let filter = pipeline.child(named: "size"),
+                  let caps = try? Caps(target.resized(width: wanted.width, height: wanted.height).videoCaps) else { return }
+            size = wanted
+            filter.set("caps", caps: caps)
+        }
+    }
+
+    /// A still picture (a frame of the target's size) at the size `sink` asks for; nil when it
+    /// cannot be scaled. The last one scaled is kept (the same picture comes every second).
+    private func sized(_ still: Buffer, for sink: DecodedFrameSink) -> Buffer? {
+        guard let wanted = sink.frameSize, wanted != (target.width, target.height) else { return still }
+        if let last = lock.withLock({ scaledStill }), last.source === still { return last.scaled }
+        guard let from = try? Caps(target.videoCaps),
+              let to = try? VideoFormat(caps: try Caps(target.resized(width: wanted.width, height: wanted.height).videoCaps)),
+              let scaled = try? to.converted(still, caps: from) else { return nil }
+        lock.withLock { scaledStill = (still, scaled) }
+        return scaled
     }
 
     /// Plays audio stream `stream` (format `caps`) from now on, in place of the one playing

@@ -34,28 +34,25 @@ public struct PictureInPicturePlacement: Sendable, Hashable {
 }
 
 /// A second channel in a corner window of the output: a `DecodedFrameSink` for the PiP channel's
-/// decoder. Frames (output-size I420) go into a small scaler pipeline of the window's own, built
-/// once per window size: appsrc (2 buffers, the oldest dropped) ! videoscale ! videoconvert to
-/// BGRA at the window's size ! appsink (1 buffer, dropping). Its streaming thread turns each
-/// picture into the overlay of the output's `.pictureInPicture` layer, drawn with the next main
-/// frame (`updateLayer`), so the output is not pushed twice per frame. The decoder's streaming
-/// thread only pushes. Audio is ignored: sound stays with the main picture.
+/// decoder, which scales to the window's size in its own pipeline (`frameSize`). Each picture
+/// becomes, as it is (I420, no conversion, no copy), the overlay of the output's
+/// `.pictureInPicture` layer inside a light border, drawn with the next main frame
+/// (`updateLayer`), so the output is not pushed twice per frame. Audio is ignored: sound stays
+/// with the main picture.
 ///
-/// Thread-safe: `configure` (async, builds on the media thread), `show` and `close` from any task,
-/// `presentVideo` from streaming threads. `shutdown()` stops the scaler.
+/// Thread-safe: `configure`, `show` and `close` from any task, `presentVideo` from streaming threads.
 public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable {
     public let output: OutputPipeline
     private let lock = NSLock()
     private var placement: PictureInPicturePlacement
     private var feed: UInt?
     private var framesShown = 0
-    private var scaler: Scaler?
+    private var window: Window
 
-    /// The scaling pipeline for one window size.
-    private struct Scaler {
-        let pipeline: Pipeline
-        let source: AppSource
+    /// Where pictures go: the window's rectangle (border included) and its pictures' format.
+    private struct Window {
         let rect: (x: Int, y: Int, width: Int, height: Int)
+        let picture: VideoFormat
     }
 
     static let border = 2
@@ -63,38 +60,30 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
     public init(output: OutputPipeline, placement: PictureInPicturePlacement) {
         self.output = output
         self.placement = placement
+        // The output's own format cannot fail to describe its smaller sizes; `configure` makes the real one.
+        window = (try? Self.window(placement, output: output)) ?? Window(rect: (0, 0, 0, 0), picture: output.videoFormat)
     }
 
-    /// Sets the window's place and size; (re)builds the scaler when the size changed.
-    public func configure(_ placement: PictureInPicturePlacement) async throws {
+    private static func window(_ placement: PictureInPicturePlacement, output: OutputPipeline) throws -> Window {
         let rect = placement.rect(width: output.width, height: output.height)
-        let current = lock.withLock { () -> (Int, Int)? in
+        let (iw, ih) = (rect.width - 2 * border, rect.height - 2 * border)
+        let caps = try Caps("video/x-raw,format=I420,width=\(iw),height=\(ih),framerate=\(output.fps)/1,pixel-aspect-ratio=1/1")
+        return Window(rect: rect, picture: try VideoFormat(caps: caps))
+    }
+
+    /// Sets the window's place and size. A new size reaches the decoder with its next frame
+    /// (`frameSize`); until its first picture of that size, the window shows the previous one.
+    public func configure(_ placement: PictureInPicturePlacement) async throws {
+        let window = try Self.window(placement, output: output)
+        lock.withLock {
             self.placement = placement
-            return scaler.map { ($0.rect.width, $0.rect.height) }
+            self.window = window
         }
-        if let current, current == (rect.width, rect.height) {
-            // Same size: only the position changes, at the next picture.
-            lock.withLock { scaler = scaler.map { Scaler(pipeline: $0.pipeline, source: $0.source, rect: rect) } }
-            return
-        }
-        let (iw, ih) = (rect.width - 2 * Self.border, rect.height - 2 * Self.border)
-        let pipeline = try Pipeline(description: """
-            appsrc name=src format=time max-buffers=2 leaky-type=downstream ! videoscale ! \
-            video/x-raw,width=\(iw),height=\(ih),pixel-aspect-ratio=1/1 ! videoconvert ! video/x-raw,format=BGRA ! \
-            appsink name=sink sync=false max-buffers=1 drop=true
-            """)
-        guard let source = pipeline.appSource(named: "src"), let sink = pipeline.appSink(named: "sink") else {
-            pipeline.shutdown()
-            throw GStreamerError(code: .pipelineDescription, message: "internal: picture-in-picture scaler incomplete")
-        }
-        source.caps = output.videoFormat.caps
-        sink.onSample { [weak self] sample in self?.scaled(sample, width: iw, height: ih) }
-        try await MediaExecutor.shared.run { _ = try pipeline.setState(.playing) }
-        let old = lock.withLock { () -> Scaler? in
-            defer { scaler = Scaler(pipeline: pipeline, source: source, rect: rect) }
-            return scaler
-        }
-        if let old { _ = try? await MediaExecutor.shared.run { old.pipeline.shutdown() } }
+    }
+
+    /// The size pictures are shown at: the window's inside.
+    public var frameSize: (width: Int, height: Int)? {
+        lock.withLock { (window.picture.width, window.picture.height) }
     }
 
     /// From now on, shows frames of `feed` (the window keeps the previous picture until the first arrives).
@@ -108,8 +97,7 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
     /// Pictures put into the window so far (for tests and measurements).
     public var frameCount: Int { lock.withLock { framesShown } }
 
-    /// Closes the window: no more frames are accepted and the layer is removed. The scaler stays
-    /// built for the next time.
+    /// Closes the window: no more frames are accepted and the layer is removed.
     public func close() {
         lock.withLock {
             feed = nil
@@ -117,41 +105,24 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
         }
     }
 
-    /// Stops the scaler (the player is going away).
+    /// Closes the window (the player is going away); nothing else to stop.
     public func shutdown() async {
         close()
-        let old = lock.withLock { () -> Scaler? in
-            defer { scaler = nil }
-            return scaler
-        }
-        if let old { _ = try? await MediaExecutor.shared.run { old.pipeline.shutdown() } }
     }
 
+    /// A picture of the window's channel (its decoder's streaming thread): put on the layer, in
+    /// its border, as the next main frame's overlay. Frames of another size than the window's
+    /// (a resize in flight) are not shown.
     public func presentVideo(_ frame: Buffer, feed: UInt) {
-        guard let source = lock.withLock({ feed == self.feed ? scaler?.source : nil }) else { return }
-        _ = source.push(frame.retimed(pts: .none, dts: .none))
-    }
-
-    public func presentAudio(_ samples: Buffer, feed: UInt) {}
-
-    /// A picture at the window's size (scaler streaming thread): framed and put on the layer.
-    private func scaled(_ sample: Sample, width iw: Int, height ih: Int) {
-        guard let pixels = sample.buffer?.bytes(), pixels.count >= iw * ih * 4 else { return }
-        guard let rect = lock.withLock({ feed == nil ? nil : scaler?.rect }),
-              rect.width == iw + 2 * Self.border, rect.height == ih + 2 * Self.border else { return }
-        let border = Self.border
-        var out = [UInt8](repeating: 230, count: rect.width * rect.height * 4)
-        let rowBytes = iw * 4
-        for y in 0..<ih {
-            let d = ((y + border) * rect.width + border) * 4
-            out.replaceSubrange(d..<(d + rowBytes), with: pixels[(y * rowBytes)..<((y + 1) * rowBytes)])
-        }
-        let overlay = Overlay(image: BGRAImage(width: rect.width, height: rect.height, pixels: out), x: rect.x, y: rect.y)
         lock.withLock {
-            // Closed meanwhile: the layer stays off.
-            guard feed != nil else { return }
+            // Closed or retuned meanwhile: the layer stays as it is.
+            guard feed == self.feed, window.picture.fits(frame) else { return }
+            let border = Self.border
+            let overlay = Overlay(picture: frame, format: window.picture, x: window.rect.x, y: window.rect.y, border: border)
             framesShown += 1
             output.updateLayer(.pictureInPicture, [overlay])
         }
     }
+
+    public func presentAudio(_ samples: Buffer, feed: UInt) {}
 }

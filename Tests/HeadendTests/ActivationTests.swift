@@ -68,6 +68,43 @@ extension HeadendTests {
             #expect(headend.states().allSatisfy { $0 == .cold })
         }
 
+        /// Records the sizes of the frames it gets and asks for its own size, which it can change.
+        final class SizedRecorder: DecodedFrameSink, @unchecked Sendable {
+            private let lock = NSLock()
+            private var size: (width: Int, height: Int)
+            private var received: [Buffer] = []
+            init(width: Int, height: Int) { size = (width, height) }
+            var frameSize: (width: Int, height: Int)? { lock.withLock { size } }
+            func resize(width: Int, height: Int) { lock.withLock { size = (width, height); received = [] } }
+            func presentVideo(_ frame: Buffer, feed: UInt) { lock.withLock { received.append(frame) } }
+            func presentAudio(_ samples: Buffer, feed: UInt) {}
+            /// The frames since the last resize.
+            var frames: [Buffer] { lock.withLock { received } }
+        }
+
+        /// A sink that asks for its own size (a picture-in-picture window) gets only frames of
+        /// that size from its decoder, and of the new size after it changes.
+        @Test func aSinkOfItsOwnSizeGetsFramesOfThatSizeAndAfterAChangeOfTheNew() async throws {
+            let blue = makeChannel(["test://color/0000ff?size=160x90&fps=30&gop=15"], number: 1, name: "Blue")
+            let headend = Headend(lineup: Lineup(channels: [blue]), policy: .all, target: DecodeTarget(width: 640, height: 360),
+                                  logger: testLogger) { _, _ in }
+            await headend.applyPolicy(current: 0, last: nil)
+            let source = headend.sources[0]
+            #expect(await eventually(within: 8) { source.cache.canStartWarm && source.cache.videoCaps != nil })
+            let sink = SizedRecorder(width: 188, height: 104)
+            let (feed, _) = try await headend.activate(blue, sink: sink) { _, _ in }
+            #expect(await eventually(within: 5) { sink.frames.count >= 5 }, "frames: \(sink.frames.count)")
+            let small = try VideoFormat(caps: Caps("video/x-raw,format=I420,width=188,height=104"))
+            #expect(sink.frames.allSatisfy { small.fits($0) }, "every frame at the sink's size: \(Set(sink.frames.map(\.size)))")
+
+            sink.resize(width: 320, height: 180)
+            #expect(await eventually(within: 5) { sink.frames.count >= 5 }, "frames after the resize: \(sink.frames.count)")
+            let large = try VideoFormat(caps: Caps("video/x-raw,format=I420,width=320,height=180"))
+            #expect(sink.frames.allSatisfy { large.fits($0) }, "only frames of the new size: \(Set(sink.frames.map(\.size)))")
+            await headend.deactivate(feed: feed)
+            await headend.shutdown()
+        }
+
         /// Flips back and forth between two warm channels, the old decoder running until the new
         /// one shows a frame, as the player does. Each flip's first frame must be the new channel's
         /// colour and arrive within two output frame periods (30 fps) of the request; the median

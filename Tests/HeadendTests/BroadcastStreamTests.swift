@@ -215,6 +215,21 @@ extension HeadendTests {
             await rig.stop()
         }
 
+        /// A radio channel in a sink of its own size (a picture-in-picture window): its still
+        /// picture comes at that size.
+        @Test func radioStillComesAtTheSizeASinkAsksFor() async throws {
+            let rig = try Rig([ClipFormat.radio(.mp2, toneHz: 600)])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let sink = HeadendTests.Activation.SizedRecorder(width: 96, height: 54)
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: sink) { _, _ in }
+            #expect(await eventually(within: 5) { !sink.frames.isEmpty }, "the still picture comes with the first sound")
+            let small = try VideoFormat(caps: Caps("video/x-raw,format=I420,width=96,height=54"))
+            #expect(sink.frames.allSatisfy { small.fits($0) }, "at the sink's size: \(sink.frames.map(\.size))")
+            await rig.headend.deactivate(feed: feed)
+            await rig.stop()
+        }
+
         /// A radio station that changes codec (MP2 to AAC LATM on the same PID) plays on: the
         /// ingest reconnects when the old parser goes quiet, and the feed gets a decoder for the
         /// new sound at once (radio has no keyframe to wait for).
