@@ -66,7 +66,7 @@ struct StatusJSON: Encodable, Sendable {
 struct ChannelStatusJSON: Encodable, Sendable {
     var status: ChannelStatus
 
-    enum CodingKeys: String, CodingKey { case number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden }
+    enum CodingKeys: String, CodingKey { case number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden, now, next, locked }
 
     func encode(to encoder: any Encoder) throws {
         let channel = status.channel
@@ -86,6 +86,9 @@ struct ChannelStatusJSON: Encodable, Sendable {
         try c.encode(picture ? "/api/v1/channels/\(path)/thumbnail.jpg" : nil, forKey: .thumbnail)
         try c.encode(channel.isFavourite, forKey: .favourite)
         try c.encode(channel.isHidden, forKey: .hidden)
+        try c.encode(status.programmes?.now.map(ProgrammeJSON.init), forKey: .now)
+        try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
+        try c.encode(status.lock, forKey: .locked)
         try MediaKeys.encode(status.media, into: encoder)
     }
 }

@@ -1380,8 +1380,21 @@ extension OpenAPIDocument {
                   type: string
             ChannelStatus:
               type: object
-              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden, video, audio, radio]
+              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden, video, audio, radio, now, next, locked]
               properties:
+                now:
+                  description: The programme on the channel now, from the guide (null without one).
+                  anyOf:
+                    - $ref: "#/components/schemas/ProgrammeSummary"
+                    - type: "null"
+                next:
+                  description: The programme after it.
+                  anyOf:
+                    - $ref: "#/components/schemas/ProgrammeSummary"
+                    - type: "null"
+                locked:
+                  description: Why the channel's content is locked now (parental rules or a locked channel; null when it is not).
+                  type: [string, "null"]
                 video:
                   anyOf:
                     - $ref: "#/components/schemas/Video"

@@ -123,10 +123,16 @@ public struct ChannelStatus: Sendable, Hashable {
     public var state: ChannelState
     /// What the channel carries (video format, audio tracks); nil when not known.
     public var media: ChannelMedia?
-    public init(channel: Channel, state: ChannelState, media: ChannelMedia? = nil) {
+    /// What is on it now and next, from the guide; nil without a guide.
+    public var programmes: NowNext?
+    /// Why its content is locked now (parental rules, a locked channel); nil when it is not.
+    public var lock: String?
+    public init(channel: Channel, state: ChannelState, media: ChannelMedia? = nil, programmes: NowNext? = nil, lock: String? = nil) {
         self.channel = channel
         self.state = state
         self.media = media
+        self.programmes = programmes
+        self.lock = lock
     }
 }
 

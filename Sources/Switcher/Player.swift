@@ -495,8 +495,13 @@ public actor Player {
                      media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) }, lock: machine.lockedOnScreen?.reason)
     }
 
-    public nonisolated func channels() -> [ChannelStatus] {
-        zip(lineup.channels, headend.states()).map { ChannelStatus(channel: $0, state: $1, media: headend.media(of: $0)) }
+    /// Every channel: its state, what it carries, what is on (with a guide) and whether it is locked.
+    public func channels() -> [ChannelStatus] {
+        let now = Date()
+        return zip(lineup.channels, headend.states()).enumerated().map { i, entry in
+            ChannelStatus(channel: entry.0, state: entry.1, media: headend.media(of: entry.0),
+                          programmes: programmes == nil ? nil : nowNext(entry.0, at: now), lock: machine.locks[i])
+        }
     }
 
     public nonisolated func snapshotPNG(width: Int?) async throws -> [UInt8] {

@@ -129,7 +129,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         try await Task.sleep(for: .milliseconds(2500))
         let warmUsage = try await measure(seconds: 4)
-        let warmCount = player.channels().filter { $0.state.tier == .warm }.count
+        let warmCount = await player.channels().filter { $0.state.tier == .warm }.count
         let gopBytes = player.headend.sources.map(\.cache.byteCount).reduce(0, +)
 
         say("\(flips) \(order) flips, \(interval) ms apart")

@@ -64,7 +64,8 @@ struct ControlAPITests {
             #expect(channels.count == 2)
             let red = channels[0]
             #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources", "thumbnail", "favourite", "hidden",
-                                      "video", "audio", "radio"])
+                                      "video", "audio", "radio", "now", "next", "locked"])
+            #expect(red["now"] is NSNull && red["locked"] is NSNull, "no guide, not locked")
             let video = try #require(red["video"] as? [String: Any])
             #expect(video["codec"] as? String == "H.264" && video["width"] as? Int == 1920 && video["interlaced"] as? Bool == true)
             #expect(video["colour"] as? String == "BT.709" && video["colourAssumed"] as? Bool == false && video["hdr"] as? Bool == false)

@@ -52,6 +52,11 @@ import Testing
             #expect(nowJSON?["rating"] as? String == "TV-G")
             #expect(nowJSON?["description"] as? String == "The day's stories.")
             #expect((last["next"] as? [String: Any])?["title"] as? String == "Late Film")
+            // Every channel's entry says what is on it too, and that it is not locked.
+            let entry = (box.json("GET", "/api/v1/channels").object["channels"] as? [[String: Any]])?.first
+            #expect((entry?["now"] as? [String: Any])?["title"] as? String == "Evening News", "\(String(describing: entry))")
+            #expect((entry?["next"] as? [String: Any])?["title"] as? String == "Late Film")
+            #expect(entry?["locked"] is NSNull)
         }
     }
 }

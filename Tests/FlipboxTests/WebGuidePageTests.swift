@@ -118,6 +118,9 @@ import Testing
         let locked = box.waitForStatus(seconds: 40) { ($0["locked"] as? String) != nil }
         try #require(locked, "channel 2 did not come up locked:\n\(box.logText.suffix(1500))")
         let url = "http://127.0.0.1:\(box.port)/"
+        let entries = box.json("GET", "/api/v1/channels").object["channels"] as? [[String: Any]] ?? []
+        #expect(entries.map { $0["locked"] is NSNull } == [true, false], "channel 2 is locked in the list: \(entries.map { $0["locked"] ?? "-" })")
+        #expect(entries.last?["now"] is NSNull, "no guide, no programme")
 
         // The page keeps its event stream open, so it never settles: stop it after 4 s and read its DOM.
         let dom = runChromium(["--timeout=8000", "--dump-dom", url])

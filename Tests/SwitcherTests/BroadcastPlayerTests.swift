@@ -57,7 +57,7 @@ import Testing
         #expect(await waitUntil(5) { hears(player, 1000, over: 440) }, "English again")
         await #expect(throws: AudioSelectionError.self) { try await player.selectAudio("fra") }
 
-        #expect(await waitUntil(10) { player.channels()[1].state.tier == .warm && player.channels()[1].media?.radio == true })
+        #expect(await waitUntil(10) { let radio = await player.channels()[1]; return radio.state.tier == .warm && radio.media?.radio == true })
         let flip = await player.flip(.tune(ChannelNumber(2)))
         #expect(flip.ok, "a flip to radio completes: \(flip.error ?? "")")
         #expect(await waitUntil(5) { hears(player, 600, over: 1000) }, "the radio plays")

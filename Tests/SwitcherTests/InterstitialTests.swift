@@ -94,7 +94,7 @@ import Testing
         let events = EventLog(player.events())
         try await player.start()
         #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
-        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier == .warm || $0.state.tier == .hot } })
+        #expect(await waitUntil(5) { await player.channels().allSatisfy { $0.state.tier == .warm || $0.state.tier == .hot } })
         var results: [FlipResult] = []
         for _ in 0..<9 {
             results.append(await player.flip(.next))
@@ -177,7 +177,7 @@ import Testing
         let events = EventLog(player.events())
         try await player.start()
         #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
-        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier == .warm || $0.state.tier == .hot } })
+        #expect(await waitUntil(5) { await player.channels().allSatisfy { $0.state.tier == .warm || $0.state.tier == .hot } })
         let results = await keyRepeat(player, .next, count: 50, spacing: .milliseconds(50))
         try await Task.sleep(for: .milliseconds(300))
         #expect(Set(results.map(\.requestID)).count == 50)

@@ -18,7 +18,7 @@ import Testing
         try await player.start()
         defer { Task { await player.shutdown() } }
         #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
-        #expect(await waitUntil(10) { player.channels().allSatisfy { $0.state == .warm || $0.state == .hot } }, "all channels warm")
+        #expect(await waitUntil(10) { await player.channels().allSatisfy { $0.state == .warm || $0.state == .hot } }, "all channels warm")
 
         let opened = try await player.openMultiview(grid: 2)
         #expect(opened.open && opened.channels.map(\.number) == ["1", "2", "3", "4"] && opened.highlight?.number == "1")

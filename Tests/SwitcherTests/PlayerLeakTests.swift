@@ -11,7 +11,8 @@ import Testing
 /// the counts are the player's alone and not the other tests'.
 @Suite struct PlayerLeakTests {
     @Test func twoHundredFlipsThenShutdownLeaveNoPipelineElementOrFile() async {
-        await #expect(processExitsWith: .success) {
+        // The child's standard error is kept, so a crash says where (a Swift trap prints its reason).
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             try GStreamer.initialize()
             let logger = Logger(label: "leak") { _ in SwiftLogNoOpLogHandler() }
             let lineup = Lineup(channels: (1...4).map { n in
@@ -54,6 +55,9 @@ import Testing
             guard after.openFiles <= before.openFiles else {
                 throw LeakFailure("open files \(before.openFiles) -> \(after.openFiles)")
             }
+        }
+        if let result, result.exitStatus != .exitCode(0) {
+            Issue.record("the leak check's process ended with \(result.exitStatus): \(String(decoding: result.standardErrorContent.suffix(4000), as: UTF8.self))")
         }
     }
 }

@@ -59,7 +59,7 @@ import Testing
         try await player.start()
         defer { Task { await player.shutdown() } }
         #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
-        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier != .cold } })
+        #expect(await waitUntil(5) { await player.channels().allSatisfy { $0.state.tier != .cold } })
         #expect(await soundFlows(player), "channel 1 is heard")
 
         let flip = await player.flip(.tune(ChannelNumber(2)))

@@ -28,7 +28,7 @@ import Testing
         try await player.start()
         defer { Task { await player.shutdown() } }
         #expect(await waitUntil(15) { await player.status().channel?.number == ChannelNumber(1) })
-        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier != .cold } })
+        #expect(await waitUntil(5) { await player.channels().allSatisfy { $0.state.tier != .cold } })
         try await Task.sleep(for: .milliseconds(600))
         var audio = player.output.recentAudio(milliseconds: 300)
         #expect(audio.count > 48 * 200, "output audio is flowing")
@@ -51,7 +51,7 @@ import Testing
         let events = player.events()
         try await player.start()
         #expect(await waitUntil(15) { await player.status().channel?.number == ChannelNumber(1) })
-        #expect(await waitUntil(5) { player.channels().allSatisfy { $0.state.tier != .cold } })
+        #expect(await waitUntil(5) { await player.channels().allSatisfy { $0.state.tier != .cold } })
 
         let collector = Task { () -> [FlipResult] in
             var results: [FlipResult] = []

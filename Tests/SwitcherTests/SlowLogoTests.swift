@@ -54,7 +54,7 @@ import Testing
         let player = try Player(lineup: lineup, options: options, logoCache: LogoCache(directory: cacheDirectory, timeout: 30),
                                 logger: Logger(label: "test"))
         try await player.start()
-        #expect(await waitUntil(15) { player.channels().allSatisfy { $0.state.tier == .warm || $0.state.tier == .hot } })
+        #expect(await waitUntil(15) { await player.channels().allSatisfy { $0.state.tier == .warm || $0.state.tier == .hot } })
 
         let flip = await player.tune(number: ChannelNumber(2))
         #expect(flip.outcome == .completed)

@@ -19,14 +19,14 @@ import Testing
         let options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all)
         let player = try Player(lineup: lineup, options: options, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         try await player.start()
-        #expect(await waitUntil(30) { player.channels().allSatisfy { $0.state.tier != .cold } })
+        #expect(await waitUntil(30) { await player.channels().allSatisfy { $0.state.tier != .cold } })
         #expect(await player.flip(.tune(ChannelNumber(2))).ok)
         #expect(await waitUntil(30) { (try? await overlaySnapshot(player)).map { region($0, (140, 70, 40, 40), is: (0, 255, 0)) } ?? false })
 
         await player.standby()
         #expect(await player.isStandingBy)
-        #expect(await waitUntil(30) { player.channels().allSatisfy { $0.state.tier == .cold } },
-                "every channel cold: \(player.channels().map(\.state.tier))")
+        #expect(await waitUntil(30) { await player.channels().allSatisfy { $0.state.tier == .cold } },
+                "every channel cold: \(player.headend.states().map(\.tier))")
         #expect(await waitUntil(30) { (try? await overlaySnapshot(player)).map { region($0, (0, 0, 320, 180), is: (0, 0, 0), tolerance: 8) } ?? false },
                 "the output is black")
         await player.standby() // idempotent
@@ -37,7 +37,7 @@ import Testing
         #expect(await !player.isStandingBy)
         #expect(await waitUntil(30) { (try? await overlaySnapshot(player)).map { region($0, (140, 70, 40, 40), is: (0, 255, 0)) } ?? false },
                 "channel 2's picture is back")
-        #expect(await waitUntil(30) { player.channels().allSatisfy { $0.state.tier != .cold } }, "the warm pool is back")
+        #expect(await waitUntil(30) { await player.channels().allSatisfy { $0.state.tier != .cold } }, "the warm pool is back")
         #expect(await player.resume() == nil, "resume when awake does nothing")
         await player.shutdown()
     }
