@@ -108,12 +108,5 @@ struct ClipRoutes {
         ])
     }
 
-    static func answer(_ failure: ClipFailure) -> Response {
-        switch failure.code {
-        case .badRange: JSONResponse.error(.badRequest, failure.message)
-        case .unknown: JSONResponse.error(.notFound, failure.message)
-        case .notBuffered, .unsupported: JSONResponse.error(.conflict, failure.message)
-        case .writing: JSONResponse.error(.internalServerError, failure.message)
-        }
-    }
+    static func answer(_ failure: ClipFailure) -> Response { JSONResponse.failure(failure) }
 }

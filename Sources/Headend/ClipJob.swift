@@ -77,24 +77,26 @@ public struct ClipJob: Sendable, Hashable, Codable {
 }
 
 /// Why a clip cannot be made.
-public struct ClipFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        /// A malformed request or a range outside the buffer (HTTP 400).
-        case badRange
-        /// The channel has no timeshift buffer (HTTP 409).
-        case notBuffered
-        /// No such channel or clip (HTTP 404).
-        case unknown
-        /// A codec the muxers cannot take (HTTP 409).
-        case unsupported
-        /// The muxer or the disk failed (HTTP 500).
-        case writing
+public typealias ClipFailure = Failure<ClipFailureCode>
+
+public enum ClipFailureCode: String, FailureCode {
+    /// A malformed request or a range outside the buffer (HTTP 400).
+    case badRange
+    /// The channel has no timeshift buffer (HTTP 409).
+    case notBuffered
+    /// No such channel or clip (HTTP 404).
+    case unknown
+    /// A codec the muxers cannot take (HTTP 409).
+    case unsupported
+    /// The muxer or the disk failed (HTTP 500).
+    case writing
+
+    public var kind: FailureKind {
+        switch self {
+        case .badRange: .badRequest
+        case .unknown: .notFound
+        case .notBuffered, .unsupported: .conflict
+        case .writing: .internalFailure
+        }
     }
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { message }
 }
