@@ -37,7 +37,12 @@ test: build media
 	@$(SWIFT) test $(BUILD_FLAGS) --parallel --num-workers 2 --skip FlipboxTests 2>&1 | grep -v "prohibited flag" | tee .build/test.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
 		status=$${PIPESTATUS[0]}; \
 	$(SWIFT) test $(BUILD_FLAGS) --no-parallel --filter FlipboxTests 2>&1 | grep -v "prohibited flag" | tee .build/test-e2e.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
-		e2e=$${PIPESTATUS[0]}; [ $$status -eq 0 ] && [ $$e2e -eq 0 ]
+		e2e=$${PIPESTATUS[0]}; \
+	if [ $$status -ne 0 ] || [ $$e2e -ne 0 ]; then \
+		echo "== what failed (whole logs: .build/test.log, .build/test-e2e.log) =="; \
+		grep -hE "✘ Test .* failed after|Fatal error|exited with signal|crashed" .build/test.log .build/test-e2e.log | cut -c1-200 | head -8; \
+		grep -hE "recorded an issue|error: " .build/test.log .build/test-e2e.log | grep -v "prohibited flag" | cut -c1-300 | head -10; \
+	fi; [ $$status -eq 0 ] && [ $$e2e -eq 0 ]
 
 # Flip latency, CPU and memory per warm channel (docs/performance.md), next to mpv.
 bench: deps

@@ -104,11 +104,8 @@ public actor LogoCache {
         let data: Data
         let response: URLResponse
         do {
-            // The whole download within `timeout`, however slowly the server trickles bytes (the
-            // session's own limits are per read). The caller stops waiting; the transfer is
-            // cancelled and ends on its own.
-            let request = request
-            (data, response) = try await Deadline.race(seconds: timeout) { try await session.data(for: request) }
+            // The whole download within `timeout`, however slowly the server trickles bytes.
+            (data, response) = try await HTTPTransfer.data(for: request, session: session, deadline: timeout)
         } catch let error as URLError where error.code == .timedOut {
             throw fail("timed out after \(Int(timeout)) s")
         } catch {
@@ -161,55 +158,4 @@ public struct LogoCacheError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// `logo URL: reason`, e.g. `logo http://x/a.png: the server answered HTTP 404`.
     public var description: String { "logo \(logo): \(reason)" }
-}
-
-/// Waits for work up to a deadline, and no longer, even when the work ignores cancellation.
-enum Deadline {
-    /// The result of `work`, or `URLError(.timedOut)` after `seconds`; the work is then cancelled
-    /// and left to end by itself.
-    static func race<T: Sendable>(seconds: TimeInterval, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        let once = Once<T>()
-        let task = Task {
-            do { once.finish(with: .success(try await work())) } catch { once.finish(with: .failure(error)) }
-        }
-        let timer = Task {
-            try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            once.finish(with: .failure(URLError(.timedOut)))
-        }
-        defer {
-            task.cancel()
-            timer.cancel()
-        }
-        return try await once.value
-    }
-
-    /// A result delivered once, to one waiter.
-    private final class Once<T: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var result: Result<T, any Error>?
-        private var waiter: CheckedContinuation<T, any Error>?
-
-        func finish(with outcome: Result<T, any Error>) {
-            let waiter: CheckedContinuation<T, any Error>? = lock.withLock {
-                guard result == nil else { return nil }
-                result = outcome
-                defer { self.waiter = nil }
-                return self.waiter
-            }
-            waiter?.resume(with: outcome)
-        }
-
-        var value: T {
-            get async throws {
-                try await withCheckedThrowingContinuation { continuation in
-                    let done: Result<T, any Error>? = lock.withLock {
-                        if let result { return result }
-                        waiter = continuation
-                        return nil
-                    }
-                    if let done { continuation.resume(with: done) }
-                }
-            }
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -104,7 +105,7 @@ struct SoakAPI: Sendable {
         request.timeoutInterval = 10
         // No kept-alive connections: they would count among the player's open files.
         request.setValue("close", forHTTPHeaderField: "Connection")
-        guard let (data, response) = try? await session.data(for: request),
+        guard let (data, response) = try? await HTTPTransfer.data(for: request, session: session, deadline: 10),
               let http = response as? HTTPURLResponse else { return nil }
         return (data, http.statusCode)
     }

@@ -13,8 +13,16 @@ import Testing
 
     func write(_ text: String, to url: URL) throws { try text.write(to: url, atomically: true, encoding: .utf8) }
 
+    /// Runs `flipbox doctor`; the display devices are an empty directory unless the test names
+    /// some, so a CI machine with a GPU (or a DRM device it cannot open) gives the same lines.
     func doctor(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-        try FlipboxProcess.runToEnd(["doctor"] + arguments, environment: environment)
+        var environment = environment
+        if environment["FLIPBOX_DRI_DIR"] == nil {
+            let none = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-doctor-no-dri-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: none, withIntermediateDirectories: true)
+            environment["FLIPBOX_DRI_DIR"] = none.path
+        }
+        return try FlipboxProcess.runToEnd(["doctor"] + arguments, environment: environment)
     }
 
     func line(_ output: String, _ prefix: String) -> String? {

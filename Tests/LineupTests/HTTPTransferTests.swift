@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+@testable import Lineup
+
+/// A loopback server that accepts every connection and never answers a byte.
+private func mutedServer() throws -> PythonServer {
+    try PythonServer(script: """
+        import socket, threading, time
+        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", 0)); s.listen(512)
+        print(s.getsockname()[1], flush=True)
+        held = []
+        while True:
+            c, _ = s.accept(); held.append(c)
+        """)
+}
+
+/// A loopback server that answers every request with a small body.
+private func answeringServer() throws -> PythonServer {
+    try PythonServer(script: """
+        import http.server, socketserver
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers()
+                self.wfile.write(b"ok")
+            def log_message(self, *a): pass
+        class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+        srv = S(("127.0.0.1", 0), H)
+        print(srv.server_address[1], flush=True)
+        srv.serve_forever()
+        """)
+}
+
+/// The transfer that replaced `URLSession.data(for:)`: a deadline or a cancelled caller racing
+/// the session's own failure once hung both threads for good (a CI run stuck for 15 minutes).
+@Suite(.timeLimit(.minutes(2)))
+struct HTTPTransferTests {
+    private func session() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 0.05
+        configuration.timeoutIntervalForResource = 0.05
+        return URLSession(configuration: configuration)
+    }
+
+    /// Deadlines that fall where the session times the request out too: every call is answered
+    /// with a timeout, none hangs, and the session can be invalidated afterwards.
+    @Test func aThousandDeadlinesAgainstASilentServerAllEnd() async throws {
+        let server = try mutedServer()
+        defer { server.stop() }
+        let session = session()
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/logo.png")))
+        var timedOut = 0
+        for _ in 0..<20 {
+            timedOut += await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        do {
+                            _ = try await HTTPTransfer.data(for: request, session: session, deadline: 0.05)
+                            return 0
+                        } catch let error as URLError where error.code == .timedOut {
+                            return 1
+                        } catch {
+                            return 0
+                        }
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+        }
+        #expect(timedOut == 1000)
+        session.invalidateAndCancel()
+    }
+
+    /// Callers cancelled at every moment of a transfer, the deadline due at the same moment:
+    /// each is answered once (cancelled or timed out), and nothing hangs.
+    @Test func cancelledCallersAreAnsweredAtOnce() async throws {
+        let server = try mutedServer()
+        defer { server.stop() }
+        let session = session()
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/logo.png")))
+        for round in 0..<500 {
+            let call = Task { try await HTTPTransfer.data(for: request, session: session, deadline: 0.05) }
+            try await Task.sleep(for: .microseconds((round % 25) * 2_000))
+            call.cancel()
+            await #expect(throws: (any Error).self) { _ = try await call.value }
+        }
+        session.invalidateAndCancel()
+    }
+
+    @Test func anAnswerBeforeTheDeadlineIsTheResponse() async throws {
+        let server = try answeringServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
+        for _ in 0..<20 {
+            let (data, response) = try await HTTPTransfer.data(for: request, session: session, deadline: 5)
+            #expect(String(decoding: data, as: UTF8.self) == "ok")
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        }
+    }
+
+    @Test func aCallerCancelledBeforeItBeganGetsCancellation() async throws {
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/never")))
+        let call = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await HTTPTransfer.data(for: request, session: session, deadline: 5)
+        }
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+    }
+}
