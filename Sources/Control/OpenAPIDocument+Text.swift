@@ -220,6 +220,13 @@ extension OpenAPIDocument {
                     type: number
                     minimum: 0
                     maximum: 3600
+                - name: form
+                  in: query
+                  description: short (channel, now and next, rating) or long (also the programme's description).
+                  schema:
+                    type: string
+                    enum: [short, long]
+                    default: short
               responses:
                 "200":
                   $ref: "#/components/responses/Banner"
@@ -1007,6 +1014,10 @@ extension OpenAPIDocument {
                         type: boolean
                       channel:
                         $ref: "#/components/schemas/Channel"
+                      form:
+                        type: string
+                        enum: [short, long]
+                        description: The form on screen; absent when the banner is not up.
             PiP:
               description: The PiP window's state.
               content:

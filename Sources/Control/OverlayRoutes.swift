@@ -6,7 +6,7 @@ import Switcher
 
 /// The overlay endpoints: the info banner, picture-in-picture and the multiview.
 ///
-/// - `POST /api/v1/overlay/banner[?seconds=N]` shows the banner, `DELETE` hides it.
+/// - `POST /api/v1/overlay/banner[?seconds=N][&form=short|long]` shows the banner, `DELETE` hides it.
 /// - `POST /api/v1/pip` opens the window; `channel`, `corner`, `size` from the query or a JSON
 ///   body. `DELETE /api/v1/pip` closes it; `POST /api/v1/pip/swap`; `POST /api/v1/pip/tune/{number}`.
 /// - `POST /api/v1/multiview[?grid=2|3|4]` opens the mosaic, `DELETE` closes it;
@@ -40,7 +40,11 @@ struct OverlayRoutes<Player: OverlayControl> {
                     }
                     seconds = value
                 }
-                return JSONResponse.make(.ok, await player.showBanner(seconds: seconds))
+                let form = request.uri.queryParameters.get("form") ?? "short"
+                guard let shape = BannerStatus.Form(rawValue: form) else {
+                    return JSONResponse.error(.badRequest, "form must be short or long, not '\(form)'")
+                }
+                return JSONResponse.make(.ok, await player.showBanner(seconds: seconds, long: shape == .long))
             },
             .delete: { _, _ in JSONResponse.make(.ok, await player.hideBanner()) },
         ])

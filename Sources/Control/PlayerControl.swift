@@ -31,8 +31,9 @@ public protocol FlipControl: Sendable {
 
 /// The info banner, picture-in-picture and the multiview (Player+Overlays.swift). Errors are `OverlayError`.
 public protocol OverlayControl: Sendable {
-    /// Shows the info banner for `seconds` (nil: the configured time; 0: until dismissed).
-    func showBanner(seconds: Double?) async -> BannerStatus
+    /// Shows the info banner for `seconds` (nil: the configured time; 0: until dismissed);
+    /// `long`: the long form, with the programme's description.
+    func showBanner(seconds: Double?, long: Bool) async -> BannerStatus
     func hideBanner() async -> BannerStatus
     func toggleBanner() async -> BannerStatus
     /// Opens the PiP window: `number` (nil: the last channel), `corner`, `size` (fraction of the output width).

@@ -3,12 +3,13 @@
 ///
 /// A flip takes the banner down at once (it names the old channel); the completed flip brings it
 /// up for the new channel for the after-flip time, or until dismissed when it was up and held
-/// before the flip and no after-flip time is set.
+/// before the flip and no after-flip time is set. It comes back short: the long form (`i` a
+/// second time, the programme's description) is for the channel it was asked on.
 struct BannerMachine: Sendable, Hashable {
     enum Action: Sendable, Hashable {
         /// Render the banner for `channel` (replacing a render under way) and put it up; take it
-        /// down after `hold` (nil: until dismissed).
-        case present(channel: Int, hold: Duration?)
+        /// down after `hold` (nil: until dismissed). `long`: the long form.
+        case present(channel: Int, hold: Duration?, long: Bool)
         /// Take it down and stop any render or hold under way.
         case takeDown
     }
@@ -17,6 +18,8 @@ struct BannerMachine: Sendable, Hashable {
     var afterFlip: Duration
     /// Up, or on its way up.
     private(set) var shown = false
+    /// Up in its long form.
+    private(set) var long = false
     /// It was up when a flip started: it comes back with the new channel.
     private var resume = false
 
@@ -24,15 +27,26 @@ struct BannerMachine: Sendable, Hashable {
         self.afterFlip = afterFlip
     }
 
-    /// Shows it for `channel`, for `hold` (nil or zero: until dismissed).
-    mutating func show(channel: Int, hold: Duration?) -> [Action] {
+    /// Shows it for `channel`, for `hold` (nil or zero: until dismissed); `long`: the long form.
+    mutating func show(channel: Int, hold: Duration?, long: Bool = false) -> [Action] {
         shown = true
-        return [.present(channel: channel, hold: hold.flatMap { $0 > .zero ? $0 : nil })]
+        self.long = long
+        return [.present(channel: channel, hold: hold.flatMap { $0 > .zero ? $0 : nil }, long: long)]
+    }
+
+    /// The info key: shows the short form; pressed while it is up, the long form (for `hold`
+    /// again) when `longHasMore` (the programme has a description), else takes it down; pressed
+    /// on the long form, takes it down.
+    mutating func cycle(channel: Int, hold: Duration?, longHasMore: Bool) -> [Action] {
+        if !shown { return show(channel: channel, hold: hold) }
+        if !long && longHasMore { return show(channel: channel, hold: hold, long: true) }
+        return hide()
     }
 
     /// Takes it down (a key, the API); a flip under way will not bring it back.
     mutating func hide() -> [Action] {
         shown = false
+        long = false
         resume = false
         return [.takeDown]
     }
@@ -41,6 +55,7 @@ struct BannerMachine: Sendable, Hashable {
     mutating func flipStarted() -> [Action] {
         if shown { resume = true }
         shown = false
+        long = false
         return [.takeDown]
     }
 
@@ -55,11 +70,13 @@ struct BannerMachine: Sendable, Hashable {
     /// The render could not be made: it is not up.
     mutating func renderFailed() {
         shown = false
+        long = false
     }
 
     /// Its time on screen ended.
     mutating func holdEnded() -> [Action] {
         shown = false
+        long = false
         return [.takeDown]
     }
 }

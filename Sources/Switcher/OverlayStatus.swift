@@ -26,13 +26,21 @@ public enum OverlayFailureCode: String, FailureCode {
     }
 }
 
-/// Whether the info banner is up, and for which channel.
+/// Whether the info banner is up, for which channel, and in which form.
 public struct BannerStatus: Sendable, Hashable, Codable {
     public var shown: Bool
     public var channel: ChannelSummary?
-    public init(shown: Bool, channel: ChannelSummary?) {
+    /// `short` or `long` (with the programme's description) while it is up; nil when it is not.
+    public var form: Form?
+
+    public enum Form: String, Sendable, Hashable, Codable {
+        case short, long
+    }
+
+    public init(shown: Bool, channel: ChannelSummary?, form: Form? = nil) {
         self.shown = shown
         self.channel = channel
+        self.form = form ?? (shown ? .short : nil)
     }
 }
 

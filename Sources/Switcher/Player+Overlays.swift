@@ -25,12 +25,13 @@ extension Player {
     }
 
     /// Shows the banner for the channel on screen, for `seconds` (nil: `bannerDuration`; 0, or a
-    /// zero `bannerDuration`: until dismissed).
+    /// zero `bannerDuration`: until dismissed); `long`: the long form, with the programme's
+    /// description.
     @discardableResult
-    public func showBanner(seconds: Double? = nil) -> BannerStatus {
+    public func showBanner(seconds: Double? = nil, long: Bool = false) -> BannerStatus {
         guard let index = currentChannelIndex else { return bannerStatus() }
         let hold = seconds.map { Duration.milliseconds(Int64(max(0, $0) * 1000)) } ?? bannerDuration
-        carryOut(banner.show(channel: index, hold: hold))
+        carryOut(banner.show(channel: index, hold: hold, long: long))
         return bannerStatus()
     }
 
@@ -41,14 +42,19 @@ extension Player {
         return bannerStatus()
     }
 
-    /// `i`: shows the banner, or takes it down when it is up.
+    /// `i`: shows the banner; again, its long form (when the programme on has a description);
+    /// then takes it down.
     @discardableResult
     public func toggleBanner() -> BannerStatus {
-        banner.shown ? hideBanner() : showBanner()
+        guard let index = currentChannelIndex else { return hideBanner() }
+        let described = !(nowNext(lineup.channels[index]).now?.description ?? "").isEmpty
+        carryOut(banner.cycle(channel: index, hold: bannerDuration, longHasMore: described))
+        return bannerStatus()
     }
 
     public func bannerStatus() -> BannerStatus {
-        BannerStatus(shown: banner.shown, channel: machine.current.map { ChannelSummary(lineup.channels[$0]) })
+        BannerStatus(shown: banner.shown, channel: machine.current.map { ChannelSummary(lineup.channels[$0]) },
+                     form: banner.shown ? (banner.long ? .long : .short) : nil)
     }
 
     /// A flip starts: the banner goes (it names the old channel) and comes back with the new one.
@@ -65,8 +71,8 @@ extension Player {
     private func carryOut(_ actions: [BannerMachine.Action]) {
         for action in actions {
             switch action {
-            case .present(let channel, let hold):
-                startJob(.banner) { await $0.presentBanner(channel: channel, hold: hold) }
+            case .present(let channel, let hold, let long):
+                startJob(.banner) { await $0.presentBanner(channel: channel, hold: hold, long: long) }
             case .takeDown:
                 cancelJob(.banner)
                 output.setLayer(.banner, [])
@@ -75,7 +81,7 @@ extension Player {
     }
 
     /// The banner job: renders, puts it up, and takes it down after `hold`.
-    private func presentBanner(channel index: Int, hold: Duration?) async {
+    private func presentBanner(channel index: Int, hold: Duration?, long: Bool) async {
         let channel = lineup.channels[index]
         let output = self.output
         let logoPath: String? = if let logo = channel.logo { try? await logoCache.localPath(for: logo) } else { nil }
@@ -83,10 +89,10 @@ extension Player {
         let guide = on.now.map {
             BannerContent.Guide(now: "\(ProgrammeSummary.time($0.start))–\(ProgrammeSummary.time($0.end))  \($0.title)",
                                 next: on.next.map { "\(ProgrammeSummary.time($0.start))  \($0.title)" },
-                                progress: on.progress(at: Date()))
+                                progress: on.progress(at: Date()), rating: $0.rating, description: $0.description)
         }
         let content = BannerContent(number: channel.number.description, name: channel.name, group: channel.group,
-                                    logoPath: logoPath, clock: BannerContent.clock(), guide: guide)
+                                    logoPath: logoPath, clock: BannerContent.clock(), guide: guide, long: long)
         let overlay = await Self.render { try InfoBanner.overlay(content, width: output.width, height: output.height) }
         guard !Task.isCancelled else { return }
         guard let overlay else {

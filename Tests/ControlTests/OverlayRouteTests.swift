@@ -25,9 +25,9 @@ import Testing
         func snapshotPNG(width: Int?) async throws -> [UInt8] { try await base.snapshotPNG(width: width) }
         func events() -> AsyncStream<PlayerEvent> { base.events() }
 
-        func showBanner(seconds: Double?) async -> BannerStatus {
-            record("banner \(seconds.map { "\($0)" } ?? "default")")
-            return BannerStatus(shown: true, channel: Self.one)
+        func showBanner(seconds: Double?, long: Bool) async -> BannerStatus {
+            record("banner \(seconds.map { "\($0)" } ?? "default")\(long ? " long" : "")")
+            return BannerStatus(shown: true, channel: Self.one, form: long ? .long : .short)
         }
         func hideBanner() async -> BannerStatus {
             record("hide banner")
@@ -78,15 +78,20 @@ import Testing
             #expect(shown.status == .ok)
             let body = try jsonObject(shown)
             #expect(body["shown"] as? Bool == true && (body["channel"] as? [String: Any])?["name"] as? String == "One")
+            #expect(body["form"] as? String == "short")
             #expect(try await client.execute(uri: "/api/v1/overlay/banner", method: .post).status == .ok)
+            let long = try await client.execute(uri: "/api/v1/overlay/banner?form=long", method: .post)
+            #expect(try jsonObject(long)["form"] as? String == "long")
             let hidden = try await client.execute(uri: "/api/v1/overlay/banner", method: .delete)
             let hiddenBody = try jsonObject(hidden)
-            #expect(hidden.status == .ok && hiddenBody["shown"] as? Bool == false)
+            #expect(hidden.status == .ok && hiddenBody["shown"] as? Bool == false && hiddenBody["form"] == nil)
             #expect(try await client.execute(uri: "/api/v1/overlay/banner?seconds=soon", method: .post).status == .badRequest)
+            let tall = try await client.execute(uri: "/api/v1/overlay/banner?form=tall", method: .post)
+            #expect(tall.status == .badRequest && String(buffer: tall.body).contains("form must be short or long, not 'tall'"))
             let get = try await client.execute(uri: "/api/v1/overlay/banner", method: .get)
             #expect(get.status == .methodNotAllowed && get.headers[.allow] == "DELETE, POST")
         }
-        #expect(player.calls == ["banner 2.5", "banner default", "hide banner"])
+        #expect(player.calls == ["banner 2.5", "banner default", "banner default long", "hide banner"])
     }
 
     @Test func pipFromQueryOrBodyAndItsErrors() async throws {

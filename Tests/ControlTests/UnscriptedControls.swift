@@ -22,7 +22,7 @@ extension FlipControl {
 }
 
 extension OverlayControl {
-    func showBanner(seconds: Double?) async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
+    func showBanner(seconds: Double?, long: Bool) async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
     func hideBanner() async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
     func toggleBanner() async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
     func openPiP(number: ChannelNumber?, corner: LogoStyle.Corner?, size: Double?) async throws -> PiPStatus { throw Unscripted(what: "overlays") }

@@ -97,4 +97,46 @@ import Testing
         _ = await flip.value
         await player.shutdown()
     }
+
+    /// One programme on channel c1 from a minute ago for an hour, with a rating and a description.
+    struct OneProgramme: ProgrammeGuide {
+        let programme: ProgrammeSummary
+        func nowNext(channelID: String, at instant: Date) -> NowNext {
+            channelID == "c1" ? NowNext(now: programme, next: nil) : .unknown
+        }
+    }
+
+    @Test func theInfoKeyShowsTheShortFormThenTheLongFormThenNothing() async throws {
+        let start = Date().addingTimeInterval(-60)
+        let guide = OneProgramme(programme: ProgrammeSummary(
+            title: "The Late Film", start: start, end: start.addingTimeInterval(3600),
+            description: "Two strangers share a night train across the Alps and swap their luggage by mistake.", rating: "TV-14"))
+        let player = try await overlayPlayer(Self.channels, bannerSeconds: 0, programmes: guide)
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        #expect(await waitUntil(15) { await player.status().lastFlip?.ok == true })
+        let short = InfoBanner.box(width: 640, height: 360, withGuide: true)
+        let long = InfoBanner.box(width: 640, height: 360, withGuide: true, lines: 2)
+        // The band the long form adds above the short one: red until the long form is up.
+        let band = (x: long.x + 20, y: long.y + 6, width: long.width - 40, height: short.y - long.y - 12)
+        #expect(band.height > 20)
+
+        #expect(await player.toggleBanner() == BannerStatus(shown: true, channel: ChannelSummary(number: "1", name: "Red One", id: "c1"), form: .short))
+        #expect(await waitUntil(5) { (try? await overlaySnapshot(player)).map { !region($0, inner(short, 4), is: (255, 0, 0)) } ?? false }, "i: the banner")
+        #expect(region(try await overlaySnapshot(player), band, is: (255, 0, 0)), "the short form leaves the band above it red")
+
+        #expect(await player.toggleBanner().form == .long)
+        #expect(await waitUntil(5) { (try? await overlaySnapshot(player)).map { !region($0, band, is: (255, 0, 0), tolerance: 60) } ?? false },
+                "i again: the long form covers the band too")
+
+        #expect(await player.toggleBanner().shown == false)
+        #expect(await bareRed(player), "a third time: gone")
+        #expect(await player.bannerStatus().form == nil)
+
+        // Channel 2 has no programme: nothing more to show, so the second press takes it down.
+        #expect(await player.flip(.tune(ChannelNumber(2))).ok)
+        #expect(await player.toggleBanner().form == .short)
+        #expect(await player.toggleBanner().shown == false)
+        await player.shutdown()
+    }
 }

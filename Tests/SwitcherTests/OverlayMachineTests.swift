@@ -11,7 +11,7 @@ import Testing
     @Test func theBannerFollowsFlipsForItsAfterFlipTime() {
         var banner = BannerMachine(afterFlip: .seconds(4))
         #expect(banner.flipStarted() == [.takeDown])
-        #expect(banner.flipCompleted(channel: 2) == [.present(channel: 2, hold: .seconds(4))])
+        #expect(banner.flipCompleted(channel: 2) == [.present(channel: 2, hold: .seconds(4), long: false)])
         #expect(banner.shown)
         #expect(banner.holdEnded() == [.takeDown])
         #expect(!banner.shown)
@@ -20,10 +20,10 @@ import Testing
     @Test func aHeldBannerComesBackAfterAFlipWhenNoAfterFlipTimeIsSet() {
         var banner = BannerMachine(afterFlip: .zero)
         #expect(banner.flipCompleted(channel: 1) == [], "no banner after flips")
-        #expect(banner.show(channel: 1, hold: .zero) == [.present(channel: 1, hold: nil)], "zero: until dismissed")
+        #expect(banner.show(channel: 1, hold: .zero) == [.present(channel: 1, hold: nil, long: false)], "zero: until dismissed")
         #expect(banner.flipStarted() == [.takeDown])
         #expect(!banner.shown, "it names the old channel: down while the flip runs")
-        #expect(banner.flipCompleted(channel: 5) == [.present(channel: 5, hold: nil)], "back, still held")
+        #expect(banner.flipCompleted(channel: 5) == [.present(channel: 5, hold: nil, long: false)], "back, still held")
         // Dismissed during a flip: it stays down.
         _ = banner.flipStarted()
         #expect(banner.hide() == [.takeDown])
@@ -31,6 +31,27 @@ import Testing
         // Not up before the flip: it does not come up.
         _ = banner.flipStarted()
         #expect(banner.flipCompleted(channel: 7) == [])
+    }
+
+    @Test func theInfoKeyGoesShortLongAndDownAndAFlipBringsItBackShort() {
+        var banner = BannerMachine(afterFlip: .zero)
+        #expect(banner.cycle(channel: 1, hold: .seconds(4), longHasMore: true) == [.present(channel: 1, hold: .seconds(4), long: false)])
+        #expect(banner.cycle(channel: 1, hold: .seconds(4), longHasMore: true) == [.present(channel: 1, hold: .seconds(4), long: true)])
+        #expect(banner.long)
+        #expect(banner.cycle(channel: 1, hold: .seconds(4), longHasMore: true) == [.takeDown])
+        #expect(!banner.shown && !banner.long)
+        // Nothing more to show: the second press takes it down.
+        _ = banner.cycle(channel: 2, hold: nil, longHasMore: false)
+        #expect(banner.cycle(channel: 2, hold: nil, longHasMore: false) == [.takeDown])
+        // Long and held, then a flip: it comes back for the new channel, short.
+        _ = banner.show(channel: 3, hold: nil, long: true)
+        _ = banner.flipStarted()
+        #expect(!banner.long)
+        #expect(banner.flipCompleted(channel: 4) == [.present(channel: 4, hold: nil, long: false)])
+        // Its time ends: down, and the next press starts short again.
+        _ = banner.cycle(channel: 4, hold: nil, longHasMore: true)
+        #expect(banner.holdEnded() == [.takeDown])
+        #expect(banner.cycle(channel: 4, hold: nil, longHasMore: true) == [.present(channel: 4, hold: nil, long: false)])
     }
 
     @Test func aFailedRenderLeavesTheBannerDown() {

@@ -5,14 +5,14 @@ import Logging
 import Switcher
 
 /// A started player on a headless 640x360 output for the overlay tests.
-func overlayPlayer(_ channels: [(String, String)], bannerSeconds: Double) async throws -> Player {
+func overlayPlayer(_ channels: [(String, String)], bannerSeconds: Double, programmes: (any ProgrammeGuide)? = nil) async throws -> Player {
     try GStreamer.initialize()
     let lineup = Lineup(channels: channels.enumerated().map { i, c in
         Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: c.0, sources: [c.1], group: "Tests")
     })
     var options = PlayerOptions(sink: .headless, width: 640, height: 360, fps: 30, warm: .all)
     options.bannerSeconds = bannerSeconds
-    return try Player(lineup: lineup, options: options, logger: Logger(label: "test"))
+    return try Player(lineup: lineup, options: options, programmes: programmes, logger: Logger(label: "test"))
 }
 
 func overlaySnapshot(_ player: Player) async throws -> BGRAImage {
