@@ -41,7 +41,7 @@ struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
                     default: return JSONResponse.error(.badRequest, "marker must be previous or next, not '\(marker)'")
                     }
                 case (let by?, nil, nil):
-                    guard let amount = Self.signedDuration(by) else {
+                    guard let amount = Duration(signed: by) else {
                         return JSONResponse.error(.badRequest, "by must be a signed time such as -30s, -1m30s, +10s or -90 (seconds), not '\(by)'")
                     }
                     return await Self.answer(player, .seekBy(amount))
@@ -98,7 +98,4 @@ struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
     private static func answer(_ player: Player, _ command: TimeshiftCommand) async -> Response {
         await JSONResponse.answer { try await player.timeshift(command) }
     }
-
-    /// `-30s`, `+10s`, `-1m30s`, `-1h`, `-90` (seconds), `-500ms`; at most a day either way.
-    static func signedDuration(_ text: String) -> Duration? { ClipTime.signedDuration(text) }
 }

@@ -12,7 +12,7 @@ public enum ClipTime: Sendable, Hashable {
     public init?(_ text: String) {
         let t = text.trimmingCharacters(in: .whitespaces)
         if t.lowercased() == "now" || t.lowercased() == "live" { self = .now; return }
-        if t.first == "-" || t.first == "+", let amount = Self.signedDuration(t) { self = .relative(amount); return }
+        if t.first == "-" || t.first == "+", let amount = Duration(signed: t) { self = .relative(amount); return }
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: t.contains("."))
         guard let date = try? style.parse(t) else { return nil }
         self = .absolute(date)
@@ -25,19 +25,6 @@ public enum ClipTime: Sendable, Hashable {
         case .relative(let d): liveEdge.addingTimeInterval(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         case .absolute(let date): date
         }
-    }
-
-    /// `-30s`, `+10s`, `-1m30s`, `-1h`, `-90` (seconds), `-500ms`; at most a day either way.
-    public static func signedDuration(_ text: String) -> Duration? {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-        var sign: Int64 = 1
-        if rest.first == "-" || rest.first == "+" {
-            sign = rest.first == "-" ? -1 : 1
-            rest = rest.dropFirst()
-        }
-        guard !rest.isEmpty else { return nil }
-        if let seconds = Int64(rest) { return seconds <= 86_400 ? .seconds(sign * seconds) : nil }
-        return Duration(compact: rest).map { $0 * Int(sign) }
     }
 }
 

@@ -42,3 +42,27 @@ extension Duration {
         self = .milliseconds(total)
     }
 }
+
+extension Duration {
+    /// Parses a signed amount of time: `-30s`, `+10s`, `-1m30s`, `-1h`, `-90` (bare seconds),
+    /// `-500ms`, `45s` (no sign: forward); at most a day either way; nil otherwise. Seeks and
+    /// clip ends use it.
+    public init?(signed text: some StringProtocol) {
+        var rest = Substring(text).drop { $0 == " " }
+        while rest.last == " " { rest = rest.dropLast() }
+        var sign: Int64 = 1
+        if rest.first == "-" || rest.first == "+" {
+            sign = rest.first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        guard !rest.isEmpty else { return nil }
+        if rest.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            guard rest.count <= 6, let seconds = Int64(rest), seconds <= 86_400 else { return nil }
+            self = .seconds(sign * seconds)
+            return
+        }
+        guard let amount = Duration(compact: rest) else { return nil }
+        self = amount * Int(sign)
+    }
+}
+
