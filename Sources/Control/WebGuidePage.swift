@@ -7,14 +7,9 @@
 /// when the API has a token: requests carry it as a bearer header (pictures are fetched, not
 /// linked, for that reason).
 enum WebGuidePage {
-    static let html = #"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Flipbox guide</title>
-<style>
+    static let html = WebPage.document(title: "Flipbox guide", style: style, body: body, script: script)
+
+    static let style = #"""
   :root { color-scheme: dark; --bg: #0b1220; --panel: #16213a; --cell: #22314f; --focus: #f2c200; --text: #f2f2f7; --dim: #9fb0d0; --now: #ff3b30; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 15px/1.35 system-ui, sans-serif; background: var(--bg); color: var(--text); }
@@ -39,20 +34,18 @@ enum WebGuidePage {
                white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; border: 1px solid var(--bg); }
   .programme.current { background: var(--focus); color: #101010; }
   #nowline { position: absolute; top: 0; bottom: 0; width: 3px; background: var(--now); pointer-events: none; }
-</style>
-</head>
-<body>
+"""#
+
+    static let body = #"""
 <header><h1>Guide</h1><span id="clock"></span><a id="remote" href="/">remote</a></header>
 <div id="message"></div>
 <section id="channels"></section>
 <section id="grid"></section>
-<script>
-"use strict";
-const token = new URLSearchParams(location.search).get("token");
-const headers = token ? { "Authorization": "Bearer " + token } : {};
-if (token) document.getElementById("remote").href = "/?token=" + encodeURIComponent(token);
+"""#
+
+    static let script = #"""
+$("remote").href = withToken("/");
 const span = 2 * 3600 * 1000;
-const $ = (id) => document.getElementById(id);
 const hhmm = (d) => d.toTimeString().slice(0, 5);
 let playing = null;
 
@@ -174,8 +167,5 @@ load();
 setInterval(load, 30000);
 // The pictures again every 5 s (each is the channel's latest keyframe).
 setInterval(() => { for (const [c, img] of shown) picture(c, img); }, 5000);
-</script>
-</body>
-</html>
 """#
 }

@@ -7,14 +7,9 @@
 /// API has a token; the page passes it on as a bearer header and as `?token=` where a browser
 /// cannot send headers.
 enum WebRemotePage {
-    static let html = #"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Flipbox remote</title>
-<style>
+    static let html = WebPage.document(title: "Flipbox remote", style: style, body: body, script: script)
+
+    static let style = #"""
   :root { color-scheme: dark; --bg: #111; --panel: #1c1c1e; --key: #2c2c2e; --accent: #0a84ff; --text: #f2f2f7; --dim: #8e8e93; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 16px/1.4 system-ui, sans-serif; background: var(--bg); color: var(--text);
@@ -37,9 +32,9 @@ enum WebRemotePage {
   #lock[hidden] { display: none; }
   #lockTitle { font-weight: 600; }
   #lockReason, #lockAnswer { color: var(--dim); font-size: .9em; min-height: 1.2em; }
-</style>
-</head>
-<body>
+"""#
+
+    static let body = #"""
 <main>
   <img id="screen" alt="live picture">
   <section id="now">
@@ -66,12 +61,9 @@ enum WebRemotePage {
     <button data-digit=".">.</button><button data-digit="0">0</button><button id="ok">OK</button>
   </div>
 </main>
-<script>
-"use strict";
-const token = new URLSearchParams(location.search).get("token");
-const headers = token ? { "Authorization": "Bearer " + token } : {};
-const withToken = (url) => token ? url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : url;
-const $ = (id) => document.getElementById(id);
+"""#
+
+    static let script = #"""
 $("guide").href = withToken("/guide");
 
 function showChannel(channel) {
@@ -186,8 +178,5 @@ events.addEventListener("flip-started", (e) => {
 events.addEventListener("flip-completed", (e) => showResult(JSON.parse(e.data)));
 events.addEventListener("lock-shown", (e) => showLock(JSON.parse(e.data).reason || "locked"));
 events.addEventListener("lock-hidden", () => showLock(null));
-</script>
-</body>
-</html>
 """#
 }
