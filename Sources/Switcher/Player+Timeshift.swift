@@ -27,11 +27,13 @@ extension Player {
         return status
     }
 
-    /// After a recall flip: with `resume-position`, back to where the viewer left the channel
-    /// behind live (shown and told like any move); nothing when they left it live.
-    func resumeTimeshiftAfterRecall() async {
-        guard options.timeshift?.resumePosition == true, let feed = machine.shownFeed,
-              let status = await headend.resumeLeftPosition(feed: feed, guideMarkers: await navigationMarkers()) else { return }
+    /// The switcher's `resumePosition` after a recall: with `resume-position`, back to where the
+    /// viewer left the channel behind live (shown and told like any move); nothing when they left
+    /// it live, or when `feed` is no longer the one on screen.
+    func resumeTimeshiftAfterRecall(feed: UInt) async {
+        guard options.timeshift?.resumePosition == true, machine.shownFeed == feed,
+              let status = await headend.resumeLeftPosition(feed: feed, guideMarkers: await navigationMarkers()),
+              !Task.isCancelled else { return }
         showMessage(Self.timeshiftLine(status))
         showPositionBar(status)
         hub.publish(.timeshift(status))

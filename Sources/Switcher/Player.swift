@@ -202,7 +202,6 @@ public actor Player {
         } onCancel: {
             Task { await self.cancel(requestID: id) }
         }
-        if request == .recall, result.outcome == .completed { await resumeTimeshiftAfterRecall() }
         return result
     }
 
@@ -271,6 +270,10 @@ public actor Player {
                     let channel = lineup.channels[current]
                     let logger = self.logger
                     store.save(.init(id: channel.id, number: channel.number.description, lineup: lineup.file)) { logger.warning("\($0)") }
+                }
+            case .resumePosition(let feed):
+                if options.timeshift?.resumePosition == true {
+                    startJob(.resumePosition) { await $0.resumeTimeshiftAfterRecall(feed: feed) }
                 }
             case .event(let event):
                 hub.publish(event)
@@ -563,6 +566,8 @@ enum PlayerJob: Hashable, Sendable {
     case message
     /// The timeshift position bar, and its time on screen.
     case positionBar
+    /// Taking a recalled channel back to where the viewer left it in time.
+    case resumePosition
     /// The channel number being typed.
     case entry
     /// Rendering the card of a radio channel (its picture while its sound plays).

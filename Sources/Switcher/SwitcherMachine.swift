@@ -136,6 +136,9 @@ public struct SwitcherMachine: Sendable {
         /// The channel on screen changed (or failed and shows "no signal" when `played` is false).
         case committed(current: Int, previous: Int?, played: Bool)
         case event(PlayerEvent)
+        /// A recall completed on `feed`: the channel goes back to where the viewer left it in
+        /// time, when the box is set to (`resume-position`); else it stays live.
+        case resumePosition(feed: UInt)
     }
 
     /// What the machine needs to know about a channel.
@@ -302,6 +305,7 @@ public struct SwitcherMachine: Sendable {
             effects.append(.deliver(FlipResult(requestID: f.id, outcome: .completed, channel: channels[f.target].summary,
                                                latency: at - f.startedAt, path: path, interstitialShown: f.cardShown)))
             effects.append(.committed(current: f.target, previous: previous, played: true))
+            if f.request == .recall { effects.append(.resumePosition(feed: feed)) }
             return effects
         }
         if feed == shownFeed, let c = card, c.noSignal {
