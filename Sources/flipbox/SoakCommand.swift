@@ -85,7 +85,7 @@ struct SoakCommand: AsyncParsableCommand {
                 stats.returns = returns
             }
             if warmReading == nil, elapsed() >= warmup {
-                warmReading = await settledReading(api: api, sources: sources, say: say)
+                warmReading = await settledReading(api: api, sources: sources, player: player, say: say)
             }
             let burst = sent >= nextBurst
             let count = burst ? 10 : 1
@@ -104,7 +104,7 @@ struct SoakCommand: AsyncParsableCommand {
         while answers.count < sent && ContinuousClock.now < last { try await Task.sleep(for: .milliseconds(100)) }
         for a in answers.all { stats.add(a) }
         stats.unanswered += sent - answers.count
-        let endReading = player.isRunning ? await settledReading(api: api, sources: sources, say: say) : nil
+        let endReading = player.isRunning ? await settledReading(api: api, sources: sources, player: player, say: say) : nil
         let report = SoakReport(seconds: elapsed(), requests: sent, statistics: stats, warm: warmReading, end: endReading,
                                 channels: sources.channels.map(\.behaviour.rawValue), log: player.logPath)
         print(json ? report.json() : report.text())
@@ -113,7 +113,7 @@ struct SoakCommand: AsyncParsableCommand {
 
     /// Every source calm and every channel warm again (at most 20 s), PiP and multiview closed,
     /// then the player's resources.
-    func settledReading(api: SoakAPI, sources: SoakSources, say: (String) -> Void) async -> SoakReading? {
+    func settledReading(api: SoakAPI, sources: SoakSources, player: SoakPlayer, say: (String) -> Void) async -> SoakReading? {
         sources.calm(holdOff: 30)
         _ = await api.send(.closePiP)
         _ = await api.send(.closeMultiview)
@@ -123,7 +123,8 @@ struct SoakCommand: AsyncParsableCommand {
             try? await Task.sleep(for: .milliseconds(500))
         }
         try? await Task.sleep(for: .seconds(2))
-        let reading = await api.resources()
+        var reading = await api.resources()
+        reading?.fileKinds = SoakReading.fileKinds(pid: player.pid)
         if let reading { say("resources: \(reading.pipelines) pipelines, \(reading.openFiles) files, \(reading.residentBytes / 1_048_576) MB") }
         return reading
     }

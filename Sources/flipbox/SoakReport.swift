@@ -5,6 +5,64 @@ struct SoakReading {
     var pipelines: Int
     var openFiles: Int
     var residentBytes: Int
+    /// The player's open files by kind (`socket`, `pipe`, `eventfd`, `file`...), from its
+    /// `/proc/PID/fd`: where a drift comes from.
+    var fileKinds: [String: Int] = [:]
+
+    /// The kind of an open file from its `/proc/PID/fd` link: `socket:[123]` is `socket`,
+    /// `anon_inode:[eventfd]` is `eventfd`, `/dev/dri/card0` is `device`, a path is `file`.
+    static func kind(ofLink link: String) -> String {
+        if link.hasPrefix("socket:") { return "socket" }
+        if link.hasPrefix("pipe:") { return "pipe" }
+        if link.hasPrefix("anon_inode:") {
+            let name = link.dropFirst("anon_inode:".count).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            return name.isEmpty ? "anon_inode" : name
+        }
+        if link.hasPrefix("/dev/") { return "device" }
+        return "file"
+    }
+
+    /// The open files of process `pid` by kind; empty when they cannot be read. Sockets are told
+    /// apart by protocol and TCP state from the process's `/proc/PID/net` tables: `tcp listen`,
+    /// `tcp established`, `tcp close-wait`, `udp`, `unix`...
+    static func fileKinds(pid: Int32) -> [String: Int] {
+        let directory = "/proc/\(pid)/fd"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [:] }
+        let sockets = socketKinds(pid: pid)
+        var kinds: [String: Int] = [:]
+        for entry in entries {
+            guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry) else { continue }
+            var kind = kind(ofLink: link)
+            if kind == "socket", let inode = link.split(separator: "[").last?.dropLast(), let known = sockets[String(inode)] { kind = known }
+            kinds[kind, default: 0] += 1
+        }
+        return kinds
+    }
+
+    /// Socket inode → `tcp STATE`, `udp`, `unix` or `netlink`, from `/proc/PID/net/{tcp,tcp6,udp,udp6,unix,netlink}`.
+    static func socketKinds(pid: Int32) -> [String: String] {
+        // The TCP states of include/net/tcp_states.h, by their hex code in the table.
+        let states = ["01": "established", "02": "syn-sent", "03": "syn-recv", "04": "fin-wait1", "05": "fin-wait2",
+                      "06": "time-wait", "07": "close", "08": "close-wait", "09": "last-ack", "0A": "listen", "0B": "closing"]
+        var kinds: [String: String] = [:]
+        for (table, name) in [("tcp", "tcp"), ("tcp6", "tcp"), ("udp", "udp"), ("udp6", "udp")] {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9 else { continue }
+                kinds[String(fields[9])] = name == "tcp" ? "tcp \(states[String(fields[3])] ?? String(fields[3]))" : name
+            }
+        }
+        // The inode's column: 7th in the unix table, 10th in the netlink table.
+        for (table, column) in [("unix", 6), ("netlink", 9)] {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                if fields.count > column { kinds[String(fields[column])] = table }
+            }
+        }
+        return kinds
+    }
 }
 
 /// What the soak counted while it ran.
@@ -58,6 +116,13 @@ struct SoakReport {
     var fileDrift: Double? { Self.drift(warm?.openFiles, end?.openFiles) }
     var pipelinesEqual: Bool { warm != nil && warm?.pipelines == end?.pipelines }
 
+    /// Each kind of open file after the warm-up and at the end, the largest change first.
+    var fileKindChanges: [(kind: String, warm: Int, end: Int)] {
+        let a = warm?.fileKinds ?? [:], b = end?.fileKinds ?? [:]
+        return Set(a.keys).union(b.keys).map { ($0, a[$0] ?? 0, b[$0] ?? 0) }
+            .sorted { abs($0.2 - $0.1) != abs($1.2 - $1.1) ? abs($0.2 - $0.1) > abs($1.2 - $1.1) : $0.0 < $1.0 }
+    }
+
     var passed: Bool {
         statistics.crashes == 0 && statistics.unanswered == 0 && pipelinesEqual
             && (rssDrift.map { $0 < 0.05 } ?? false) && (fileDrift.map { $0 < 0.05 } ?? false)
@@ -88,6 +153,7 @@ struct SoakReport {
             "after_warmup": reading(warm), "end": reading(end),
             "rss_drift": r1(rssDrift.map { $0 * 100 }), "open_files_drift": r1(fileDrift.map { $0 * 100 }),
             "pipelines_equal": pipelinesEqual, "player_log": log,
+            "open_files_by_kind": fileKindChanges.map { ["kind": $0.kind, "after_warmup": $0.warm, "end": $0.end] },
         ]
     }
 
@@ -115,6 +181,7 @@ struct SoakReport {
             after warm-up: \(r(warm))
             at the end:    \(r(end))
             drift: resident \(f(rssDrift.map { $0 * 100 })) %, open files \(f(fileDrift.map { $0 * 100 })) %, pipelines \(pipelinesEqual ? "equal" : "differ")
+            open files by kind (after warm-up → end): \(fileKindChanges.map { "\($0.kind) \($0.warm) → \($0.end)" }.joined(separator: ", "))
             player log: \(log)
             """
     }

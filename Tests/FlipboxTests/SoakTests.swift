@@ -27,6 +27,9 @@ import Testing
         // showed); `make soak` judges them over 10,000 requests.
         #expect(report["after_warmup"] is [String: Any] && report["end"] is [String: Any],
                 "no resource readings: \(report["after_warmup"] ?? "") \(report["end"] ?? "")")
+        // The open files by kind, read from the player's /proc: sockets (the API, the sources) are among them.
+        let kinds = report["open_files_by_kind"] as? [[String: Any]] ?? []
+        #expect(kinds.contains { $0["kind"] as? String == "socket" && ($0["end"] as? Int ?? 0) > 0 }, "\(kinds)")
         #expect((report["requests"] as? Int ?? 0) > 100, "only \(report["requests"] ?? 0) requests in a minute")
         let recovery = report["recovery_s"] as? [String: Any]
         #expect((recovery?["count"] as? Int ?? 0) > 0, "no returning source recovered: \(recovery ?? [:])")
