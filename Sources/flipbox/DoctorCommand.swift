@@ -153,6 +153,7 @@ struct DoctorCommand: AsyncParsableCommand {
             case .failure(let error): findings.append(.note("cec", "HDMI-CEC: \(error)", fix: "sudo apt-get install libcec6"))
             }
         }
+        if let socket = inputs.lircSocket { findings.append(lirc(socket: socket)) }
         guard let directory = inputs.evdevDirectory else {
             findings.append(inputs.terminal ? .ok("input", "the terminal's keys and the HTTP API (no evdev)")
                 : .note("input", "no key input from remotes: only the HTTP API and the web remote", fix: "use --input evdev for remotes"))
@@ -173,6 +174,18 @@ struct DoctorCommand: AsyncParsableCommand {
                                   fix: asService ? "the service's user reads them through the input group (sudo usermod -aG input flipbox)" : "sudo usermod -aG input $USER, then log in again"))
         }
         return findings
+    }
+
+    /// lircd's socket: there and accepting, else a NOTE (the box plays; LIRC remotes wait for lircd).
+    static func lirc(socket: String) -> DoctorFinding {
+        guard LircKeys.socketPresent(socket) else {
+            let fix = socket == LircKeys.defaultSocket ? "sudo apt-get install lirc, then configure and start lircd"
+                : "start lircd with --output=\(socket), or give its socket with --input lirc:SOCKET"
+            return .note("lirc", "no lircd socket at \(socket): LIRC remotes do not reach the box until lircd runs (other remotes do)", fix: fix)
+        }
+        guard let problem = LircKeys.connectionProblem(socket) else { return .ok("lirc", "lircd at \(socket): its remotes drive the box") }
+        return .note("lirc", "lircd's socket \(socket) does not answer: \(problem)",
+                     fix: "sudo systemctl restart lircd; the service's user must be allowed to connect to \(socket)")
     }
 
     /// ALSA's playback devices (`/proc/asound/pcm`), and the one `device` names.
