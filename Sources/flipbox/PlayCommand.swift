@@ -94,6 +94,7 @@ struct PlayCommand: AsyncParsableCommand {
         let logger = makeLogger(verbose: verbose)
         var options = try playerOptions(logger: logger)
         if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
+        if options.sink == .window { try display.resolveWindow(into: &options, size: size, logger: logger) }
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
