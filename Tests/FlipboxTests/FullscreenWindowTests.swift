@@ -97,8 +97,9 @@ import Glibc
         let lineup = dir.appendingPathComponent("lineup.yaml")
         try "channels:\n  - number: 1\n    name: Red\n    source: test://color/ff0000?size=320x180&fps=30&gop=30\n"
             .write(to: lineup, atomically: true, encoding: .utf8)
+        // No --fullscreen: with no terminal (as a box runs it) full screen is the default.
         // No --size: a full-screen window takes the screen's.
-        let box = try FlipboxProcess(arguments: [lineup.path, "--fullscreen"], port: freePort(),
+        let box = try FlipboxProcess(arguments: [lineup.path], port: freePort(),
                                      environment: ["DISPLAY": screen.display], output: "window")
         defer { box.stop() }
         #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "log:\n\(box.logText)")
@@ -123,5 +124,22 @@ import Glibc
             #expect(shot.looks(255, 0, 0, atX: x, y: y), "red at \(x),\(y), is \(shot.describe(atX: x, y: y))")
         }
         #expect(screen.visibleCursorPixels() == 0, "no cursor over the full-screen window")
+        box.stop()
+
+        // --no-fullscreen: a window of the output's size, the rest of the screen not covered.
+        let windowed = try FlipboxProcess(arguments: [lineup.path, "--no-fullscreen", "--size", "320x180"], port: freePort(),
+                                          environment: ["DISPLAY": screen.display], output: "window")
+        defer { windowed.stop() }
+        #expect(windowed.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "log:\n\(windowed.logText)")
+        shot = try screen.screenshot()
+        let end = Date().addingTimeInterval(15)
+        while !shot.looks(255, 0, 0, atX: 160, y: 90) && Date() < end {
+            Thread.sleep(forTimeInterval: 0.2)
+            shot = try screen.screenshot()
+        }
+        #expect(shot.looks(255, 0, 0, atX: 160, y: 90), "the window's picture, is \(shot.describe(atX: 160, y: 90))")
+        #expect(!shot.looks(255, 0, 0, atX: 636, y: 356), "the screen beyond the window is not covered")
+        #expect(screen.run("xwininfo", ["-name", "Flipbox"]).isEmpty, "no full-screen window")
+        #expect((screen.visibleCursorPixels() ?? 0) > 0, "the cursor shows")
     }
 }
