@@ -75,7 +75,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
 
         let sink = outputSink(play, asService: asService)
-        findings += display(play, sink: sink)
+        findings += display(play, sink: sink, asService: asService)
         findings += inputs(play, asService: asService)
         if sink != .headless { findings.append(sound(device: play.display.audioDevice ?? lineup?.settings["audio-device"])) }
         findings.append(gstreamer(lineup: lineup, sink: sink))
@@ -96,7 +96,7 @@ struct DoctorCommand: AsyncParsableCommand {
                                     displayConnected: DisplayProbe.cards(in: DisplayOptions.deviceDirectory).cards.contains { !$0.connectedConnectors.isEmpty })
     }
 
-    static func display(_ play: PlayCommand, sink: OutputSink) -> [DoctorFinding] {
+    static func display(_ play: PlayCommand, sink: OutputSink, asService: Bool = false) -> [DoctorFinding] {
         let directory = DisplayOptions.deviceDirectory
         let found = DisplayProbe.cards(in: directory)
         var findings: [DoctorFinding] = []
@@ -136,7 +136,8 @@ struct DoctorCommand: AsyncParsableCommand {
                 ? .note("output", "auto: no display connected, so headless (the HTTP API and snapshots work)", fix: "connect the TV and turn it on, then restart")
                 : .ok("output", "headless: no display used"))
         case .window:
-            findings.append(.ok("output", "window on \(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? "the desktop")"))
+            let fullscreen = play.display.fullscreen ?? (asService || isatty(0) != 1)
+            findings.append(.ok("output", "\(fullscreen ? "full-screen window" : "window") on \(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? "the desktop")"))
         }
         return findings
     }
@@ -155,6 +156,8 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         if let socket = inputs.lircSocket { findings.append(lirc(socket: socket)) }
         guard let directory = inputs.evdevDirectory else {
+            // With LIRC, its own line says where the keys come from.
+            if inputs.lircSocket != nil { return findings }
             findings.append(inputs.terminal ? .ok("input", "the terminal's keys and the HTTP API (no evdev)")
                 : .note("input", "no key input from remotes: only the HTTP API and the web remote", fix: "use --input evdev for remotes"))
             return findings
