@@ -14,7 +14,9 @@ import Glibc
         let display: String
 
         init(width: Int, height: Int) throws {
-            let number = Int.random(in: 200...900)
+            // A display number no other X server holds (its lock file).
+            var number = Int.random(in: 200...900)
+            while FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { number = Int.random(in: 200...900) }
             display = ":\(number)"
             process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
             process.arguments = [display, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"]
