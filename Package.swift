@@ -32,6 +32,9 @@ let package = Package(
         .systemLibrary(name: "CCEC", providers: [.apt(["libcec-dev"])]),
         // libdrm's mode-setting queries; only Display/DRMSyscalls.swift imports it.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // A full-screen X11 window with no cursor (libX11 loaded at run time); only
+        // Output/FullscreenWindow.swift imports it.
+        .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev"])]),
         // libavformat/libavcodec/libavutil (FFmpeg); only MediaProbe/FFmpegReader.swift imports it.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat libavcodec libavutil",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
@@ -63,7 +66,7 @@ let package = Package(
             "GStreamer", "Lineup", "MediaProbe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Output", dependencies: [
-            "GStreamer", "Lineup", "Headend", .product(name: "Logging", package: "swift-log"),
+            "GStreamer", "Lineup", "Headend", "CX11", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Switcher", dependencies: [
             "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),

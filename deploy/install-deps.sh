@@ -39,6 +39,9 @@ PACKAGES=(
   libdrm-dev
   chromium
   libcec-dev
+  libx11-dev
+  x11-utils
+  libxfixes3
 )
 
 # `--vm`: what `make vm-test` needs besides: QEMU, debootstrap and ext4 tools for the guest,

@@ -33,6 +33,9 @@ static inline gboolean fb_has_property(gpointer obj, const char *name) {
     return g_object_class_find_property(G_OBJECT_GET_CLASS(obj), name) != NULL;
 }
 
+/// Whether `obj` implements GstVideoOverlay (a video sink that can draw into a given window).
+static inline gboolean fb_is_video_overlay(gpointer obj) { return GST_IS_VIDEO_OVERLAY(obj); }
+
 static inline GstMessageType fb_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
 static inline GstObject *fb_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
 static inline const char *fb_object_name(GstObject *o) { return o ? GST_OBJECT_NAME(o) : NULL; }

@@ -57,6 +57,14 @@ public class Element: @unchecked Sendable {
     public func set(_ property: String, string value: String) { fb_set_string(object, property, value) }
     public func set(_ property: String, caps: Caps) { fb_set_caps(object, property, caps.pointer) }
 
+    /// Makes a video sink that implements `GstVideoOverlay` (ximagesink, xvimagesink, glimagesink)
+    /// draw into the native window `handle` (an X11 window id) instead of opening its own. Call it
+    /// before the sink opens its window, i.e. before the pipeline starts; a no-op for other elements.
+    public func setWindowHandle(_ handle: UInt) {
+        guard fb_is_video_overlay(object) != 0 else { return }
+        gst_video_overlay_set_window_handle(OpaquePointer(object), guintptr(handle))
+    }
+
     /// A static pad by name (`sink`, `src`).
     public func staticPad(_ name: String) -> Pad? {
         gst_element_get_static_pad(pointer, name).map { Pad(takingOwnership: $0) }

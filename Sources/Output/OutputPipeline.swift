@@ -43,12 +43,16 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private let audioRing: AudioRing
     /// The DRM device kmssink draws through (its `fd`); closed after the pipeline stops.
     private let kmsDevice: FileHandle?
+    /// The X11 window the window output draws into with `fullscreen`; closed after the pipeline stops.
+    private let fullscreenWindow: FullscreenWindow?
 
     /// `kms`: the device, connector and mode (the output's size) for the kms sink; nil leaves the
     /// choice to kmssink (its first device and connector, the mode already set).
     /// `audioDevice`: the ALSA device the sound goes to (`--audio-device`); nil: the default one.
+    /// `fullscreen`: the window output covers the screen with no cursor (X11: a ``FullscreenWindow``
+    /// the sink draws into, the picture centred when smaller than the screen; Wayland: waylandsink's).
     public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, audioDevice: AudioDevice? = nil,
-                logger: Logger) throws {
+                fullscreen: Bool = false, logger: Logger) throws {
         self.sink = sink
         self.width = width
         self.height = height
@@ -64,10 +68,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         } else {
             kmsDevice = nil
         }
-        let soundCard = sink != .kms || OutputSink.soundCardPresent()
+        fullscreenWindow = sink == .window && fullscreen && !OutputSink.waylandOnly(ProcessInfo.processInfo.environment)
+            ? try FullscreenWindow() : nil
+        let soundCard = sink == .headless || OutputSink.soundCardPresent() || (sink == .window && OutputSink.soundServerPresent())
         if !soundCard { logger.notice("no sound card (no ALSA playback device in /dev/snd): playing without sound") }
         let description = """
-            appsrc name=vsrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=1 max-size-bytes=0 max-size-time=0 leaky=downstream ! \(sink.videoDescription(kms: kms, kmsDevice: kmsDevice?.fileDescriptor)) \
+            appsrc name=vsrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=1 max-size-bytes=0 max-size-time=0 leaky=downstream ! \(sink.videoDescription(kms: kms, kmsDevice: kmsDevice?.fileDescriptor, fullscreen: fullscreen)) \
             appsrc name=asrc format=time is-live=true do-timestamp=true min-latency=0 ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=200000000 leaky=downstream ! audioconvert ! audioresample ! \(sink.audioDescription(soundCard: soundCard, device: audioDevice))
             """
         pipeline = try Pipeline(description: description)
@@ -76,6 +82,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             pipeline.shutdown()
             throw GStreamerError(code: .pipelineDescription, message: "internal: output pipeline incomplete")
         }
+        if let fullscreenWindow { vsink.setWindowHandle(fullscreenWindow.handle) }
         videoSource = vsrc
         audioSource = asrc
         vsrc.caps = videoCaps
@@ -290,6 +297,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         timer?.cancel()
         _ = try? await MediaExecutor.shared.run { [pipeline] in pipeline.shutdown() }
         try? kmsDevice?.close()
+        fullscreenWindow?.close()
     }
 }
 

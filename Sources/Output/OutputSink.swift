@@ -24,7 +24,8 @@ public enum OutputSink: String, Sendable, CaseIterable {
 
     /// The sink part of the output pipeline (constants only). `kmsDevice`: an open descriptor of
     /// `kms`'s device, which kmssink uses instead of opening one by driver name.
-    func videoDescription(kms: KMSTarget? = nil, kmsDevice: Int32? = nil,
+    /// `fullscreen`: waylandsink's own full screen (on X11 the output makes a ``FullscreenWindow``).
+    func videoDescription(kms: KMSTarget? = nil, kmsDevice: Int32? = nil, fullscreen: Bool = false,
                           environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         switch self {
         case .headless:
@@ -33,11 +34,16 @@ public enum OutputSink: String, Sendable, CaseIterable {
             guard let kms, let kmsDevice else { return "videoconvert ! kmssink name=vsink sync=false async=false" }
             return "videoconvert ! kmssink name=vsink sync=false async=false fd=\(kmsDevice) connector-id=\(kms.connectorID) force-modesetting=true"
         case .window:
-            if environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true && environment["DISPLAY"] == nil {
-                return "videoconvert ! waylandsink name=vsink sync=false async=false"
+            if Self.waylandOnly(environment) {
+                return "videoconvert ! waylandsink name=vsink sync=false async=false\(fullscreen ? " fullscreen=true" : "")"
             }
             return "videoconvert ! ximagesink name=vsink sync=false async=false force-aspect-ratio=true"
         }
+    }
+
+    /// A Wayland session without X11 (no `DISPLAY`): the window output uses waylandsink.
+    public static func waylandOnly(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true && environment["DISPLAY"] == nil
     }
 
     /// The audio sink: `device` when one is chosen (`--audio-device`), else the default one. A
@@ -48,8 +54,16 @@ public enum OutputSink: String, Sendable, CaseIterable {
         case .headless: return "fakesink name=asink sync=false async=false"
         case .window, .kms:
             if let device { return "alsasink name=asink device=\(device.alsaName)" }
-            return self == .window || soundCard ? "autoaudiosink name=asink" : "fakesink name=asink sync=false async=false"
+            return soundCard ? "autoaudiosink name=asink" : "fakesink name=asink sync=false async=false"
         }
+    }
+
+    /// Whether a desktop's sound server (PulseAudio, PipeWire) has its socket here: a window
+    /// output may have sound through it without /dev/snd (a container, a remote session).
+    public static func soundServerPresent(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        if environment["PULSE_SERVER"].map({ !$0.isEmpty }) == true { return true }
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return false }
+        return ["pulse/native", "pipewire-0"].contains { FileManager.default.fileExists(atPath: runtime + "/" + $0) }
     }
 
     /// Whether ALSA has a playback device: a `pcmC<card>D<device>p` node in `directory`.

@@ -45,6 +45,8 @@ public struct PlayerOptions: Sendable {
     public var kms: KMSTarget? = nil
     /// The ALSA device the sound goes to; nil: the default one.
     public var audioDevice: AudioDevice? = nil
+    /// The window output covers the screen with no cursor (`--fullscreen`).
+    public var fullscreen = false
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -130,7 +132,7 @@ public actor Player {
         self.logger = logger
         self.logoCache = logoCache
         output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
-                                audioDevice: options.audioDevice, logger: logger)
+                                audioDevice: options.audioDevice, fullscreen: options.fullscreen, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))

@@ -14,6 +14,9 @@ struct DisplayOptions: ParsableArguments {
     @Option(help: "The connector for --output kms, e.g. HDMI-A-1 (`flipbox devices` lists them). Default: the first with a display connected.")
     var connector: String?
 
+    @Flag(inversion: .prefixedNo, help: "The window output covers the screen with no cursor; its size is the screen's unless --size is given. Default: full screen when there is no terminal (a service, a kiosk session), a normal window otherwise.")
+    var fullscreen: Bool?
+
     @Option(help: "Where the sound goes: an ALSA playback device as hw:CARD,DEVICE or its name, e.g. hw:0,3 or 'HDMI 0' (`flipbox devices` lists them). Setting: audio-device. Default: the system's default device.")
     var audioDevice: String?
 
@@ -115,6 +118,24 @@ struct DisplayOptions: ParsableArguments {
         let set = choice.modeKMSSinkSets
         if set != choice.mode {
             logger.warning("display: kmssink sets the first \(set.width)x\(set.height) mode the display lists, \(set), not \(choice.mode)")
+        }
+    }
+
+    /// For the window sink: whether it is full screen (`--fullscreen`/`--no-fullscreen`, else
+    /// when stdin is not a terminal: a box has none) and, full screen without `--size`, the
+    /// output's size is the screen's, so the picture covers it.
+    func resolveWindow(into options: inout PlayerOptions, size: String?, stdinIsTerminal: Bool = isatty(0) == 1,
+                       logger: Logger) throws {
+        options.fullscreen = fullscreen ?? !stdinIsTerminal
+        guard options.fullscreen, size == nil, !OutputSink.waylandOnly() else { return }
+        do {
+            let screen = try FullscreenWindow.screenSize()
+            // The output's size must be even (I420); an odd screen leaves a line of black.
+            options.width = screen.width & ~1
+            options.height = screen.height & ~1
+            logger.notice("display: full-screen window at \(options.width)x\(options.height)")
+        } catch {
+            throw ValidationError("--fullscreen: \(error)")
         }
     }
 }

@@ -75,7 +75,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
 
         let sink = outputSink(play, asService: asService)
-        findings += display(play, sink: sink)
+        findings += display(play, sink: sink, asService: asService)
         findings += inputs(play, asService: asService)
         if sink != .headless { findings.append(sound(device: play.display.audioDevice ?? lineup?.settings["audio-device"])) }
         findings.append(gstreamer(lineup: lineup, sink: sink))
@@ -96,7 +96,7 @@ struct DoctorCommand: AsyncParsableCommand {
                                     displayConnected: DisplayProbe.cards(in: DisplayOptions.deviceDirectory).cards.contains { !$0.connectedConnectors.isEmpty })
     }
 
-    static func display(_ play: PlayCommand, sink: OutputSink) -> [DoctorFinding] {
+    static func display(_ play: PlayCommand, sink: OutputSink, asService: Bool = false) -> [DoctorFinding] {
         let directory = DisplayOptions.deviceDirectory
         let found = DisplayProbe.cards(in: directory)
         var findings: [DoctorFinding] = []
@@ -136,7 +136,8 @@ struct DoctorCommand: AsyncParsableCommand {
                 ? .note("output", "auto: no display connected, so headless (the HTTP API and snapshots work)", fix: "connect the TV and turn it on, then restart")
                 : .ok("output", "headless: no display used"))
         case .window:
-            findings.append(.ok("output", "window on \(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? "the desktop")"))
+            let fullscreen = play.display.fullscreen ?? (asService || isatty(0) != 1)
+            findings.append(.ok("output", "\(fullscreen ? "full-screen window" : "window") on \(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? "the desktop")"))
         }
         return findings
     }
@@ -153,7 +154,10 @@ struct DoctorCommand: AsyncParsableCommand {
             case .failure(let error): findings.append(.note("cec", "HDMI-CEC: \(error)", fix: "sudo apt-get install libcec6"))
             }
         }
+        if let socket = inputs.lircSocket { findings.append(lirc(socket: socket)) }
         guard let directory = inputs.evdevDirectory else {
+            // With LIRC, its own line says where the keys come from.
+            if inputs.lircSocket != nil { return findings }
             findings.append(inputs.terminal ? .ok("input", "the terminal's keys and the HTTP API (no evdev)")
                 : .note("input", "no key input from remotes: only the HTTP API and the web remote", fix: "use --input evdev for remotes"))
             return findings
@@ -173,6 +177,18 @@ struct DoctorCommand: AsyncParsableCommand {
                                   fix: asService ? "the service's user reads them through the input group (sudo usermod -aG input flipbox)" : "sudo usermod -aG input $USER, then log in again"))
         }
         return findings
+    }
+
+    /// lircd's socket: there and accepting, else a NOTE (the box plays; LIRC remotes wait for lircd).
+    static func lirc(socket: String) -> DoctorFinding {
+        guard LircKeys.socketPresent(socket) else {
+            let fix = socket == LircKeys.defaultSocket ? "sudo apt-get install lirc, then configure and start lircd"
+                : "start lircd with --output=\(socket), or give its socket with --input lirc:SOCKET"
+            return .note("lirc", "no lircd socket at \(socket): LIRC remotes do not reach the box until lircd runs (other remotes do)", fix: fix)
+        }
+        guard let problem = LircKeys.connectionProblem(socket) else { return .ok("lirc", "lircd at \(socket): its remotes drive the box") }
+        return .note("lirc", "lircd's socket \(socket) does not answer: \(problem)",
+                     fix: "sudo systemctl restart lircd; the service's user must be allowed to connect to \(socket)")
     }
 
     /// ALSA's playback devices (`/proc/asound/pcm`), and the one `device` names.

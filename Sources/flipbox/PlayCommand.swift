@@ -69,13 +69,13 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Switcher")
     var switcher: SwitcherOptions
 
-    @Option(help: "Key inputs: terminal, evdev, evdev:DIR, cec (the TV's remote over HDMI-CEC; comma-separated) or none. Default: terminal when stdin is one, plus evdev when /dev/input can be read.")
+    @Option(help: "Key inputs: terminal, evdev, evdev:DIR, cec (the TV's remote over HDMI-CEC), lirc[:SOCKET] (lircd; default socket /var/run/lirc/lircd) (comma-separated) or none. Default: terminal when stdin is one, plus evdev when /dev/input can be read.")
     var input: String?
 
     @Flag(help: "Grab evdev devices so their keys do not also reach a console.")
     var grabInput = false
 
-    @Option(help: "A key-map file for evdev devices: 'KEY_F1: info' a line (see docs/box.md).")
+    @Option(help: "A key-map file for evdev devices and LIRC buttons: 'KEY_F1: info' a line (see docs/box.md).")
     var keymap: String?
 
     @Flag(help: "Do not read keys (same as --input none).")
@@ -94,6 +94,7 @@ struct PlayCommand: AsyncParsableCommand {
         let logger = makeLogger(verbose: verbose)
         var options = try playerOptions(logger: logger)
         if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
+        if options.sink == .window { try display.resolveWindow(into: &options, size: size, logger: logger) }
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
@@ -107,7 +108,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let inputs = try remoteInputs()
-        let keyMap = inputs.evdevDirectory == nil ? EvdevKeyMap.standard : try evdevKeyMap(lineup: lineup, path: path)
+        let keyMap = !inputs.usesKeyMap ? EvdevKeyMap.standard : try evdevKeyMap(lineup: lineup, path: path)
         var control = try controlConfiguration()
         if let setting = lineup.settings["allow-hosts"] {
             control.allowedHosts += setting.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
@@ -167,10 +168,11 @@ struct PlayCommand: AsyncParsableCommand {
         let terminal = inputs.terminal ? TerminalKeys() : nil
         let evdev = inputs.evdevDirectory.map { EvdevKeys(directory: $0, map: keyMap, grab: grabInput, logger: logger) }
         let cec = inputs.cec ? CECRemote(logger: logger) : nil
+        let lirc = inputs.lircSocket.map { LircKeys(socket: $0, map: keyMap, logger: logger) }
         if let cec {
             services.append(.init(service: CECPowerRelay(player: player, events: cec.power), successTerminationBehavior: .ignore))
         }
-        let keyStreams = [terminal?.keys, evdev?.keys, cec?.keys].compactMap { $0 }
+        let keyStreams = [terminal?.keys, evdev?.keys, cec?.keys, lirc?.keys].compactMap { $0 }
         if !keyStreams.isEmpty {
             services.append(.init(service: KeyboardRemote(player: player, keys: mergeKeys(keyStreams), logger: logger),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
@@ -185,11 +187,13 @@ struct PlayCommand: AsyncParsableCommand {
             terminal?.restore()
             evdev?.stop()
             cec?.stop()
+            lirc?.stop()
             throw error
         }
         terminal?.restore()
         evdev?.stop()
         cec?.stop()
+        lirc?.stop()
     }
 
     func remoteInputs() throws -> RemoteInputs {

@@ -205,7 +205,7 @@ struct EvdevKeyMapTests {
 
     @Test func badEntriesSayWhereAndWhat() {
         var map = EvdevKeyMap.standard
-        #expect(throws: KeyMapError(place: "keys.conf:2", message: "'KEY_NOPE' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number)")) {
+        #expect(throws: KeyMapError(place: "keys.conf:2", message: "'KEY_NOPE' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)")) {
             try map.apply(file: "KEY_F1: info\nKEY_NOPE: info\n", path: "keys.conf")
         }
         do {

@@ -20,8 +20,9 @@ final class FlipboxProcess: @unchecked Sendable {
     /// started by systemd or a shell with the usual 1,024 would be.
     /// `environment`: added to this process's environment. Keys are off unless `arguments` has an `--input`.
     /// `stateDirectory`: where the box keeps its state (a fresh directory when nil).
+    /// `output`: the `--output` (headless unless a test draws on a display).
     init(arguments: [String], port: Int, fileLimit: Int? = nil, environment: [String: String] = [:],
-         stateDirectory: URL? = nil) throws {
+         stateDirectory: URL? = nil, output: String = "headless") throws {
         self.port = port
         log = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-\(port).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -30,7 +31,7 @@ final class FlipboxProcess: @unchecked Sendable {
         // where an earlier run left off.
         let state = stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-test-state-\(port)-\(UUID().uuidString)")
         let keys = arguments.contains("--input") ? [] : ["--no-keys"]
-        process.arguments = ["play"] + arguments + ["--output", "headless"] + keys + ["--http", "127.0.0.1:\(port)",
+        process.arguments = ["play"] + arguments + ["--output", output] + keys + ["--http", "127.0.0.1:\(port)",
                                                     "--state-dir", state.path]
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

@@ -6,9 +6,13 @@ import Foundation
 /// move, digits (top row and `KEY_NUMERIC_*`) tune, Enter/OK select, Back/Backspace/Last recall,
 /// Info, EPG, the colour, transport, audio, subtitle and favourites keys. Entries from the lineup's
 /// settings (`keymap.KEY_F1: info`) or a key-map file (`KEY_F1: info`, one a line) replace or add
-/// to it; `none` makes a key do nothing.
+/// to it; `none` makes a key do nothing. LIRC's buttons are looked up by name: a Linux key code
+/// name (lircd's standard namespace) goes through the same entries, and `lirc.NAME: key` maps a
+/// button name of any other form (`lirc.ch_up: page-up`).
 public struct EvdevKeyMap: Sendable, Hashable {
     public private(set) var keys: [UInt16: Key]
+    /// LIRC button names (upper-cased) that are not Linux key code names, from `lirc.NAME` entries.
+    public private(set) var buttons: [String: Key] = [:]
 
     public init(keys: [UInt16: Key]) { self.keys = keys }
 
@@ -16,6 +20,14 @@ public struct EvdevKeyMap: Sendable, Hashable {
     public func key(for code: UInt16) -> Key? {
         guard let key = keys[code], key != .other else { return nil }
         return key
+    }
+
+    /// The key a LIRC button named `name` produces: a `lirc.NAME` entry, else the entry of the
+    /// Linux key code of that name (`KEY_CHANNELUP`); nil when the map has none.
+    public func key(button name: String) -> Key? {
+        if let key = buttons[name.uppercased()] { return key == .other ? nil : key }
+        guard let code = EvdevKeyCodes.byName[name.uppercased()] else { return nil }
+        return key(for: code)
     }
 
     public static let standard: EvdevKeyMap = {
@@ -57,13 +69,21 @@ public struct EvdevKeyMap: Sendable, Hashable {
     public mutating func set(_ codeName: String, to keyName: String, place: String) throws(KeyMapError) {
         let codeName = codeName.trimmingCharacters(in: .whitespaces)
         let keyName = keyName.trimmingCharacters(in: .whitespaces)
-        guard let code = Self.code(named: codeName) else {
-            throw KeyMapError(place: place, message: "'\(codeName)' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number)")
+        if codeName.lowercased().hasPrefix("lirc."), codeName.count > "lirc.".count {
+            buttons[String(codeName.dropFirst("lirc.".count)).uppercased()] = try Self.key(named: keyName, place: place)
+            return
         }
+        guard let code = Self.code(named: codeName) else {
+            throw KeyMapError(place: place, message: "'\(codeName)' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)")
+        }
+        keys[code] = try Self.key(named: keyName, place: place)
+    }
+
+    private static func key(named keyName: String, place: String) throws(KeyMapError) -> Key {
         guard let key = Key(name: keyName) else {
             throw KeyMapError(place: place, message: "'\(keyName)' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")
         }
-        keys[code] = key
+        return key
     }
 
     /// Applies the `keymap.KEY_...` entries of a lineup's settings, in name order.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// Which inputs produce keys for the remote: the terminal, evdev devices, HDMI-CEC (`--input`).
+/// Which inputs produce keys for the remote: the terminal, evdev devices, HDMI-CEC, lircd (`--input`).
 /// Every input feeds the same ``Key`` stream, so a key means the same thing from any of them.
 public struct RemoteInputs: Sendable, Hashable {
     public var terminal: Bool
@@ -9,23 +9,30 @@ public struct RemoteInputs: Sendable, Hashable {
     public var evdevDirectory: String?
     /// The TV's remote over HDMI-CEC (libcec), and the TV's power.
     public var cec: Bool
+    /// lircd's socket; nil: no LIRC input.
+    public var lircSocket: String?
 
-    public init(terminal: Bool, evdevDirectory: String?, cec: Bool = false) {
+    public init(terminal: Bool, evdevDirectory: String?, cec: Bool = false, lircSocket: String? = nil) {
         self.terminal = terminal
         self.evdevDirectory = evdevDirectory
         self.cec = cec
+        self.lircSocket = lircSocket
     }
+
+    /// Whether any input looks keys up in the key map (evdev and LIRC do).
+    public var usesKeyMap: Bool { evdevDirectory != nil || lircSocket != nil }
 
     /// The default: the terminal when standard input is one, plus evdev when `/dev/input` can be read.
     public static func standard(stdinIsTerminal: Bool, devInputReadable: Bool) -> RemoteInputs {
         RemoteInputs(terminal: stdinIsTerminal, evdevDirectory: devInputReadable ? "/dev/input" : nil)
     }
 
-    /// Parses `terminal`, `evdev`, `evdev:DIR`, `cec`, comma-separated; `none` for no keys.
+    /// Parses `terminal`, `evdev`, `evdev:DIR`, `cec`, `lirc`, `lirc:SOCKET`, comma-separated; `none` for no keys.
     public init(parsing text: String) throws(RemoteInputsError) {
         terminal = false
         evdevDirectory = nil
         cec = false
+        lircSocket = nil
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if part == "terminal" {
                 terminal = true
@@ -35,6 +42,10 @@ public struct RemoteInputs: Sendable, Hashable {
                 evdevDirectory = String(part.dropFirst("evdev:".count))
             } else if part == "cec" {
                 cec = true
+            } else if part == "lirc" {
+                lircSocket = LircKeys.defaultSocket
+            } else if part.hasPrefix("lirc:"), part.count > "lirc:".count {
+                lircSocket = String(part.dropFirst("lirc:".count))
             } else if part == "none" {
                 continue
             } else {
@@ -47,7 +58,7 @@ public struct RemoteInputs: Sendable, Hashable {
 public struct RemoteInputsError: Error, Sendable, CustomStringConvertible {
     public var text: String
     public var description: String {
-        "--input takes terminal, evdev, evdev:DIR or cec (comma-separated, e.g. evdev,cec), or none; not '\(text)'"
+        "--input takes terminal, evdev, evdev:DIR, cec, lirc or lirc:SOCKET (comma-separated, e.g. evdev,cec), or none; not '\(text)'"
     }
 }
 
