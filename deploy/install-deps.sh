@@ -39,6 +39,8 @@ PACKAGES=(
   libdrm-dev
   chromium
   libcec-dev
+  # nginx as an HLS cache in front of the head-end (deploy/nginx/, Tests/ServeTests/NginxCacheTests.swift).
+  nginx
 )
 
 # `--vm`: what `make vm-test` needs besides: QEMU, debootstrap and ext4 tools for the guest,
