@@ -15,6 +15,9 @@ public struct MulticastPlan: Sendable, Equatable {
     public var interface: String?
     /// Wrap the transport stream in RTP (payload type 33) instead of plain UDP.
     public var rtp: Bool
+    /// Announce each channel sent by SAP/SDP (RFC 2974) to 224.2.127.254:9875 every
+    /// `SAPAnnouncement` interval, so players list them by themselves.
+    public var sap = false
 
     /// No block: only the channels with a `multicast:` group of their own in the lineup are sent.
     public init(ttl: Int = 1, interface: String? = nil, rtp: Bool = false) throws(ServeConfigurationError) {

@@ -1,4 +1,5 @@
 import Lineup
+import struct Lineup.Channel
 import Logging
 import NIOCore
 import NIOPosix
@@ -58,8 +59,47 @@ struct MulticastService: Service {
         if let network = plan.network, destinations.count < server.lineup.channels.count {
             logger.warning("\(destinations.count) of the \(server.lineup.channels.count) channels are multicast: \(network) has no room for the others")
         }
-        try? await gracefulShutdown()
+        let announcements = plan.sap ? self.announcements(of: senders.map(\.channel), socket: socket) : []
+        if announcements.isEmpty {
+            try? await gracefulShutdown()
+        } else {
+            // Announce until shutdown, then say the sessions have ended.
+            try? await cancelWhenGracefulShutdown { try await announce(announcements, on: socket, every: Self.announcementInterval) }
+            try? await send(announcements.map(\.deletion), on: socket)
+        }
         for entry in senders { await server.unsubscribe(entry.sender, from: entry.channel) }
         try? await socket.close()
+    }
+
+    /// How often each channel is announced by SAP (RFC 2974 asks for at least every 5 minutes
+    /// at low rates; players forget a session they have not heard of for about an hour).
+    static let announcementInterval: Duration = .seconds(5)
+
+    /// One SAP announcement for each channel sent, from the socket's local address (the
+    /// interface's, when given).
+    private func announcements(of channels: [Channel], socket: any NIOCore.Channel) -> [SAPAnnouncement] {
+        let origin = plan.interface ?? socket.localAddress?.ipAddress ?? "0.0.0.0"
+        let destinations = plan.destinations(server.lineup)
+        let sent = channels.compactMap { channel in destinations.first { $0.channel.id == channel.id } }
+        if plan.interface == nil {
+            logger.warning("SAP announcements name 0.0.0.0 as their origin: give --multicast-interface for a real one")
+        }
+        return sent.map { SAPAnnouncement(channel: $0.channel, destination: $0.destination, ttl: plan.ttl, rtp: plan.rtp, origin: origin) }
+    }
+
+    private func announce(_ announcements: [SAPAnnouncement], on socket: any NIOCore.Channel, every interval: Duration) async throws {
+        logger.notice("announcing \(announcements.count) channel(s) by SAP to \(SAPAnnouncement.group):\(SAPAnnouncement.port)")
+        while !Task.isCancelled {
+            try await send(announcements, on: socket)
+            try await Task.sleep(for: interval)
+        }
+    }
+
+    private func send(_ announcements: [SAPAnnouncement], on socket: any NIOCore.Channel) async throws {
+        let to = try SocketAddress(ipAddress: SAPAnnouncement.group, port: SAPAnnouncement.port)
+        for announcement in announcements {
+            guard let packet = announcement.packet else { continue }
+            try await socket.writeAndFlush(AddressedEnvelope(remoteAddress: to, data: packet)).get()
+        }
     }
 }

@@ -36,6 +36,9 @@ struct ServeOptions: ParsableArguments {
     @Flag(name: .customLong("multicast-rtp"), help: "Wrap the multicast in RTP (MP2T, payload type 33) instead of plain UDP.")
     var multicastRTP = false
 
+    @Flag(name: .customLong("sap"), help: "Announce the multicast channels by SAP/SDP to 224.2.127.254:9875, so players such as VLC list them.")
+    var sap = false
+
     @Flag(name: .customLong("no-hdhomerun"), help: "Do not answer HDHomeRun discovery (UDP 65001) and control (TCP 65001).")
     var noHDHomeRun = false
 
@@ -78,6 +81,10 @@ struct ServeOptions: ParsableArguments {
             }
         } catch {
             throw ValidationError("\(error)")
+        }
+        if sap {
+            guard plan != nil else { throw ValidationError("--sap announces multicast channels: give --multicast, or a channel a multicast group in the lineup") }
+            plan?.sap = true
         }
         return ServeConfiguration(host: host, port: port, allowed: ranges, token: token, streams: streams, device: device,
                                   hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },

@@ -70,6 +70,60 @@ extension ServeTests {
             await harness.stop()
         }
 
+        @Test func sapAnnouncesEachChannelWithAnSDPAPlayerCanUse() async throws {
+            var own = makeChannel("test://color/ff8000?size=160x90&fps=30&gop=30", number: 6, name: "Orange Six")
+            own.attributes["multicast"] = "239.77.4.9:47004"
+            own.group = "Colours"
+            let sapReceiver = try MulticastReceiver(group: SAPAnnouncement.group, port: SAPAnnouncement.port)
+            defer { sapReceiver.close() }
+            let harness = try await ServeHarness(channels: [own], policy: .none) {
+                $0.multicast = try? MulticastPlan(ttl: 2, interface: "127.0.0.1")
+                $0.multicast?.sap = true
+            }
+            // Ours: from 127.0.0.1, naming our group (another program may announce too).
+            var announcement: (header: [UInt8], type: String, sdp: String)?
+            let deadline = ContinuousClock.now + .seconds(20)
+            while announcement == nil, ContinuousClock.now < deadline {
+                guard let datagram = sapReceiver.receive(), let parsed = Self.parseSAP(datagram.data), parsed.sdp.contains("239.77.4.9") else { continue }
+                announcement = parsed
+                #expect(datagram.ttl == 2, "sent with the plan's TTL: \(String(describing: datagram.ttl))")
+            }
+            let sap = try #require(announcement, "a SAP announcement on \(SAPAnnouncement.group):\(SAPAnnouncement.port) within 20 s")
+            #expect(sap.header[0] >> 5 == 1, "SAP version 1")
+            #expect(sap.header[0] & 0x10 == 0 && sap.header[0] & 0x04 == 0 && sap.header[1] == 0, "IPv4, an announcement, no authentication")
+            #expect(Array(sap.header[4..<8]) == [127, 0, 0, 1], "the origin is the interface's address")
+            #expect(sap.type == "application/sdp")
+            let lines = sap.sdp.components(separatedBy: "\r\n")
+            #expect(lines.first == "v=0" && lines.last == "", "CRLF lines starting with v=0: \(sap.sdp)")
+            #expect(lines.contains("s=Orange Six") && lines.contains("c=IN IP4 239.77.4.9/2") && lines.contains("m=video 47004 udp mpeg"), "\(lines)")
+            #expect(lines.contains("a=x-plgroup:Colours") && lines.contains { $0.hasPrefix("o=- ") && $0.hasSuffix(" IN IP4 127.0.0.1") }, "\(lines)")
+
+            // And what it describes plays: the group it names carries the channel.
+            let media = try MulticastReceiver(group: "239.77.4.9", port: 47004)
+            defer { media.close() }
+            let datagram = await Task.detached { media.receive() }.value
+            #expect(datagram?.data.first == 0x47, "the announced group carries a transport stream")
+
+            // On shutdown the session is deleted (the T bit).
+            await harness.stop()
+            var deleted = false
+            let until = ContinuousClock.now + .seconds(10)
+            while !deleted, ContinuousClock.now < until {
+                guard let datagram = sapReceiver.receive() else { break }
+                if let parsed = Self.parseSAP(datagram.data), parsed.sdp.contains("239.77.4.9"), parsed.header[0] & 0x04 != 0 { deleted = true }
+            }
+            #expect(deleted, "a deletion packet when the head-end stops")
+        }
+
+        /// Splits a SAP packet (RFC 2974, IPv4, no authentication) into its 8-byte header, its
+        /// payload type and the SDP; nil when it is not one.
+        static func parseSAP(_ packet: [UInt8]) -> (header: [UInt8], type: String, sdp: String)? {
+            guard packet.count > 8, packet[0] >> 5 == 1, packet[0] & 0x10 == 0 else { return nil }
+            let body = packet[(8 + Int(packet[1]) * 4)...]
+            guard let zero = body.firstIndex(of: 0) else { return nil }
+            return (Array(packet[0..<8]), String(decoding: body[..<zero], as: UTF8.self), String(decoding: body[(zero + 1)...], as: UTF8.self))
+        }
+
         @Test func channelsWithTheirOwnGroupLeaveTheBlockForTheOthers() throws {
             var own = makeChannel("test://smpte", number: 2)
             own.attributes["multicast"] = "239.9.0.5:6000"
