@@ -54,6 +54,7 @@ extension ServeTests {
                 try await Task.sleep(for: .seconds(2))
             }
             let origin = segmenter.requests.segments
+            print("nginx: clients fetched \(fetched.values.reduce(0, +)) segments (\(fetched.count) distinct), the head-end was asked for \(origin.values.reduce(0, +)); playlists: 20 cold clients, \(segmenter.requests.playlist) head-end requests in all")
             #expect(fetched.values.reduce(0, +) >= 32, "clients fetched \(fetched.values.reduce(0, +)) segments through nginx")
             #expect(origin.keys.sorted() == fetched.keys.sorted(), "the head-end was asked for exactly the segments the clients wanted")
             #expect(origin.values.allSatisfy { $0 == 1 }, "one request per segment reached the head-end: \(origin) for \(fetched)")
