@@ -63,6 +63,10 @@ public actor StreamServer {
     /// Channels being muxed now, by number.
     public var servedChannels: [ChannelNumber] { served.values.map(\.channel.number).sorted() }
 
+    /// How many times the muxer of a served channel built its pipeline (nil: not served): 1 for
+    /// a channel whose codecs never changed, however many clients it has.
+    func muxerBuilds(of channel: Channel) -> Int? { served[channel.id]?.muxer.builds }
+
     /// The muxed stream of a served channel (nil when it is not served): for HLS and multicast.
     func fanout(for channel: Channel) -> TransportStreamFanout? { served[channel.id]?.fanout }
 
