@@ -13,6 +13,16 @@ public struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
     public var description: String { message }
+
+    /// The channel a path names by number (`/stream/7.ts`, `/hls/9.1/…`, `/auto/v7`): the one
+    /// reading of a channel number in a served path. `unknownChannel` when the text is no
+    /// number, or no channel has it.
+    static func channel(_ text: String?, in lineup: Lineup) throws(ServeError) -> Channel {
+        let text = text?.removingPercentEncoding ?? text ?? ""
+        guard let number = ChannelNumber(text) else { throw ServeError(.unknownChannel, ChannelNumber.notANumber(text)) }
+        guard let channel = lineup.channel(number: number) else { throw ServeError(.unknownChannel, "no channel \(number) in the lineup") }
+        return channel
+    }
 }
 
 /// The head-end's serving side: one `ServedChannel` (ingest tap → muxer → fanout) per channel
