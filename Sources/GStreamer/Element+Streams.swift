@@ -17,6 +17,17 @@ extension Bin {
 }
 
 extension Pad {
+    /// Whether what flows out of this pad has a known length: its source answers a duration in
+    /// bytes (a file, an HTTP answer with a Content-Length) or in time (a VOD list). False for
+    /// a live stream, which has no end to measure.
+    public var hasKnownLength: Bool {
+        var bytes: gint64 = -1
+        if gst_pad_query_duration(pointer, GST_FORMAT_BYTES, &bytes) != 0, bytes > 0 { return true }
+        var time: gint64 = -1
+        if gst_pad_query_duration(pointer, GST_FORMAT_TIME, &time) != 0, time > 0 { return true }
+        return false
+    }
+
     /// The id of the stream flowing through this pad (from its sticky stream-start event), e.g.
     /// `…:1/00000100` for PID 0x100 of program 1 of an MPEG-TS; nil before the stream starts.
     public var streamID: String? {

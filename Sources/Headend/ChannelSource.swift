@@ -22,6 +22,11 @@ public actor ChannelSource {
 
     private var supervisor: SourceSupervisor
     private var pipeline: Pipeline?
+    /// What routes the running ingest's streams (sources with a demuxer found at run time).
+    private var router: IngestRouter?
+    /// Whether the running ingest is paced at real time, as its router decided at the first
+    /// stream; nil before that, or for a source with no demuxer found at run time.
+    var ingestPaced: Bool? { router?.paced }
     /// The supervisor's one timer.
     private var timer: Task<Void, Never>?
     /// Whether the running ingest loops (a file): its end seeks back instead of failing.
@@ -147,9 +152,11 @@ public actor ChannelSource {
                 src.set("connection-speed", uint64: UInt(variantSpeed))
             }
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
-                IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger)
-                    .attach(to: element)
+                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger)
+                router.attach(to: element)
+                self.router = router
             } else {
+                router = nil
                 if let video = p.appSink(named: "video") {
                     cache.markVideoStream()
                     video.onSample { [cache] s in cache.append(s, track: .video) }
@@ -243,7 +250,15 @@ final class StateBox: @unchecked Sendable {
 final class IngestRouter: @unchecked Sendable {
     private weak var pipeline: Pipeline?
     private let cache: GOPCache
-    private let paced: Bool
+    /// The plan paces this kind of source (HTTP: a file or a VOD list would arrive at once).
+    private let pacedByPlan: Bool
+    /// Decided at the first stream: paced only when the plan paces it and the source has a
+    /// known length. A live HTTP stream (no Content-Length, no duration; an IPTV feed, another
+    /// Flipbox's `/stream/N.ts`) arrives in real time by itself and is taken as it comes, so a
+    /// head-end's burst of its cached GOP fills the cache at once instead of a GOP late.
+    private var decidedPaced: Bool?
+    /// The decision, once the first stream came (for tests and the log).
+    var paced: Bool? { lock.withLock { decidedPaced } }
     private let needsParsebin: Bool
     private let logger: Logger
     private let lock = NSLock()
@@ -257,7 +272,7 @@ final class IngestRouter: @unchecked Sendable {
     init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger) {
         self.pipeline = pipeline
         self.cache = cache
-        self.paced = paced
+        self.pacedByPlan = paced
         self.needsParsebin = needsParsebin
         self.logger = logger
     }
@@ -269,6 +284,14 @@ final class IngestRouter: @unchecked Sendable {
 
     private func route(_ pad: Pad) {
         guard let pipeline else { return }
+        let decided: Bool? = lock.withLock {
+            guard decidedPaced == nil else { return nil }
+            decidedPaced = pacedByPlan && pad.hasKnownLength
+            return decidedPaced
+        }
+        if pacedByPlan, let decided {
+            logger.debug("ingest \(decided ? "paced at real time (the source has a length)" : "taken as it arrives (a live stream)")")
+        }
         do {
             if needsParsebin {
                 let parse = try Element.make("parsebin")
@@ -290,9 +313,9 @@ final class IngestRouter: @unchecked Sendable {
         let key = pad.streamID.map { String($0.split(separator: "/").last ?? Substring($0)) }
         let (branch, stream): (IngestBranch, Int) = lock.withLock {
             if mediaType.hasPrefix("audio/"), let key, let known = audioIndexByID[key] {
-                return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)
+                return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: decidedPaced ?? pacedByPlan), known)
             }
-            let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, audioStreams: audioStreams, paced: paced)
+            let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, audioStreams: audioStreams, paced: decidedPaced ?? pacedByPlan)
             let stream = audioStreams
             if case .video = b { haveVideo = true }
             if case .audio = b {

@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 @testable import Headend
 import Lineup
+import TestSupport
 import Testing
 
 extension HeadendTests {
@@ -63,6 +64,7 @@ extension HeadendTests {
             let (source, log) = makeSource([server.url("stream.ts")])
             await source.start()
             await expectWarm(source, log: log, audio: true)
+            #expect(await source.ingestPaced == true, "a file (its length is known) is paced")
             // Paced at real time: the file does not end (and fail) the moment it is downloaded.
             try await expectStaysWarm(source, log: log, for: 2)
             // At its end the source says so, reconnects and is warm again by itself.
@@ -71,6 +73,39 @@ extension HeadendTests {
             }
             #expect(ended, "states: \(log.all.map(\.description))")
             await expectWarm(source, log: log, audio: true, within: 4)
+            await source.stop()
+        }
+
+        /// A live HTTP stream (no Content-Length: an IPTV feed, another Flipbox's `/stream/N.ts`)
+        /// that starts with a burst, as a head-end's cached GOP: taken as it arrives, not paced.
+        @Test func aLiveHTTPStreamIsTakenAsItArrives() async throws {
+            let dir = try TempDirectory()
+            defer { dir.remove() }
+            try await runToEnd("""
+                videotestsrc num-buffers=120 pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+                x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue ! mux. \
+                audiotestsrc num-buffers=188 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
+                mpegtsmux name=mux ! filesink location=\(dir.path("burst.ts"))
+                """)
+            // HTTP/1.0 with no Content-Length: the whole file at once, then the connection stays open.
+            let server = try PythonServer(script: """
+                import socket, threading, time
+                data = open("\(dir.path("burst.ts"))", "rb").read()
+                s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("127.0.0.1", 0)); s.listen(8)
+                print(s.getsockname()[1], flush=True)
+                def serve(c):
+                    c.recv(65536)
+                    c.sendall(b"HTTP/1.0 200 OK\\r\\nContent-Type: video/mp2t\\r\\n\\r\\n" + data)
+                    time.sleep(60)
+                while True:
+                    c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
+                """)
+            defer { server.stop() }
+            let (source, log) = makeSource(["http://127.0.0.1:\(server.port)/live.ts"])
+            await source.start()
+            await expectWarm(source, log: log, audio: true)
+            #expect(await source.ingestPaced == false, "a live stream (no length) is taken as it arrives")
             await source.stop()
         }
 
