@@ -49,13 +49,14 @@ struct TimeshiftTimeline: Sendable {
         playingFrom = nil
     }
 
-    /// The breaks overlapping `range` (the lineup's and the cued ones), each saying whether the
-    /// viewer played it through, the picture being at `position` now.
-    func breaks(schedule: BreakSchedule?, in range: ClosedRange<Date>, position: Date) -> [TimeshiftBreak] {
+    /// The breaks overlapping `range` (the lineup's, the cued ones and `cued`: those the
+    /// channel's SCTE-35 cues announce), each saying whether the viewer played it through, the
+    /// picture being at `position` now.
+    func breaks(schedule: BreakSchedule?, cued more: [DateInterval] = [], in range: ClosedRange<Date>, position: Date) -> [TimeshiftBreak] {
         var seen = watched
         if let from = playingFrom { seen.add(from, position) }
         let lineup = (schedule?.breaks(in: range) ?? []).map { ($0, TimeshiftBreak.Origin.lineup) }
-        let cued = cues.filter { $0.end > range.lowerBound && $0.start < range.upperBound }.map { ($0, TimeshiftBreak.Origin.scte35) }
+        let cued = (cues + more).filter { $0.end > range.lowerBound && $0.start < range.upperBound }.map { ($0, TimeshiftBreak.Origin.scte35) }
         return (lineup + cued).map { interval, origin in
             // What of a break left the buffer cannot be watched any more: the rest decides.
             TimeshiftBreak(start: interval.start, end: interval.end, watched: seen.covers(max(interval.start, range.lowerBound), interval.end), origin: origin)
