@@ -297,22 +297,63 @@ static inline gboolean fb_ts_packet_splices_parse(const guint8 *p) {
 
 typedef enum { FB_TS_CLEAN = 0, FB_TS_BAD_SPLICE, FB_TS_UNALIGNED } fb_ts_check;
 
-/// Turns the TS packets of a buffer passing a probe whose SCTE-35 sections do not parse into
-/// null packets (PID 0x1FFF). A buffer that is not whole 188-byte packets cannot be checked:
-/// FB_TS_UNALIGNED, and the demuxer owning `pad` stops forwarding splice sections.
-static inline fb_ts_check fb_probe_info_drop_bad_splices(GstPad *pad, GstPadProbeInfo *info) {
-    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-    if (buffer == NULL) return FB_TS_CLEAN;
+/// Checks the packets of `buffer` (read only); `*bad` is the offset of the first bad one.
+static inline fb_ts_check fb_ts_buffer_check(GstBuffer *buffer, gsize *bad) {
     GstMapInfo map;
     if (!gst_buffer_map(buffer, &map, GST_MAP_READ)) return FB_TS_CLEAN;
-    fb_ts_check result = FB_TS_CLEAN;
-    gsize bad = (gsize)-1;
-    if (map.size % 188 != 0) result = FB_TS_UNALIGNED;
+    fb_ts_check result = map.size % 188 != 0 ? FB_TS_UNALIGNED : FB_TS_CLEAN;
     for (gsize at = 0; result == FB_TS_CLEAN && at < map.size; at += 188) {
         if (map.data[at] != 0x47) result = FB_TS_UNALIGNED;
-        else if (!fb_ts_packet_splices_parse(map.data + at)) { result = FB_TS_BAD_SPLICE; bad = at; }
+        else if (!fb_ts_packet_splices_parse(map.data + at)) { result = FB_TS_BAD_SPLICE; *bad = at; }
     }
     gst_buffer_unmap(buffer, &map);
+    return result;
+}
+
+/// Turns the packets of writable `buffer` from `from` on that start a bad splice section into
+/// null packets (PID 0x1FFF).
+static inline void fb_ts_buffer_null_bad_splices(GstBuffer *buffer, gsize from) {
+    GstMapInfo map;
+    if (!gst_buffer_map(buffer, &map, GST_MAP_READWRITE)) return;
+    for (gsize at = from; at + 188 <= map.size; at += 188) {
+        if (map.data[at] == 0x47 && !fb_ts_packet_splices_parse(map.data + at)) {
+            map.data[at + 1] = (map.data[at + 1] & 0xE0) | 0x1F;
+            map.data[at + 2] = 0xFF;
+        }
+    }
+    gst_buffer_unmap(buffer, &map);
+}
+
+/// Turns the TS packets of a buffer (or buffer list) passing a probe whose SCTE-35 sections do
+/// not parse into null packets. Data that is not whole 188-byte packets cannot be checked:
+/// FB_TS_UNALIGNED, and the demuxer owning `pad` stops forwarding splice sections.
+static inline fb_ts_check fb_probe_info_drop_bad_splices(GstPad *pad, GstPadProbeInfo *info) {
+    fb_ts_check result = FB_TS_CLEAN;
+    if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+        GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+        gsize bad = 0;
+        result = buffer ? fb_ts_buffer_check(buffer, &bad) : FB_TS_CLEAN;
+        if (result == FB_TS_BAD_SPLICE) {
+            buffer = gst_buffer_make_writable(buffer);
+            GST_PAD_PROBE_INFO_DATA(info) = buffer;
+            fb_ts_buffer_null_bad_splices(buffer, bad);
+        }
+    } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+        GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST(info);
+        guint count = list ? gst_buffer_list_length(list) : 0;
+        for (guint i = 0; i < count && result != FB_TS_UNALIGNED; i++) {
+            gsize bad = 0;
+            fb_ts_check one = fb_ts_buffer_check(gst_buffer_list_get(list, i), &bad);
+            if (one == FB_TS_UNALIGNED) { result = one; break; }
+            if (one != FB_TS_BAD_SPLICE) continue;
+            if (result != FB_TS_BAD_SPLICE) {
+                list = gst_buffer_list_make_writable(list);
+                GST_PAD_PROBE_INFO_DATA(info) = list;
+                result = FB_TS_BAD_SPLICE;
+            }
+            fb_ts_buffer_null_bad_splices(gst_buffer_list_get_writable(list, i), bad);
+        }
+    }
     if (result == FB_TS_UNALIGNED) {
         GstElement *demuxer = gst_pad_get_parent_element(pad);
         if (demuxer) {
@@ -320,22 +361,11 @@ static inline fb_ts_check fb_probe_info_drop_bad_splices(GstPad *pad, GstPadProb
             gst_object_unref(demuxer);
         }
     }
-    if (result != FB_TS_BAD_SPLICE) return result;
-    buffer = gst_buffer_make_writable(buffer);
-    GST_PAD_PROBE_INFO_DATA(info) = buffer;
-    if (!gst_buffer_map(buffer, &map, GST_MAP_READWRITE)) return result;
-    for (gsize at = bad; at + 188 <= map.size; at += 188) {
-        if (map.data[at] == 0x47 && !fb_ts_packet_splices_parse(map.data + at)) {
-            map.data[at + 1] = (map.data[at + 1] & 0xE0) | 0x1F;
-            map.data[at + 2] = 0xFF;
-        }
-    }
-    gst_buffer_unmap(buffer, &map);
     return result;
 }
 
 static inline gulong fb_pad_add_buffer_rewrite_probe(GstPad *pad, GstPadProbeCallback cb, gpointer data, GDestroyNotify notify) {
-    return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, cb, data, notify);
+    return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST, cb, data, notify);
 }
 
 /// Sends a splice_insert to an mpegtsmux with `scte-35-pid` set: out of network (`out`) or
