@@ -7,8 +7,7 @@ import Testing
 /// `GET /api/v1/timeshift` lists it (`origin: scte35`), the position bar draws it, and with
 /// `linear-breaks` a forward seek over it lands at its start, in blue.
 @Suite(.serialized) struct SpliceCueEndToEndTests {
-    static let iso = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-    static func date(_ value: Any?) -> Date? { (value as? String).flatMap { try? iso.parse($0) } }
+    static func date(_ value: Any?) -> Date? { TimeshiftMarkersEndToEndTests.date(value) }
 
     @Test func aCuedBreakIsListedDrawnAndStopsAForwardSeek() async throws {
         try await onOwnThread {
