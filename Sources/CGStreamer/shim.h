@@ -149,6 +149,8 @@ static inline fb_splice_kind fb_probe_info_splice(GstPadProbeInfo *info, fb_spli
     *command = 0;
     memset(out, 0, sizeof *out);
     if (event == NULL || GST_EVENT_TYPE(event) != GST_EVENT_CUSTOM_DOWNSTREAM) return FB_SPLICE_NOT_A_CUE;
+    const GstStructure *fields = gst_event_get_structure(event);
+    if (fields == NULL || !gst_structure_has_field(fields, "section")) return FB_SPLICE_NOT_A_CUE;
     GstMpegtsSection *section = gst_event_parse_mpegts_section(event);
     if (section == NULL) return FB_SPLICE_NOT_A_CUE;
     fb_splice_kind kind = FB_SPLICE_MALFORMED;
