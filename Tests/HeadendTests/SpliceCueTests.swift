@@ -40,12 +40,13 @@ extension HeadendTests {
             #expect(await eventually(within: 5) { CodecChange.isRed(CodecChange.newestColour(recorder)) }, "red on screen")
 
             // Malformed sections on the SCTE-35 PID: dropped before the demuxer, told once.
-            for _ in 0..<3 { sender.sendMalformedSection() }
+            for _ in 0..<3 { sender.sendMalformedSection(badCRC: false) }
+            sender.sendMalformedSection(badCRC: true)
             // A command Flipbox does not read: told once, ignored. (The muxer holds one section
             // at a time: each cue is given time to go out before the next.)
             sender.cueTimeSignal()
             try await Task.sleep(for: .milliseconds(600))
-            #expect(warnings.count { $0.contains("malformed SCTE-35") } == 1, "told once: \(warnings.all)")
+            #expect(warnings.count { $0.contains("malformed SCTE-35") } == 1 && warnings.all.contains { $0.contains("dropped before the demuxer") }, "dropped by the guard, told once: \(warnings.all)")
 
             // The viewer pauses before the breaks: they will not have watched them.
             _ = try await headend.timeshift(feed: feed, .pause)
@@ -152,12 +153,12 @@ final class SpliceCueSender: @unchecked Sendable {
         }
     }
 
-    /// Sends one TS packet on the SCTE-35 PID holding a splice_info_section with a good CRC but
-    /// protocol_version 1 (which GStreamer cannot parse).
-    func sendMalformedSection() {
-        var section: [UInt8] = [0xFC, 0x30, 0, 1, 0x00, 0, 0, 0, 0, 0x00, 0xFF, 0xF0, 0x00, 0x00, 0x00, 0x00]
+    /// Sends one TS packet on the SCTE-35 PID holding a splice_null section that GStreamer cannot
+    /// parse: protocol_version 1 with a good CRC, or version 0 with a wrong CRC (a flipped bit).
+    func sendMalformedSection(badCRC: Bool) {
+        var section: [UInt8] = [0xFC, 0x30, 0, badCRC ? 0 : 1, 0x00, 0, 0, 0, 0, 0x00, 0xFF, 0xF0, 0x00, 0x00, 0x00, 0x00]
         section[2] = UInt8(section.count - 3 + 4)
-        let crc = Self.crc32(section)
+        let crc = Self.crc32(section) ^ (badCRC ? 0x10 : 0)
         section += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
         var packet: [UInt8] = [0x47, 0x40 | UInt8(pid >> 8), UInt8(pid & 0xFF), 0x10, 0x00] + section
         packet += [UInt8](repeating: 0xFF, count: 188 - packet.count)
