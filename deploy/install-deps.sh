@@ -32,6 +32,8 @@ PACKAGES=(
   curl
   mpv
   hdhomerun-config
+  # nginx as an HLS cache in front of the head-end (deploy/nginx/, Tests/ServeTests/NginxCacheTests.swift).
+  nginx
   iproute2
   libsqlite3-dev
   libxml2-dev

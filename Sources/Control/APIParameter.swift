@@ -13,7 +13,7 @@ enum APIParameter {
     /// `text` as a channel number.
     static func channelNumber(_ text: String) throws(HTTPError) -> ChannelNumber {
         guard let number = ChannelNumber(text) else {
-            throw HTTPError(.badRequest, message: "'\(text)' is not a channel number; use a number such as 7 or 9.1")
+            throw HTTPError(.badRequest, message: ChannelNumber.notANumber(text))
         }
         return number
     }

@@ -56,9 +56,7 @@ struct ClipRoutes {
                 guard let body = try? JSONDecoder().decode(ClipRequest.self, from: Data(bytes.readableBytesView)) else {
                     return JSONResponse.error(.badRequest, #"the body must be JSON such as {"channel": "7", "from": "-60s", "to": "now", "format": "mp4"}"#)
                 }
-                guard let number = ChannelNumber(body.channel) else {
-                    return JSONResponse.error(.badRequest, "'\(body.channel)' is not a channel number; use a number such as 7 or 9.1")
-                }
+                let number = try APIParameter.channelNumber(body.channel)
                 guard let from = ClipTime(body.from) else {
                     return JSONResponse.error(.badRequest, "from must be now, a time before it such as -60s or -1m30s, or an ISO 8601 time, not '\(body.from)'")
                 }

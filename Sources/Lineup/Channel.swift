@@ -25,6 +25,11 @@ public struct ChannelNumber: Hashable, Comparable, Sendable, CustomStringConvert
 
     public var description: String { minor.map { "\(major).\($0)" } ?? "\(major)" }
 
+    /// What to say of `text` that is not a channel number: the one wording of every API.
+    public static func notANumber(_ text: String) -> String {
+        "'\(text)' is not a channel number; use a number such as 7 or 9.1"
+    }
+
     public static func < (a: ChannelNumber, b: ChannelNumber) -> Bool {
         (a.major, a.minor ?? -1) < (b.major, b.minor ?? -1)
     }

@@ -16,7 +16,15 @@ import FoundationNetworking
 /// caller's task cancelled) is sent to it from a separate dispatch, never while a runtime lock
 /// is held. The caller is answered exactly once: the response, the transfer's error,
 /// `URLError(.timedOut)` at the deadline, or `CancellationError` when its task is cancelled.
+///
+/// Give the session (and the request) timeouts at least `sessionGrace` longer than the deadline:
+/// FoundationNetworking crashes ("a behaviour for a task that is not in the registry") when a
+/// cancel meets a failure already in flight, and a session timing out at the very moment of the
+/// deadline is such a failure.
 public enum HTTPTransfer {
+    /// How much longer than a deadline the session's own timeouts should be.
+    public static let sessionGrace: TimeInterval = 5
+
     /// The body and response of `request`, the whole transfer within `deadline` seconds however
     /// slowly the server sends (the session's own limits are per read).
     public static func data(

@@ -27,8 +27,11 @@ public actor LogoCache {
         self.directory = directory
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
+        // The deadline is HTTPTransfer's; the session's own limits come later, so the session
+        // never fails a transfer at the moment the deadline cancels it (FoundationNetworking
+        // crashes when a cancel meets a failure in flight).
+        configuration.timeoutIntervalForRequest = timeout + HTTPTransfer.sessionGrace
+        configuration.timeoutIntervalForResource = timeout + HTTPTransfer.sessionGrace
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration)
     }
@@ -99,7 +102,7 @@ public actor LogoCache {
     ) async throws(LogoCacheError) -> String {
         func fail(_ reason: String) -> LogoCacheError { LogoCacheError(logo: url.absoluteString, reason: reason) }
 
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout + HTTPTransfer.sessionGrace)
         request.httpMethod = "GET"
         let data: Data
         let response: URLResponse

@@ -128,6 +128,9 @@ enum M3UParser {
         channel.group = info.value("group-title")
         channel.language = info.value("tvg-language")
         channel.country = info.value("tvg-country")
+        if let multicast = info.value("multicast") {
+            do { _ = try MulticastDestination(parsing: multicast) } catch { log.error(line, error.message) }
+        }
         if let radio = info.value("radio") {
             channel.isRadio = ["true", "1", "yes"].contains(radio.lowercased())
         }

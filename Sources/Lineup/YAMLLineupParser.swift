@@ -10,7 +10,7 @@ enum YAMLLineupParser {
     static let channelKeys = [
         "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
         "interstitial", "favourite", "favorite", "hidden", "radio", "options", "language", "country",
-        "breaks", "linear-breaks",
+        "breaks", "linear-breaks", "multicast",
     ]
 
     static func parse(_ text: String, log: inout DiagnosticLog) -> LineupDraft {
@@ -212,6 +212,14 @@ enum YAMLLineupParser {
             case "options": channel.options = readOptions(value, log: &log)
             case "linear-breaks": channel.attributes[key] = bool(value, key: key, log: &log) ? "true" : "false"; continue
             case "breaks": readBreaks(value, into: &channel, log: &log); continue
+            case "multicast":
+                guard let text = string(value, key: key, log: &log) else { continue }
+                do {
+                    channel.attributes[key] = try MulticastDestination(parsing: text).description
+                } catch {
+                    log.error(at, error.message)
+                }
+                continue
             default:
                 log.error(line(keyNode), "unknown channel key '\(key)'\(suggestion(for: key, among: channelKeys))")
                 continue

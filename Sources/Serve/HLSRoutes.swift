@@ -39,9 +39,6 @@ struct HLSRoutes {
     }
 
     private func channel(_ text: String?) throws(ServeError) -> Channel {
-        guard let text, let number = ChannelNumber(text), let channel = hls.streams.lineup.channel(number: number) else {
-            throw ServeError(.unknownChannel, "no channel '\(text ?? "")' in the lineup")
-        }
-        return channel
+        try ServeError.channel(text, in: hls.streams.lineup)
     }
 }

@@ -26,10 +26,17 @@ final class HLSSegmenter: TransportStreamSubscriber, @unchecked Sendable {
     private var nextWaiter: UInt64 = 0
     private var lastRead = ContinuousClock.now
     private var released = false
+    private var playlistReads = 0
+    private var segmentReads: [Int: Int] = [:]
 
-    init(targetDuration: Double = 2, window: Int = 6) {
+    /// `firstSequence`: the first segment's number. A segmenter made later for the same channel
+    /// must not reuse an earlier one's numbers (a cache in front, such as nginx, keeps segments
+    /// by URL): `HLSServer` starts each at the Unix time in seconds, which an earlier segmenter of
+    /// 2 s segments never reaches.
+    init(targetDuration: Double = 2, window: Int = 6, firstSequence: Int = 0) {
         self.targetDuration = targetDuration
         self.window = window
+        self.nextSequence = firstSequence
     }
 
     func receive(_ chunk: ByteBuffer, keyframe: TransportStreamKeyframe?) {
@@ -117,6 +124,7 @@ final class HLSSegmenter: TransportStreamSubscriber, @unchecked Sendable {
     func playlist() -> String {
         lock.withLock {
             lastRead = .now
+            playlistReads += 1
             let target = Int((segments.map(\.duration).max() ?? targetDuration).rounded(.up))
             var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(max(1, target))\n#EXT-X-MEDIA-SEQUENCE:\(segments.first?.sequence ?? 0)\n"
             for s in segments {
@@ -130,9 +138,14 @@ final class HLSSegmenter: TransportStreamSubscriber, @unchecked Sendable {
     func segment(_ sequence: Int) -> ByteBuffer? {
         lock.withLock {
             lastRead = .now
+            segmentReads[sequence, default: 0] += 1
             return segments.first { $0.sequence == sequence }?.data
         }
     }
+
+    /// How many times the playlist and each segment number were asked for (what a cache in
+    /// front lets through).
+    var requests: (playlist: Int, segments: [Int: Int]) { lock.withLock { (playlistReads, segmentReads) } }
 }
 
 extension Duration {

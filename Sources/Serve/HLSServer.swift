@@ -26,7 +26,7 @@ public actor HLSServer {
     /// The segmenter of `channel`, started (and the channel served) when there is none.
     func segmenter(for channel: Channel) async throws(ServeError) -> HLSSegmenter {
         if let existing = segmenters[channel.id] { return existing }
-        let segmenter = HLSSegmenter()
+        let segmenter = HLSSegmenter(firstSequence: Int(Date().timeIntervalSince1970))
         segmenters[channel.id] = segmenter
         do {
             _ = try await streams.subscribe(segmenter, to: channel)

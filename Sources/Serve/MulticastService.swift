@@ -1,12 +1,13 @@
 import Lineup
+import struct Lineup.Channel
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-/// Sends every channel of the lineup to its multicast group (`MulticastPlan`) for as long as the
+/// Sends the lineup's channels to their multicast groups (`MulticastPlan`) for as long as the
 /// head-end runs: each channel is served (its ingest kept running, one shared muxer) from the
-/// start. One UDP socket with the plan's TTL and interface sends them all. A `Service`.
+/// start. One UDP socket with the plan's TTL and interface (`openSocket`) sends them all. A `Service`.
 struct MulticastService: Service {
     let plan: MulticastPlan
     let server: StreamServer
@@ -16,11 +17,14 @@ struct MulticastService: Service {
         do {
             try await send()
         } catch {
-            throw ServeConfigurationError("cannot multicast to \(plan.network):\(plan.port)\(plan.interface.map { " from \($0)" } ?? ""): \(error)")
+            throw ServeConfigurationError("cannot multicast to \(plan.summary)\(plan.interface.map { " from \($0)" } ?? ""): \(error)")
         }
     }
 
-    private func send() async throws {
+    /// The sending socket: bound to the plan's interface address (any when none), with
+    /// `IP_MULTICAST_TTL` and `IP_MULTICAST_IF` set as the plan says and loopback delivery on
+    /// (a client on the box itself receives too). The caller closes it.
+    static func openSocket(_ plan: MulticastPlan) async throws -> any NIOCore.Channel {
         let socket = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(ChannelOptions.ipOption(.ip_multicast_ttl), value: plan.ttl)
             .channelOption(ChannelOptions.ipOption(.ip_multicast_loop), value: 1)
@@ -28,25 +32,74 @@ struct MulticastService: Service {
         if let interface = plan.interface, let bytes = NetworkRange.addressBytes(interface), let options = socket as? any SocketOptionProvider {
             // IP_MULTICAST_IF: the interface's address, in network byte order as in memory.
             let address = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-            try await options.setIPMulticastIF(in_addr(s_addr: address)).get()
+            do {
+                try await options.setIPMulticastIF(in_addr(s_addr: address)).get()
+            } catch {
+                try? await socket.close()
+                throw error
+            }
         }
-        var senders: [(index: Int, sender: MulticastSender)] = []
-        for (index, (channel, group)) in plan.groups(server.lineup).enumerated() {
-            let sender = MulticastSender(socket: socket, destination: try SocketAddress(ipAddress: group, port: plan.port), rtp: plan.rtp)
+        return socket
+    }
+
+    private func send() async throws {
+        let socket = try await Self.openSocket(plan)
+        let destinations = plan.destinations(server.lineup)
+        var senders: [(channel: Channel, sender: MulticastSender)] = []
+        for (channel, destination) in destinations {
+            let sender = MulticastSender(socket: socket, destination: try SocketAddress(ipAddress: destination.group, port: destination.port), rtp: plan.rtp)
             do {
                 _ = try await server.subscribe(sender, to: channel)
-                senders.append((index, sender))
-                logger.notice("multicasting channel \(channel.number) \(channel.name) to \(plan.rtp ? "rtp" : "udp")://\(group):\(plan.port) (ttl \(plan.ttl))")
+                senders.append((channel, sender))
+                logger.notice("multicasting channel \(channel.number) \(channel.name) to \(plan.rtp ? "rtp" : "udp")://\(destination) (ttl \(plan.ttl))")
             } catch {
                 logger.error("cannot multicast channel \(channel.number): \(error)")
             }
         }
-        if plan.groups(server.lineup).count < server.lineup.channels.count {
-            logger.warning("\(plan.network) has room for \(plan.groups(server.lineup).count) of the \(server.lineup.channels.count) channels; the others are not multicast")
+        if let network = plan.network, destinations.count < server.lineup.channels.count {
+            logger.warning("\(destinations.count) of the \(server.lineup.channels.count) channels are multicast: \(network) has no room for the others")
         }
-        try? await gracefulShutdown()
-        let channels = plan.groups(server.lineup).map(\.channel)
-        for entry in senders { await server.unsubscribe(entry.sender, from: channels[entry.index]) }
+        let announcements = plan.sap ? self.announcements(of: senders.map(\.channel), socket: socket) : []
+        if announcements.isEmpty {
+            try? await gracefulShutdown()
+        } else {
+            // Announce until shutdown, then say the sessions have ended.
+            try? await cancelWhenGracefulShutdown { try await announce(announcements, on: socket, every: Self.announcementInterval) }
+            try? await send(announcements.map(\.deletion), on: socket)
+        }
+        for entry in senders { await server.unsubscribe(entry.sender, from: entry.channel) }
         try? await socket.close()
+    }
+
+    /// How often each channel is announced by SAP (RFC 2974 asks for at least every 5 minutes
+    /// at low rates; players forget a session they have not heard of for about an hour).
+    static let announcementInterval: Duration = .seconds(5)
+
+    /// One SAP announcement for each channel sent, from the socket's local address (the
+    /// interface's, when given).
+    private func announcements(of channels: [Channel], socket: any NIOCore.Channel) -> [SAPAnnouncement] {
+        let origin = plan.interface ?? socket.localAddress?.ipAddress ?? "0.0.0.0"
+        let destinations = plan.destinations(server.lineup)
+        let sent = channels.compactMap { channel in destinations.first { $0.channel.id == channel.id } }
+        if plan.interface == nil {
+            logger.warning("SAP announcements name 0.0.0.0 as their origin: give --multicast-interface for a real one")
+        }
+        return sent.map { SAPAnnouncement(channel: $0.channel, destination: $0.destination, ttl: plan.ttl, rtp: plan.rtp, origin: origin) }
+    }
+
+    private func announce(_ announcements: [SAPAnnouncement], on socket: any NIOCore.Channel, every interval: Duration) async throws {
+        logger.notice("announcing \(announcements.count) channel(s) by SAP to \(SAPAnnouncement.group):\(SAPAnnouncement.port)")
+        while !Task.isCancelled {
+            try await send(announcements, on: socket)
+            try await Task.sleep(for: interval)
+        }
+    }
+
+    private func send(_ announcements: [SAPAnnouncement], on socket: any NIOCore.Channel) async throws {
+        let to = try SocketAddress(ipAddress: SAPAnnouncement.group, port: SAPAnnouncement.port)
+        for announcement in announcements {
+            guard let packet = announcement.packet else { continue }
+            try await socket.writeAndFlush(AddressedEnvelope(remoteAddress: to, data: packet)).get()
+        }
     }
 }

@@ -24,13 +24,15 @@ public func makeServeRouter(server: StreamServer, hls: HLSServer, address: Heade
 /// ends its clients first on shutdown (put these after the services they depend on: the group
 /// stops services in reverse order).
 ///
+/// `hls`: the HLS side to serve (one of its own when nil).
+///
 /// Throws when the configuration must not run (off loopback without `--serve-allow` or a token).
 public func makeServeServices(server: StreamServer, configuration: ServeConfiguration, guide: Guide? = nil,
-                              logos: LogoCache = LogoCache(), logger: Logger,
+                              logos: LogoCache = LogoCache(), hls: HLSServer? = nil, logger: Logger,
                               onListening: (@Sendable (Int) -> Void)? = nil) throws(ServeConfigurationError) -> [any Service] {
     try configuration.validate()
     let address = HeadendAddress(configuration: configuration)
-    let hls = HLSServer(streams: server, logger: logger)
+    let hls = hls ?? HLSServer(streams: server, logger: logger)
     let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, logger: logger)
     let host = configuration.host
     let shown = host.contains(":") ? "[\(host)]" : host

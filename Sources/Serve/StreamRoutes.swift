@@ -36,13 +36,7 @@ struct StreamRoutes {
     }
 
     private func channel(number text: String?) throws(ServeError) -> Channel {
-        guard let text, let number = ChannelNumber(text) else {
-            throw ServeError(.unknownChannel, "'\(text ?? "")' is not a channel number such as 7 or 9.1")
-        }
-        guard let channel = server.lineup.channel(number: number) else {
-            throw ServeError(.unknownChannel, "no channel \(number) in the lineup")
-        }
-        return channel
+        try ServeError.channel(text, in: server.lineup)
     }
 
     private func stream(_ channel: Channel, request: Request, context: ServeRequestContext, tuner: Bool = false) async throws -> Response {

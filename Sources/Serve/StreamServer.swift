@@ -13,6 +13,16 @@ public struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
     public var description: String { message }
+
+    /// The channel a path names by number (`/stream/7.ts`, `/hls/9.1/…`, `/auto/v7`): the one
+    /// reading of a channel number in a served path. `unknownChannel` when the text is no
+    /// number, or no channel has it.
+    static func channel(_ text: String?, in lineup: Lineup) throws(ServeError) -> Channel {
+        let text = text?.removingPercentEncoding ?? text ?? ""
+        guard let number = ChannelNumber(text) else { throw ServeError(.unknownChannel, ChannelNumber.notANumber(text)) }
+        guard let channel = lineup.channel(number: number) else { throw ServeError(.unknownChannel, "no channel \(number) in the lineup") }
+        return channel
+    }
 }
 
 /// The head-end's serving side: one `ServedChannel` (ingest tap → muxer → fanout) per channel
@@ -62,6 +72,10 @@ public actor StreamServer {
     public var droppedClients: Int { drops }
     /// Channels being muxed now, by number.
     public var servedChannels: [ChannelNumber] { served.values.map(\.channel.number).sorted() }
+
+    /// How many times the muxer of a served channel built its pipeline (nil: not served): 1 for
+    /// a channel whose codecs never changed, however many clients it has.
+    func muxerBuilds(of channel: Channel) -> Int? { served[channel.id]?.muxer.builds }
 
     /// The muxed stream of a served channel (nil when it is not served): for HLS and multicast.
     func fanout(for channel: Channel) -> TransportStreamFanout? { served[channel.id]?.fanout }

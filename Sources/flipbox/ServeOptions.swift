@@ -23,7 +23,7 @@ struct ServeOptions: ParsableArguments {
     var baseURL: String?
 
     @Option(name: .customLong("multicast"), help: ArgumentHelp(
-        "Also send every channel to a multicast group: the first channel to the block's first address and so on, e.g. 239.1.1.0/24:5000.",
+        "Also send every channel to a multicast group: the first channel to the block's first address and so on, e.g. 239.1.1.0/24:5000. A channel with `multicast:` in the lineup goes to its own group (sent even without this option).",
         valueName: "GROUP/PREFIX:PORT"))
     var multicast: String?
 
@@ -35,6 +35,9 @@ struct ServeOptions: ParsableArguments {
 
     @Flag(name: .customLong("multicast-rtp"), help: "Wrap the multicast in RTP (MP2T, payload type 33) instead of plain UDP.")
     var multicastRTP = false
+
+    @Flag(name: .customLong("sap"), help: "Announce the multicast channels by SAP/SDP to 224.2.127.254:9875, so players such as VLC list them.")
+    var sap = false
 
     @Flag(name: .customLong("no-hdhomerun"), help: "Do not answer HDHomeRun discovery (UDP 65001) and control (TCP 65001).")
     var noHDHomeRun = false
@@ -69,10 +72,19 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--serve-base-url must be an http(s) URL such as http://tv.lan:5004, not '\(baseURL)'")
         }
         var plan: MulticastPlan?
-        if let multicast {
-            do { plan = try MulticastPlan(multicast, ttl: multicastTTL, interface: multicastInterface, rtp: multicastRTP) } catch {
-                throw ValidationError("\(error)")
+        do {
+            if let multicast {
+                plan = try MulticastPlan(multicast, ttl: multicastTTL, interface: multicastInterface, rtp: multicastRTP)
+            } else if lineup.channels.contains(where: { $0.multicast != nil }) {
+                // Channels with a `multicast:` group of their own are sent without a block.
+                plan = try MulticastPlan(ttl: multicastTTL, interface: multicastInterface, rtp: multicastRTP)
             }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if sap {
+            guard plan != nil else { throw ValidationError("--sap announces multicast channels: give --multicast, or a channel a multicast group in the lineup") }
+            plan?.sap = true
         }
         return ServeConfiguration(host: host, port: port, allowed: ranges, token: token, streams: streams, device: device,
                                   hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },

@@ -13,8 +13,8 @@ struct SoakAPI: Sendable {
     init(port: Int) {
         self.port = port
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
-        configuration.timeoutIntervalForResource = 10
+        configuration.timeoutIntervalForRequest = 10 + HTTPTransfer.sessionGrace
+        configuration.timeoutIntervalForResource = 10 + HTTPTransfer.sessionGrace
         configuration.httpMaximumConnectionsPerHost = 16
         session = URLSession(configuration: configuration)
     }
@@ -102,7 +102,7 @@ struct SoakAPI: Sendable {
         guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { return nil }
         var request = URLRequest(url: url)
         request.httpMethod = method
-        request.timeoutInterval = 10
+        request.timeoutInterval = 10 + HTTPTransfer.sessionGrace
         // No kept-alive connections: they would count among the player's open files.
         request.setValue("close", forHTTPHeaderField: "Connection")
         guard let (data, response) = try? await HTTPTransfer.data(for: request, session: session, deadline: 10),

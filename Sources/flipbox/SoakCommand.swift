@@ -20,7 +20,7 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "How long to run, e.g. 90s, 2m, 1h (the warm-up included). Default: until --flips.")
     var duration: String?
 
-    @Option(help: "Stop after this many requests (default: 10,000 without --duration).")
+    @Option(help: "Stop after this many flip requests (next, previous, tune, recall; about three quarters of all requests). Default: 10,000 without --duration.")
     var flips: Int?
 
     @Option(help: "Hostile channels to make.")
@@ -68,13 +68,14 @@ struct SoakCommand: AsyncParsableCommand {
         let began = clock.now
         var warmReading: SoakReading?
         var sent = 0
+        var flipsSent = 0
         var rng = SystemRandomNumberGenerator()
         var nextBurst = Int.random(in: 30...60, using: &rng)
         let answers = SoakAnswers()
         var lastChaos = clock.now
         func elapsed() -> Double { Self.seconds(clock.now - began) }
 
-        while sent < limit, seconds.map({ elapsed() < $0 }) ?? true {
+        while flipsSent < limit, seconds.map({ elapsed() < $0 }) ?? true {
             if !player.isRunning { stats.crashes += 1; say("the player exited: \(player.exitDescription)"); break }
             if clock.now - lastChaos > .milliseconds(200) {
                 sources.step()
@@ -93,6 +94,7 @@ struct SoakCommand: AsyncParsableCommand {
                 let request = SoakAPI.Request.random(channels: channels, using: &rng)
                 Task { answers.add(await api.send(request)) }
                 sent += 1
+                if request.isFlip { flipsSent += 1 }
                 if burst { try await Task.sleep(for: .milliseconds(30)) }
             }
             if burst { nextBurst = sent + Int.random(in: 30...60, using: &rng) }

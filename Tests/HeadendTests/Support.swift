@@ -4,6 +4,7 @@ import GStreamer
 import Lineup
 import Logging
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -94,39 +95,8 @@ func expectStaysWarm(_ source: ChannelSource, log: StateLog, for seconds: Double
 
 // MARK: - Ports
 
-/// A port on 127.0.0.1 that is free right now for both UDP and TCP, in 20000...40000.
-func freePort() -> Int {
-    for _ in 0..<200 {
-        let port = Int.random(in: 20000...40000)
-        if canBind(port: port, type: Int32(SOCK_DGRAM.rawValue)) && canBind(port: port, type: Int32(SOCK_STREAM.rawValue)) {
-            return port
-        }
-    }
-    return Int.random(in: 20000...40000)
-}
-
-private func canBind(port: Int, type: Int32) -> Bool {
-    withLoopbackSocket(port: port, type: type) { fd, address, length in bind(fd, address, length) == 0 }
-}
-
-/// Opens a socket of `type` and calls `body` with it and the address 127.0.0.1:`port`.
-private func withLoopbackSocket(port: Int, type: Int32, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Bool {
-    let fd = socket(AF_INET, type, 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_port = in_port_t(UInt16(port).bigEndian)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-}
-
-/// True when something accepts TCP connections on 127.0.0.1:`port`.
-func acceptsConnections(port: Int) -> Bool {
-    withLoopbackSocket(port: port, type: Int32(SOCK_STREAM.rawValue)) { fd, address, length in connect(fd, address, length) == 0 }
-}
+/// A port on 127.0.0.1 that is free right now for both UDP and TCP (see TestSupport).
+func freePort() -> Int { freeLoopbackPort() }
 
 // MARK: - Senders
 

@@ -40,15 +40,16 @@ private func answeringServer() throws -> PythonServer {
 /// the session's own failure once hung both threads for good (a CI run stuck for 15 minutes).
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPTransferTests {
+    /// A session whose own timeouts come `HTTPTransfer.sessionGrace` after the deadlines used here.
     private func session() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 0.05
-        configuration.timeoutIntervalForResource = 0.05
+        configuration.timeoutIntervalForRequest = 0.05 + HTTPTransfer.sessionGrace
+        configuration.timeoutIntervalForResource = 0.05 + HTTPTransfer.sessionGrace
         return URLSession(configuration: configuration)
     }
 
-    /// Deadlines that fall where the session times the request out too: every call is answered
-    /// with a timeout, none hangs, and the session can be invalidated afterwards.
+    /// Deadlines against a server that never answers: every call is answered with a timeout,
+    /// none hangs, and the session can be invalidated afterwards.
     @Test func aThousandDeadlinesAgainstASilentServerAllEnd() async throws {
         let server = try mutedServer()
         defer { server.stop() }

@@ -104,7 +104,7 @@ import Testing
             """)
         #expect(report.errorLines == [
             "4: unknown channel key 'favourit'; did you mean 'favourite'?",
-            "5: unknown channel key 'colour' (known keys: number, name, id, source, sources, logo, group, rating, guide, interstitial, favourite, favorite, hidden, radio, options, language, country, breaks, linear-breaks)",
+            "5: unknown channel key 'colour' (known keys: number, name, id, source, sources, logo, group, rating, guide, interstitial, favourite, favorite, hidden, radio, options, language, country, breaks, linear-breaks, multicast)",
             "6: unknown top-level key 'sttings'; did you mean 'settings'?",
         ])
     }
@@ -211,5 +211,51 @@ import Testing
               - {name: B, source: *shared, group: *g}
             """, format: .yaml)
         #expect(lineup.channels.map(\.group) == ["Demo", "Demo"])
+    }
+}
+
+/// A channel's own multicast group (`multicast: 239.1.1.7:5000`), in YAML and M3U, with errors
+/// that name the file and line.
+@Suite struct MulticastDestinationTests {
+    @Test func aChannelsGroupIsReadFromYAMLAndM3U() throws {
+        let yaml = try checkYAML("""
+            channels:
+              - {number: 1, name: One, source: "test://smpte", multicast: "239.1.1.7:5000"}
+              - {number: 2, name: Two, source: "test://smpte"}
+            """).get()
+        #expect(yaml.channels[0].multicast == (try MulticastDestination(parsing: "239.1.1.7:5000")))
+        #expect(yaml.channels[0].multicast?.group == "239.1.1.7" && yaml.channels[0].multicast?.port == 5000)
+        #expect(yaml.channels[1].multicast == nil)
+        let m3u = try checkM3U("""
+            #EXTM3U
+            #EXTINF:-1 tvg-chno="3" multicast="239.2.0.1:1234",Three
+            test://smpte
+            """).get()
+        #expect(m3u.channels[0].multicast?.description == "239.2.0.1:1234")
+    }
+
+    @Test func badGroupsAreErrorsAtTheirLine() {
+        let report = checkYAML("""
+            channels:
+              - {number: 1, name: One, source: "test://smpte"}
+              - number: 2
+                name: Two
+                source: test://smpte
+                multicast: 192.168.1.7:5000
+              - {number: 3, name: Three, source: "test://smpte", multicast: "239.1.1.7"}
+              - {number: 4, name: Four, source: "test://smpte", multicast: "239.1.300.7:5000"}
+            """)
+        #expect(report.errorLines == [
+            "6: multicast \"192.168.1.7:5000\": 192.168.1.7 is not a multicast group (224.0.0.0 to 239.255.255.255)",
+            "7: multicast \"239.1.1.7\" is not a group and port such as 239.1.1.7:5000",
+            "8: multicast \"239.1.300.7:5000\": '239.1.300.7' is not an IPv4 address",
+        ], "\(report.errorLines)")
+        #expect(report.errors.first?.description.hasPrefix("/lineups/test.yaml:6:") == true, "FILE:LINE: \(report.errors.first?.description ?? "")")
+        let m3u = checkM3U("""
+            #EXTM3U
+            #EXTINF:-1 tvg-chno="3" multicast="239.2.0.1:99999",Three
+            test://smpte
+            """)
+        #expect(m3u.errorLines == ["2: multicast \"239.2.0.1:99999\" is not a group and port such as 239.1.1.7:5000"], "\(m3u.errorLines)")
     }
 }

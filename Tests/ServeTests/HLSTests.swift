@@ -7,6 +7,59 @@ import Testing
 extension ServeTests {
     /// `/hls/{number}/index.m3u8`: segments cut at keyframes from the shared muxer, no re-encoding.
     @Suite struct HLS {
+        /// The lines of a playlist: its media sequence, its segments' numbers and durations.
+        struct Playlist {
+            var mediaSequence: Int?
+            var segments: [(number: Int, duration: Double)] = []
+            init(_ text: String) {
+                var duration: Double?
+                for line in text.split(separator: "\n") {
+                    if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") { mediaSequence = Int(line.dropFirst(22)) }
+                    if line.hasPrefix("#EXTINF:") { duration = Double(line.dropFirst(8).split(separator: ",").first ?? "") }
+                    if line.hasSuffix(".ts"), let number = Int(line.dropLast(3)), let d = duration { segments.append((number, d)) }
+                }
+            }
+        }
+
+        @Test func theWindowSlidesAndSegmentsFollowTheSourcesGOP() async throws {
+            let harness = try await ServeHarness(channels: [
+                makeChannel("test://color/00ff80?size=160x90&fps=30&gop=60&tone=550", number: 3),
+            ], policy: .none)
+            #expect(harness.headend.sources[0].state == .cold)
+            let asked = ContinuousClock.now
+            let first = try await runTool("curl", ["-s", "-w", "\n%{http_code}", harness.url("/hls/3/index.m3u8")], timeout: 40)
+            let coldStart = ContinuousClock.now - asked
+            print("HLS: a cold channel's first playlist (2 s GOP) answered after \(coldStart)")
+            #expect(first.text.hasSuffix("200"), "\(first.text)")
+            // Generous: the channel's start plus one segment, far from the route's own 20 s limit.
+            #expect(coldStart < .seconds(15), "the first playlist within a segment's time plus the start: \(coldStart)")
+            let opening = Playlist(first.text)
+            let oldest = try #require(opening.segments.first, "a segment in the first playlist")
+            #expect(opening.mediaSequence == oldest.number)
+            #expect(try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", harness.url("/hls/3/\(oldest.number).ts")]).text == "200")
+
+            // Six segments of 2 s fill the window; after about 14 s the oldest has left it.
+            var latest = opening
+            let slid = await eventually(within: 60) {
+                latest = Playlist((try? await runTool("curl", ["-s", harness.url("/hls/3/index.m3u8")]).text) ?? "")
+                return (latest.mediaSequence ?? 0) > oldest.number
+            }
+            #expect(slid, "#EXT-X-MEDIA-SEQUENCE advances past \(oldest.number): \(latest.mediaSequence ?? -1)")
+            #expect(latest.mediaSequence == latest.segments.first?.number, "the media sequence is the first listed segment's")
+            #expect(latest.segments.count <= 6, "a window of 6 segments: \(latest.segments.map(\.number))")
+            #expect(!latest.segments.contains { $0.number == oldest.number }, "the oldest segment left the playlist")
+            let numbers = latest.segments.map(\.number)
+            #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 + 1 }, "consecutive segments: \(numbers)")
+            let gone = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", harness.url("/hls/3/\(oldest.number).ts")])
+            #expect(gone.text == "404", "a segment out of the window is gone: \(gone.text)")
+            let durations = latest.segments.map(\.duration)
+            print("HLS: segment durations \(durations) for a 2 s GOP")
+            #expect(durations.allSatisfy { (1.9...2.1).contains($0) }, "one 2 s GOP per segment: \(durations)")
+            let newest = try #require(latest.segments.last)
+            #expect(try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", harness.url("/hls/3/\(newest.number).ts")]).text == "200")
+            await harness.stop()
+        }
+
         @Test func aColdChannelsPlaylistHasKeyframeSegmentsThatFFprobeReads() async throws {
             let harness = try await ServeHarness(channels: [
                 makeChannel("test://color/ff0000?size=160x90&fps=30&gop=15", number: 1),

@@ -1,7 +1,7 @@
 import Foundation
 import Headend
 import Lineup
-import Serve
+@testable import Serve
 import Testing
 
 #if canImport(Glibc)
@@ -47,6 +47,62 @@ extension ServeTests {
             guard pixels.count >= 3 else { return }
             let (r, g, b) = (Int(pixels[pixels.count / 2 / 3 * 3]), Int(pixels[pixels.count / 2 / 3 * 3 + 1]), Int(pixels[pixels.count / 2 / 3 * 3 + 2]))
             #expect(b > 200 && r < 60 && g < 60, "blue channel decodes blue, got rgb(\(r), \(g), \(b))")
+            await harness.stop()
+        }
+
+        @Test func aChannelIsServedByItsIDAsByItsNumber() async throws {
+            var channel = makeChannel("test://color/ff0000?size=320x180&fps=30&gop=30&tone=440", number: 4)
+            channel.id = "red.one"
+            let harness = try await ServeHarness(channels: [channel, makeChannel("test://color/00ff00?size=160x90&fps=30&gop=30", number: 5)])
+            let probe = try await runTool("ffprobe", [
+                "-v", "error", "-of", "json", "-show_streams", "-show_packets", "-read_intervals", "%+#20",
+                harness.url("/stream/id/red.one.ts"),
+            ], timeout: 30)
+            #expect(probe.status == 0, "ffprobe failed: \(probe.errors)")
+            let json = try JSONSerialization.jsonObject(with: probe.output) as? [String: Any] ?? [:]
+            let streams = json["streams"] as? [[String: Any]] ?? []
+            #expect(Set(streams.compactMap { $0["codec_name"] as? String }) == ["h264", "aac"], "the source's codecs by id")
+            #expect(streams.first { $0["codec_type"] as? String == "video" }?["width"] as? Int == 320, "channel 4's picture, not channel 5's")
+            let firstVideo = (json["packets"] as? [[String: Any]] ?? []).first { $0["codec_type"] as? String == "video" }
+            #expect((firstVideo?["flags"] as? String)?.hasPrefix("K") == true, "it starts at a keyframe like /stream/4.ts")
+            let served = await harness.server.servedChannels
+            #expect(served.contains(ChannelNumber(4)), "the id names channel 4: \(served)")
+
+            let decoded = try await runTool("ffmpeg", [
+                "-v", "error", "-i", harness.url("/stream/id/red.one.ts"), "-frames:v", "3", "-vf", "scale=16:9",
+                "-f", "rawvideo", "-pix_fmt", "rgb24", "-",
+            ], timeout: 30)
+            let pixels = [UInt8](decoded.output)
+            #expect(pixels.count == 3 * 16 * 9 * 3, "3 decoded frames: \(decoded.errors)")
+            if pixels.count >= 3 {
+                let middle = pixels.count / 2 / 3 * 3
+                #expect(pixels[middle] > 200 && pixels[middle + 1] < 60 && pixels[middle + 2] < 60, "red by id: \(pixels[middle...middle + 2])")
+            }
+            let missing = try await runTool("curl", ["-s", "-w", "\n%{http_code}", harness.url("/stream/id/nope.ts")])
+            #expect(missing.text.hasSuffix("404") && missing.text.contains("no channel with id 'nope'"), "\(missing.text)")
+            await harness.stop()
+        }
+
+        @Test func everyClientOfAChannelSharesOneIngestTapAndOneMuxer() async throws {
+            let harness = try await ServeHarness(channels: [
+                makeChannel("test://color/ffff00?size=160x90&fps=30&gop=15", number: 1),
+                makeChannel("test://color/00ffff?size=160x90&fps=30&gop=15", number: 2),
+            ])
+            let source = harness.headend.sources[0]
+            _ = await eventually(within: 10) { source.state == .warm && source.cache.hasKeyframe }
+            let tapsBefore = await harness.headend.openTaps.count
+            let clients = try (0..<8).map { _ in try RawHTTPClient(port: harness.port, path: "/stream/1.ts") }
+            for client in clients { client.startReading() }
+            let allFed = await eventually(within: 20) { clients.allSatisfy { $0.bytes > 50_000 } }
+            #expect(allFed, "all 8 clients get the stream: \(clients.map(\.bytes))")
+            #expect(await harness.server.clientCount == 8)
+            let taps = await harness.headend.openTaps
+            #expect(taps.count - tapsBefore == 1 && taps.values.filter { $0 == ChannelNumber(1) }.count == 1,
+                    "8 clients of channel 1, one tap of its ingest: \(taps)")
+            #expect(await harness.server.servedChannels == [ChannelNumber(1)])
+            let builds = await harness.server.muxerBuilds(of: harness.headend.lineup.channels[0])
+            #expect(builds == 1, "one muxer built for all of them: \(String(describing: builds))")
+            for client in clients { client.close() }
             await harness.stop()
         }
 

@@ -32,6 +32,7 @@ func makeChannel(_ source: String, number: Int, name: String = "Test") -> Channe
 final class ServeHarness: @unchecked Sendable {
     let headend: Headend
     let server: StreamServer
+    let hls: HLSServer
     let port: Int
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
@@ -45,9 +46,10 @@ final class ServeHarness: @unchecked Sendable {
         var configuration = ServeConfiguration(port: 0, hdhomerunProtocol: false)
         configure(&configuration)
         server = StreamServer(headend: headend, settings: configuration.streams, logger: testLogger)
+        hls = HLSServer(streams: server, logger: testLogger)
         let bound = PortBox()
         let services = try makeServeServices(server: server, configuration: configuration, guide: guide, logos: LogoCache(directory: NSTemporaryDirectory() + "flipbox-serve-logos"),
-                                             logger: testLogger) { bound.set($0) }
+                                             hls: hls, logger: testLogger) { bound.set($0) }
         let group = ServiceGroup(services: services, logger: testLogger)
         self.group = group
         task = Task { try await group.run() }
