@@ -8,6 +8,8 @@ public enum GStreamer {
         if gst_init_check(nil, nil, &error) == 0 {
             return .failure(GStreamerError(code: .initialization, message: takeMessage(error) ?? "gst_init failed"))
         }
+        // The MPEG-TS section types (SCTE-35 splice cues) must be registered before use.
+        gst_mpegts_initialize()
         return .success(())
     }()
 

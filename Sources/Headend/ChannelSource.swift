@@ -16,6 +16,8 @@ public actor ChannelSource {
 
     public nonisolated let channel: Channel
     public nonisolated let cache: GOPCache
+    /// The breaks its SCTE-35 splice cues announce (MPEG-TS sources in whole packets: UDP, RTP).
+    public nonisolated let spliceCues = SpliceCueLog()
     private nonisolated let stateBox: StateBox
     private let logger: Logger
     private let onStateChange: @Sendable (ChannelState) -> Void
@@ -152,7 +154,9 @@ public actor ChannelSource {
                 src.set("connection-speed", uint64: UInt(variantSpeed))
             }
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
-                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger)
+                let cues = IngestRouter.SpliceCueReading(log: spliceCues, logger: logger, channel: "channel \(channel.number) \(channel.name)")
+                cues.watch(p)
+                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger, spliceCues: cues)
                 router.attach(to: element)
                 self.router = router
             } else {
@@ -261,6 +265,7 @@ final class IngestRouter: @unchecked Sendable {
     var paced: Bool? { lock.withLock { decidedPaced } }
     private let needsParsebin: Bool
     private let logger: Logger
+    private let spliceCues: SpliceCueReading?
     private let lock = NSLock()
     private var haveVideo = false
     private var audioStreams = 0
@@ -269,12 +274,39 @@ final class IngestRouter: @unchecked Sendable {
     /// expose a new one) keeps its index, so the decoder playing it follows it.
     private var audioIndexByID: [String: Int] = [:]
 
-    init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger) {
+    init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger, spliceCues: SpliceCueReading? = nil) {
         self.pipeline = pipeline
         self.cache = cache
         self.pacedByPlan = paced
         self.needsParsebin = needsParsebin
         self.logger = logger
+        self.spliceCues = spliceCues
+    }
+
+    /// Reads a channel's SCTE-35 splice cues: turns them on in every `tsdemux` of its ingest and
+    /// records what reaches its video branch (in order with the frames) in the channel's log.
+    struct SpliceCueReading: Sendable {
+        let log: SpliceCueLog
+        let logger: Logger
+        let channel: String
+
+        /// Turns cues on in the demuxers `pipeline` gets from now on (before it starts).
+        func watch(_ pipeline: Pipeline) {
+            pipeline.onElementAdded { [self] element in
+                guard element.factoryName == "tsdemux" else { return }
+                element.forwardSpliceCues { rejection in
+                    guard let problem = log.record(rejection) else { return }
+                    if rejection == .unaligned { logger.debug("\(channel): \(problem)") } else { logger.warning("\(channel): \(problem)") }
+                }
+            }
+        }
+
+        /// Records the cues passing the appsink of a video branch, mapped by `cache`'s newest frame.
+        func read(at sink: AppSink, cache: GOPCache) {
+            sink.staticPad("sink")?.onSpliceCommand { [self] command in
+                if let problem = log.record(command, anchor: cache.newestVideoTime) { logger.warning("\(channel): \(problem)") }
+            }
+        }
     }
 
     func attach(to element: Element) {
@@ -330,7 +362,10 @@ final class IngestRouter: @unchecked Sendable {
             case .video(let d):
                 bin = try pipeline.addBranch(d)
                 cache.markVideoStream()
-                bin.appSink(named: "video")?.onSample { [cache] s in cache.append(s, track: .video) }
+                if let sink = bin.appSink(named: "video") {
+                    sink.onSample { [cache] s in cache.append(s, track: .video) }
+                    spliceCues?.read(at: sink, cache: cache)
+                }
             case .audio(let d):
                 bin = try pipeline.addBranch(d)
                 cache.markAudioStream()

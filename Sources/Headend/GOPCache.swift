@@ -44,6 +44,8 @@ public final class GOPCache: @unchecked Sendable {
     private var previousBytes = 0
     private var videoFrames = 0
     private var lastVideoArrival: ContinuousClock.Instant?
+    /// The newest video frame's running time and when it arrived (what maps splice cues).
+    private var newestVideo: (runningTime: ClockTime, at: Date)?
     private var videoCapsValue: Caps?
     /// The caps of each audio stream, by stream index.
     private var audioCapsByStream: [Int: Caps] = [:]
@@ -75,6 +77,8 @@ public final class GOPCache: @unchecked Sendable {
     }
 
     public var videoCaps: Caps? { lock.withLock { videoCapsValue } }
+    /// The newest video frame's running time and the moment it arrived; nil before the first.
+    public var newestVideoTime: (runningTime: ClockTime, at: Date)? { lock.withLock { newestVideo } }
     /// The caps of the first audio stream.
     public var audioCaps: Caps? { lock.withLock { audioCapsByStream[0] } }
     /// The caps of audio stream `stream` (nil until it delivered).
@@ -193,6 +197,7 @@ public final class GOPCache: @unchecked Sendable {
         lastArrival = now
         if track == .video {
             lastVideoArrival = now
+            if entry.pts.isValid { newestVideo = (entry.pts, Date()) }
             if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }
             if entry.isKeyframe { entry.caps = videoCapsValue }
         } else {
@@ -297,6 +302,7 @@ public final class GOPCache: @unchecked Sendable {
             videoFrames = 0
             lastArrival = nil
             lastVideoArrival = nil
+            newestVideo = nil
             firstAudioPTS = .none
             streamLock.withLock {
                 audioOnlyByTime = false

@@ -344,7 +344,9 @@ extension Headend {
             return try await perform(feed: feed, .seekTo(target), guideMarkers: guideMarkers)
         case .seekTo(let to):
             guard let range = buffer.range else { throw TimeshiftFailure(.notBuffered, "nothing is buffered yet") }
-            let breaks = timeshiftTimelines[index]?.breaks(schedule: entry.source.channel.breakSchedule, in: range, position: position) ?? []
+            let breaks = timeshiftTimelines[index]?.breaks(schedule: entry.source.channel.breakSchedule,
+                                                           cued: entry.source.spliceCues.intervals(until: range.upperBound),
+                                                           in: range, position: position) ?? []
             switch TimeshiftNavigation.landing(from: position, to: to, buffer: range, breaks: breaks, linear: entry.source.channel.linearBreaks) {
             case .live(let adjustment):
                 if timeshifted[feed] != nil { try await goLive(feed: feed) }
@@ -457,8 +459,11 @@ extension Headend {
                                      keyframes: buffer?.index.count ?? 0, bytesInMemory: buffer?.bytesInMemory ?? 0)
         if let range {
             timeshiftTimelines[index]?.forget(before: range.lowerBound)
+            entry.source.spliceCues.forget(before: range.lowerBound)
             status.markers = markers(channel: index, in: range, guideMarkers: guideMarkers)
-            status.breaks = timeshiftTimelines[index]?.breaks(schedule: entry.source.channel.breakSchedule, in: range, position: position) ?? []
+            status.breaks = timeshiftTimelines[index]?.breaks(schedule: entry.source.channel.breakSchedule,
+                                                              cued: entry.source.spliceCues.intervals(until: range.upperBound),
+                                                              in: range, position: position) ?? []
         }
         return status
     }

@@ -1,13 +1,12 @@
 import Foundation
 import Lineup
 
-/// What a channel's timeshift holds besides its media: the markers set over the API, the breaks
-/// cued in its stream (SCTE-35), and the parts the viewer played (which make a break watched).
-/// Pure; the headend keeps one per buffer and drops it with the buffer.
+/// What a channel's timeshift holds besides its media: the markers set over the API and the parts
+/// the viewer played (which make a break watched). The breaks cued in its stream (SCTE-35) are
+/// the channel source's (`SpliceCueLog`), handed to `breaks`. Pure; the headend keeps one per
+/// buffer and drops it with the buffer.
 struct TimeshiftTimeline: Sendable {
     private(set) var markers: [TimeshiftMarker] = []
-    /// Breaks cued in the stream, in time order.
-    private(set) var cues: [DateInterval] = []
     private(set) var watched = WatchedTime()
     /// Where the current played part began (nil while paused or not shown).
     private(set) var playingFrom: Date?
@@ -31,13 +30,6 @@ struct TimeshiftTimeline: Sendable {
         return true
     }
 
-    /// A break cued in the stream (a repeated cue for the same break is kept once).
-    mutating func addCue(_ cue: DateInterval) {
-        guard !cues.contains(where: { abs($0.start.timeIntervalSince(cue.start)) < 1 }) else { return }
-        cues.append(cue)
-        cues.sort { $0.start < $1.start }
-    }
-
     /// The picture started playing at `position` (after a seek, a resume, going live, being shown).
     mutating func startPlaying(at position: Date) {
         if playingFrom == nil { playingFrom = position }
@@ -49,13 +41,14 @@ struct TimeshiftTimeline: Sendable {
         playingFrom = nil
     }
 
-    /// The breaks overlapping `range` (the lineup's and the cued ones), each saying whether the
-    /// viewer played it through, the picture being at `position` now.
-    func breaks(schedule: BreakSchedule?, in range: ClosedRange<Date>, position: Date) -> [TimeshiftBreak] {
+    /// The breaks overlapping `range` (the lineup's and `cued`: those the channel's SCTE-35 cues
+    /// announce), each saying whether the viewer played it through, the picture being at
+    /// `position` now.
+    func breaks(schedule: BreakSchedule?, cued: [DateInterval] = [], in range: ClosedRange<Date>, position: Date) -> [TimeshiftBreak] {
         var seen = watched
         if let from = playingFrom { seen.add(from, position) }
         let lineup = (schedule?.breaks(in: range) ?? []).map { ($0, TimeshiftBreak.Origin.lineup) }
-        let cued = cues.filter { $0.end > range.lowerBound && $0.start < range.upperBound }.map { ($0, TimeshiftBreak.Origin.scte35) }
+        let cued = cued.filter { $0.end > range.lowerBound && $0.start < range.upperBound }.map { ($0, TimeshiftBreak.Origin.scte35) }
         return (lineup + cued).map { interval, origin in
             // What of a break left the buffer cannot be watched any more: the rest decides.
             TimeshiftBreak(start: interval.start, end: interval.end, watched: seen.covers(max(interval.start, range.lowerBound), interval.end), origin: origin)
@@ -65,7 +58,6 @@ struct TimeshiftTimeline: Sendable {
     /// Forgets what left the buffer (everything before `limit`).
     mutating func forget(before limit: Date) {
         markers.removeAll { $0.time < limit }
-        cues.removeAll { $0.end < limit }
         watched.forget(before: limit)
     }
 }

@@ -78,9 +78,9 @@ import Testing
         #expect(timeline.breaks(schedule: schedule, in: buffer, position: Self.t(121)).map(\.watched) == [true], "the open part counts")
         timeline.stopPlaying(at: Self.t(110))
         #expect(timeline.breaks(schedule: schedule, in: buffer, position: Self.t(200)).map(\.watched) == [false], "stopped midway")
-        timeline.addCue(DateInterval(start: Self.t(300), duration: 30))
-        timeline.addCue(DateInterval(start: Self.t(300.2), duration: 30))
-        #expect(timeline.breaks(schedule: nil, in: buffer, position: Self.t(0)).map(\.origin) == [.scte35], "a repeated cue is one break")
+        let cued = [DateInterval(start: Self.t(300), duration: 30), DateInterval(start: Self.t(700), duration: 30)]
+        #expect(timeline.breaks(schedule: nil, cued: cued, in: buffer, position: Self.t(0)).map(\.origin) == [.scte35],
+                "a cued break in the buffer, as scte35 (the one after it is outside)")
 
         let first = timeline.addMarker(at: Self.t(50), name: nil)
         let second = timeline.addMarker(at: Self.t(20), name: "Kick-off")

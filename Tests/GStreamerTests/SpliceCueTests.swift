@@ -1,0 +1,68 @@
+import Foundation
+import GStreamer
+import Testing
+
+/// SCTE-35 splice cues through real elements: `mpegtsmux` with an SCTE-35 PID muxes the cues
+/// sent with `sendSpliceInsert`, `tsdemux` with `forwardSpliceCues` hands them downstream, and
+/// `Pad.onSpliceCommand` reads them back as values.
+@Suite struct SpliceCueTests {
+    init() throws { try GStreamer.initialize() }
+
+    /// Collects the commands a pad sees (any thread).
+    final class Commands: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: [SpliceCommand] = []
+        func add(_ c: SpliceCommand) { lock.withLock { seen.append(c) } }
+        var all: [SpliceCommand] { lock.withLock { seen } }
+        var inserts: [SpliceInsert] { all.compactMap { if case .insert(let i) = $0 { i } else { nil } } }
+    }
+
+    static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return condition()
+    }
+
+    @Test func spliceInsertsGoThroughMuxAndDemuxAsValues() throws {
+        let pipeline = try Pipeline(description: """
+            videotestsrc is-live=true ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+            x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! \
+            mpegtsmux name=mux alignment=7 scte-35-pid=300 ! tsdemux name=demux ! h264parse ! fakesink name=sink sync=false async=false
+            """)
+        defer { pipeline.shutdown() }
+        let demux = try #require(pipeline.child(named: "demux"))
+        #expect(demux.factoryName == "tsdemux")
+        let rejected = Commands()
+        demux.forwardSpliceCues { _ in rejected.add(.malformed) }
+        let commands = Commands()
+        try #require(pipeline.child(named: "sink")?.staticPad("sink")).onSpliceCommand { commands.add($0) }
+        try pipeline.setState(.playing)
+        Thread.sleep(forTimeInterval: 1)
+        let mux = try #require(pipeline.child(named: "mux"))
+
+        let at = pipeline.runningTimeNow + ClockTime.second
+        #expect(mux.sendSpliceInsert(eventID: 11, out: true, at: at, duration: 2 * ClockTime.second))
+        #expect(Self.waitFor(5) { commands.inserts.count == 1 }, "\(commands.all)")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(mux.sendSpliceInsert(eventID: 11, out: false, at: nil))
+        #expect(Self.waitFor(5) { commands.inserts.count == 2 }, "\(commands.all)")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(mux.sendSpliceTimeSignal(at: pipeline.runningTimeNow))
+        #expect(Self.waitFor(5) { commands.all.contains(.unsupported("time_signal")) }, "\(commands.all)")
+
+        let inserts = commands.inserts
+        if inserts.count == 2 {
+            let out = inserts[0], back = inserts[1]
+            #expect(out.eventID == 11 && out.outOfNetwork && !out.isCancel && !out.autoReturn)
+            #expect(out.duration == 2 * ClockTime.second, "break_duration in 90 kHz back to 2 s: \(String(describing: out.duration))")
+            let error = Double(Int64(bitPattern: UInt64(out.runningTime ?? 0)) - Int64(bitPattern: UInt64(at))) / 1e9
+            #expect(abs(error) < 0.5, "the splice time comes back as running time: \(error) s off")
+            #expect(back.eventID == 11 && !back.outOfNetwork && back.runningTime == nil && back.duration == nil, "immediate splice back in: \(back)")
+        }
+        #expect(commands.all.contains(.empty), "mpegtsmux's splice_null heartbeat")
+        #expect(rejected.all.isEmpty, "nothing turned away: \(rejected.all)")
+    }
+}
