@@ -53,12 +53,7 @@ extension HeadendTests {
             let dir = try TempDirectory()
             defer { dir.remove() }
             // 4 s of H.264 + AAC in MPEG-TS, served by a plain file server (no pacing on its side).
-            try await runToEnd("""
-                videotestsrc num-buffers=120 pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
-                x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue ! mux. \
-                audiotestsrc num-buffers=188 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
-                mpegtsmux name=mux ! filesink location=\(dir.path("stream.ts"))
-                """)
+            try await Self.writeBlueTransportStream(to: dir.path("stream.ts"))
             let server = try HTTPFileServer(directory: dir.url)
             defer { server.stop() }
             let (source, log) = makeSource([server.url("stream.ts")])
@@ -76,17 +71,22 @@ extension HeadendTests {
             await source.stop()
         }
 
+        /// 4 s of blue 160x90 H.264 with AAC in MPEG-TS at `path`.
+        static func writeBlueTransportStream(to path: String) async throws {
+            try await runToEnd("""
+                videotestsrc num-buffers=120 pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
+                x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue ! mux. \
+                audiotestsrc num-buffers=188 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
+                mpegtsmux name=mux ! filesink location=\(path)
+                """)
+        }
+
         /// A live HTTP stream (no Content-Length: an IPTV feed, another Flipbox's `/stream/N.ts`)
         /// that starts with a burst, as a head-end's cached GOP: taken as it arrives, not paced.
         @Test func aLiveHTTPStreamIsTakenAsItArrives() async throws {
             let dir = try TempDirectory()
             defer { dir.remove() }
-            try await runToEnd("""
-                videotestsrc num-buffers=120 pattern=solid-color foreground-color=0xff0000ff ! video/x-raw,width=160,height=90,framerate=30/1 ! \
-                x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue ! mux. \
-                audiotestsrc num-buffers=188 samplesperbuffer=1024 freq=440 ! audio/x-raw,rate=48000 ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
-                mpegtsmux name=mux ! filesink location=\(dir.path("burst.ts"))
-                """)
+            try await Self.writeBlueTransportStream(to: dir.path("burst.ts"))
             // HTTP/1.0 with no Content-Length: the whole file at once, then the connection stays open.
             let server = try PythonServer(script: """
                 import socket, threading, time
