@@ -69,7 +69,7 @@ import Testing
         // --no-guide reads no guide and says nothing about it.
         let plain = try await onOwnThread { try run(["lineup", "check", lineup, "--state-dir", state, "--no-guide"]) }
         #expect(plain.status == 0)
-        #expect(!plain.err.contains("guide match") && !plain.out.contains("guide:"), "\(plain.out)\(plain.err)")
+        #expect(!plain.err.contains("guide match") && !plain.out.contains("channels matched"), "\(plain.out)\(plain.err)")
     }
 
     @Test func lineupCheckReportsEveryProblemWithItsLine() async throws {
