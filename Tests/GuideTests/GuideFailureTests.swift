@@ -116,6 +116,20 @@ import TestSupport
         #expect(again?.code == .unreadable)
     }
 
+    /// libxml2 takes no text over 10 MB (it would hold it whole): the import says so, with the line.
+    @Test func aTextOverTenMegabytesIsRefusedWithItsLine() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.file("huge.xml")
+        let desc = String(repeating: "lorem ipsum ", count: 1_000_000)
+        try "<?xml version=\"1.0\"?>\n<tv>\n<channel id=\"news.example\"/>\n<programme channel=\"news.example\" start=\"20261122190000 +0000\"><title>T</title>\n<desc>\(desc)</desc></programme>\n</tv>\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let guide = try await guideHoldingSmall(dir, then: file)
+        let error = await #expect(throws: GuideError.self) { try await guide.refresh() }
+        #expect(error?.description == "\(file):5: a text (a description?) is longer than 10 MB, more than the XML reader takes")
+        #expect(guide.nowNext(channelID: "newsroom", at: evening).now?.title == "Evening News")
+    }
+
     @Test func oneRefreshAtATime() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
