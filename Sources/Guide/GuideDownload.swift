@@ -21,7 +21,7 @@ public enum GuideDownload {
         var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds))
         request.setValue("flipbox", forHTTPHeaderField: "User-Agent")
         let source = url.absoluteString
-        let session = URLSession(configuration: .ephemeral)
+        let session = HTTPTransfer.session()
         defer { session.finishTasksAndInvalidate() }
         let download: (path: String, response: URLResponse)
         do {

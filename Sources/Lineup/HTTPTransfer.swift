@@ -16,7 +16,21 @@ import FoundationNetworking
 /// caller's task cancelled) is sent to it from a separate dispatch, never while a runtime lock
 /// is held. The caller is answered exactly once: the response, the transfer's error,
 /// `URLError(.timedOut)` at the deadline, or `CancellationError` when its task is cancelled.
+///
+/// Use a session from ``session(_:)``: one with a `URLCache` (`.ephemeral` has one) reads the
+/// cache on a queue of its own before the transfer starts, and a cancel landing in that window
+/// reports its failure after the task has left the session's registry, which traps the process
+/// ("Trying to access a behaviour for a task that in not in the registry").
 public enum HTTPTransfer {
+    /// An ephemeral session without a cache, safe for these transfers; `configure` sets the rest.
+    public static func session(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configure(configuration)
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return URLSession(configuration: configuration)
+    }
+
     /// The body and response of `request`, the whole transfer within `deadline` seconds however
     /// slowly the server sends (the session's own limits are per read).
     public static func data(

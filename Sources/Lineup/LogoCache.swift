@@ -26,11 +26,10 @@ public actor LogoCache {
     public init(directory: String = LogoCache.defaultDirectory(), timeout: TimeInterval = 10) {
         self.directory = directory
         self.timeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: configuration)
+        self.session = HTTPTransfer.session { configuration in
+            configuration.timeoutIntervalForRequest = timeout
+            configuration.timeoutIntervalForResource = timeout
+        }
     }
 
     deinit {

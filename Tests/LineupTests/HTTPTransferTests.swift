@@ -41,10 +41,10 @@ private func answeringServer() throws -> PythonServer {
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPTransferTests {
     private func session() -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 0.05
-        configuration.timeoutIntervalForResource = 0.05
-        return URLSession(configuration: configuration)
+        HTTPTransfer.session { configuration in
+            configuration.timeoutIntervalForRequest = 0.05
+            configuration.timeoutIntervalForResource = 0.05
+        }
     }
 
     /// Deadlines that fall where the session times the request out too: every call is answered
@@ -95,7 +95,7 @@ struct HTTPTransferTests {
     @Test func anAnswerBeforeTheDeadlineIsTheResponse() async throws {
         let server = try answeringServer()
         defer { server.stop() }
-        let session = URLSession(configuration: .ephemeral)
+        let session = HTTPTransfer.session()
         defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
         for _ in 0..<20 {
@@ -106,7 +106,7 @@ struct HTTPTransferTests {
     }
 
     @Test func aCallerCancelledBeforeItBeganGetsCancellation() async throws {
-        let session = URLSession(configuration: .ephemeral)
+        let session = HTTPTransfer.session()
         defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/never")))
         let call = Task {
@@ -131,7 +131,7 @@ struct HTTPTransferDownloadTests {
         defer { server.stop() }
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let session = URLSession(configuration: .ephemeral)
+        let session = HTTPTransfer.session()
         defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
         let (path, response) = try await HTTPTransfer.download(for: request, session: session, deadline: 5, into: dir)
@@ -145,7 +145,7 @@ struct HTTPTransferDownloadTests {
         defer { server.stop() }
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let session = URLSession(configuration: .ephemeral)
+        let session = HTTPTransfer.session()
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/guide.xml")))
         for _ in 0..<20 {
             await #expect(throws: URLError.self) { _ = try await HTTPTransfer.download(for: request, session: session, deadline: 0.05, into: dir) }
