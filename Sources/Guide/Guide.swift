@@ -18,6 +18,8 @@ public final class Guide: Sendable {
     public let lineup: Lineup
     /// How often ``keepFresh()`` refreshes; nil: only on request.
     public let refreshInterval: Duration?
+    /// How long the download of one guide URL may take in all (however slowly it trickles).
+    public let downloadDeadline: Duration
     private let stateDirectory: String
     private let logger: Logger
     private let state = LockedState()
@@ -27,12 +29,17 @@ public final class Guide: Sendable {
 
     /// Opens the guide of `lineup` stored in `stateDirectory` (created if needed). Does not
     /// download or import anything: the stored guide answers at once; call ``refresh()`` or
-    /// ``keepFresh()`` to bring it up to date.
-    public init(stateDirectory: String, lineup: Lineup, logger: Logger = Logger(label: "flipbox.guide")) throws(GuideError) {
+    /// ``keepFresh()`` to bring it up to date. `downloadDeadline`: see ``downloadDeadline``
+    /// (default 10 minutes).
+    public init(
+        stateDirectory: String, lineup: Lineup, downloadDeadline: Duration = GuideDownload.defaultDeadline,
+        logger: Logger = Logger(label: "flipbox.guide")
+    ) throws(GuideError) {
         self.stateDirectory = stateDirectory
         self.lineup = lineup
         self.sources = lineup.guideURLs
         self.refreshInterval = lineup.guideRefresh
+        self.downloadDeadline = downloadDeadline
         self.logger = logger
         store = try GuideStore(path: (stateDirectory as NSString).appendingPathComponent(Self.fileName))
         reminders = try ReminderStore(directory: stateDirectory)
@@ -166,7 +173,7 @@ public final class Guide: Sendable {
             if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
                 let file = (stateDirectory as NSString).appendingPathComponent("guide-download-\(index).tmp")
                 downloads.append(file)
-                try await GuideDownload.fetch(url, to: file)
+                try await GuideDownload.fetch(url, to: file, deadline: downloadDeadline)
                 inputs.append(GuideStore.Input(name: source) { () throws(GuideError) in try GuideFile.open(path: file) })
             } else {
                 let path = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source

@@ -1,42 +1,57 @@
 import Foundation
+import Lineup
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// Fetches an http(s) guide into a file, so the import streams it from disk like a local one.
-enum GuideDownload {
-    /// Downloads `url` to `path` (replacing it). Throws ``GuideError`` `.unreadable` naming the URL
-    /// for a network error, a timeout or a status other than 2xx.
-    static func fetch(_ url: URL, to path: String, timeout: TimeInterval = 120) async throws(GuideError) {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
+public enum GuideDownload {
+    /// How long a whole guide download may take, by default (a large guide on a slow line).
+    public static let defaultDeadline: Duration = .seconds(600)
+    /// How long the server may stay silent (connecting, or between two reads).
+    static let idleTimeout: TimeInterval = 60
+
+    /// Downloads `url` to `path` (replacing it), streamed to disk, the whole transfer within
+    /// `deadline` however slowly the server sends. Throws ``GuideError`` `.unreadable` naming the
+    /// URL for a network error, the deadline, or a status other than 2xx; `path` is then untouched
+    /// and nothing is left behind. Safe to cancel (``HTTPTransfer``: no cancel from inside the
+    /// runtime's cancellation handler).
+    static func fetch(_ url: URL, to path: String, deadline: Duration = defaultDeadline) async throws(GuideError) {
+        let seconds = deadline.seconds
+        // Silence ends it after idleTimeout, but never at the moment of the deadline (HTTPTransfer).
+        var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds + HTTPTransfer.sessionGrace))
         request.setValue("flipbox", forHTTPHeaderField: "User-Agent")
         let source = url.absoluteString
-        let result: Result<Void, GuideError> = await withCheckedContinuation { continuation in
-            let session = URLSession(configuration: .ephemeral)
-            let task = session.downloadTask(with: request) { file, response, error in
-                defer { session.finishTasksAndInvalidate() }
-                if let error {
-                    continuation.resume(returning: .failure(GuideError(.unreadable, "download failed: \(error.localizedDescription)", source: source)))
-                    return
-                }
-                if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-                    continuation.resume(returning: .failure(GuideError(.unreadable, "the server answered HTTP \(http.statusCode)", source: source)))
-                    return
-                }
-                guard let file else {
-                    continuation.resume(returning: .failure(GuideError(.unreadable, "download failed: no data", source: source)))
-                    return
-                }
-                do {
-                    try? FileManager.default.removeItem(atPath: path)
-                    try FileManager.default.moveItem(atPath: file.path, toPath: path)
-                    continuation.resume(returning: .success(()))
-                } catch {
-                    continuation.resume(returning: .failure(GuideError(.unreadable, "cannot keep the download in \(path): \(error.localizedDescription)", source: source)))
-                }
-            }
-            task.resume()
+        let session = HTTPTransfer.session()
+        defer { session.finishTasksAndInvalidate() }
+        let download: (path: String, response: URLResponse)
+        do {
+            download = try await HTTPTransfer.download(
+                for: request, session: session, deadline: seconds, into: (path as NSString).deletingLastPathComponent)
+        } catch let error as URLError where error.code == .timedOut {
+            throw GuideError(.unreadable, "no complete answer within \(Self.describe(seconds)) (the server is stalled or too slow); the download was given up", source: source)
+        } catch is CancellationError {
+            throw GuideError(.unreadable, "the download was cancelled", source: source)
+        } catch {
+            throw GuideError(.unreadable, "download failed: \(error.localizedDescription)", source: source)
         }
-        try result.get()
+        if let http = download.response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
+            try? FileManager.default.removeItem(atPath: download.path)
+            throw GuideError(.unreadable, "the server answered HTTP \(http.statusCode)", source: source)
+        }
+        do {
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.moveItem(atPath: download.path, toPath: path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: download.path)
+            throw GuideError(.unreadable, "cannot keep the download in \(path): \(error.localizedDescription)", source: source)
+        }
+    }
+
+    /// `90 s`, `10 min`, `2.5 s`.
+    static func describe(_ seconds: TimeInterval) -> String {
+        if seconds >= 120, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60)) min" }
+        if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+        return String(format: "%.1f s", seconds)
     }
 }

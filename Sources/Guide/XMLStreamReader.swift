@@ -65,6 +65,9 @@ final class XMLStreamReader {
         }
         if let error = context.inputError { throw error }
         if let error = context.parseError {
+            if error.message.contains("huge text node") {
+                throw GuideError(.badXML, "a text (a description?) is longer than 10 MB, more than the XML reader takes", source: name, line: error.line)
+            }
             throw GuideError(.badXML, "the XML is broken: \(error.message)", source: name, line: error.line)
         }
         if status == 0 { return nil }
@@ -80,10 +83,18 @@ final class XMLStreamReader {
         return Int(xmlTextReaderGetParserLineNumber(reader))
     }
 
-    /// The text of the current `.text` node.
-    var value: String {
-        guard let text = xmlTextReaderConstValue(reader) else { return "" }
-        return String(cString: text)
+    /// The text of the current `.text` node, at most `limit` bytes of it (cut at a character),
+    /// and whether it was cut. Only the part kept is copied, however long the node.
+    func value(limit: Int) -> (text: String, cut: Bool) {
+        guard let text = xmlTextReaderConstValue(reader) else { return ("", false) }
+        guard limit > 0 else { return ("", text[0] != 0) }
+        let length = strnlen(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), limit + 1)
+        var kept = min(length, limit)
+        // Never end inside a UTF-8 sequence: back off over continuation bytes and the lead byte.
+        if length > limit {
+            while kept > 0, text[kept] & 0xC0 == 0x80 { kept -= 1 }
+        }
+        return (String(decoding: UnsafeBufferPointer(start: text, count: kept), as: UTF8.self), length > limit)
     }
 
     /// The attributes of the current element, by name.

@@ -34,6 +34,10 @@ struct XMLTVParser {
         var skipReasons: [String] = []
     }
 
+    /// The most of any one text (title, description…) kept, in UTF-8 bytes; longer ones are cut
+    /// and end in "…", so one enormous description costs neither memory nor space in the store.
+    static let textLimit = 8192
+
     let name: String
     let onChannel: (GuideChannel) throws(GuideError) -> Void
     let onProgramme: (XMLTVProgramme) throws(GuideError) -> Void
@@ -43,6 +47,7 @@ struct XMLTVParser {
         var outcome = Outcome()
         var path: [String] = []
         var text = ""
+        var textCut = false
         var attributesStack: [[String: String]] = []
         var programme: XMLTVProgramme?
         var channel: GuideChannel?
@@ -57,11 +62,13 @@ struct XMLTVParser {
         func end(_ element: String) throws(GuideError) {
             let depth = path.count
             let attributes = attributesStack.last ?? [:]
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = textCut && !trimmed.isEmpty ? trimmed + "…" : trimmed
             defer {
                 path.removeLast()
                 attributesStack.removeLast()
                 text = ""
+                textCut = false
             }
             switch (depth, element) {
             case (2, "programme"):
@@ -117,6 +124,7 @@ struct XMLTVParser {
                     sawRoot = true
                 }
                 text = ""
+                textCut = false
                 path.append(element)
                 attributesStack.append(attributes)
                 if path.count == 2, element == "programme" {
@@ -131,7 +139,10 @@ struct XMLTVParser {
                 }
                 if isEmpty { try end(element) }
             case .text:
-                text += reader.value
+                let room = Self.textLimit - text.utf8.count
+                let part = reader.value(limit: max(0, room))
+                text += part.text
+                textCut = textCut || part.cut
             case .end(let element):
                 try end(element)
             case .other:

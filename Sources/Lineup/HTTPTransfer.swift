@@ -17,32 +17,84 @@ import FoundationNetworking
 /// is held. The caller is answered exactly once: the response, the transfer's error,
 /// `URLError(.timedOut)` at the deadline, or `CancellationError` when its task is cancelled.
 ///
-/// Give the session (and the request) timeouts at least `sessionGrace` longer than the deadline:
-/// FoundationNetworking crashes ("a behaviour for a task that is not in the registry") when a
-/// cancel meets a failure already in flight, and a session timing out at the very moment of the
-/// deadline is such a failure.
+/// Use a session from ``session(_:)``, with timeouts `sessionGrace` longer than the deadline.
+/// FoundationNetworking traps the process ("Trying to access a behaviour for a task that in not
+/// in the registry") when a cancel lands while a transfer's failure is already on its way: a
+/// session with a `URLCache` (`.ephemeral` has one) reads the cache on a queue of its own before
+/// the transfer starts, and a session timing out at the very moment of the deadline fails it.
 public enum HTTPTransfer {
     /// How much longer than a deadline the session's own timeouts should be.
     public static let sessionGrace: TimeInterval = 5
+
+    /// An ephemeral session without a cache, safe for these transfers; `configure` sets the rest.
+    public static func session(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configure(configuration)
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return URLSession(configuration: configuration)
+    }
 
     /// The body and response of `request`, the whole transfer within `deadline` seconds however
     /// slowly the server sends (the session's own limits are per read).
     public static func data(
         for request: URLRequest, session: URLSession, deadline: TimeInterval
     ) async throws -> (Data, URLResponse) {
-        let reply = Reply()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-                guard reply.wait(continuation) else { return }
-                let transfer = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        reply.finish(.failure(error), transferEnded: true)
-                    } else if let response {
-                        reply.finish(.success((data ?? Data(), response)), transferEnded: true)
-                    } else {
-                        reply.finish(.failure(URLError(.badServerResponse)), transferEnded: true)
-                    }
+        try await transfer(deadline: deadline) { reply in
+            session.dataTask(with: request) { data, response, error in
+                if let error {
+                    reply.finish(.failure(error), transferEnded: true)
+                } else if let response {
+                    reply.finish(.success((data ?? Data(), response)), transferEnded: true)
+                } else {
+                    reply.finish(.failure(URLError(.badServerResponse)), transferEnded: true)
                 }
+            }
+        }
+    }
+
+    /// Downloads `request`'s body into a new file in `directory` (streamed to disk by the
+    /// session, never held in memory), the whole transfer within `deadline` seconds. Returns the
+    /// file's path, which the caller owns (moves or removes), and the response. A download that
+    /// ends after the caller was answered (deadline, cancel) is removed, never left behind.
+    public static func download(
+        for request: URLRequest, session: URLSession, deadline: TimeInterval, into directory: String
+    ) async throws -> (path: String, response: URLResponse) {
+        try await transfer(deadline: deadline) { reply in
+            session.downloadTask(with: request) { file, response, error in
+                if let error {
+                    reply.finish(.failure(error), transferEnded: true)
+                    return
+                }
+                guard let file, let response else {
+                    reply.finish(.failure(URLError(.badServerResponse)), transferEnded: true)
+                    return
+                }
+                // The session deletes `file` when this handler returns: keep it under a name of our own.
+                let kept = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
+                do {
+                    try FileManager.default.moveItem(atPath: file.path, toPath: kept)
+                } catch {
+                    reply.finish(.failure(error), transferEnded: true)
+                    return
+                }
+                if !reply.finish(.success((kept, response)), transferEnded: true) {
+                    try? FileManager.default.removeItem(atPath: kept)
+                }
+            }
+        }
+    }
+
+    /// Runs the transfer `make` builds (its completion handler answers through the reply), with
+    /// the deadline and the caller's cancellation sent to it from dispatches of their own.
+    private static func transfer<Value: Sendable>(
+        deadline: TimeInterval, _ make: @escaping (Reply<Value>) -> URLSessionTask
+    ) async throws -> Value {
+        let reply = Reply<Value>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                guard reply.wait(continuation) else { return }
+                let transfer = make(reply)
                 // Cancelled while the transfer was being made: it is never started.
                 guard reply.attach(transfer) else { return }
                 transfer.resume()
@@ -57,16 +109,16 @@ public enum HTTPTransfer {
     }
 
     /// The one answer to the caller, and the transfer to stop once it is given.
-    private final class Reply: @unchecked Sendable {
+    private final class Reply<Value: Sendable>: @unchecked Sendable {
         private let lock = NSLock()
-        private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
-        private var transfer: URLSessionDataTask?
-        private var outcome: Result<(Data, URLResponse), any Error>?
+        private var continuation: CheckedContinuation<Value, any Error>?
+        private var transfer: URLSessionTask?
+        private var outcome: Result<Value, any Error>?
 
         /// Keeps the caller's continuation; false (and the continuation answered) when the
         /// outcome is already known, i.e. the task was cancelled before it began.
-        func wait(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
-            let known: Result<(Data, URLResponse), any Error>? = lock.withLock {
+        func wait(_ continuation: CheckedContinuation<Value, any Error>) -> Bool {
+            let known: Result<Value, any Error>? = lock.withLock {
                 if let outcome { return outcome }
                 self.continuation = continuation
                 return nil
@@ -77,7 +129,7 @@ public enum HTTPTransfer {
         }
 
         /// Keeps the transfer to stop; false when the caller already has its answer.
-        func attach(_ transfer: URLSessionDataTask) -> Bool {
+        func attach(_ transfer: URLSessionTask) -> Bool {
             lock.withLock {
                 guard outcome == nil else { return false }
                 self.transfer = transfer
@@ -85,18 +137,20 @@ public enum HTTPTransfer {
             }
         }
 
-        /// The first outcome wins; a later one (the transfer's own "cancelled") is dropped.
-        func finish(_ result: Result<(Data, URLResponse), any Error>, transferEnded: Bool = false) {
-            let (waiter, transfer): (CheckedContinuation<(Data, URLResponse), any Error>?, URLSessionDataTask?) = lock.withLock {
-                guard outcome == nil else { return (nil, nil) }
+        /// The first outcome wins (true); a later one (the transfer's own "cancelled") is dropped (false).
+        @discardableResult
+        func finish(_ result: Result<Value, any Error>, transferEnded: Bool = false) -> Bool {
+            let (won, waiter, transfer): (Bool, CheckedContinuation<Value, any Error>?, URLSessionTask?) = lock.withLock {
+                guard outcome == nil else { return (false, nil, nil) }
                 outcome = result
                 defer { continuation = nil; self.transfer = nil }
-                return (continuation, self.transfer)
+                return (true, continuation, self.transfer)
             }
             waiter?.resume(with: result)
             // A transfer still running when the caller has its answer is stopped, from a
             // dispatch of its own: `cancel()` waits for the session's queue.
             if !transferEnded, let transfer { DispatchQueue.global().async { transfer.cancel() } }
+            return won
         }
     }
 }

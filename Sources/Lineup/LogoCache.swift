@@ -26,14 +26,11 @@ public actor LogoCache {
     public init(directory: String = LogoCache.defaultDirectory(), timeout: TimeInterval = 10) {
         self.directory = directory
         self.timeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        // The deadline is HTTPTransfer's; the session's own limits come later, so the session
-        // never fails a transfer at the moment the deadline cancels it (FoundationNetworking
-        // crashes when a cancel meets a failure in flight).
-        configuration.timeoutIntervalForRequest = timeout + HTTPTransfer.sessionGrace
-        configuration.timeoutIntervalForResource = timeout + HTTPTransfer.sessionGrace
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: configuration)
+        // The deadline is HTTPTransfer's; the session's own limits come later (see HTTPTransfer).
+        self.session = HTTPTransfer.session { configuration in
+            configuration.timeoutIntervalForRequest = timeout + HTTPTransfer.sessionGrace
+            configuration.timeoutIntervalForResource = timeout + HTTPTransfer.sessionGrace
+        }
     }
 
     deinit {

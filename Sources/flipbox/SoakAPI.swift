@@ -12,11 +12,11 @@ struct SoakAPI: Sendable {
 
     init(port: Int) {
         self.port = port
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10 + HTTPTransfer.sessionGrace
-        configuration.timeoutIntervalForResource = 10 + HTTPTransfer.sessionGrace
-        configuration.httpMaximumConnectionsPerHost = 16
-        session = URLSession(configuration: configuration)
+        session = HTTPTransfer.session { configuration in
+            configuration.timeoutIntervalForRequest = 10 + HTTPTransfer.sessionGrace
+            configuration.timeoutIntervalForResource = 10 + HTTPTransfer.sessionGrace
+            configuration.httpMaximumConnectionsPerHost = 16
+        }
     }
 
     enum Request: Sendable {

@@ -33,6 +33,45 @@ import Testing
         #expect(r.out.contains("7 channels"))
     }
 
+    @Test func lineupCheckListsChannelsWithNoGuideMatch() async throws {
+        let lineup = try write("""
+            #EXTM3U url-tvg="guide.xml"
+            #EXTINF:-1 tvg-chno="1" tvg-id="one.example",One
+            test://snow
+            #EXTINF:-1 tvg-chno="2",Two HD
+            test://snow
+            #EXTINF:-1 tvg-chno="3" tvg-id="gone.example",Studio Feed
+            test://snow
+            #EXTINF:-1 tvg-chno="9.1",Unknown Feed
+            test://snow
+            """, as: "guided.m3u")
+        let dir = (lineup as NSString).deletingLastPathComponent
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <tv>
+              <channel id="one.example"><display-name>Channel One</display-name></channel>
+              <channel id="two.example"><display-name>Two</display-name></channel>
+              <programme channel="one.example" start="20261122190000 +0000" stop="20261122200000 +0000"><title>News</title></programme>
+              <programme channel="two.example" start="20261122190000 +0000" stop="20261122200000 +0000"><title>Film</title></programme>
+            </tv>
+            """.write(toFile: (dir as NSString).appendingPathComponent("guide.xml"), atomically: true, encoding: .utf8)
+        let state = (dir as NSString).appendingPathComponent("state")
+        let r = try await onOwnThread { try run(["lineup", "check", lineup, "--state-dir", state]) }
+        #expect(r.status == 0, "\(r.err)")
+        // 1 by its tvg-id, 2 by its name ('Two HD' is 'Two'); 3 and 9.1 have no match, each named at its line.
+        let warnings = r.err.split(separator: "\n").filter { $0.contains("no guide match") }
+        #expect(warnings == [
+            "\(lineup):6: warning: channel 3 'Studio Feed' has no guide match (no guide channel with id 'gone.example' or a name like 'Studio Feed')",
+            "\(lineup):8: warning: channel 9.1 'Unknown Feed' has no guide match (no guide channel with a name like 'Unknown Feed')",
+        ], "\(r.err)")
+        #expect(r.out.contains("guide: 2 of 4 channels matched"), "\(r.out)")
+
+        // --no-guide reads no guide and says nothing about it.
+        let plain = try await onOwnThread { try run(["lineup", "check", lineup, "--state-dir", state, "--no-guide"]) }
+        #expect(plain.status == 0)
+        #expect(!plain.err.contains("guide match") && !plain.out.contains("channels matched"), "\(plain.out)\(plain.err)")
+    }
+
     @Test func lineupCheckReportsEveryProblemWithItsLine() async throws {
         let path = try write("""
             #EXTM3U

@@ -6,7 +6,7 @@ import Testing
 /// checked by the pixels of the snapshot: the focused programme described on top, the channel
 /// logos, the focused programme in yellow, the now line in red, OK tuning the focused channel.
 @Suite(.serialized) struct GuideGridTests {
-    static let epg: UInt16 = 365, right: UInt16 = 106, down: UInt16 = 108
+    static let epg: UInt16 = 365, right: UInt16 = 106, down: UInt16 = 108, left: UInt16 = 105, red: UInt16 = 398
     static let focused = (242.0, 194.0, 0.0), cell = (34.0, 49.0, 79.0)
 
     /// A point of the 1280x720 design on the 640x360 output.
@@ -106,6 +106,32 @@ import Testing
             #expect(moved.looks(cr, cg, cb, atX: focusedAt.x, y: focusedAt.y, size: 4, tolerance: 30), "Green Morning is plain again")
         }
 
+        // Red on Green Afternoon (not started yet) sets a reminder; the API lists it.
+        remote.press(Self.red)
+        var reminders: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(10)
+        while reminders.isEmpty, Date() < deadline {
+            reminders = box.json("GET", "/api/v1/reminders").object["reminders"] as? [[String: Any]] ?? []
+            if reminders.isEmpty { usleep(100_000) }
+        }
+        let reminded = !reminders.isEmpty
+        #expect(reminded, "the red key stored a reminder; log:\n\(box.logText.suffix(1000))")
+        #expect(reminders.map { "\(($0["channel"] as? [String: Any])?["number"] as? String ?? "?") \($0["title"] as? String ?? "?")" }
+                == ["1 Green Afternoon"], "\(reminders)")
+        let start = (reminders.first?["start"] as? String).flatMap { try? Date($0, strategy: .iso8601) }
+        #expect(start.map { abs($0.timeIntervalSince(firstEnd)) < 1 } == true, "the programme's start: \(String(describing: start))")
+        // Left, back on Green Morning, which has started: red sets nothing.
+        remote.press(Self.left)
+        #expect(box.waitForSnapshot(seconds: 10) { img in
+            let (r, g, b) = Self.focused
+            return img.looks(r, g, b, atX: focusedAt.x, y: focusedAt.y, size: 4, tolerance: 40)
+        } != nil, "Left focuses Green Morning again")
+        remote.press(Self.red)
+        // Checked again at the end, seconds later, so a slow key cannot pass unnoticed.
+        func reminderCount() -> Int { (box.json("GET", "/api/v1/reminders").object["reminders"] as? [[String: Any]])?.count ?? -1 }
+        usleep(1_000_000)
+        #expect(reminderCount() == 1, "no reminder for a programme that has started")
+
         // Down, then OK: channel 2 is tuned, a normal flip, and the guide closes.
         remote.press(Self.down)
         remote.press(EvdevFIFORemote.enter)
@@ -129,5 +155,6 @@ import Testing
         #expect(selected.status == 200 && focusedNumber(selected) == "3", "select answers like a flip: \(selected)")
         #expect(box.json("GET", "/api/v1/guide/grid").object["open"] as? Bool == false)
         #expect(box.json("POST", "/api/v1/guide/grid/move/down").status == 409, "no guide open to move")
+        #expect(reminderCount() == 1, "still only the reminder for Green Afternoon")
     }
 }

@@ -62,8 +62,13 @@ final class FlipboxProcess: @unchecked Sendable {
     /// Runs `flipbox ARGUMENTS` to the end with `environment` added and no standard input; the
     /// exit status and what it wrote (standard output and error together).
     static func runToEnd(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        try runToEnd(program: executable, arguments, environment: environment)
+    }
+
+    /// Runs `program ARGUMENTS` like ``runToEnd(_:environment:)``.
+    static func runToEnd(program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()

@@ -33,6 +33,33 @@ import Testing
         #expect(next?.start == utc("2026-11-22T20:00:00Z"))     // 15:00 -0500
     }
 
+    /// A description far longer than any screen shows is cut at the limit (at a character,
+    /// never inside one), ends in "…", and the rest is neither held nor stored.
+    @Test func anEnormousDescriptionIsCutAtTheLimit() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        // 'é' is two bytes: with one ASCII letter first, the limit falls inside an 'é'.
+        let long = "x" + String(repeating: "é", count: 3 * XMLTVParser.textLimit)
+        let short = "A night train across the Alps."
+        let file = dir.file("long.xml")
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <tv>
+              <channel id="news.example"><display-name>Newsroom</display-name></channel>
+              <programme channel="news.example" start="20261122190000 +0000" stop="20261122200000 +0000"><title>Long</title><desc>\(long)</desc></programme>
+              <programme channel="news.example" start="20261122200000 +0000" stop="20261122210000 +0000"><title>Short</title><desc>\(short)</desc></programme>
+            </tv>
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let guide = try Guide(stateDirectory: dir.path, lineup: lineup(channels, guides: [file]))
+        try await guide.refresh()
+        let (now, next) = guide.nowNext(channelID: "newsroom", at: utc("2026-11-22T19:30:00Z"))
+        let description = try #require(now?.description)
+        #expect(description.hasSuffix("é…"))
+        #expect(description.utf8.count == XMLTVParser.textLimit - 1 + "…".utf8.count, "8191 bytes (x and 4095 é) then the ellipsis")
+        #expect(description.dropLast() == long.utf8.prefix(XMLTVParser.textLimit - 1).map { $0 }.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) })
+        #expect(next?.description == short, "the next text is whole again")
+    }
+
     @Test func missingStopGapAndOverlap() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -1,5 +1,6 @@
 import Foundation
 import Lineup
+import TestSupport
 @testable import Guide
 
 /// Paths of the XMLTV files the tests read (no bundle resources).
@@ -44,43 +45,56 @@ func lineup(_ channels: [(Int, String, String?)], guides: [String]) -> Lineup {
     }, guideURLs: guides)
 }
 
-/// Python's http.server on 127.0.0.1 serving a directory, on a port it picks.
+/// Python's http.server on 127.0.0.1 serving a directory, on a port it picks. (A
+/// ``PythonServer``: stopped with SIGKILL, as children of the test process inherit its blocked
+/// SIGTERM; `terminate()` left it running and the test waiting for it for good.)
 final class LoopbackHTTPServer {
-    let process = Process()
-    let port: Int
+    let server: PythonServer
 
     init(serving directory: String) throws {
-        // The server writes the port it got to a file next to the directory; polled below.
-        let portFile = directory + ".port"
-        let script = """
-            import http.server, os, sys
-            os.chdir(sys.argv[1])
+        server = try PythonServer(script: """
+            import http.server, os
+            os.chdir(\(pythonString(directory)))
             class Quiet(http.server.SimpleHTTPRequestHandler):
                 def log_message(self, *args): pass
             s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-            with open(sys.argv[2] + ".tmp", "w") as f: f.write(str(s.server_address[1]))
-            os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+            s.daemon_threads = True
+            print(s.server_address[1], flush=True)
             s.serve_forever()
-            """
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, directory, portFile]
-        try process.run()
-        var port: Int?
-        for _ in 0..<100 where port == nil {
-            port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
-            if port == nil { usleep(50_000) }
-        }
-        guard let port else {
-            process.terminate()
-            throw GuideError(.unreadable, "the test HTTP server did not start")
-        }
-        self.port = port
+            """)
     }
+
+    /// A server that answers every request with 200, its headers and the start of a guide, then
+    /// `rate` bytes of a body a second that never ends (0: nothing more).
+    init(tricklingBytesPerSecond rate: Int) throws {
+        server = try PythonServer(script: """
+            import socket, threading, time
+            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", 0)); s.listen(16)
+            print(s.getsockname()[1], flush=True)
+            def trickle(c):
+                try:
+                    c.recv(65536)
+                    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/xml\\r\\nContent-Length: 100000000\\r\\n\\r\\n<?xml version=\\"1.0\\"?>\\n<tv>\\n")
+                    while True:
+                        time.sleep(1)
+                        if \(rate) > 0: c.sendall(b" " * \(rate))
+                except OSError:
+                    pass
+            while True:
+                c, _ = s.accept()
+                threading.Thread(target=trickle, args=(c,), daemon=True).start()
+            """)
+    }
+
+    var port: Int { server.port }
 
     func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
 
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
+}
+
+/// `text` as a Python string literal.
+func pythonString(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
 }

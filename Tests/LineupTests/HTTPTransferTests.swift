@@ -42,10 +42,10 @@ private func answeringServer() throws -> PythonServer {
 struct HTTPTransferTests {
     /// A session whose own timeouts come `HTTPTransfer.sessionGrace` after the deadlines used here.
     private func session() -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 0.05 + HTTPTransfer.sessionGrace
-        configuration.timeoutIntervalForResource = 0.05 + HTTPTransfer.sessionGrace
-        return URLSession(configuration: configuration)
+        HTTPTransfer.session { configuration in
+            configuration.timeoutIntervalForRequest = 0.05 + HTTPTransfer.sessionGrace
+            configuration.timeoutIntervalForResource = 0.05 + HTTPTransfer.sessionGrace
+        }
     }
 
     /// Deadlines against a server that never answers: every call is answered with a timeout,
@@ -96,7 +96,7 @@ struct HTTPTransferTests {
     @Test func anAnswerBeforeTheDeadlineIsTheResponse() async throws {
         let server = try answeringServer()
         defer { server.stop() }
-        let session = URLSession(configuration: .ephemeral)
+        let session = HTTPTransfer.session()
         defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
         for _ in 0..<20 {
@@ -107,7 +107,7 @@ struct HTTPTransferTests {
     }
 
     @Test func aCallerCancelledBeforeItBeganGetsCancellation() async throws {
-        let session = URLSession(configuration: .ephemeral)
+        let session = HTTPTransfer.session()
         defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/never")))
         let call = Task {
@@ -115,5 +115,47 @@ struct HTTPTransferTests {
             return try await HTTPTransfer.data(for: request, session: session, deadline: 5)
         }
         await #expect(throws: CancellationError.self) { _ = try await call.value }
+    }
+}
+
+/// `HTTPTransfer.download`: the body streamed into a file of the caller's, the same deadline.
+@Suite(.timeLimit(.minutes(1)))
+struct HTTPTransferDownloadTests {
+    func directory() throws -> String {
+        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("transfer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func theBodyLandsInAFileInTheDirectoryGiven() async throws {
+        let server = try answeringServer()
+        defer { server.stop() }
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let session = HTTPTransfer.session()
+        defer { session.invalidateAndCancel() }
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
+        let (path, response) = try await HTTPTransfer.download(for: request, session: session, deadline: 5, into: dir)
+        #expect((path as NSString).deletingLastPathComponent == dir)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "ok")
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test func aSilentServerTimesOutAndLeavesNoFile() async throws {
+        let server = try mutedServer()
+        defer { server.stop() }
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let session = HTTPTransfer.session()
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/guide.xml")))
+        for _ in 0..<20 {
+            await #expect(throws: URLError.self) { _ = try await HTTPTransfer.download(for: request, session: session, deadline: 0.05, into: dir) }
+        }
+        let call = Task { try await HTTPTransfer.download(for: request, session: session, deadline: 5, into: dir) }
+        try await Task.sleep(for: .milliseconds(100))
+        call.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+        session.invalidateAndCancel()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 }

@@ -77,6 +77,69 @@ import Testing
         #expect(noGuide.image.height == InfoBanner.box(width: 1280, height: 720).height)
     }
 
+    /// The rightmost column at or after `from` in rows `rows` holding the progress bar's yellow (#ffd54a).
+    func yellowEnd(_ image: BGRAImage, rows: ClosedRange<Int>, from: Int) -> Int? {
+        var end: Int?
+        for y in rows {
+            for x in from..<image.width {
+                let p = image.rgba(x: x, y: y)
+                if p.a > 200 && p.r > 220 && (180...235).contains(Int(p.g)) && p.b < 130 { end = max(end ?? x, x) }
+            }
+        }
+        return end
+    }
+
+    /// Pixels in a rectangle (banner units at scale 1) with a luma over 120: text, light or grey.
+    func lightPixels(_ image: BGRAImage, x: Int, y: Int, width: Int, height: Int) -> Int {
+        var count = 0
+        for py in y..<min(image.height, y + height) {
+            for px in x..<min(image.width, x + width) {
+                let p = image.rgba(x: px, y: py)
+                if p.a > 200 && 0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b) > 120 { count += 1 }
+            }
+        }
+        return count
+    }
+
+    @Test func theProgressBarFillsWithTheProgrammeAndNowAndNextAreWritten() throws {
+        // The bar runs from 32 units in (no logo) to 32 before the right edge, at y 178-186.
+        var ends: [Double: Int] = [:]
+        var width = 0
+        for progress in [0.0, 0.25, 0.5, 0.9, 1.0] {
+            var guide = Self.programme
+            guide.progress = progress
+            let picture = try InfoBanner.picture(content(guide), width: 1280, height: 720)
+            width = picture.image.width
+            ends[progress] = yellowEnd(picture.image, rows: 179...185, from: 20)
+        }
+        let barWidth = Double(width - 64)
+        #expect(ends[0.0] == nil, "nothing filled at the start: \(ends)")
+        for progress in [0.25, 0.5, 0.9, 1.0] {
+            let expected = 32 + barWidth * progress
+            let end = ends[progress].map(Double.init) ?? 0
+            #expect(abs(end - expected) < 6, "filled to \(end), expected about \(expected) at \(progress)")
+        }
+        #expect(ends[0.25]! < ends[0.5]! && ends[0.5]! < ends[0.9]! && ends[0.9]! < ends[1.0]!, "\(ends)")
+
+        // "Now: …" (y 136-172) and "Next: …" (y 192-222) hold text; without next, that row is empty.
+        let full = try InfoBanner.picture(content(Self.programme), width: 1280, height: 720)
+        #expect(lightPixels(full.image, x: 32, y: 136, width: 800, height: 38) > 800, "the now row")
+        #expect(lightPixels(full.image, x: 32, y: 192, width: 800, height: 30) > 300, "the next row")
+        var noNext = Self.programme
+        noNext.next = nil
+        let alone = try InfoBanner.picture(content(noNext), width: 1280, height: 720)
+        #expect(lightPixels(alone.image, x: 32, y: 192, width: 800, height: 30) == 0, "no next programme, nothing there")
+        #expect(lightPixels(alone.image, x: 32, y: 136, width: 800, height: 38) == lightPixels(full.image, x: 32, y: 136, width: 800, height: 38))
+        // A longer title covers more of the row.
+        var longer = Self.programme
+        longer.now = "20:00–21:00  The Late Film: Night Train to Innsbruck"
+        let wide = try InfoBanner.picture(content(longer), width: 1280, height: 720)
+        #expect(lightPixels(wide.image, x: 32, y: 136, width: 1000, height: 38) > lightPixels(full.image, x: 32, y: 136, width: 1000, height: 38) + 300)
+        // Without a guide the banner has no now row at all.
+        let bare = try InfoBanner.picture(content(nil), width: 1280, height: 720)
+        #expect(bare.image.height < full.image.height)
+    }
+
     @Test func descriptionsWrapAtWordsAndEndInAnEllipsis() {
         #expect(InfoBanner.wrap("one two three", width: 20, lines: 3) == ["one two three"])
         #expect(InfoBanner.wrap("one two three four", width: 9, lines: 3) == ["one two", "three", "four"])

@@ -12,12 +12,14 @@ import Testing
         ProgrammeSummary(title: title, start: at(from), end: at(to), ratings: rating.map { [ContentRating(system: "VCHIP", value: $0)] } ?? [])
     }
 
-    func locks(locked: Set<ChannelNumber> = []) throws -> ContentLocks {
+    func locks(locked: Set<ChannelNumber> = [], unlock: String? = nil) throws -> ContentLocks {
         var adult = Channel(id: "adult", number: ChannelNumber(3), name: "Adult", sources: ["test://snow"])
         adult.contentRating = "TV-MA"
         let channels = [Channel(id: "one", number: ChannelNumber(1), name: "One", sources: ["test://snow"]),
                         Channel(id: "two", number: ChannelNumber(2), name: "Two", sources: ["test://snow"]), adult]
-        return ContentLocks(rules: try ParentalRules(settings: ["parental.VCHIP": "TV-PG"]), channels: channels, locked: locked)
+        var settings = ["parental.VCHIP": "TV-PG"]
+        settings["parental.unlock"] = unlock
+        return ContentLocks(rules: try ParentalRules(settings: settings), channels: channels, locked: locked)
     }
 
     @Test func anAnswerHoldsUntilTheProgrammeBoundary() throws {
@@ -44,6 +46,31 @@ import Testing
         #expect(l.decide(channel: 0, on: NowNext(now: late, next: nil), at: at(300)).reason != nil, "the next programme is locked again")
         // Without a programme, an hour.
         #expect(l.unlock(2, on: .unknown, at: at(0)) == at(ContentLocks.unlockWithoutProgramme))
+    }
+
+    @Test func aConfiguredUnlockTimeOutlastsTheProgrammeAndNoLonger() throws {
+        // unlock: 20m, given 10 s in: unlocked through the boundary at 300 and Late Film, locked at 1210 mid-programme.
+        var l = try locks(unlock: "20m")
+        let film = programme("Film", -600, 300, "TV-MA"), late = programme("Late Film", 300, 900, "TV-MA")
+        let night = programme("Night Film", 900, 3000, "TV-MA")
+        #expect(l.unlock(0, on: NowNext(now: film, next: late), at: at(10)) == at(1210))
+        #expect(l.decide(channel: 0, on: NowNext(now: film, next: late), at: at(10)) == .init(reason: nil, until: at(300)))
+        #expect(l.decide(channel: 0, on: NowNext(now: late, next: night), at: at(300)) == .init(reason: nil, until: at(900)))
+        #expect(l.decide(channel: 0, on: NowNext(now: night, next: nil), at: at(900)) == .init(reason: nil, until: at(1210)),
+                "the answer is looked at again when the unlock runs out")
+        #expect(l.decide(channel: 0, on: NowNext(now: night, next: nil), at: at(1209.9)).reason == nil)
+        #expect(l.decide(channel: 0, on: NowNext(now: night, next: nil), at: at(1210)) == .init(reason: "Rated TV-MA, over VCHIP TV-PG", until: at(1810)))
+        // Other channels are not unlocked with it.
+        #expect(l.decide(channel: 2, on: .unknown, at: at(20)).reason != nil)
+
+        // unlock: 2m, shorter than the programme: locked again at 130, while Film still plays.
+        var short = try locks(unlock: "2m")
+        #expect(short.unlock(0, on: NowNext(now: film, next: late), at: at(10)) == at(130))
+        short.record(0, short.decide(channel: 0, on: NowNext(now: film, next: late), at: at(10)))
+        #expect(short.reason(0) == nil && short.nextChange == at(130))
+        #expect(short.decide(channel: 0, on: NowNext(now: film, next: late), at: at(130)).reason == "Rated TV-MA, over VCHIP TV-PG")
+
+        #expect(throws: ParentalRulesError.self) { try locks(unlock: "25h") }
     }
 
     @Test func lockedChannelsAreLockedWhateverTheyShow() throws {

@@ -13,15 +13,18 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interstitials").path
 
-    func makePlayer(_ channels: [(String, String)], timeout: Duration = .seconds(8), stateFile: String? = nil) throws -> Player {
+    func makePlayer(_ channels: [(String, String)], timeout: Duration = .seconds(8), stateFile: String? = nil,
+                    cards: String = Self.cardsDirectory, card: String? = nil, programmes: (any ProgrammeGuide)? = nil) throws -> Player {
         try GStreamer.initialize()
         let lineup = Lineup(channels: channels.enumerated().map { i, c in
-            Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: c.0, sources: [c.1], group: "Tests")
+            var channel = Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: c.0, sources: [c.1], group: "Tests")
+            channel.interstitial = card
+            return channel
         })
         var options = PlayerOptions(sink: .headless, width: 640, height: 360, fps: 30, warm: .all, tuneTimeout: timeout,
-                                    interstitials: Self.cardsDirectory, stateFile: stateFile)
+                                    interstitials: cards, stateFile: stateFile)
         options.bannerSeconds = 0  // the pixels checked here are the card's and the messages', not the banner's
-        return try Player(lineup: lineup, options: options, logger: Self.logger)
+        return try Player(lineup: lineup, options: options, programmes: programmes, logger: Self.logger)
     }
 
     func snapshot(_ player: Player) async throws -> BGRAImage {
@@ -82,6 +85,82 @@ import Testing
         let centre = picture.meanRGB(x: 300, y: 160, width: 40, height: 40)
         #expect(centre.b > 180 && centre.r < 60, "the channel's blue picture, no card: \(centre)")
         #expect(await events.contains { if case .cardHidden(let id, _) = $0 { id == result.requestID } else { false } })
+        await player.shutdown()
+    }
+
+    /// Channel c2 has a programme on now (with a description and a rating) and one next; c3 has none.
+    struct TwoProgrammes: ProgrammeGuide {
+        let now: ProgrammeSummary, next: ProgrammeSummary
+        func nowNext(channelID: String, at instant: Date) -> NowNext {
+            channelID == "c2" ? NowNext(now: now, next: next) : .unknown
+        }
+    }
+
+    /// The programme placeholders, one a line (design y of the baseline), in a card of their own.
+    static let programmeLines: [(placeholder: String, baseline: Int)] = [
+        ("now.title", 90), ("now.start", 180), ("now.end", 270), ("now.description", 360),
+        ("now.rating", 450), ("next.title", 540), ("next.start", 630),
+    ]
+
+    @Test func cardTemplatesShowWhatIsOnNowAndNext() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-guide-card-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(atPath: Self.cardsDirectory + "/default.svg", toPath: dir.appendingPathComponent("default.svg").path)
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="{{width}}" height="{{height}}" viewBox="0 0 1280 720">
+            <rect width="1280" height="720" fill="#101018"/>
+
+            """
+        for line in Self.programmeLines {
+            svg += "<text x=\"40\" y=\"\(line.baseline)\" font-family=\"DejaVu Sans\" font-size=\"36\" fill=\"#ffffff\">{{\(line.placeholder)}}</text>\n"
+        }
+        svg += "</svg>\n"
+        try svg.write(to: dir.appendingPathComponent("programmes.svg"), atomically: true, encoding: .utf8)
+
+        let start = Date().addingTimeInterval(-600)
+        let guide = TwoProgrammes(
+            now: ProgrammeSummary(title: "Evening News", start: start, end: start.addingTimeInterval(1800),
+                                  description: "Storms in the north and a late goal in the derby", rating: "TV-PG"),
+            next: ProgrammeSummary(title: "The Late Film", start: start.addingTimeInterval(1800), end: start.addingTimeInterval(7200)))
+        let ports = (Int.random(in: 41000...43000), Int.random(in: 43001...45000))
+        let player = try makePlayer([("Red", "test://color/ff0000?size=160x90&gop=15"),
+                                     ("Silent Two", "udp://127.0.0.1:\(ports.0)"), ("Silent Three", "udp://127.0.0.1:\(ports.1)")],
+                                    timeout: .seconds(30), cards: dir.path, card: "programmes", programmes: guide)
+        let events = EventLog(player.events())
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        #expect(await events.waitFor(15) { if case .flipCompleted(let r) = $0 { r.ok } else { false } })
+
+        /// Bright columns of each placeholder's line (design baseline → output rows of its glyphs).
+        func columns(_ card: BGRAImage, _ placeholder: String) -> [Int] {
+            let baseline = Self.programmeLines.first { $0.placeholder == placeholder }!.baseline
+            return brightColumns(card, rows: (baseline - 30) / 2...(baseline + 6) / 2)
+        }
+        func lines(_ card: BGRAImage) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: Self.programmeLines.map { ($0.placeholder, columns(card, $0.placeholder).count) })
+        }
+
+        let toTwo = Task { await player.flip(.tune(ChannelNumber(2))) }
+        #expect(await events.waitFor(15) { if case .cardShown(_, let c, "tuning") = $0 { c.number == "2" } else { false } })
+        let card = try await snapshot(player)
+        let withGuide = lines(card)
+        // Every line is drawn; each as wide as its text (the description longest, the times short).
+        for line in Self.programmeLines { #expect(withGuide[line.placeholder, default: 0] > 30, "\(line.placeholder) is drawn: \(withGuide)") }
+        let description = withGuide["now.description", default: 0], title = withGuide["now.title", default: 0]
+        #expect(description > 2 * title && description > 200, "the description, about 48 characters: \(withGuide)")
+        #expect(withGuide["next.title", default: 0] > withGuide["now.start", default: 0], "'The Late Film' is wider than a time: \(withGuide)")
+        // The programme's end and the next one's start are the same time, drawn alike.
+        #expect(columns(card, "now.end") == columns(card, "next.start"))
+
+        // A channel the guide knows nothing about: the same card with every line empty.
+        let toThree = Task { await player.flip(.tune(ChannelNumber(3))) }
+        #expect(await events.waitFor(15) { if case .cardShown(_, let c, "tuning") = $0 { c.number == "3" } else { false } })
+        let without = lines(try await snapshot(player))
+        #expect(without.values.allSatisfy { $0 == 0 }, "no programme, no text: \(without)")
+        toTwo.cancel()
+        toThree.cancel()
+        _ = await (toTwo.value, toThree.value)
         await player.shutdown()
     }
 
