@@ -23,6 +23,10 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-grid-\(UUID().uuidString)")
         let devices = dir.appendingPathComponent("input")
         try FileManager.default.createDirectory(at: devices, withIntermediateDirectories: true)
+        // The grid's window starts at the last half hour: the box must draw in the same half hour
+        // as the one this test lays out, so a start less than 90 s before a boundary waits it out.
+        let toBoundary = 1800 - Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1800)
+        if toBoundary < 90 { Thread.sleep(forTimeInterval: toBoundary + 1) }
         let now = Date()
         let window = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 1800).rounded(.down) * 1800)
         // On channel 1 the programme on now ends 40 minutes from now; every channel has programmes.
