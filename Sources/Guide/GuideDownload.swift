@@ -18,8 +18,8 @@ public enum GuideDownload {
     /// runtime's cancellation handler).
     static func fetch(_ url: URL, to path: String, deadline: Duration = defaultDeadline) async throws(GuideError) {
         let seconds = deadline.seconds
-        // Silence ends it after idleTimeout, but never at the moment of the deadline (HTTPTransfer).
-        var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds + HTTPTransfer.sessionGrace))
+        // Silence ends it after idleTimeout (HTTPTransfer keeps that clear of the deadline).
+        var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds))
         request.setValue("flipbox", forHTTPHeaderField: "User-Agent")
         let source = url.absoluteString
         let session = HTTPTransfer.session()

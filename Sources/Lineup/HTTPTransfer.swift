@@ -17,22 +17,39 @@ import FoundationNetworking
 /// is held. The caller is answered exactly once: the response, the transfer's error,
 /// `URLError(.timedOut)` at the deadline, or `CancellationError` when its task is cancelled.
 ///
-/// Use a session from ``session(_:)``, with timeouts `sessionGrace` longer than the deadline.
-/// FoundationNetworking traps the process ("Trying to access a behaviour for a task that in not
-/// in the registry") when a cancel lands while a transfer's failure is already on its way: a
-/// session with a `URLCache` (`.ephemeral` has one) reads the cache on a queue of its own before
-/// the transfer starts, and a session timing out at the very moment of the deadline fails it.
+/// Use a session from ``session(deadline:_:)``. FoundationNetworking traps the process ("Trying
+/// to access a behaviour for a task that in not in the registry") when a cancel lands while a
+/// transfer's failure is already on its way: a session with a `URLCache` (`.ephemeral` has one)
+/// reads the cache on a queue of its own before the transfer starts, and a session or request
+/// timing out at the very moment of the deadline fails it. So the sessions made here have no
+/// cache and their own timeouts `sessionGrace` after the deadline, and a request whose timeout
+/// would fall near the deadline has it moved there too.
 public enum HTTPTransfer {
-    /// How much longer than a deadline the session's own timeouts should be.
+    /// How much later than a deadline the session's and the request's own timeouts come.
     public static let sessionGrace: TimeInterval = 5
 
-    /// An ephemeral session without a cache, safe for these transfers; `configure` sets the rest.
-    public static func session(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSession {
+    /// An ephemeral session without a cache, for transfers with `deadline` (nil: only
+    /// FoundationNetworking's default timeouts); `configure` sets the rest.
+    public static func session(deadline: TimeInterval? = nil, _ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configure(configuration)
+        if let deadline {
+            configuration.timeoutIntervalForRequest = deadline + sessionGrace
+            configuration.timeoutIntervalForResource = deadline + sessionGrace
+        }
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return URLSession(configuration: configuration)
+    }
+
+    /// `request` with its own timeout kept clear of `deadline`: one that would end the transfer
+    /// within `sessionGrace` before the deadline or later is moved past it (a shorter one, an
+    /// idle limit well before the deadline, is kept).
+    static func clearOfDeadline(_ request: URLRequest, _ deadline: TimeInterval) -> URLRequest {
+        guard request.timeoutInterval > deadline - sessionGrace else { return request }
+        var moved = request
+        moved.timeoutInterval = deadline + sessionGrace
+        return moved
     }
 
     /// The body and response of `request`, the whole transfer within `deadline` seconds however
@@ -40,7 +57,8 @@ public enum HTTPTransfer {
     public static func data(
         for request: URLRequest, session: URLSession, deadline: TimeInterval
     ) async throws -> (Data, URLResponse) {
-        try await transfer(deadline: deadline) { reply in
+        let request = clearOfDeadline(request, deadline)
+        return try await transfer(deadline: deadline) { reply in
             session.dataTask(with: request) { data, response, error in
                 if let error {
                     reply.finish(.failure(error), transferEnded: true)
@@ -60,7 +78,8 @@ public enum HTTPTransfer {
     public static func download(
         for request: URLRequest, session: URLSession, deadline: TimeInterval, into directory: String
     ) async throws -> (path: String, response: URLResponse) {
-        try await transfer(deadline: deadline) { reply in
+        let request = clearOfDeadline(request, deadline)
+        return try await transfer(deadline: deadline) { reply in
             session.downloadTask(with: request) { file, response, error in
                 if let error {
                     reply.finish(.failure(error), transferEnded: true)

@@ -26,11 +26,7 @@ public actor LogoCache {
     public init(directory: String = LogoCache.defaultDirectory(), timeout: TimeInterval = 10) {
         self.directory = directory
         self.timeout = timeout
-        // The deadline is HTTPTransfer's; the session's own limits come later (see HTTPTransfer).
-        self.session = HTTPTransfer.session { configuration in
-            configuration.timeoutIntervalForRequest = timeout + HTTPTransfer.sessionGrace
-            configuration.timeoutIntervalForResource = timeout + HTTPTransfer.sessionGrace
-        }
+        self.session = HTTPTransfer.session(deadline: timeout)
     }
 
     deinit {
@@ -99,7 +95,7 @@ public actor LogoCache {
     ) async throws(LogoCacheError) -> String {
         func fail(_ reason: String) -> LogoCacheError { LogoCacheError(logo: url.absoluteString, reason: reason) }
 
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout + HTTPTransfer.sessionGrace)
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "GET"
         let data: Data
         let response: URLResponse

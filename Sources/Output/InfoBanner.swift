@@ -47,7 +47,7 @@ public struct BannerContent: Sendable, Hashable {
     /// `scale`; none on the short form or without a description.
     func descriptionLines(bannerWidth: Double) -> [String] {
         guard long, let description = guide?.description, !description.isEmpty else { return [] }
-        let textX = logoPath != nil ? 210.0 : 32.0
+        let textX = InfoBanner.textX(hasLogo: logoPath != nil)
         // About 0.52 em per character of DejaVu Sans at 26 units.
         let perLine = max(12, Int((bannerWidth - textX - 32) / (26 * 0.52)))
         return InfoBanner.wrap(description, width: perLine, lines: InfoBanner.descriptionLines)
@@ -65,6 +65,9 @@ public struct BannerContent: Sendable, Hashable {
 /// a badge; the long form adds up to three lines of the programme's description. Rendered from
 /// SVG at the output size, so it is sharp at any resolution.
 public enum InfoBanner {
+    /// Where the text starts, in the banner's 720-line units: right of the logo, if any.
+    static func textX(hasLogo: Bool) -> Double { hasLogo ? 210 : 32 }
+
     /// Lines of description on the long form, at most.
     public static let descriptionLines = 3
     static let descriptionLineHeight = 34.0
@@ -126,7 +129,7 @@ public enum InfoBanner {
         let vw = Double(b.width) / scale, vh = Double(b.height) / scale
         let e = InterstitialCards.escape
         let hasLogo = content.logoPath != nil
-        let textX = hasLogo ? 210.0 : 32.0
+        let textX = textX(hasLogo: hasLogo)
         var body = """
             <rect width="100%" height="100%" rx="16" fill="#0b1320" fill-opacity="0.82"/>
             <rect x="0" y="0" width="8" height="\(vh)" rx="4" fill="#ffd54a"/>

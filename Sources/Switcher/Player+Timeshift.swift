@@ -27,11 +27,11 @@ extension Player {
         return status
     }
 
-    /// The switcher's `resumePosition` after a recall: with `resume-position`, back to where the
-    /// viewer left the channel behind live (shown and told like any move); nothing when they left
-    /// it live, or when `feed` is no longer the one on screen.
-    func resumeTimeshiftAfterRecall(feed: UInt) async {
-        guard options.timeshift?.resumePosition == true, machine.shownFeed == feed,
+    /// The switcher's `resumePosition` after a recall, carried out when the box is set to
+    /// (`resume-position`): back to where the viewer left the channel behind live (shown and
+    /// told like any move); nothing when they left it live, or when `feed` is no longer on screen.
+    func resumeLeftPosition(feed: UInt) async {
+        guard machine.shownFeed == feed,
               let status = await headend.resumeLeftPosition(feed: feed, guideMarkers: await navigationMarkers()),
               !Task.isCancelled else { return }
         showMessage(Self.timeshiftLine(status))

@@ -275,7 +275,7 @@ public actor Player {
                 }
             case .resumePosition(let feed):
                 if options.timeshift?.resumePosition == true {
-                    startJob(.resumePosition) { await $0.resumeTimeshiftAfterRecall(feed: feed) }
+                    startJob(.resumePosition) { await $0.resumeLeftPosition(feed: feed) }
                 }
             case .event(let event):
                 hub.publish(event)

@@ -12,11 +12,7 @@ struct SoakAPI: Sendable {
 
     init(port: Int) {
         self.port = port
-        session = HTTPTransfer.session { configuration in
-            configuration.timeoutIntervalForRequest = 10 + HTTPTransfer.sessionGrace
-            configuration.timeoutIntervalForResource = 10 + HTTPTransfer.sessionGrace
-            configuration.httpMaximumConnectionsPerHost = 16
-        }
+        session = HTTPTransfer.session(deadline: 10) { $0.httpMaximumConnectionsPerHost = 16 }
     }
 
     enum Request: Sendable {
@@ -102,7 +98,7 @@ struct SoakAPI: Sendable {
         guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { return nil }
         var request = URLRequest(url: url)
         request.httpMethod = method
-        request.timeoutInterval = 10 + HTTPTransfer.sessionGrace
+        request.timeoutInterval = 10
         // No kept-alive connections: they would count among the player's open files.
         request.setValue("close", forHTTPHeaderField: "Connection")
         guard let (data, response) = try? await HTTPTransfer.data(for: request, session: session, deadline: 10),

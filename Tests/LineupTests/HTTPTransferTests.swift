@@ -40,12 +40,9 @@ private func answeringServer() throws -> PythonServer {
 /// the session's own failure once hung both threads for good (a CI run stuck for 15 minutes).
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPTransferTests {
-    /// A session whose own timeouts come `HTTPTransfer.sessionGrace` after the deadlines used here.
+    /// A session for the deadlines used here (its own timeouts come after them).
     private func session() -> URLSession {
-        HTTPTransfer.session { configuration in
-            configuration.timeoutIntervalForRequest = 0.05 + HTTPTransfer.sessionGrace
-            configuration.timeoutIntervalForResource = 0.05 + HTTPTransfer.sessionGrace
-        }
+        HTTPTransfer.session(deadline: 0.05)
     }
 
     /// Deadlines against a server that never answers: every call is answered with a timeout,
@@ -104,6 +101,13 @@ struct HTTPTransferTests {
             #expect(String(decoding: data, as: UTF8.self) == "ok")
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
         }
+    }
+
+    @Test func aRequestTimeoutNearTheDeadlineIsMovedPastItAndAShortIdleLimitIsKept() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:9/x"))
+        #expect(HTTPTransfer.clearOfDeadline(URLRequest(url: url, timeoutInterval: 10), 10).timeoutInterval == 10 + HTTPTransfer.sessionGrace)
+        #expect(HTTPTransfer.clearOfDeadline(URLRequest(url: url, timeoutInterval: 60), 10).timeoutInterval == 10 + HTTPTransfer.sessionGrace)
+        #expect(HTTPTransfer.clearOfDeadline(URLRequest(url: url, timeoutInterval: 60), 600).timeoutInterval == 60)
     }
 
     @Test func aCallerCancelledBeforeItBeganGetsCancellation() async throws {
