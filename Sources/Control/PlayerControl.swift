@@ -6,7 +6,12 @@ import Switcher
 /// each a protocol of its own with no default answers, so a player that conforms does every one
 /// of them for real. Each route group asks only for the role it uses.
 public typealias PlayerControl = FlipControl & OverlayControl & TimeshiftControl & TimeshiftMarkersControl & AudioControl & ParentalControl
-    & ProgrammeControl
+    & ProgrammeControl & FiguresControl
+
+/// What the box did and holds: `GET /api/v1/output` and the figures of `/metrics`.
+public protocol FiguresControl: Sendable {
+    func figures() async -> PlayerFigures
+}
 
 /// Flips, what is on screen, the channels and their pictures, the event stream.
 public protocol FlipControl: Sendable {

@@ -65,6 +65,9 @@ public actor ChannelSource {
     /// The current state (any thread).
     public nonisolated var state: ChannelState { stateBox.value }
 
+    /// Stalls, failures, reconnects and failovers since the channel was made (any thread).
+    public nonisolated var counts: SourceSupervisor.Counts { stateBox.counts }
+
     /// True while the source runs (warm or better, or trying to be).
     public var isRunning: Bool { supervisor.isWanted }
 
@@ -131,6 +134,7 @@ public actor ChannelSource {
             }
         }
         if let (connection, reason) = failure { perform(supervisor.failed(connection, reason: reason, at: .now)) }
+        stateBox.counts = supervisor.counts
     }
 
     private func timerFired() {
@@ -237,7 +241,12 @@ public actor ChannelSource {
 final class StateBox: @unchecked Sendable {
     private let lock = NSLock()
     private var state: ChannelState = .cold
+    private var countsValue = SourceSupervisor.Counts()
     var value: ChannelState { lock.withLock { state } }
+    var counts: SourceSupervisor.Counts {
+        get { lock.withLock { countsValue } }
+        set { lock.withLock { countsValue = newValue } }
+    }
     func exchange(_ new: ChannelState) -> ChannelState {
         lock.withLock {
             let old = state

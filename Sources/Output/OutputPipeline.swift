@@ -35,6 +35,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private var sinkFeed: UInt = 0
     private var firstFrameWaiters: [UInt: @Sendable (ContinuousClock.Instant) -> Void] = [:]
     private var stats = OutputStatistics()
+    private var watch = PictureWatch()
     private var feedTimes: [UInt: FeedTiming] = [:]
     private var lastSinkTime: ContinuousClock.Instant?
     /// The screen's one timer (a held frame's card time, repeating a still picture).
@@ -220,6 +221,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
                     videoSource.push(composed)
                     return true
                 }
+                if pushed {
+                    let digest = c.feed == .none || c.covered ? nil : c.picture.sampledDigest()
+                    watchLock.withLock {
+                        if let digest { watch.picture(feed: c.feed.value, digest: digest, at: .now, wall: Date()) } else { watch.noPicture(at: .now) }
+                    }
+                }
                 if pushed, c.feed != .none {
                     watchLock.withLock {
                         if feedTimes[c.feed.value]?.firstVideo == nil {
@@ -254,6 +261,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         let now = ContinuousClock.now
         let waiter: (@Sendable (ContinuousClock.Instant) -> Void)? = watchLock.withLock {
             stats.framesShown += 1
+            watch.frameShown(at: now, wall: Date())
             if let last = lastSinkTime {
                 let gap = now - last
                 if gap > stats.longestGap { stats.longestGap = gap }
@@ -271,6 +279,9 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
 
     /// Counters since start, or since the last `resetStatistics()`.
     public func statistics() -> OutputStatistics { watchLock.withLock { stats } }
+
+    /// Gaps at the sink and still pictures since the start (not reset by `resetStatistics()`).
+    public func pictureReading() -> PictureWatch.Reading { watchLock.withLock { watch.reading(at: .now) } }
 
     public func resetStatistics() {
         watchLock.withLock {

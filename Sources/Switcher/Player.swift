@@ -109,6 +109,8 @@ public actor Player {
     private let startedAt = ContinuousClock.now
 
     var machine: SwitcherMachine
+    /// The channel of each recent feed on screen, to name them in the output's records.
+    var feedChannels = FeedChannels()
     private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
     /// In TV standby (Player+Standby.swift): every channel cold, the output black.
@@ -354,6 +356,7 @@ public actor Player {
                     Task { await self.firstFrame(requestID: id, feed: feed, path: path, at: at) }
                 }
             }
+            feedChannels.record(feed: activation.feed, channel: channel.number)
             perform(machine.activated(requestID: id, feed: activation.feed))
             if ready == nil {
                 let feed = activation.feed, logos = self.logos

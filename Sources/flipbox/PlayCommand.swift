@@ -140,9 +140,10 @@ struct PlayCommand: AsyncParsableCommand {
         logger.notice("playing \(lineup.channels.count) channels from \(path) on \(resolved.sink.rawValue) \(resolved.width)x\(resolved.height)@\(resolved.fps), warm: \(resolved.warm)")
 
         let app: any Service
+        let metrics = ControlMetrics()
         do {
             let clips = ClipLibrary(headend: player.headend, logger: logger) { player.publishClip($0) }
-            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips)
+            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips, metrics: metrics)
         } catch {
             await player.shutdown()
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
@@ -157,6 +158,7 @@ struct PlayCommand: AsyncParsableCommand {
             do {
                 let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
                 let server = StreamServer(headend: player.headend, settings: configuration.streams, logger: logger)
+                metrics.addFigures { await server.metricFigures() }
                 services += try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
                     .map { .init(service: $0) }
             } catch {
