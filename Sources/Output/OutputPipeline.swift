@@ -36,6 +36,8 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private var firstFrameWaiters: [UInt: @Sendable (ContinuousClock.Instant) -> Void] = [:]
     private var stats = OutputStatistics()
     private var watch = PictureWatch()
+    /// Brings every channel's sound to one loudness; nil when off.
+    private var leveller: LoudnessLeveller?
     private var feedTimes: [UInt: FeedTiming] = [:]
     private var lastSinkTime: ContinuousClock.Instant?
     /// The screen's one timer (a held frame's card time, repeating a still picture).
@@ -52,9 +54,11 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// `audioDevice`: the ALSA device the sound goes to (`--audio-device`); nil: the default one.
     /// `fullscreen`: the window output covers the screen with no cursor (X11: a ``FullscreenWindow``
     /// the sink draws into, the picture centred when smaller than the screen; Wayland: waylandsink's).
+    /// `levelAudio`: every channel's sound is brought to one loudness (``LoudnessLeveller``).
     public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, audioDevice: AudioDevice? = nil,
-                fullscreen: Bool = false, logger: Logger) throws {
+                fullscreen: Bool = false, levelAudio: Bool = false, logger: Logger) throws {
         self.sink = sink
+        leveller = levelAudio ? LoudnessLeveller() : nil
         self.width = width
         self.height = height
         self.fps = fps
@@ -197,11 +201,16 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
 
     public func presentAudio(_ samples: Buffer, feed: UInt) {
         guard lock.withLock({ screen.playsAudio(of: FeedID(feed)) }) else { return }
-        watchLock.withLock {
+        let gain: Double? = watchLock.withLock {
             if feedTimes[feed]?.firstAudio == nil { feedTimes[feed, default: FeedTiming()].firstAudio = .now }
+            guard leveller != nil else { return nil }
+            let energy = samples.s16Energy()
+            return leveller?.gain(feed: feed, energy: energy.sumOfSquares, samples: energy.samples,
+                                  seconds: Double(energy.samples) / Double(48000 * 2))
         }
-        audioSource.push(samples.retimed(pts: .none, dts: .none))
-        audioRing.append(samples)
+        let played = gain.map { abs($0 - 1) < 0.001 ? samples : samples.s16Scaled(by: $0) } ?? samples
+        audioSource.push(played.retimed(pts: .none, dts: .none))
+        audioRing.append(played)
     }
 
     // MARK: Carrying out

@@ -47,6 +47,8 @@ public struct PlayerOptions: Sendable {
     public var audioDevice: AudioDevice? = nil
     /// The window output covers the screen with no cursor (`--fullscreen`).
     public var fullscreen = false
+    /// Every channel's sound brought to one loudness (`--normalize-audio`, `normalize-audio`).
+    public var normalizeAudio = false
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -134,7 +136,7 @@ public actor Player {
         self.logger = logger
         self.logoCache = logoCache
         output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
-                                audioDevice: options.audioDevice, fullscreen: options.fullscreen, logger: logger)
+                                audioDevice: options.audioDevice, fullscreen: options.fullscreen, levelAudio: options.normalizeAudio, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))

@@ -99,6 +99,7 @@ struct PlayCommand: AsyncParsableCommand {
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
         resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
+        resolved.normalizeAudio = display.resolveLoudness(lineup: lineup, path: path, logger: logger)
         (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup, path: path)
         if bannerSeconds == nil, let setting = lineup.settings["banner-seconds"] {
             guard let seconds = Double(setting), (0...3600).contains(seconds) else {
