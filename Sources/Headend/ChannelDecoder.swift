@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Lineup
 
 /// Receives the decoded output of a channel, already scaled to the output size (or to the size
 /// the sink asks for). Called on decoder streaming threads: copy or forward, never block.
@@ -65,34 +66,7 @@ public struct DecodeTarget: Sendable {
     }
 }
 
-/// How interlaced video is made progressive (the `deinterlace` setting).
-public enum Deinterlace: Sendable, Hashable, CustomStringConvertible {
-    /// Never (for a display that deinterlaces itself).
-    case off
-    /// With GStreamer's `deinterlace` method of this name (`linear`, `yadif`, `greedyh`, ...).
-    case method(String)
-
-    /// Linear interpolation: cheap on a small box, no combing.
-    public static let `default` = Deinterlace.method("linear")
-
-    static let methods = ["linear", "yadif", "greedyh", "greedyl", "vfir", "tomsmocomp", "scalerbob"]
-
-    /// `off` or a method name; nil for anything else.
-    public init?(_ text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if t == "off" || t == "none" { self = .off; return }
-        if t == "on" || t == "auto" { self = .default; return }
-        guard Self.methods.contains(t) else { return nil }
-        self = .method(t)
-    }
-
-    public var description: String {
-        switch self {
-        case .off: "off"
-        case .method(let m): m
-        }
-    }
-
+extension Deinterlace {
     /// The element: `mode=auto` passes progressive frames through untouched and deinterlaces
     /// interlaced ones (also frames flagged interlaced in a mixed stream).
     func element(fieldRate: Bool) -> String? {
@@ -101,9 +75,6 @@ public enum Deinterlace: Sendable, Hashable, CustomStringConvertible {
         case .method(let m): "deinterlace mode=auto method=\(m) fields=\(fieldRate ? "all" : "top")"
         }
     }
-
-    /// Every value the setting takes, for messages.
-    public static var names: String { (["off"] + methods).joined(separator: ", ") }
 }
 
 /// A decode pipeline for one shown channel, fed with compressed buffers from its GOP cache.

@@ -49,35 +49,23 @@ public actor Headend {
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
 
-    /// `budget` nil: the lineup's settings (`warm-max-channels`, `warm-memory`,
-    /// `warm-channel-memory`); a setting that does not parse is logged and ignored.
-    public init(lineup: Lineup, policy: WarmPolicy, budget: WarmBudget? = nil, target: DecodeTarget, logger: Logger,
+    /// `budget`: resolved by the caller from the command line and the lineup's settings
+    /// (`warm-max-channels`, `warm-memory`, `warm-channel-memory`).
+    public init(lineup: Lineup, policy: WarmPolicy, budget: WarmBudget = .unlimited, target: DecodeTarget, logger: Logger,
                 onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {
         self.lineup = lineup
         self.policy = policy
         var target = target
-        if let text = lineup.settings["deinterlace"] {
-            if let method = Deinterlace(text) { target.deinterlace = method } else {
-                logger.warning("lineup settings: deinterlace '\(text)' is not one of \(Deinterlace.names); using \(target.deinterlace)")
-            }
-        }
+        if let method = lineup.settings.deinterlace { target.deinterlace = method }
         self.target = target
         self.stills = StillPictures(target: target)
-        let languages = AudioSelection.languages(lineup.settings["audio-languages"] ?? "")
+        let languages = AudioSelection.languages(lineup.settings.audioLanguages.joined(separator: " "))
         if !languages.unknown.isEmpty {
             logger.warning("lineup settings: audio-languages: \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
         }
         preferredLanguages = languages.codes
         self.logger = logger
-        let resolved: WarmBudget
-        if let budget {
-            resolved = budget
-        } else {
-            do { resolved = try WarmBudget(settings: lineup.settings) } catch {
-                logger.warning("lineup settings: \(error); no warm budget")
-                resolved = .unlimited
-            }
-        }
+        let resolved = budget
         var limited = resolved
         limited.openFileChannels = WarmBudget.channels(forFileLimit: ProcessResources.fileLimit().soft)
         self.budget = limited

@@ -31,9 +31,9 @@ public struct PlayerOptions: Sendable {
     public var pinDirectory: String? = nil
     /// How long a message ("No channel 42") stays on screen.
     public var messageDuration: Duration
-    /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
-    /// lineup's `banner-seconds` setting, else 4.
-    public var bannerSeconds: Double? = nil
+    /// How long the info banner stays after a flip, in seconds (0: not after flips); the
+    /// executable resolves it from `--banner-seconds` and the lineup's `banner-seconds`.
+    public var bannerSeconds: Double = 4
     /// Pause and rewind on the channel shown; nil: off.
     public var timeshift: TimeshiftSettings? = nil
 
@@ -136,7 +136,7 @@ public actor Player {
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
-        banner = BannerMachine(afterFlip: Self.bannerDuration(options: options, lineup: lineup))
+        banner = BannerMachine(afterFlip: Self.bannerDuration(options: options))
         machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
         pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
@@ -411,7 +411,7 @@ public actor Player {
         let status: String
         switch card.kind {
         case .tuning:
-            template = channel.interstitial ?? channel.group.flatMap { lineup.settings["interstitial.\($0)"] } ?? lineup.settings["interstitial"]
+            template = channel.interstitial ?? channel.group.flatMap { lineup.settings.groupInterstitials[$0] } ?? lineup.settings.interstitial
             status = Self.tuningStatus(headend.sources[card.channel].state)
         case .noSignal(let reason):
             template = InterstitialCards.noSignalName

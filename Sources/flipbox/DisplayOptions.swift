@@ -25,7 +25,7 @@ struct DisplayOptions: ParsableArguments {
     /// the box plays on the default device: a missing sound card never keeps the picture off.
     func resolveAudio(lineup: Lineup, path: String, logger: Logger,
                       devices: [AudioDevice] = AudioDevice.playbackDevices()) -> AudioDevice? {
-        guard let spec = audioDevice ?? lineup.settings["audio-device"] else { return nil }
+        guard let spec = audioDevice ?? lineup.settings.audioDevice else { return nil }
         do {
             let device = try AudioDevice.find(spec, in: devices)
             logger.info("sound: \(device)")
