@@ -152,7 +152,7 @@ extension Player {
         guard let window = pipWindow else { throw OverlayError(.notOpen, "the picture-in-picture window is closed") }
         let channel = lineup.channels[index]
         let request = pip.tune(index)
-        let feed: UInt
+        let feed: FeedID
         do {
             feed = try await headend.activate(channel, sink: window) { feed, _ in window.show(feed: feed) }.feed
         } catch {

@@ -109,7 +109,7 @@ public actor Player {
     private let startedAt = ContinuousClock.now
 
     var machine: SwitcherMachine
-    private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
+    private var waiters: [RequestID: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
     /// In TV standby (Player+Standby.swift): every channel cold, the output black.
     var standingBy = false
@@ -195,7 +195,7 @@ public actor Player {
     public func flip(_ request: FlipRequest) async -> FlipResult {
         syncFailedChannels()
         let (id, effects) = machine.request(request, at: .now)
-        logger.debug("flip #\(id) \(request)")
+        logger.debug("flip \(id) \(request)")
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<FlipResult, Never>) in
                 waiters[id] = continuation
@@ -218,7 +218,7 @@ public actor Player {
     public func tune(id: String) async -> FlipResult { await flip(.tuneID(id)) }
     public func recall() async -> FlipResult { await flip(.recall) }
 
-    private func cancel(requestID: UInt64) {
+    private func cancel(requestID: RequestID) {
         perform(machine.cancel(requestID: requestID))
     }
 
@@ -281,11 +281,11 @@ public actor Player {
                 hub.publish(event)
                 switch event {
                 case .cardShown(let id, let channel, let kind):
-                    logger.info("flip #\(id): \(kind) card shown for \(channel.number) \(channel.name)")
+                    logger.info("flip \(id): \(kind) card shown for \(channel.number) \(channel.name)")
                 case .cardHidden(let id, let channel):
-                    logger.debug("flip #\(id): card for \(channel.number) hidden")
+                    logger.debug("flip \(id): card for \(channel.number) hidden")
                 case .flipRetargeted(let id, let target):
-                    logger.debug("flip #\(id) retargeted to \(target.number)")
+                    logger.debug("flip \(id) retargeted to \(target.number)")
                 case .lockShown(let channel, let reason):
                     logger.info("\(channel.number) \(channel.name) is locked: \(reason)")
                 case .lockHidden:
@@ -338,7 +338,7 @@ public actor Player {
         await headend.applyPolicy(current: machine.current, last: machine.previous)
     }
 
-    private func activate(requestID id: UInt64, channel index: Int) async {
+    private func activate(requestID id: RequestID, channel index: Int) async {
         let channel = lineup.channels[index]
         // A logo never stands between the viewer and the picture: the flip takes it if it is
         // ready, and otherwise it joins the picture when it is.
@@ -346,7 +346,7 @@ public actor Player {
         let overlay = ready ?? nil
         guard machine.pending?.requestID == id else { return }
         prepareRadioCard(index)
-        logger.info("flip #\(id) -> \(channel.number) \(channel.name)")
+        logger.info("flip \(id) -> \(channel.number) \(channel.name)")
         let output = self.output
         do {
             let activation = try await headend.activate(channel, sink: output) { feed, path in
@@ -367,7 +367,7 @@ public actor Player {
         }
     }
 
-    private func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: ContinuousClock.Instant) {
+    private func firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant) {
         perform(machine.firstFrame(requestID: requestID, feed: feed, path: path, at: at))
         // A cold radio channel is known as radio only once its streams are: its card now.
         if let current = machine.current { prepareRadioCard(current) }
@@ -387,7 +387,7 @@ public actor Player {
     private func renderAndShow(_ card: SwitcherMachine.Card) async {
         let t0 = ContinuousClock.now
         let frame = await cardFrame(card)
-        logger.debug("flip #\(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", (ContinuousClock.now - t0).milliseconds)) ms")
+        logger.debug("flip \(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", (ContinuousClock.now - t0).milliseconds)) ms")
         // Still wanted? (The picture may have come, or a newer flip may have taken over.)
         guard !Task.isCancelled, machine.wantsCard(card) else { return }
         if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
@@ -442,11 +442,11 @@ public actor Player {
         let card = result.interstitialShown ? ", card shown" : ""
         switch result.outcome {
         case .completed:
-            logger.info("flip #\(result.requestID) completed on \(result.channel?.number ?? "?") in \(String(format: "%.1f", result.latencyMilliseconds ?? 0)) ms (\(result.path?.rawValue ?? "?")\(card))")
+            logger.info("flip \(result.requestID) completed on \(result.channel?.number ?? "?") in \(String(format: "%.1f", result.latencyMilliseconds ?? 0)) ms (\(result.path?.rawValue ?? "?")\(card))")
         case .failed:
-            logger.warning("flip #\(result.requestID) failed: \(result.error ?? "")")
+            logger.warning("flip \(result.requestID) failed: \(result.error ?? "")")
         case .superseded:
-            logger.debug("flip #\(result.requestID) superseded by #\(result.supersededBy ?? 0)")
+            logger.debug("flip \(result.requestID) superseded by \(result.supersededBy?.description ?? "?")")
         }
         waiters.removeValue(forKey: result.requestID)?.resume(returning: result)
     }
@@ -519,7 +519,7 @@ public actor Player {
     nonisolated func publish(_ event: PlayerEvent) { hub.publish(event) }
 
     /// The output feed of the channel on screen (for the benchmark's per-flip timing).
-    public var shownFeedID: UInt? { machine.shownFeed }
+    public var shownFeedID: FeedID? { machine.shownFeed }
 
     /// Which channels next/previous visit; takes effect at the next flip. Says so on screen.
     public func setFlipScope(_ scope: FlipScope) {
@@ -551,17 +551,17 @@ public actor Player {
 /// What a job of the player is for; a new job for the same purpose replaces the old one.
 enum PlayerJob: Hashable, Sendable {
     /// Starting the decoder of a flip.
-    case activation(UInt64)
+    case activation(RequestID)
     /// Rendering the card of a flip to a channel that is not warm, ahead of its delay.
-    case prerender(UInt64)
+    case prerender(RequestID)
     /// Rendering and showing the card on screen.
     case card
     /// A switcher timer.
     case timer(SwitcherMachine.Timer)
     /// Stopping the decoder of a feed no longer shown.
-    case deactivation(UInt)
+    case deactivation(FeedID)
     /// Adding a channel's logo to its feed once it is ready.
-    case logo(UInt)
+    case logo(FeedID)
     /// Applying the warm plan around the channel on screen.
     case warmPolicy
     /// The message over the picture, and its time on screen.
