@@ -35,7 +35,7 @@ public actor ChannelSource {
     private var loops = false
     private var loopArmed = false
     /// Decoders fed by this source, by feed id.
-    private var hotFeeds: Set<UInt> = []
+    private var hotFeeds: Set<FeedID> = []
 
     /// A source silent for this long is stalled (default).
     public static let defaultStallTimeout: Duration = .seconds(2)
@@ -83,7 +83,7 @@ public actor ChannelSource {
     }
 
     /// Marks the channel hot (decoded for the screen) or back to warm.
-    func setHot(_ feed: UInt, _ hot: Bool) {
+    func setHot(_ feed: FeedID, _ hot: Bool) {
         if hot { hotFeeds.insert(feed) } else { hotFeeds.remove(feed) }
         followVariants()
         perform(supervisor.setHot(!hotFeeds.isEmpty))

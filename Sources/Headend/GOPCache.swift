@@ -266,7 +266,7 @@ public final class GOPCache: @unchecked Sendable {
 
     /// Who reads the cache live: a decoder's feed or an ingest tap (separate id spaces).
     public enum Consumer: Hashable, Sendable {
-        case feed(UInt)
+        case feed(FeedID)
         case tap(TapID)
     }
 

@@ -269,11 +269,3 @@ public struct ScreenLayer: Sendable, Hashable, Comparable, CustomStringConvertib
         layers.keys.sorted().flatMap { layers[$0] ?? [] }
     }
 }
-
-/// Names one flip request; its result arrives exactly once.
-public struct RequestID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let value: UInt64
-    public init(_ value: UInt64) { self.value = value }
-    public var description: String { "#\(value)" }
-    public static func < (a: RequestID, b: RequestID) -> Bool { a.value < b.value }
-}

@@ -46,16 +46,16 @@ public struct PlayerFigures: Sendable, Hashable {
 
 /// Which channel each recent feed showed, so the output's records can name it.
 struct FeedChannels: Sendable {
-    private var names: [UInt: ChannelNumber] = [:]
+    private var names: [FeedID: ChannelNumber] = [:]
     /// Feeds remembered: enough for every record the output keeps.
     static let kept = 256
 
-    mutating func record(feed: UInt, channel: ChannelNumber) {
+    mutating func record(feed: FeedID, channel: ChannelNumber) {
         names[feed] = channel
         if names.count > Self.kept, let oldest = names.keys.min() { names.removeValue(forKey: oldest) }
     }
 
-    func channel(of feed: UInt) -> ChannelNumber? { names[feed] }
+    func channel(of feed: UInt) -> ChannelNumber? { names[FeedID(feed)] }
 }
 
 extension Player {

@@ -23,26 +23,12 @@ struct DisplayOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Bring every channel's sound to one loudness, so a flip does not jump in volume. Setting: normalize-audio. Default: off.")
     var normalizeAudio: Bool?
 
-    /// Whether sound is levelled: `--normalize-audio`/`--no-normalize-audio`, else the lineup's
-    /// `normalize-audio` (a value that is no yes or no is said once and taken as no).
-    func resolveLoudness(lineup: Lineup, path: String, logger: Logger) -> Bool {
-        if let normalizeAudio { return normalizeAudio }
-        guard let text = lineup.settings["normalize-audio"] else { return false }
-        switch text.lowercased() {
-        case "on", "true", "yes": return true
-        case "off", "false", "no": return false
-        default:
-            logger.warning("\(lineup.settingOrigin("normalize-audio", path: path)) '\(text)' is not yes or no; sound is not levelled")
-            return false
-        }
-    }
-
     /// The playback device `--audio-device` (else the lineup's `audio-device`) names, or nil for
     /// the default one. A device that is not there is said once, with the ones there are, and
     /// the box plays on the default device: a missing sound card never keeps the picture off.
     func resolveAudio(lineup: Lineup, path: String, logger: Logger,
                       devices: [AudioDevice] = AudioDevice.playbackDevices()) -> AudioDevice? {
-        guard let spec = audioDevice ?? lineup.settings["audio-device"] else { return nil }
+        guard let spec = audioDevice ?? lineup.settings.audioDevice else { return nil }
         do {
             let device = try AudioDevice.find(spec, in: devices)
             logger.info("sound: \(device)")

@@ -99,21 +99,14 @@ struct PlayCommand: AsyncParsableCommand {
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
         resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
-        resolved.normalizeAudio = display.resolveLoudness(lineup: lineup, path: path, logger: logger)
-        (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup, path: path)
-        if bannerSeconds == nil, let setting = lineup.settings["banner-seconds"] {
-            guard let seconds = Double(setting), (0...3600).contains(seconds) else {
-                throw ValidationError("\(lineup.settingOrigin("banner-seconds", path: path)) '\(setting)' is not a number of seconds from 0 to 3600")
-            }
-            resolved.bannerSeconds = seconds
-        }
+        resolved.normalizeAudio = display.normalizeAudio ?? lineup.settings.normalizeAudio ?? false
+        (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup.settings)
+        if bannerSeconds == nil, let seconds = lineup.settings.bannerSeconds { resolved.bannerSeconds = seconds }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let inputs = try remoteInputs()
         let keyMap = !inputs.usesKeyMap ? EvdevKeyMap.standard : try evdevKeyMap(lineup: lineup, path: path)
         var control = try controlConfiguration()
-        if let setting = lineup.settings["allow-hosts"] {
-            control.allowedHosts += setting.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-        }
+        control.allowedHosts += lineup.settings.allowHosts
         do { try control.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
             throw ExitCode(2)
@@ -211,7 +204,7 @@ struct PlayCommand: AsyncParsableCommand {
     func evdevKeyMap(lineup: Lineup, path: String) throws -> EvdevKeyMap {
         var map = EvdevKeyMap.standard
         do {
-            try map.apply(settings: lineup.settings, lineupPath: path)
+            try map.apply(settings: lineup.settings.keymap, lineupPath: path)
             if let keymap {
                 guard let text = try? String(contentsOfFile: keymap, encoding: .utf8) else {
                     throw ValidationError("--keymap \(keymap): cannot read the file")

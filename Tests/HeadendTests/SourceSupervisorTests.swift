@@ -122,6 +122,29 @@ import Testing
         #expect(connects(next).map(\.0) == [1])
     }
 
+    /// A primary that is silent (a UDP source never errors) fails at the connect deadline,
+    /// named in the state; the backup takes over at once and the channel is warm on its data.
+    /// When the backup stalls later, the primary is tried again after the backoff.
+    @Test func aSilentPrimaryTimesOutAndTheBackupTakesOver() {
+        var m = machine(["udp://dead", "udp://live"])
+        #expect(connects(m.start(at: at(0))).map(\.0) == [0])
+        #expect(reports(m.timerFired(at: at(4_000), lastDelivery: nil)).isEmpty, "an early wake-up only re-arms")
+        let timeout = m.timerFired(at: at(10_000), lastDelivery: nil)
+        #expect(reports(timeout) == [.failed(error: "nothing received within 10 s (udp://dead)")])
+        #expect(timeout.contains(.warn("udp://dead: nothing received within 10 s")))
+        #expect(timeout.contains(.teardown))
+        #expect(wake(timeout) == .some(at(10_100)), "a fresh backup is tried after 0.1 s")
+        let backup = m.timerFired(at: at(10_100), lastDelivery: nil)
+        #expect(connects(backup).map(\.0) == [1])
+        #expect(reports(backup).isEmpty, "still failed, with the primary's reason, until data flows")
+        #expect(m.state.reason?.contains("udp://dead") == true)
+        #expect(reports(m.delivered(connects(backup)[0].1, at: at(10_300))) == [.warm])
+        let stall = m.timerFired(at: at(12_300), lastDelivery: at(10_300))
+        #expect(reports(stall) == [.stalled(reason: "no data from the source for 2 s")])
+        #expect(wake(stall) == .some(at(12_800)), "back to the primary after the backoff, not at once")
+        #expect(connects(m.timerFired(at: at(12_800), lastDelivery: nil)).map(\.0) == [0])
+    }
+
     @Test func staleInputsAreIgnored() {
         var m = machine()
         _ = m.start(at: at(0))

@@ -23,8 +23,8 @@ import Testing
     func levels(normalize: Bool) async throws -> [Double] {
         try GStreamer.initialize()
         let lineup = Lineup(channels: [
-            Channel(id: "loud", number: ChannelNumber(1), name: "Loud", sources: ["test://ball?size=160x90&fps=25&gop=25&tone=440&volume=0.8"]),
-            Channel(id: "quiet", number: ChannelNumber(2), name: "Quiet", sources: ["test://ball?size=160x90&fps=25&gop=25&tone=660&volume=0.05"]),
+            Channel(id: "loud", number: ChannelNumber(1), name: "Loud", sources: ["test://ball?size=160x90&fps=25&gop=25&tone=440&volume=0.4"]),
+            Channel(id: "quiet", number: ChannelNumber(2), name: "Quiet", sources: ["test://ball?size=160x90&fps=25&gop=25&tone=660&volume=0.025"]),
         ])
         var options = PlayerOptions(sink: .headless, width: 160, height: 90, fps: 25, warm: .all)
         options.normalizeAudio = normalize
