@@ -313,6 +313,16 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         audioRing.last(samples: 48 * milliseconds * 2)
     }
 
+    /// Starts the display side again (the whole output through READY, so the kms sink sets its
+    /// mode anew): for a display that was unplugged or switched off and is back. The picture and
+    /// sound resume from the next frame; nothing else changes.
+    public func restartDisplay() async throws {
+        try await MediaExecutor.shared.run { [pipeline] in
+            try pipeline.setState(.ready)
+            try pipeline.setState(.playing)
+        }
+    }
+
     public func shutdown() async {
         timer?.cancel()
         _ = try? await MediaExecutor.shared.run { [pipeline] in pipeline.shutdown() }

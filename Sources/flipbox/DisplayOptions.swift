@@ -116,7 +116,7 @@ struct DisplayOptions: ParsableArguments {
         options.width = choice.mode.width
         options.height = choice.mode.height
         options.fps = fps ?? choice.mode.refresh
-        options.kms = KMSTarget(devicePath: choice.card.path, connectorID: choice.connector.id)
+        options.kms = KMSTarget(devicePath: choice.card.path, connectorID: choice.connector.id, connectorName: choice.connector.name)
         logger.notice("display: \(choice)")
         let set = choice.modeKMSSinkSets
         if set != choice.mode {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Control
+import Display
 import Foundation
 import GStreamer
 import Headend
@@ -148,6 +149,11 @@ struct PlayCommand: AsyncParsableCommand {
             .init(service: app),
         ]
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
+        if resolved.sink == .kms, let kms = resolved.kms, let connector = kms.connectorName {
+            services.append(.init(service: DisplayHotplug(
+                output: player.output, connector: connector,
+                statusPath: ConnectorPresence.statusPath(devicePath: kms.devicePath, connector: connector), logger: logger)))
+        }
         if serve {
             do {
                 let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
