@@ -240,9 +240,8 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     static func api(_ play: PlayCommand, lineup: Lineup?) -> DoctorFinding {
-        var control: ControlServerConfiguration
-        do { control = try play.controlConfiguration() } catch { return .problem("api", PlayCommand.message(for: error)) }
-        control.allowedHosts += lineup?.settings.allowHosts ?? []
+        let control: ControlServerConfiguration
+        do { control = try play.controlConfiguration(lineup: lineup) } catch { return .problem("api", PlayCommand.message(for: error)) }
         do { try control.validate() } catch {
             return .problem("api", "\(error)", fix: "give a --token (or FLIPBOX_TOKEN), or listen on 127.0.0.1")
         }

@@ -106,8 +106,7 @@ struct PlayCommand: AsyncParsableCommand {
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let inputs = try remoteInputs()
         let keyMap = !inputs.usesKeyMap ? EvdevKeyMap.standard : try evdevKeyMap(lineup: lineup, path: path)
-        var control = try controlConfiguration()
-        control.allowedHosts += lineup.settings.allowHosts
+        let control = try controlConfiguration(lineup: lineup)
         do { try control.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
             throw ExitCode(2)
@@ -254,14 +253,17 @@ struct PlayCommand: AsyncParsableCommand {
         return options
     }
 
-    func controlConfiguration() throws -> ControlServerConfiguration {
+    /// The control API's configuration: `--http`, the token, and the hosts `--allow-host` and
+    /// the lineup's `allow-hosts` name.
+    func controlConfiguration(lineup: Lineup? = nil) throws -> ControlServerConfiguration {
         guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port) else {
             throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8642, not '\(http)'")
         }
         var host = String(http[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let token = self.token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"]
-        return ControlServerConfiguration(host: host, port: port, token: token, allowedHosts: allowHosts)
+        return ControlServerConfiguration(host: host, port: port, token: token,
+                                          allowedHosts: allowHosts + (lineup?.settings.allowHosts ?? []))
     }
 }
 
