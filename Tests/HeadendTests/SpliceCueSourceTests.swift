@@ -6,8 +6,9 @@ import Logging
 import Testing
 
 extension HeadendTests {
-    /// SCTE-35 cues from a source that does not come in whole TS packets (a file served over
-    /// loopback HTTP, read in blocks of any size) and on a radio channel: a live `mpegtsmux` with an SCTE-35
+    /// SCTE-35 cues from sources that do not come in whole TS packets (a file served over
+    /// loopback HTTP, read in blocks of any size; the same as an HLS playlist) and on a radio
+    /// channel: a live `mpegtsmux` with an SCTE-35
     /// PID writes an 8 s file with a time_signal placement opportunity at 2 s (2 s long) and a
     /// splice_insert longer than one TS packet at 5 s (1.5 s long); a malformed section spread
     /// over two packets is put in between by hand. The channel lists both breaks, 3 s apart,
@@ -26,6 +27,34 @@ extension HeadendTests {
             let server = try HTTPFileServer(directory: directory.url)
             defer { server.stop() }
             try await Self.expectCuedBreaks(source: server.url("cues.ts"), video: video)
+        }
+
+        /// The same file cut in two at a packet boundary and served as an HLS playlist: the
+        /// demuxer gets both segments' bytes in pieces through `hlsdemux`.
+        @Test func breaksComeFromAnHLSPlaylist() async throws {
+            let directory = try TempDirectory()
+            defer { directory.remove() }
+            try await Self.writeCuedFile(directory.path("cues.ts"), video: true)
+            let bytes = try Data(contentsOf: directory.url.appendingPathComponent("cues.ts"))
+            let half = bytes.count / 188 / 2 * 188
+            try bytes.prefix(half).write(to: directory.url.appendingPathComponent("one.ts"))
+            try bytes.suffix(from: half).write(to: directory.url.appendingPathComponent("two.ts"))
+            try Data("""
+                #EXTM3U
+                #EXT-X-VERSION:3
+                #EXT-X-TARGETDURATION:5
+                #EXT-X-MEDIA-SEQUENCE:0
+                #EXT-X-PLAYLIST-TYPE:VOD
+                #EXTINF:4.0,
+                one.ts
+                #EXTINF:4.0,
+                two.ts
+                #EXT-X-ENDLIST
+
+                """.utf8).write(to: directory.url.appendingPathComponent("cues.m3u8"))
+            let server = try HTTPFileServer(directory: directory.url)
+            defer { server.stop() }
+            try await Self.expectCuedBreaks(source: server.url("cues.m3u8"), video: true)
         }
 
         /// Plays `source` on a headend until its cues made the two breaks, and checks them.
