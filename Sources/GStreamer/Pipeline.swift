@@ -129,6 +129,12 @@ public final class Pipeline: Bin, @unchecked Sendable {
     /// Seeks to the start as a segment seek, so that `segmentDone` arrives at the end instead of
     /// EOS and playback can loop without a gap. `flush` for the first seek only.
     @discardableResult
+    /// A flushing seek to the start, to its first keyframe (a file that loops without segments).
+    public func seekToStart() -> Bool {
+        gst_element_seek(pointer, 1.0, GST_FORMAT_TIME, GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue),
+                         GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1) != 0
+    }
+
     public func seekToStartLooping(flush: Bool) -> Bool {
         var flags = GST_SEEK_FLAG_SEGMENT.rawValue
         if flush { flags |= GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue }

@@ -33,6 +33,8 @@ public actor ChannelSource {
     private var timer: Task<Void, Never>?
     /// Whether the running ingest loops (a file): its end seeks back instead of failing.
     private var loops = false
+    /// Whether it loops by segment seeks (no flush at the loop point); else by a flushing seek at its end.
+    private var loopsBySegments = true
     private var loopArmed = false
     /// Decoders fed by this source, by feed id.
     private var hotFeeds: Set<FeedID> = []
@@ -182,6 +184,7 @@ public actor ChannelSource {
             }
             pipeline = p
             loops = plan.loops
+            loopsBySegments = plan.loopsBySegments
             loopArmed = false
             Task { [weak self] in
                 for await message in p.messages {
@@ -202,10 +205,14 @@ public actor ChannelSource {
             logger.debug("channel \(channel.number) pipeline error from \(source): \(text) [\(debug ?? "")]")
             perform(supervisor.failed(connection, reason: text, at: .now))
         case .endOfStream:
-            if loops { _ = pipeline.seekToStartLooping(flush: true) } else {
+            if loops {
+                if !(loopsBySegments ? pipeline.seekToStartLooping(flush: true) : pipeline.seekToStart()) {
+                    perform(supervisor.failed(connection, reason: "the file cannot seek back to its start to loop", at: .now))
+                }
+            } else {
                 perform(supervisor.failed(connection, reason: "the stream ended", at: .now))
             }
-        case .asyncDone where loops && !loopArmed:
+        case .asyncDone where loops && loopsBySegments && !loopArmed:
             // Once prerolled, switch to segment seeks so the end loops back without a gap.
             loopArmed = true
             _ = pipeline.seekToStartLooping(flush: true)

@@ -20,6 +20,10 @@ struct IngestPlan: Sendable {
     var needsParsebin: Bool
     /// Looped file: pace at real time and seek back at the end.
     var loops: Bool
+    /// A looped file whose demuxer takes segment seeks, so its end loops back without a flush.
+    /// MPEG-TS does not (`tsdemux` refuses the segment flag, and the refused seek leaves it
+    /// stopped): it loops by a flushing seek at its end.
+    var loopsBySegments = true
     /// Deliver at real time (appsinks sync on the clock) instead of as fast as data comes:
     /// files, and HTTP, whose server may hand over a whole file or HLS playlist in a burst.
     var paced: Bool
@@ -80,9 +84,23 @@ struct IngestPlan: Sendable {
     }
 
     static func filePlan(path: String) -> IngestPlan {
-        IngestPlan(description: "filesrc name=src ! parsebin name=parse",
-                   setup: [.property(element: "src", name: "location", value: path)],
-                   dynamicElement: "parse", needsParsebin: false, loops: true)
+        var plan = IngestPlan(description: "filesrc name=src ! parsebin name=parse",
+                              setup: [.property(element: "src", name: "location", value: path)],
+                              dynamicElement: "parse", needsParsebin: false, loops: true)
+        plan.loopsBySegments = !isTransportStream(path: path)
+        return plan
+    }
+
+    /// Whether the file at `path` is MPEG-TS: the sync byte 0x47 at the start of its first three
+    /// 188-byte packets (or 192-byte ones, as M2TS has them after a 4-byte time code).
+    static func isTransportStream(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 3 * 192 + 4)) ?? Data())
+        func synced(_ size: Int, _ offset: Int) -> Bool {
+            (0..<3).allSatisfy { offset + $0 * size < head.count && head[offset + $0 * size] == 0x47 }
+        }
+        return synced(188, 0) || synced(192, 4)
     }
 
     static func testPlan(_ spec: TestSourceSpec) -> IngestPlan {

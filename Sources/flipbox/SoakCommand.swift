@@ -151,9 +151,18 @@ struct SoakCommand: AsyncParsableCommand {
             if await api.allChannelsUp() { break }
             try? await Task.sleep(for: .milliseconds(500))
         }
-        try? await Task.sleep(for: .seconds(2))
-        var reading = await api.resources()
-        reading?.fileKinds = SoakReading.fileKinds(pid: player.pid)
+        // Five readings 2 s apart, the median of each figure: what the player holds moves with
+        // the pictures still held (each keeps its decoder's buffer pool, and with it a socket pair)
+        // and with the allocator; one reading would catch a moment, not a level.
+        var readings: [SoakReading] = []
+        var kinds: [[String: Int]] = []
+        for _ in 0..<5 {
+            try? await Task.sleep(for: .seconds(2))
+            if let r = await api.resources() { readings.append(r) }
+            kinds.append(SoakReading.fileKinds(pid: player.pid))
+        }
+        var reading = SoakReading.median(readings)
+        reading?.fileKinds = kinds.isEmpty ? [:] : kinds[kinds.count / 2]
         if let reading { say("resources: \(reading.pipelines) pipelines, \(reading.openFiles) files, \(reading.residentBytes / 1_048_576) MB") }
         return reading
     }

@@ -9,6 +9,14 @@ struct SoakReading {
     /// `/proc/PID/fd`: where a drift comes from.
     var fileKinds: [String: Int] = [:]
 
+    /// Each figure's median over `readings` (nil when there are none).
+    static func median(_ readings: [SoakReading]) -> SoakReading? {
+        guard !readings.isEmpty else { return nil }
+        func mid(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
+        return SoakReading(pipelines: mid(readings.map(\.pipelines)), openFiles: mid(readings.map(\.openFiles)),
+                           residentBytes: mid(readings.map(\.residentBytes)))
+    }
+
     /// The kind of an open file from its `/proc/PID/fd` link: `socket:[123]` is `socket`,
     /// `anon_inode:[eventfd]` is `eventfd`, `/dev/dri/card0` is `device`, a path is `file`.
     static func kind(ofLink link: String) -> String {
