@@ -53,6 +53,8 @@ static inline void fb_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BU
 static inline void fb_buffer_set_offset(GstBuffer *b, guint64 o) { GST_BUFFER_OFFSET(b) = o; }
 static inline gboolean fb_buffer_is_delta(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
 static inline gboolean fb_buffer_is_header(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_HEADER); }
+/// Whether `b` carries closed captions (CEA-608/708 that a parser found in the video, e.g. H.264 SEI).
+static inline gboolean fb_buffer_has_captions(GstBuffer *b) { return gst_buffer_get_video_caption_meta(b) != NULL; }
 static inline gboolean fb_buffer_is_discont(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_set_discont(GstBuffer *b) { GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_unset_discont(GstBuffer *b) { GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_DISCONT); }

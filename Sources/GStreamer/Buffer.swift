@@ -34,6 +34,9 @@ public final class Buffer: @unchecked Sendable {
     public var isKeyframe: Bool { fb_buffer_is_delta(pointer) == 0 }
     public var isHeader: Bool { fb_buffer_is_header(pointer) != 0 }
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
+    /// Whether the buffer carries closed captions (CEA-608/708 that a parser found in the video,
+    /// such as `h264parse` in H.264 SEI).
+    public var carriesCaptions: Bool { fb_buffer_has_captions(pointer) != 0 }
 
     /// A buffer sharing this one's memory with new timestamps (and offset, when given).
     public func retimed(pts: ClockTime, dts: ClockTime, duration: ClockTime? = nil, offset: UInt? = nil, discont: Bool = false) -> Buffer {

@@ -116,6 +116,11 @@ public enum Deinterlace: Sendable, Hashable, CustomStringConvertible {
 /// the channel's audio streams and is replaced, while the picture plays on, when the viewer
 /// picks another (`selectAudio`). A radio channel's decoder has no video branch: it shows a
 /// still picture, from its first sound on.
+///
+/// Subtitles are drawn into the decoded picture, so they come and go with the channel's own
+/// frames and never reach another channel's: DVB subtitle pages of the chosen stream go to
+/// `dvbsuboverlay`, and the closed captions the video carries (`ccextractor` ahead of the
+/// decoder) to `cc708overlay`. Both pass frames through untouched while off (the default).
 final class ChannelDecoder: @unchecked Sendable {
     /// The families a decoder is built for; spare decoders are kept per family.
     struct Codec: Sendable, Hashable, CustomStringConvertible {
@@ -176,6 +181,11 @@ final class ChannelDecoder: @unchecked Sendable {
     private var audioJumped = false
     private var lastVideo: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
     private var lastAudio: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
+    /// The subtitles drawn (`showSubtitles`).
+    private var subtitles: SubtitleTrack?
+    /// The newest page of each DVB subtitle stream, so a stream chosen later shows at once.
+    private var newestPages: [Int: GOPCache.Entry] = [:]
+    private let subtitleSource: AppSource?
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -185,18 +195,26 @@ final class ChannelDecoder: @unchecked Sendable {
         var videoOut: AppSink?
         if let chain = codec.video.decoderChain {
             pipeline = try Pipeline(description: """
-                appsrc name=vsrc format=time is-live=true min-latency=0 ! \(chain) ! \(target.conversion) ! capsfilter name=size caps="\(target.videoCaps)" ! \
-                appsink name=vout sync=true async=false qos=false max-buffers=4
+                appsrc name=vsrc format=time is-live=true min-latency=0 ! ccextractor name=ccx ! \(chain) ! \(target.conversion) ! \
+                capsfilter name=size caps="\(target.videoCaps)" ! \(Self.subtitleOverlays) ! appsink name=vout sync=true async=false qos=false max-buffers=4 \
+                appsrc name=ssrc format=time is-live=true min-latency=0 caps=subpicture/x-dvb ! subtitles.text_sink \
+                queue name=ccq max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! captions.cc_sink
                 """)
-            guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout") else {
+            guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout"),
+                  let ssrc = pipeline.appSource(named: "ssrc"), let extractor = pipeline.child(named: "ccx"),
+                  let captionQueue = pipeline.child(named: "ccq") else {
                 pipeline.shutdown()
                 throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
             }
+            // The extractor adds its caption pad with the first captions the video carries.
+            extractor.onPadAdded { pad in try? pad.link(to: captionQueue) }
             videoSource = vsrc
             videoOut = vout
+            subtitleSource = ssrc
         } else {
             pipeline = Pipeline(name: nil)
             videoSource = nil
+            subtitleSource = nil
         }
         do {
             audio = try Self.addAudioBranch(codec.audio, to: pipeline)
@@ -228,6 +246,12 @@ final class ChannelDecoder: @unchecked Sendable {
             throw error
         }
     }
+
+    /// Draws DVB subtitle pages and closed captions into the frames, both off at first; the
+    /// caps after them make them blend (an overlay would otherwise hand its drawing on as meta
+    /// that the output does not draw).
+    private static let subtitleOverlays =
+        "dvbsuboverlay name=subtitles enable=false ! cc708overlay name=captions silent=true ! video/x-raw"
 
     private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
         let bin = try pipeline.addBranch("""
@@ -376,6 +400,21 @@ final class ChannelDecoder: @unchecked Sendable {
         pipeline.removeStopped(old.bin)
     }
 
+    /// The subtitles drawn from now on (nil: none; any thread): DVB stream `track.index`, or the
+    /// closed captions. A DVB stream shows its newest page at once (while its time-out lasts).
+    func showSubtitles(_ track: SubtitleTrack?) {
+        guard videoSource != nil else { return }
+        pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
+        pipeline.child(named: "captions")?.set("silent", track?.kind != .closedCaptions)
+        lock.withLock {
+            subtitles = track
+            if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
+        }
+    }
+
+    /// The subtitles drawn.
+    var shownSubtitles: SubtitleTrack? { lock.withLock { subtitles } }
+
     var messages: AsyncStream<BusMessage> { pipeline.messages }
 
     /// Re-times and pushes one cached entry (any thread). Entries before the first keyframe
@@ -390,6 +429,11 @@ final class ChannelDecoder: @unchecked Sendable {
     func push(_ entry: GOPCache.Entry) {
         lock.lock()
         defer { lock.unlock() }
+        if entry.track == .subtitle {
+            newestPages[entry.stream] = entry
+            if subtitles?.kind == .dvb, subtitles?.index == entry.stream { pushPageLocked(entry) }
+            return
+        }
         if entry.track == .audio {
             keepRecent(entry)
             if entry.stream != audioStream { return }
@@ -435,7 +479,21 @@ final class ChannelDecoder: @unchecked Sendable {
         switch entry.track {
         case .video: videoSource?.push(retimed)
         case .audio: audio.source.push(retimed)
+        case .subtitle: subtitleSource?.push(retimed)
         }
+    }
+
+    /// Pushes a DVB subtitle page on the picture's timeline (lock held): as far from the newest
+    /// frame as the source has it. A page more than `jump` before that frame is stale (or from
+    /// before a jump in the source's clock) and dropped; one more than `jump` after it (a jump
+    /// the picture has not made yet) shows now. A page held back in the overlay's queue would
+    /// hold every later page behind it.
+    private func pushPageLocked(_ page: GOPCache.Entry) {
+        guard let last = lastVideo, page.pts.isValid else { return }
+        let distance = Int64(bitPattern: UInt64(page.pts)) - last.source
+        guard distance >= -Self.jump else { return }
+        let at = last.shifted + (distance > Self.jump ? 0 : distance)
+        pushLocked(page, offset: at - Int64(bitPattern: UInt64(page.pts)))
     }
 
     /// Keeps `entry` among the recent audio (lock held), letting go of what has played.

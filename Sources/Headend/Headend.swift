@@ -38,13 +38,27 @@ public actor Headend {
     var spareScheduled = false
     var isShutDown = false
     /// The viewer's audio choice per channel id (see `Headend+Audio.swift`).
-    nonisolated let audioChoices = AudioChoices()
+    nonisolated let audioChoices = ChannelChoices<AudioChoice>()
+    /// The viewer's subtitle choice per channel id (see `Headend+Subtitles.swift`).
+    nonisolated let subtitleChoices = ChannelChoices<SubtitleChoice>()
     /// Codec families whose spare decoder could not be built (not tried again).
     var spareFailures: Set<ChannelDecoder.Codec> = []
     /// The lineup's `audio-languages`, as ISO 639-2/T codes.
     let preferredLanguages: [String]
+    /// The lineup's `subtitle-languages`, as ISO 639-2/T codes: subtitles in these show unasked.
+    let preferredSubtitleLanguages: [String]
     /// The pictures of channels without video.
     public nonisolated let stills: StillPictures
+
+    /// The ISO 639-2/T codes of the lineup's language setting `name`; words that are no language
+    /// are logged and left out.
+    private static func languages(_ name: String, of lineup: Lineup, logger: Logger) -> [String] {
+        let languages = TrackSelection.languages(lineup.settings[name] ?? "")
+        if !languages.unknown.isEmpty {
+            logger.warning("lineup settings: \(name): \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
+        }
+        return languages.codes
+    }
 
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
@@ -63,11 +77,8 @@ public actor Headend {
         }
         self.target = target
         self.stills = StillPictures(target: target)
-        let languages = AudioSelection.languages(lineup.settings["audio-languages"] ?? "")
-        if !languages.unknown.isEmpty {
-            logger.warning("lineup settings: audio-languages: \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
-        }
-        preferredLanguages = languages.codes
+        preferredLanguages = Self.languages("audio-languages", of: lineup, logger: logger)
+        preferredSubtitleLanguages = Self.languages("subtitle-languages", of: lineup, logger: logger)
         self.logger = logger
         let resolved: WarmBudget
         if let budget {
@@ -226,6 +237,7 @@ public actor Headend {
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(channel, videoCaps: videoCaps))
+            decoder.showSubtitles(chosenSubtitles(entry.source))
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
             watch(decoder, feed: feed, channel: channel.number)
@@ -282,6 +294,7 @@ public actor Headend {
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(entry.source.channel, videoCaps: videoCaps))
+            decoder.showSubtitles(chosenSubtitles(entry.source))
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: [])
             watch(decoder, feed: feed, channel: number)
