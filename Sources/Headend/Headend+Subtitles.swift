@@ -59,6 +59,15 @@ extension Headend {
         return SubtitleState(tracks: tracks, showing: target?.index)
     }
 
+    /// A subtitle stream of the channel `feed` shows delivered its first page (media thread):
+    /// when nothing is drawn yet, draw what the viewer's choice or the preferred languages pick
+    /// now that the stream is known.
+    func subtitleStreamAppeared(feed: UInt) {
+        guard let entry = decoders[feed], let decoder = entry.decoder, decoder.shownSubtitles == nil,
+              subtitleChoices[entry.source.channel.id] != .off, let track = chosenSubtitles(entry.source) else { return }
+        decoder.showSubtitles(track)
+    }
+
     private static func listing(_ tracks: [SubtitleTrack]) -> String {
         tracks.isEmpty ? "" : "; it has " + tracks.map { $0.language ?? $0.format }.joined(separator: ", ")
     }

@@ -447,6 +447,12 @@ final class PendingFeed: @unchecked Sendable {
             if entry.track == .video { lastVideo = entry }
             lock.unlock()
             decoder.push(entry)
+            if entry.track == .subtitle, entry.caps != nil, let headend {
+                // A subtitle stream's first page (a cold flip bound the decoder before it came):
+                // the headend shows it when the viewer's choice or the preferences ask for it.
+                let feed = self.feed
+                Task { await headend.subtitleStreamAppeared(feed: feed) }
+            }
             return
         }
         if cancelled { lock.unlock(); return }

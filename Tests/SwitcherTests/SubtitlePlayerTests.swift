@@ -113,4 +113,26 @@ import Testing
         #expect(dvbRegion < 0.02, "no subtitles on the plain channel")
         await player.shutdown()
     }
+
+    /// A cold flip (the decoder is bound at the first keyframe, perhaps before the subtitle
+    /// stream said anything) shows the preferred subtitles too.
+    @Test func aColdFlipShowsThePreferredSubtitlesOnceTheStreamIsKnown() async throws {
+        try GStreamer.initialize()
+        let dvb = SubtitleClip(.dvb(language: "eng"))
+        let port = Int.random(in: 41000...49000)
+        let sender = try TransportStreamSender(clip: try TransportStreamClip(path: try dvb.file(in: ClipFormat.cacheDirectory)), port: port)
+        defer { sender.stop() }
+        let lineup = Lineup(channels: [Channel(id: "cold", number: ChannelNumber(1), name: "Cold", sources: ["udp://127.0.0.1:\(port)"])],
+                            settings: ["subtitle-languages": "English"])
+        var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: WarmPolicy.none)
+        options.bannerSeconds = 0
+        let player = try Player(lineup: lineup, options: options, logger: Self.logger)
+        try await player.start()
+        #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
+        let path = await player.status().lastFlip?.path
+        #expect(path == .cold, "the first flip to a channel kept cold is cold: \(String(describing: path))")
+        #expect(await shows(true, player, dvb.region, within: 10), "the English subtitles show")
+        #expect(await player.subtitleStatus().subtitles.showing == 0)
+        await player.shutdown()
+    }
 }
