@@ -67,10 +67,10 @@ api-fuzz: build media
 		--max-examples $(API_FUZZ_EXAMPLES) --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
 		--exclude-path /api/v1/events --request-timeout 20
 
-# Hostile channels and 10,000 flips (with PiP, multiview, banner, snapshots and thumbnails among them) against a real player (docs/reliability.md).
+# Hostile channels and 10,000 flips after 5 minutes of warm-up (with PiP, multiview, banner, snapshots and thumbnails among them) against a real player (docs/reliability.md).
 soak: deps
 	@$(SWIFT) build -c release 2>&1 | grep -E "error|Build complete" || true
-	.build/release/flipbox soak --flips 10000
+	.build/release/flipbox soak --flips 10000 --warmup 300
 
 # Flipbox as a box on a real kernel: a QEMU guest (virtio GPU and keyboard) booted with the
 # service installed by deploy/install.sh, checked by screendumps and keys (docs/appliance.md).

@@ -25,6 +25,8 @@ PACKAGES=(
   librsvg2-common
   fonts-dejavu-core
   xvfb
+  # A Wayland compositor for the window output's tests (headless backend).
+  weston
   systemd
   x11-apps
   imagemagick

@@ -200,3 +200,57 @@ struct ProgrammeJSON: Encodable, Sendable {
         rating = p.rating
     }
 }
+
+/// `GET /api/v1/output`: what the display showed since the start. Times are ISO 8601 with
+/// milliseconds; lengths in milliseconds (gaps) and seconds (still pictures).
+struct OutputReportJSON: Encodable, Sendable {
+    var framesShown: Int
+    var framesRepeated: Int
+    var longestGapMs: Double
+    var gapsOver100Ms: Int
+    var gaps: [GapJSON]
+    var longestStillSeconds: Double
+    var stills: [StillJSON]
+
+    struct GapJSON: Encodable, Sendable {
+        var at: String
+        var ms: Double
+        var channel: String?
+        enum CodingKeys: CodingKey { case at, ms, channel }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(at, forKey: .at)
+            try c.encode(ms, forKey: .ms)
+            try c.encode(channel, forKey: .channel)
+        }
+    }
+
+    struct StillJSON: Encodable, Sendable {
+        var channel: String?
+        var from: String
+        var seconds: Double
+        var ongoing: Bool
+        enum CodingKeys: CodingKey { case channel, from, seconds, ongoing }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(channel, forKey: .channel)
+            try c.encode(from, forKey: .from)
+            try c.encode(seconds, forKey: .seconds)
+            try c.encode(ongoing, forKey: .ongoing)
+        }
+    }
+
+    private static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    init(_ report: OutputReport) {
+        framesShown = report.framesShown
+        framesRepeated = report.framesRepeated
+        longestGapMs = (report.longestGap.milliseconds * 10).rounded() / 10
+        gapsOver100Ms = report.gapCount
+        gaps = report.gaps.map { GapJSON(at: Self.time.format($0.at), ms: ($0.length.milliseconds * 10).rounded() / 10, channel: $0.channel?.description) }
+        longestStillSeconds = (report.longestStill.seconds * 1000).rounded() / 1000
+        stills = report.stills.map {
+            StillJSON(channel: $0.channel?.description, from: Self.time.format($0.from), seconds: ($0.length.seconds * 1000).rounded() / 1000, ongoing: $0.ongoing)
+        }
+    }
+}

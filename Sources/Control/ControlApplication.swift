@@ -62,9 +62,8 @@ public func makeControlRouter(
 /// Throws ``ControlConfigurationError`` for a configuration that must not run (no token off loopback).
 public func makeControlApplication(
     player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil, logger: Logger,
-    clips: (any ClipControl)? = nil
+    clips: (any ClipControl)? = nil, metrics: ControlMetrics = ControlMetrics()
 ) throws(ControlConfigurationError) -> Application<RouterResponder<BasicRequestContext>> {
-    let metrics = ControlMetrics()
     let router = try makeControlRouter(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips)
     let host = configuration.host
     let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

@@ -82,8 +82,21 @@ public final class ControlMetrics: Sendable {
 
     // MARK: Scrape
 
+    /// Totals read from elsewhere, as last told to their counters (a counter only goes up by
+    /// the difference).
+    private let totals = Totals()
+
+    /// Figures from parts the player does not own (the head-end's serving), read at each scrape.
+    private let sources = FigureSources()
+
+    /// Adds figures read at each scrape, from a part the player does not own.
+    public func addFigures(_ read: @escaping @Sendable () async -> [MetricFigure]) { sources.add(read) }
+
     /// The text exposition, with the channel and process figures read from `player` now.
-    func scrape(_ player: some FlipControl) async -> [UInt8] {
+    func scrape(_ player: some FlipControl & FiguresControl) async -> [UInt8] {
+        let figures = await player.figures()
+        record(figures)
+        for read in sources.all { for figure in await read() { record(figure) } }
         var counts = Dictionary(uniqueKeysWithValues: Self.channelStates.map { ($0, 0) })
         for channel in await player.channels() { counts[Self.stateName(channel.state), default: 0] += 1 }
         for (state, count) in counts {
@@ -97,6 +110,52 @@ public final class ControlMetrics: Sendable {
             registry.makeGauge(descriptor: Self.name("resident_memory", "bytes", "Resident memory")).set(Double(resources.residentBytes))
         }
         return registry.emitToBuffer()
+    }
+
+    private func record(_ figures: PlayerFigures) {
+        let output = figures.output
+        total("output_frames_shown", "total", "Frames that reached the display", value: output.framesShown)
+        total("output_frames_repeated", "total", "Frames repeated because no new frame came for two frame periods", value: output.framesRepeated)
+        total("output_gaps", "total", "Intervals between frames at the display over 100 ms", value: output.gapCount)
+        gauge("output_longest_gap", "seconds", "The longest interval between two frames at the display since the start", output.longestGap.seconds)
+        gauge("output_longest_still_picture", "seconds",
+              "The longest run of one unchanging channel picture since the start (a frozen picture, or a source sending a still)", output.longestStill.seconds)
+        let headend = figures.headend
+        for source in headend.sources {
+            let channel = [("channel", source.channel.description)]
+            total("source_stalls", "total", "Times a channel's source went silent for the stall timeout", value: source.counts.stalls, labels: channel)
+            total("source_failures", "total", "Connection attempts to a channel's source that failed", value: source.counts.failures, labels: channel)
+            total("source_reconnects", "total", "Connections made again after a stall or a failure", value: source.counts.reconnects, labels: channel)
+            total("source_failovers", "total", "Retries that moved to another of the channel's sources", value: source.counts.failovers, labels: channel)
+            gauge("warm_cache", "bytes", "Bytes in a channel's cache of compressed data since its last keyframe", Double(source.cacheBytes), labels: channel)
+        }
+        gauge("warm_cache_total", "bytes", "Bytes in every channel's cache", Double(headend.sources.reduce(0) { $0 + $1.cacheBytes }))
+        gauge("decoders", "", "Decoders: bound to a picture, or spare (idle, kept ready for a flip)", Double(headend.decoders), labels: [("role", "bound")])
+        gauge("decoders", "", "Decoders: bound to a picture, or spare (idle, kept ready for a flip)", Double(headend.spareDecoders), labels: [("role", "spare")])
+        gauge("ingest_taps", "", "Open taps on channels' ingest (timeshift, republishing, clips)", Double(headend.taps))
+        if let timeshift = headend.timeshift {
+            gauge("timeshift_buffer", "bytes", "Timeshift buffers, in memory and on disk", Double(timeshift.memory), labels: [("where", "memory")])
+            gauge("timeshift_buffer", "bytes", "Timeshift buffers, in memory and on disk", Double(timeshift.disk), labels: [("where", "disk")])
+        }
+    }
+
+    private func record(_ figure: MetricFigure) {
+        switch figure.kind {
+        case .gauge: gauge(figure.name, figure.unit, figure.help, figure.value, labels: figure.labels)
+        case .total: total(figure.name, figure.unit, figure.help, value: Int(figure.value), labels: figure.labels)
+        }
+    }
+
+    private func gauge(_ name: String, _ unit: String, _ help: String, _ value: Double, labels: [(String, String)] = []) {
+        registry.makeGauge(descriptor: Self.name(name, unit, help), labels: labels).set(value)
+    }
+
+    /// A counter brought up to `value`, a total kept elsewhere (it never goes down).
+    private func total(_ name: String, _ unit: String, _ help: String, value: Int, labels: [(String, String)] = []) {
+        let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
+        let delta = totals.advance(key, to: value)
+        let counter = registry.makeCounter(descriptor: Self.name(name, unit, help), labels: labels)
+        if delta > 0 { counter.increment(by: Int64(delta)) }
     }
 
     /// The fine state name of a channel: `cold`, `parked`, `connecting`, `warm`, `hot`, `stalled`, `failed`.
@@ -155,4 +214,53 @@ struct PlayerEventMetricsService: Service {
         }
         try? await gracefulShutdown()
     }
+}
+
+/// One figure from a part the player does not own, for ``ControlMetrics/addFigures(_:)``.
+public struct MetricFigure: Sendable {
+    public enum Kind: Sendable {
+        case gauge
+        /// A total that only grows, kept by its part (served as a counter).
+        case total
+    }
+
+    /// Without the `flipbox_` prefix and the unit: `serve_clients`.
+    public var name: String
+    /// `bytes`, `seconds`, `total` (for a total), or empty.
+    public var unit: String
+    public var help: String
+    public var labels: [(String, String)]
+    public var value: Double
+    public var kind: Kind
+
+    public init(_ name: String, unit: String = "", help: String, labels: [(String, String)] = [], value: Double, kind: Kind = .gauge) {
+        self.name = name
+        self.unit = unit
+        self.help = help
+        self.labels = labels
+        self.value = value
+        self.kind = kind
+    }
+}
+
+/// The last value told to each total's counter.
+private final class Totals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var told: [String: Int] = [:]
+
+    /// How much `key` grew since the last call (0 when it did not).
+    func advance(_ key: String, to value: Int) -> Int {
+        lock.withLock {
+            let delta = max(0, value - told[key, default: 0])
+            told[key] = max(value, told[key, default: 0])
+            return delta
+        }
+    }
+}
+
+private final class FigureSources: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reads: [@Sendable () async -> [MetricFigure]] = []
+    func add(_ read: @escaping @Sendable () async -> [MetricFigure]) { lock.withLock { reads.append(read) } }
+    var all: [@Sendable () async -> [MetricFigure]] { lock.withLock { reads } }
 }

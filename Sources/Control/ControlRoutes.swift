@@ -90,6 +90,9 @@ struct ControlRoutes<Player: PlayerControl> {
         table.on("/api/v1/status", [.get: { _, _ in
             JSONResponse.make(.ok, StatusJSON(status: await player.status()))
         }])
+        table.on("/api/v1/output", [.get: { _, _ in
+            JSONResponse.make(.ok, OutputReportJSON(await player.figures().output))
+        }])
         table.on("/api/v1/channels", [.get: { _, _ in
             let channels = await player.channels().map(ChannelStatusJSON.init)
             return JSONResponse.make(.ok, ChannelListJSON(channels: channels))

@@ -66,6 +66,62 @@ extension OpenAPIDocument {
                         $ref: "#/components/schemas/Status"
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/output:
+            get:
+              operationId: output
+              summary: What the display showed since the start, gaps between frames over 100 ms and runs of one unchanging channel picture (a frozen picture, or a source sending a still), the recent ones.
+              responses:
+                "200":
+                  description: The display's record.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [framesShown, framesRepeated, longestGapMs, gapsOver100Ms, gaps, longestStillSeconds, stills]
+                        properties:
+                          framesShown:
+                            type: integer
+                          framesRepeated:
+                            type: integer
+                            description: Frames repeated because no new frame came for two frame periods.
+                          longestGapMs:
+                            type: number
+                          gapsOver100Ms:
+                            type: integer
+                          gaps:
+                            type: array
+                            description: The recent gaps over 100 ms (at most 64), oldest first.
+                            items:
+                              type: object
+                              required: [at, ms, channel]
+                              properties:
+                                at:
+                                  type: string
+                                  format: date-time
+                                ms:
+                                  type: number
+                                channel:
+                                  type: [string, "null"]
+                          longestStillSeconds:
+                            type: number
+                          stills:
+                            type: array
+                            description: The recent runs of one unchanging channel picture of 0.5 s or more (at most 64), oldest first, then the one in progress.
+                            items:
+                              type: object
+                              required: [channel, from, seconds, ongoing]
+                              properties:
+                                channel:
+                                  type: [string, "null"]
+                                from:
+                                  type: string
+                                  format: date-time
+                                seconds:
+                                  type: number
+                                ongoing:
+                                  type: boolean
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/channels:
             get:
               operationId: channels
@@ -960,7 +1016,7 @@ extension OpenAPIDocument {
           /metrics:
             get:
               operationId: metrics
-              summary: Flip latency, cards, channel states, HTTP answers and process figures in Prometheus text format.
+              summary: Flip latency, cards, channel states, sources' stalls, reconnects and failovers, the display's frames, gaps and still pictures, caches, decoders, timeshift and serving figures, HTTP answers and process figures in Prometheus text format.
               responses:
                 "200":
                   description: The exposition.

@@ -5,8 +5,13 @@ import Switcher
 /// What the control surfaces (HTTP API, keys, the service notifier) drive: the player's roles,
 /// each a protocol of its own with no default answers, so a player that conforms does every one
 /// of them for real. Each route group asks only for the role it uses.
-public typealias PlayerControl = FlipControl & OverlayControl & TimeshiftControl & TimeshiftMarkersControl & AudioControl & SubtitleControl & ParentalControl
-    & ProgrammeControl
+public typealias PlayerControl = FlipControl & OverlayControl & TimeshiftControl & TimeshiftMarkersControl & AudioControl & SubtitleControl
+    & ParentalControl & ProgrammeControl & FiguresControl
+
+/// What the box did and holds: `GET /api/v1/output` and the figures of `/metrics`.
+public protocol FiguresControl: Sendable {
+    func figures() async -> PlayerFigures
+}
 
 /// Flips, what is on screen, the channels and their pictures, the event stream.
 public protocol FlipControl: Sendable {

@@ -28,14 +28,9 @@ public final class TerminalKeys: Sendable {
         self.original = original
         let state = LockedState()
         self.state = state
-        let (keys, sink) = AsyncStream.makeStream(of: Key.self)
-        self.keys = keys
-        sink.onTermination = { _ in state.stop() }
-        let thread = Thread {
+        keys = KeyReaderThread.start(name: "flipbox-terminal-keys", state: state) { sink in
             Self.readLoop(fileDescriptor: fileDescriptor, state: state, sink: sink)
         }
-        thread.name = "flipbox-terminal-keys"
-        thread.start()
     }
 
     deinit { restore() }
@@ -65,13 +60,9 @@ public final class TerminalKeys: Sendable {
     }
 
     /// The flags shared by the reading thread and its owner.
-    private final class LockedState: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stopped = false
+    private final class LockedState: KeyReaderState, @unchecked Sendable {
         private var restored = false
 
-        var isStopped: Bool { lock.withLock { stopped } }
-        func stop() { lock.withLock { stopped = true } }
         /// True for the first caller only.
         func markRestored() -> Bool {
             lock.withLock {

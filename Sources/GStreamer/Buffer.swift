@@ -57,6 +57,21 @@ public final class Buffer: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: info.data, count: Int(info.size)))
     }
 
+    /// A 64-bit FNV-1a digest of every `stride`-th byte: cheap enough for every output frame
+    /// (about 14,000 bytes of a 720p picture at the default), and it changes with any picture
+    /// that moves. Nil when the buffer cannot be read.
+    public func sampledDigest(stride: Int = 97) -> UInt64? {
+        withBytes { bytes in
+            var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+            var i = 0
+            while i < bytes.count {
+                digest = (digest ^ UInt64(bytes[i])) &* 0x0000_0100_0000_01b3
+                i += max(1, stride)
+            }
+            return digest
+        }
+    }
+
     /// Reads the bytes in place for the duration of `body`.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         var info = GstMapInfo()

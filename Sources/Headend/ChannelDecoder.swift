@@ -1,11 +1,12 @@
 import Foundation
 import GStreamer
+import Lineup
 
 /// Receives the decoded output of a channel, already scaled to the output size (or to the size
 /// the sink asks for). Called on decoder streaming threads: copy or forward, never block.
 public protocol DecodedFrameSink: AnyObject, Sendable {
-    func presentVideo(_ frame: Buffer, feed: UInt)
-    func presentAudio(_ samples: Buffer, feed: UInt)
+    func presentVideo(_ frame: Buffer, feed: FeedID)
+    func presentAudio(_ samples: Buffer, feed: FeedID)
     /// The size this sink shows pictures at (a picture-in-picture window); nil, the default: the
     /// decode target's (the output's). Asked when a decoder is bound and with every frame: the
     /// decoder scales to it in its own pipeline, follows a change from its next frames on, and
@@ -65,34 +66,7 @@ public struct DecodeTarget: Sendable {
     }
 }
 
-/// How interlaced video is made progressive (the `deinterlace` setting).
-public enum Deinterlace: Sendable, Hashable, CustomStringConvertible {
-    /// Never (for a display that deinterlaces itself).
-    case off
-    /// With GStreamer's `deinterlace` method of this name (`linear`, `yadif`, `greedyh`, ...).
-    case method(String)
-
-    /// Linear interpolation: cheap on a small box, no combing.
-    public static let `default` = Deinterlace.method("linear")
-
-    static let methods = ["linear", "yadif", "greedyh", "greedyl", "vfir", "tomsmocomp", "scalerbob"]
-
-    /// `off` or a method name; nil for anything else.
-    public init?(_ text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if t == "off" || t == "none" { self = .off; return }
-        if t == "on" || t == "auto" { self = .default; return }
-        guard Self.methods.contains(t) else { return nil }
-        self = .method(t)
-    }
-
-    public var description: String {
-        switch self {
-        case .off: "off"
-        case .method(let m): m
-        }
-    }
-
+extension Deinterlace {
     /// The element: `mode=auto` passes progressive frames through untouched and deinterlaces
     /// interlaced ones (also frames flagged interlaced in a mixed stream).
     func element(fieldRate: Bool) -> String? {
@@ -101,9 +75,6 @@ public enum Deinterlace: Sendable, Hashable, CustomStringConvertible {
         case .method(let m): "deinterlace mode=auto method=\(m) fields=\(fieldRate ? "all" : "top")"
         }
     }
-
-    /// Every value the setting takes, for messages.
-    public static var names: String { (["off"] + methods).joined(separator: ", ") }
 }
 
 /// A decode pipeline for one shown channel, fed with compressed buffers from its GOP cache.
@@ -166,7 +137,7 @@ final class ChannelDecoder: @unchecked Sendable {
     /// Recent entries of every audio stream, so another stream can take over where the sound is
     /// now (entries whose time has passed are let go).
     private var recentAudio: [GOPCache.Entry] = []
-    private var feedValue: UInt = 0
+    private var feedValue: FeedID = 0
     private weak var sink: DecodedFrameSink?
     /// The size the pipeline scales to (the target's, or the bound sink's `frameSize`).
     private var size: (width: Int, height: Int)
@@ -288,9 +259,9 @@ final class ChannelDecoder: @unchecked Sendable {
         return provider?()
     }
 
-    private var binding: (UInt, DecodedFrameSink?) { lock.withLock { (feedValue, sink) } }
+    private var binding: (FeedID, DecodedFrameSink?) { lock.withLock { (feedValue, sink) } }
 
-    var feed: UInt { lock.withLock { feedValue } }
+    var feed: FeedID { lock.withLock { feedValue } }
 
     /// The audio stream that plays.
     var playingAudioStream: Int { lock.withLock { audioStream } }
@@ -318,7 +289,7 @@ final class ChannelDecoder: @unchecked Sendable {
 
     /// Dedicates the decoder to `feed`: sets the compressed formats and the audio stream to
     /// play; frames go to `sink`. `still` gives the picture of a channel without video.
-    func bind(feed: UInt, videoCaps: Caps?, audioCaps: Caps?, audioStream: Int = 0, sink: DecodedFrameSink,
+    func bind(feed: FeedID, videoCaps: Caps?, audioCaps: Caps?, audioStream: Int = 0, sink: DecodedFrameSink,
               still: (@Sendable () -> Buffer?)? = nil) {
         if let videoCaps {
             videoSource?.caps = videoCaps

@@ -35,7 +35,7 @@ public actor ChannelSource {
     private var loops = false
     private var loopArmed = false
     /// Decoders fed by this source, by feed id.
-    private var hotFeeds: Set<UInt> = []
+    private var hotFeeds: Set<FeedID> = []
 
     /// A source silent for this long is stalled (default).
     public static let defaultStallTimeout: Duration = .seconds(2)
@@ -65,6 +65,9 @@ public actor ChannelSource {
     /// The current state (any thread).
     public nonisolated var state: ChannelState { stateBox.value }
 
+    /// Stalls, failures, reconnects and failovers since the channel was made (any thread).
+    public nonisolated var counts: SourceSupervisor.Counts { stateBox.counts }
+
     /// True while the source runs (warm or better, or trying to be).
     public var isRunning: Bool { supervisor.isWanted }
 
@@ -80,7 +83,7 @@ public actor ChannelSource {
     }
 
     /// Marks the channel hot (decoded for the screen) or back to warm.
-    func setHot(_ feed: UInt, _ hot: Bool) {
+    func setHot(_ feed: FeedID, _ hot: Bool) {
         if hot { hotFeeds.insert(feed) } else { hotFeeds.remove(feed) }
         followVariants()
         perform(supervisor.setHot(!hotFeeds.isEmpty))
@@ -131,6 +134,7 @@ public actor ChannelSource {
             }
         }
         if let (connection, reason) = failure { perform(supervisor.failed(connection, reason: reason, at: .now)) }
+        stateBox.counts = supervisor.counts
     }
 
     private func timerFired() {
@@ -237,7 +241,12 @@ public actor ChannelSource {
 final class StateBox: @unchecked Sendable {
     private let lock = NSLock()
     private var state: ChannelState = .cold
+    private var countsValue = SourceSupervisor.Counts()
     var value: ChannelState { lock.withLock { state } }
+    var counts: SourceSupervisor.Counts {
+        get { lock.withLock { countsValue } }
+        set { lock.withLock { countsValue = newValue } }
+    }
     func exchange(_ new: ChannelState) -> ChannelState {
         lock.withLock {
             let old = state

@@ -300,7 +300,7 @@ public final class GOPCache: @unchecked Sendable {
 
     /// Who reads the cache live: a decoder's feed or an ingest tap (separate id spaces).
     public enum Consumer: Hashable, Sendable {
-        case feed(UInt)
+        case feed(FeedID)
         case tap(TapID)
 
         /// Only decoders get subtitle pages (taps: timeshift, clips, the head-end's streams

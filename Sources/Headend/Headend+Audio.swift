@@ -33,7 +33,7 @@ extension Headend {
     /// Switches the sound of `feed` as `request` asks, and remembers the choice for its channel
     /// (by language when the track has one), so the next flip there plays it too. The picture
     /// plays on; the new track starts where the sound is.
-    public func selectAudio(_ request: AudioRequest, feed: UInt) throws -> AudioState {
+    public func selectAudio(_ request: AudioRequest, feed: FeedID) throws -> AudioState {
         guard let entry = decoders[feed] else {
             throw AudioSelectionError(code: .notPlaying, message: "no channel is playing")
         }

@@ -72,5 +72,5 @@ extension Headend {
 
 extension Headend {
     /// The decoder playing `feed`, if it has one yet.
-    func decoder(feed: UInt) -> ChannelDecoder? { decoders[feed]?.decoder }
+    func decoder(feed: FeedID) -> ChannelDecoder? { decoders[feed]?.decoder }
 }

@@ -31,7 +31,7 @@ extension Headend {
     /// Shows the subtitles of `feed` that `request` asks for (or none), and remembers the choice
     /// for its channel, so the next flip there shows them too. Throws `TrackSelectionError`: no
     /// channel playing, no such track (the message says what the channel has).
-    public func selectSubtitles(_ request: SubtitleRequest, feed: UInt) throws -> SubtitleState {
+    public func selectSubtitles(_ request: SubtitleRequest, feed: FeedID) throws -> SubtitleState {
         guard let entry = decoders[feed] else {
             throw TrackSelectionError(code: .notPlaying, message: "no channel is playing")
         }
@@ -62,7 +62,7 @@ extension Headend {
     /// A subtitle stream of the channel `feed` shows delivered its first page (media thread):
     /// when nothing is drawn yet, draw what the viewer's choice or the preferred languages pick
     /// now that the stream is known.
-    func subtitleStreamAppeared(feed: UInt) {
+    func subtitleStreamAppeared(feed: FeedID) {
         guard let entry = decoders[feed], let decoder = entry.decoder, decoder.shownSubtitles == nil,
               subtitleChoices[entry.source.channel.id] != .off, let track = chosenSubtitles(entry.source) else { return }
         decoder.showSubtitles(track)

@@ -210,7 +210,7 @@ extension Headend {
 
     /// Stops a feed's replay (the feed is going away); a buffer whose channel no feed shows any
     /// more keeps only its background share.
-    func endReplay(feed: UInt) {
+    func endReplay(feed: FeedID) {
         if let source = decoders[feed]?.source, let index = sources.firstIndex(where: { $0 === source }),
            let buffer = timeshiftBuffers[index]?.buffer {
             let position = timeshiftPosition(feed: feed, buffer: buffer)
@@ -226,7 +226,7 @@ extension Headend {
     /// Carries out `command` on `feed` and returns where it then stands. `guideMarkers` are the
     /// programme boundaries of the channel (the caller has the guide); markers outside the buffer
     /// are ignored.
-    public func timeshift(feed: UInt, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker] = []) async throws(TimeshiftFailure) -> TimeshiftStatus {
+    public func timeshift(feed: FeedID, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker] = []) async throws(TimeshiftFailure) -> TimeshiftStatus {
         guard let index = timeshiftChannel(feed: feed), let buffer = timeshiftBuffers[index]?.buffer else {
             _ = try await perform(feed: feed, command, guideMarkers: guideMarkers)
             guard let answer = status(feed: feed, guideMarkers: guideMarkers) else { throw TimeshiftFailure(.nothingShown, "no channel is on screen") }
@@ -247,7 +247,7 @@ extension Headend {
 
     /// With `resumePosition`, moves `feed` back to where the viewer left its channel behind live
     /// (once: the position is forgotten); nil when there is nothing to resume or it left the buffer.
-    public func resumeLeftPosition(feed: UInt, guideMarkers: [TimeshiftMarker] = []) async -> TimeshiftStatus? {
+    public func resumeLeftPosition(feed: FeedID, guideMarkers: [TimeshiftMarker] = []) async -> TimeshiftStatus? {
         guard timeshiftSettings?.resumePosition == true, let index = timeshiftChannel(feed: feed),
               let at = timeshiftTimelines[index]?.leftAt else { return nil }
         timeshiftTimelines[index]?.leftAt = nil
@@ -256,13 +256,13 @@ extension Headend {
     }
 
     /// The channel (index) `feed` shows, when timeshift is on.
-    private func timeshiftChannel(feed: UInt) -> Int? {
+    private func timeshiftChannel(feed: FeedID) -> Int? {
         guard timeshiftSettings != nil, let entry = decoders[feed] else { return nil }
         return sources.firstIndex(where: { $0 === entry.source })
     }
 
     /// Adds a marker at `time` (nil: where the picture is) on the channel `feed` shows.
-    public func addTimeshiftMarker(feed: UInt, at time: Date?, name: String?) throws(TimeshiftFailure) -> TimeshiftMarker {
+    public func addTimeshiftMarker(feed: FeedID, at time: Date?, name: String?) throws(TimeshiftFailure) -> TimeshiftMarker {
         let (index, buffer) = try recording(feed: feed)
         let at = time ?? timeshiftPosition(feed: feed, buffer: buffer)
         guard let range = buffer.range, at >= range.lowerBound, at <= range.upperBound.addingTimeInterval(TimeshiftNavigation.liveSlack) else {
@@ -273,7 +273,7 @@ extension Headend {
     }
 
     /// Removes marker `id` (set over the API) from the channel `feed` shows.
-    public func removeTimeshiftMarker(feed: UInt, id: Int) throws(TimeshiftFailure) {
+    public func removeTimeshiftMarker(feed: FeedID, id: Int) throws(TimeshiftFailure) {
         let (index, _) = try recording(feed: feed)
         guard timeshiftTimelines[index]?.removeMarker(id: id) == true else {
             throw TimeshiftFailure(.unknownMarker, "no marker \(id) on this channel (GET /api/v1/timeshift lists them)")
@@ -281,7 +281,7 @@ extension Headend {
     }
 
     /// The channel index and buffer of `feed`, or why there is none.
-    private func recording(feed: UInt) throws(TimeshiftFailure) -> (Int, TimeshiftBuffer) {
+    private func recording(feed: FeedID) throws(TimeshiftFailure) -> (Int, TimeshiftBuffer) {
         guard timeshiftSettings != nil else { throw TimeshiftFailure(.off, "timeshift is off (start with --timeshift, or set timeshift: in the lineup)") }
         guard let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else {
             throw TimeshiftFailure(.nothingShown, "no channel is on screen")
@@ -298,7 +298,7 @@ extension Headend {
     }
 
     /// Carries out `command`; returns how a seek was adjusted, if it was.
-    private func perform(feed: UInt, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker]) async throws(TimeshiftFailure) -> TimeshiftAdjustment? {
+    private func perform(feed: FeedID, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker]) async throws(TimeshiftFailure) -> TimeshiftAdjustment? {
         guard timeshiftSettings != nil else { throw TimeshiftFailure(.off, "timeshift is off (start with --timeshift, or set timeshift: in the lineup)") }
         guard let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else {
             throw TimeshiftFailure(.nothingShown, "no channel is on screen")
@@ -376,12 +376,12 @@ extension Headend {
         return nil
     }
 
-    private func isPaused(_ feed: UInt) -> Bool {
+    private func isPaused(_ feed: FeedID) -> Bool {
         guard let shifted = timeshifted[feed] else { return false }
         return shifted.pausedLive != nil || shifted.replay?.isPaused == true
     }
 
-    private func timeshiftPosition(feed: UInt, buffer: TimeshiftBuffer) -> Date {
+    private func timeshiftPosition(feed: FeedID, buffer: TimeshiftBuffer) -> Date {
         if let shifted = timeshifted[feed] {
             if let replay = shifted.replay { return replay.position }
             if let paused = shifted.pausedLive { return paused.at }
@@ -390,7 +390,7 @@ extension Headend {
     }
 
     /// Replays `feed` from the keyframe at or before `time` on a fresh decoder.
-    private func replay(feed: UInt, channel index: Int, from time: Date, buffer: TimeshiftBuffer) async throws(TimeshiftFailure) {
+    private func replay(feed: FeedID, channel index: Int, from time: Date, buffer: TimeshiftBuffer) async throws(TimeshiftFailure) {
         guard let gop = buffer.gop(at: time), let first = try? buffer.read(gop.serial).first, first.isKeyframe,
               let videoCaps = first.caps else {
             throw TimeshiftFailure(.notBuffered, "nothing buffered at that moment")
@@ -403,7 +403,7 @@ extension Headend {
     }
 
     /// Back to live on a fresh decoder from the cached GOP, as a warm flip does.
-    private func goLive(feed: UInt) async throws(TimeshiftFailure) {
+    private func goLive(feed: FeedID) async throws(TimeshiftFailure) {
         guard let entry = decoders[feed], let sink = pending[feed]?.sink else { return }
         timeshifted.removeValue(forKey: feed)?.replay?.stop()
         entry.decoder?.shutdown()
@@ -424,7 +424,7 @@ extension Headend {
     }
 
     /// Replaces `feed`'s decoder by a new one bound to it (the spare when it fits).
-    private func freshDecoder(feed: UInt, videoCaps: Caps) throws(TimeshiftFailure) -> ChannelDecoder {
+    private func freshDecoder(feed: FeedID, videoCaps: Caps) throws(TimeshiftFailure) -> ChannelDecoder {
         guard let entry = decoders[feed], let sink = pending[feed]?.sink else {
             throw TimeshiftFailure(.nothingShown, "the feed is gone")
         }
@@ -449,7 +449,7 @@ extension Headend {
     }
 
     /// Where `feed` stands in time; nil when timeshift is off or the feed is not shown.
-    public func status(feed: UInt, guideMarkers: [TimeshiftMarker] = []) -> TimeshiftStatus? {
+    public func status(feed: FeedID, guideMarkers: [TimeshiftMarker] = []) -> TimeshiftStatus? {
         guard timeshiftSettings != nil, let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else { return nil }
         let buffer = timeshiftBuffers[index]?.buffer
         let range = buffer?.range

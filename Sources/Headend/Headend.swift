@@ -21,8 +21,8 @@ public actor Headend {
     let target: DecodeTarget
     let logger: Logger
     private var nextFeed: UInt = 1
-    var decoders: [UInt: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
-    var pending: [UInt: PendingFeed] = [:]
+    var decoders: [FeedID: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
+    var pending: [FeedID: PendingFeed] = [:]
     /// Open ingest taps and the source each reads (held running while tapped).
     private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool)] = [:]
     private var nextTap: UInt64 = 1
@@ -30,7 +30,7 @@ public actor Headend {
     /// feeds playing behind live (see Headend+Timeshift.swift).
     var timeshiftSettings: TimeshiftSettings?
     var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
-    var timeshifted: [UInt: TimeshiftedFeed] = [:]
+    var timeshifted: [FeedID: TimeshiftedFeed] = [:]
     /// Per channel with a buffer: markers set over the API, cued breaks, what the viewer played.
     var timeshiftTimelines: [Int: TimeshiftTimeline] = [:]
     /// Idle decoders, built and running, one per codec family the lineup uses (see `Headend+Spares.swift`).
@@ -50,10 +50,10 @@ public actor Headend {
     /// The pictures of channels without video.
     public nonisolated let stills: StillPictures
 
-    /// The ISO 639-2/T codes of the lineup's language setting `name`; words that are no language
-    /// are logged and left out.
-    private static func languages(_ name: String, of lineup: Lineup, logger: Logger) -> [String] {
-        let languages = TrackSelection.languages(lineup.settings[name] ?? "")
+    /// The ISO 639-2/T codes of the language setting `name` (`words` as written); words that are
+    /// no language are logged and left out.
+    private static func languages(_ name: String, _ words: [String], logger: Logger) -> [String] {
+        let languages = TrackSelection.languages(words.joined(separator: " "))
         if !languages.unknown.isEmpty {
             logger.warning("lineup settings: \(name): \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
         }
@@ -63,32 +63,20 @@ public actor Headend {
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
 
-    /// `budget` nil: the lineup's settings (`warm-max-channels`, `warm-memory`,
-    /// `warm-channel-memory`); a setting that does not parse is logged and ignored.
-    public init(lineup: Lineup, policy: WarmPolicy, budget: WarmBudget? = nil, target: DecodeTarget, logger: Logger,
+    /// `budget`: resolved by the caller from the command line and the lineup's settings
+    /// (`warm-max-channels`, `warm-memory`, `warm-channel-memory`).
+    public init(lineup: Lineup, policy: WarmPolicy, budget: WarmBudget = .unlimited, target: DecodeTarget, logger: Logger,
                 onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {
         self.lineup = lineup
         self.policy = policy
         var target = target
-        if let text = lineup.settings["deinterlace"] {
-            if let method = Deinterlace(text) { target.deinterlace = method } else {
-                logger.warning("lineup settings: deinterlace '\(text)' is not one of \(Deinterlace.names); using \(target.deinterlace)")
-            }
-        }
+        if let method = lineup.settings.deinterlace { target.deinterlace = method }
         self.target = target
         self.stills = StillPictures(target: target)
-        preferredLanguages = Self.languages("audio-languages", of: lineup, logger: logger)
-        preferredSubtitleLanguages = Self.languages("subtitle-languages", of: lineup, logger: logger)
+        preferredLanguages = Self.languages("audio-languages", lineup.settings.audioLanguages, logger: logger)
+        preferredSubtitleLanguages = Self.languages("subtitle-languages", lineup.settings.subtitleLanguages, logger: logger)
         self.logger = logger
-        let resolved: WarmBudget
-        if let budget {
-            resolved = budget
-        } else {
-            do { resolved = try WarmBudget(settings: lineup.settings) } catch {
-                logger.warning("lineup settings: \(error); no warm budget")
-                resolved = .unlimited
-            }
-        }
+        let resolved = budget
         var limited = resolved
         limited.openFileChannels = WarmBudget.channels(forFileLimit: ProcessResources.fileLimit().soft)
         self.budget = limited
@@ -180,11 +168,11 @@ public actor Headend {
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
     /// `warm` when a keyframe was cached, `cold` when the decoder waits for the source.
     /// `prepare` runs with the feed id before any frame of it can be produced.
-    public func activate(_ channel: Channel, sink: DecodedFrameSink, prepare: @Sendable (UInt, Path) -> Void) async throws -> (feed: UInt, path: Path) {
+    public func activate(_ channel: Channel, sink: DecodedFrameSink, prepare: @Sendable (FeedID, Path) -> Void) async throws -> (feed: FeedID, path: Path) {
         guard let source = source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
-        let feed = nextFeed
+        let feed = FeedID(nextFeed)
         nextFeed += 1
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
@@ -222,7 +210,7 @@ public actor Headend {
     /// Called (media thread) once a cold feed has its first keyframe and caps (a radio channel:
     /// its first sound; `videoCaps` nil). Plays the audio track the viewer chose for the channel,
     /// else the first in a preferred language, else the first.
-    func startDecoder(feed: UInt, videoCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
+    func startDecoder(feed: FeedID, videoCaps: Caps?, sink: DecodedFrameSink, initial: [GOPCache.Entry]) throws {
         guard let pendingFeed = pending[feed], let entry = decoders[feed] else { return }
         let channel = entry.source.channel
         do {
@@ -257,7 +245,7 @@ public actor Headend {
 
     /// Logs a decoder's errors for the person running the box, and has the feed start a fresh
     /// decoder at its next keyframe (a stream with garbage in it must not freeze the picture).
-    private func watch(_ decoder: ChannelDecoder, feed: UInt, channel number: ChannelNumber) {
+    private func watch(_ decoder: ChannelDecoder, feed: FeedID, channel number: ChannelNumber) {
         let logger = self.logger
         Task { [weak self] in
             for await m in decoder.messages {
@@ -270,14 +258,14 @@ public actor Headend {
         }
     }
 
-    private func decoderFailed(feed: UInt, decoder: ChannelDecoder) {
+    private func decoderFailed(feed: FeedID, decoder: ChannelDecoder) {
         pending[feed]?.renewDecoder(decoder)
     }
 
     /// Replaces the decoder of `feed` by one for `videoCaps`/`audioCaps` (media thread): the
     /// stream changed codec, or the old decoder failed. The feed holds everything from the new
     /// keyframe on until the new decoder takes it.
-    fileprivate func swapDecoder(feed: UInt, videoCaps: Caps?, reason: String) {
+    fileprivate func swapDecoder(feed: FeedID, videoCaps: Caps?, reason: String) {
         guard let pendingFeed = pending[feed], let entry = decoders[feed], let sink = pendingFeed.sink else { return }
         let number = entry.source.channel.number
         logger.warning("channel \(number) \(entry.source.channel.name): \(reason); starting a new decoder at its \(videoCaps == nil ? "next sound" : "keyframe")")
@@ -306,7 +294,7 @@ public actor Headend {
     }
 
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
-    public func deactivate(feed: UInt) async {
+    public func deactivate(feed: FeedID) async {
         endReplay(feed: feed)
         guard let entry = decoders.removeValue(forKey: feed) else { return }
         entry.source.cache.detach(.feed(feed))
@@ -389,7 +377,7 @@ public actor Headend {
 /// audio buffer, or 300 ms later without audio; a radio channel's, at its first sound once the
 /// cache knows it is radio. No polling: the cache's own deliveries drive it.
 final class PendingFeed: @unchecked Sendable {
-    let feed: UInt
+    let feed: FeedID
     private var warm: Bool
     private let cache: GOPCache
     private weak var headend: Headend?
@@ -411,7 +399,7 @@ final class PendingFeed: @unchecked Sendable {
     static let audioWait: Duration = .milliseconds(300)
 
     /// `audioKnown`: the cache already had the audio format when the feed attached.
-    init(feed: UInt, warm: Bool, cache: GOPCache, audioKnown: Bool, headend: Headend, sink: DecodedFrameSink) {
+    init(feed: FeedID, warm: Bool, cache: GOPCache, audioKnown: Bool, headend: Headend, sink: DecodedFrameSink) {
         self.feed = feed
         self.warm = warm
         self.cache = cache
@@ -576,7 +564,7 @@ final class PendingFeed: @unchecked Sendable {
 }
 
 extension Headend {
-    fileprivate func videoCaps(feed: UInt) -> Caps? {
+    fileprivate func videoCaps(feed: FeedID) -> Caps? {
         decoders[feed]?.source.cache.videoCaps
     }
 }

@@ -8,8 +8,9 @@ import Lineup
 ///
 /// The rules: a source that delivered nothing within `connectTimeout` of connecting has
 /// `failed`; one that delivered and then went silent for `stallTimeout` is `stalled`; both are
-/// torn down and connected again after a backoff (0.5 s doubling to 10 s; a channel with backup
-/// sources moves on to the next one, and tries a fresh backup at once). While it retries, the
+/// torn down and connected again after a backoff (0.5 s doubling, to at most 10 s for a warm
+/// channel, 2 s for the channel on screen, and 0.5 s for a source the box only listens for; a
+/// channel with backup sources moves on to the next one, and tries a fresh backup at once). While it retries, the
 /// channel keeps saying why it is down; when data flows again it is warm (or hot) by itself.
 /// There is one timer, armed for the next deadline only: no polling.
 public struct SourceSupervisor: Sendable {
@@ -56,8 +57,22 @@ public struct SourceSupervisor: Sendable {
         case retrying(at: ContinuousClock.Instant)
     }
 
+    /// What happened to the channel's ingest since it was made, for `/metrics`.
+    public struct Counts: Sendable, Hashable {
+        /// Times the source went silent for the stall timeout while delivering.
+        public var stalls = 0
+        /// Connection attempts that failed (an error, nothing received, the stream ended).
+        public var failures = 0
+        /// Connections made again after a stall or a failure.
+        public var reconnects = 0
+        /// Retries that moved to another of the channel's sources (a backup, or back to the main one).
+        public var failovers = 0
+        public init() {}
+    }
+
     public let settings: Settings
     public private(set) var state: ChannelState = .cold
+    public private(set) var counts = Counts()
     /// The source (index into the channel's sources) in use or next.
     public private(set) var source = 0
     public private(set) var connection = Connection(value: 0)
@@ -137,14 +152,31 @@ public struct SourceSupervisor: Sendable {
                 actions.append(.warn("no data for \(settings.stallTimeout.spoken), reconnecting"))
             }
             actions += report(.stalled(reason: "no data from the source for \(settings.stallTimeout.spoken)"))
+            counts.stalls += 1
             return actions + retry(at: now)
         case .retrying(let at):
             guard now >= at else { return [.wake(at: at)] }
+            counts.reconnects += 1
             return connect(at: now)
         }
     }
 
     // MARK: Rules
+
+    /// The longest wait before connecting again. A source the box listens for (UDP, RTP: no
+    /// server is asked anything) is tried again every half second, so a returning source is back
+    /// within that; a server is not asked more than every 2 s while the channel is on screen (a
+    /// viewer waits), every 10 s while it is only kept warm.
+    var retryCap: Duration {
+        if SourceSupervisor.listens(settings.sources[source]) { return .milliseconds(500) }
+        return hot ? .seconds(2) : .seconds(10)
+    }
+
+    /// Whether the box only listens for `url` (data pushed to it), asking no server to connect.
+    static func listens(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        return lower.hasPrefix("udp://") || lower.hasPrefix("rtp://")
+    }
 
     private mutating func connect(at now: ContinuousClock.Instant) -> [Action] {
         connection = Connection(value: connection.value + 1)
@@ -160,15 +192,19 @@ public struct SourceSupervisor: Sendable {
 
     private mutating func fail(_ reason: String, at now: ContinuousClock.Instant) -> [Action] {
         let url = settings.sources[source]
+        counts.failures += 1
         return [.warn("\(url): \(reason)")] + report(.failed(error: "\(reason) (\(url))")) + retry(at: now)
     }
 
     /// Tears down and plans the next attempt: the next source when there are backups.
     private mutating func retry(at now: ContinuousClock.Instant) -> [Action] {
         failures += 1
-        if settings.sourceCount > 1 { source = (source + 1) % settings.sourceCount }
+        if settings.sourceCount > 1 {
+            source = (source + 1) % settings.sourceCount
+            counts.failovers += 1
+        }
         let freshBackup = settings.sourceCount > 1 && source != 0
-        let delay: Duration = freshBackup ? .milliseconds(100) : .milliseconds(min(10_000, 250 << min(failures, 6)))
+        let delay: Duration = freshBackup ? .milliseconds(100) : min(retryCap, .milliseconds(250 << min(failures, 6)))
         phase = .retrying(at: now + delay)
         connection = Connection(value: connection.value + 1)
         return [.teardown, .wake(at: now + delay)]

@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 
 /// Limits on the warm set: how many channels may run at once and how many bytes of GOP cache
 /// they may hold in total, plus the most one channel's GOP may take.
@@ -45,13 +46,6 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
     /// than the whole memory budget.
     public var cacheLimit: Int { min(channelBytes, memoryBytes ?? .max) }
 
-    /// The lineup's `settings` keys for the budget.
-    public enum SettingKey {
-        public static let maxChannels = "warm-max-channels"
-        public static let memory = "warm-memory"
-        public static let channelMemory = "warm-channel-memory"
-    }
-
     /// What is wrong with a budget setting, for the person who wrote it.
     public struct Invalid: Error, Sendable, CustomStringConvertible {
         public var setting: String
@@ -62,31 +56,10 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
         public var problem: String { "'\(value)' is not \(expected)" }
     }
 
-    /// Reads the budget from a lineup's `settings`; keys that are absent leave no limit.
-    public init(settings: [String: String]) throws {
-        self.init()
-        if let text = settings[SettingKey.maxChannels] {
-            maxChannels = try Self.channelCount(text, setting: SettingKey.maxChannels)
-        }
-        if let text = settings[SettingKey.memory] {
-            memoryBytes = try Self.bytes(text, setting: SettingKey.memory)
-        }
-        if let text = settings[SettingKey.channelMemory] {
-            channelBytes = try Self.bytes(text, setting: SettingKey.channelMemory)
-        }
-    }
-
-    /// The lineup's settings, overridden by command-line values where given
-    /// (`--warm-max N`, `--warm-memory 256MB`).
-    public init(settings: [String: String], maxChannels: Int?, memory: String?) throws {
-        try self.init(settings: settings)
-        if let maxChannels {
-            guard maxChannels >= 1 else {
-                throw Invalid(setting: "--warm-max", value: "\(maxChannels)", expected: "a number of channels of at least 1")
-            }
-            self.maxChannels = maxChannels
-        }
-        if let memory { memoryBytes = try Self.bytes(memory, setting: "--warm-memory") }
+    /// The budget the lineup's settings give; settings not written leave no limit.
+    public init(_ settings: LineupSettings) {
+        self.init(maxChannels: settings.warmMaxChannels, memoryBytes: settings.warmMemory?.bytes,
+                  channelBytes: settings.warmChannelMemory?.bytes ?? Self.defaultChannelBytes)
     }
 
     /// Parses a channel count of at least 1.
@@ -105,24 +78,9 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
         return n
     }
 
-    /// `256MB`, `256M`, `256MiB`, `1.5G`, `512k`, `4096` -> bytes; nil when malformed.
-    public static func parseBytes(_ text: String) -> Int? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let digits = t.prefix { $0.isNumber || $0 == "." }
-        guard !digits.isEmpty, let value = Double(digits), value.isFinite, value >= 0 else { return nil }
-        let unit = t.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
-        let scale: Double
-        switch unit {
-        case "", "b": scale = 1
-        case "k", "kb", "kib": scale = 1024
-        case "m", "mb", "mib": scale = 1024 * 1024
-        case "g", "gb", "gib": scale = 1024 * 1024 * 1024
-        default: return nil
-        }
-        let bytes = value * scale
-        guard bytes < Double(Int.max / 2) else { return nil }
-        return Int(bytes.rounded())
-    }
+    /// `256MB`, `256M`, `256MiB`, `1.5G`, `512k`, `4096` -> bytes; nil when malformed
+    /// (the grammar of `ByteSize`).
+    public static func parseBytes(_ text: String) -> Int? { ByteSize(text)?.bytes }
 
     /// `256 MB` style, for messages.
     public static func format(bytes: Int) -> String {

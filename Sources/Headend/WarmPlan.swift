@@ -1,3 +1,5 @@
+import Lineup
+
 /// Which channels run, worked out from the warm policy, the budget and what each channel's GOP
 /// needs. Pure: no GStreamer, no clock; `Headend` applies it.
 ///

@@ -156,29 +156,32 @@ public struct Lineup: Sendable, Hashable {
     public var guideRefresh: Duration?
     /// The file it was read from, if any.
     public var file: String?
-    /// Lineup-wide settings from YAML (`settings:` map) or M3U header attributes, raw.
-    public var settings: [String: String]
-    /// The line each setting was written on (1-based), for errors about its value.
-    public var settingLines: [String: Int]
+    /// Lineup-wide settings from YAML (`settings:` map) or M3U header attributes, read once.
+    public var settings: LineupSettings
 
     public init(
         channels: [Channel], guideURLs: [String] = [], guideRefresh: Duration? = .seconds(12 * 3600),
-        file: String? = nil, settings: [String: String] = [:], settingLines: [String: Int] = [:]
+        file: String? = nil, settings: LineupSettings = LineupSettings()
     ) {
         self.channels = channels.sorted { $0.number < $1.number }
         self.guideURLs = guideURLs
         self.guideRefresh = guideRefresh
         self.file = file
         self.settings = settings
-        self.settingLines = settingLines
+    }
+
+    /// A lineup made in code with settings as text; values that do not parse are left out.
+    public init(
+        channels: [Channel], guideURLs: [String] = [], guideRefresh: Duration? = .seconds(12 * 3600),
+        file: String? = nil, settings: [String: String]
+    ) {
+        self.init(channels: channels, guideURLs: guideURLs, guideRefresh: guideRefresh, file: file, settings: LineupSettings(settings))
     }
 
     /// Where setting `key` was written, for an error about its value: `FILE:LINE: settings.KEY`
     /// (`path`, as the person gave it, else the file the lineup was read from).
     public func settingOrigin(_ key: String, path: String? = nil) -> String {
-        let file = path ?? self.file ?? "the lineup"
-        guard let line = settingLines[key], line > 0 else { return "\(file): settings.\(key)" }
-        return "\(file):\(line): settings.\(key)"
+        settings.origin(key, file: path ?? self.file ?? "the lineup")
     }
 
     public func channel(number: ChannelNumber) -> Channel? { channels.first { $0.number == number } }

@@ -55,6 +55,9 @@ struct LineupDraft: Sendable {
     var settings: [String: String] = [:]
     /// The line of each setting, for messages about its value.
     var settingLines: [String: Int] = [:]
+    /// Whether every setting is meant for Flipbox (YAML), so an unknown name is worth a warning;
+    /// an M3U header carries other players' attributes too.
+    var namesSettings = false
     /// Logo options from the settings, the defaults of every channel.
     var logoDefaults = LogoStyle()
 }

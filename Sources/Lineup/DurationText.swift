@@ -1,3 +1,5 @@
+import Foundation
+
 extension Duration {
     /// The duration for people: `2 s`, `1.5 s`, `250 ms`. The one formatter every message uses.
     public var spoken: String {
@@ -66,3 +68,19 @@ extension Duration {
     }
 }
 
+
+extension Duration {
+    /// Parses a setting's or option's duration: `80ms`, `0.4s`, `8s`, `30m`, `2h`, or a plain
+    /// number of milliseconds (fractions rounded to the millisecond); nil otherwise.
+    public init?(setting text: some StringProtocol) {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let value: Double? =
+            if t.hasSuffix("ms") { Double(t.dropLast(2)) }
+            else if t.hasSuffix("s") { Double(t.dropLast()).map { $0 * 1000 } }
+            else if t.hasSuffix("m") { Double(t.dropLast()).map { $0 * 60_000 } }
+            else if t.hasSuffix("h") { Double(t.dropLast()).map { $0 * 3_600_000 } }
+            else { Double(t) }
+        guard let ms = value, ms.isFinite, abs(ms) < 1e15 else { return nil }
+        self = .milliseconds(Int64(ms.rounded()))
+    }
+}

@@ -82,8 +82,11 @@ enum LineupAssembler {
             }
         }
 
+        let settings = LineupSettings(written: draft.settings, lines: draft.settingLines, channels: Set(numbers),
+                                      log: &log, warnsUnknown: draft.namesSettings)
+
         if log.hasErrors { return nil }
-        return Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: draft.settings, settingLines: draft.settingLines)
+        return Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: settings)
     }
 
     /// C0 controls, DEL and C1 controls: what a terminal may act on.

@@ -37,6 +37,7 @@ enum YAMLLineupParser {
             switch key {
             case "settings":
                 (draft.settings, draft.settingLines) = readSettings(value, log: &log)
+                draft.namesSettings = true
                 draft.logoDefaults = readLogoSettings(value, log: &log)
             case "guide": draft.guideURLs = readLocatedStrings(value, key: "guide", log: &log)
             case "channels": break

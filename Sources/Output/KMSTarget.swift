@@ -11,9 +11,12 @@ public struct KMSTarget: Sendable, Hashable {
     public var devicePath: String
     /// The DRM connector's object id (kmssink's `connector-id`).
     public var connectorID: UInt32
+    /// The connector's kernel name (`HDMI-A-1`), for following its hotplug; nil when not known.
+    public var connectorName: String?
 
-    public init(devicePath: String, connectorID: UInt32) {
+    public init(devicePath: String, connectorID: UInt32, connectorName: String? = nil) {
         self.devicePath = devicePath
         self.connectorID = connectorID
+        self.connectorName = connectorName
     }
 }

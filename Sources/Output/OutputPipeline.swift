@@ -32,10 +32,13 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private var lastSequence = 0
     /// Guards what the sink saw: statistics, first-frame waiters, feed timings.
     private let watchLock = NSLock()
-    private var sinkFeed: UInt = 0
-    private var firstFrameWaiters: [UInt: @Sendable (ContinuousClock.Instant) -> Void] = [:]
+    private var sinkFeed: FeedID = .none
+    private var firstFrameWaiters: [FeedID: @Sendable (ContinuousClock.Instant) -> Void] = [:]
     private var stats = OutputStatistics()
-    private var feedTimes: [UInt: FeedTiming] = [:]
+    private var watch = PictureWatch()
+    /// Brings every channel's sound to one loudness; nil when off.
+    private var leveller: LoudnessLeveller?
+    private var feedTimes: [FeedID: FeedTiming] = [:]
     private var lastSinkTime: ContinuousClock.Instant?
     /// The screen's one timer (a held frame's card time, repeating a still picture).
     private let timerQueue = DispatchQueue(label: "flipbox-output-timer")
@@ -51,9 +54,11 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// `audioDevice`: the ALSA device the sound goes to (`--audio-device`); nil: the default one.
     /// `fullscreen`: the window output covers the screen with no cursor (X11: a ``FullscreenWindow``
     /// the sink draws into, the picture centred when smaller than the screen; Wayland: waylandsink's).
+    /// `levelAudio`: every channel's sound is brought to one loudness (``LoudnessLeveller``).
     public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, audioDevice: AudioDevice? = nil,
-                fullscreen: Bool = false, logger: Logger) throws {
+                fullscreen: Bool = false, levelAudio: Bool = false, logger: Logger) throws {
         self.sink = sink
+        leveller = levelAudio ? LoudnessLeveller() : nil
         self.width = width
         self.height = height
         self.fps = fps
@@ -129,26 +134,26 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// one arrives, with `overlays` on them. `token` names the request the feed belongs to (see
     /// `showCard`). `onFirstFrame` runs once, when that first frame reaches the sink. A newer
     /// `expect` replaces an older pending one (its waiter never runs).
-    public func expect(feed: UInt, token: UInt64 = 0, overlays: [Overlay], onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
+    public func expect(feed: FeedID, token: RequestID? = nil, overlays: [Overlay], onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
         watchLock.withLock { firstFrameWaiters[feed] = onFirstFrame }
-        lock.withLock { screen.expect(feed: FeedID(feed), token: token == 0 ? nil : RequestID(token), overlays: overlays) }
+        lock.withLock { screen.expect(feed: feed, token: token, overlays: overlays) }
     }
 
     /// Expects `feed` again after a card replaced its picture (its source stalled): its next
     /// frame replaces the card; `onFirstFrame` runs when it reaches the sink.
-    public func expectAgain(feed: UInt, onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
-        guard lock.withLock({ screen.expectAgain(feed: FeedID(feed)) }) else { return }
+    public func expectAgain(feed: FeedID, onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
+        guard lock.withLock({ screen.expectAgain(feed: feed) }) else { return }
         watchLock.withLock { firstFrameWaiters[feed] = onFirstFrame }
     }
 
     /// Gives `feed` its overlays (its logo came after the flip); shown from its next frame.
-    public func setOverlays(_ overlays: [Overlay], feed: UInt) {
-        lock.withLock { screen.setOverlays(overlays, feed: FeedID(feed)) }
+    public func setOverlays(_ overlays: [Overlay], feed: FeedID) {
+        lock.withLock { screen.setOverlays(overlays, feed: feed) }
     }
 
     /// Forgets a pending feed (its flip failed or was superseded).
-    public func cancel(feed: UInt) {
-        lock.withLock { screen.cancel(feed: FeedID(feed)) }
+    public func cancel(feed: FeedID) {
+        lock.withLock { screen.cancel(feed: feed) }
         _ = watchLock.withLock { firstFrameWaiters.removeValue(forKey: feed) }
     }
 
@@ -157,9 +162,9 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// a card never covers the picture it announces. The card gives way to the first frame of
     /// the pending feed, but no earlier than `minimum` from now.
     @discardableResult
-    public func showCard(_ frame: Buffer, token: UInt64, minimum: Duration) -> Bool {
+    public func showCard(_ frame: Buffer, token: RequestID?, minimum: Duration) -> Bool {
         let (shown, actions) = lock.withLock {
-            screen.showCard(frame, token: token == 0 ? nil : RequestID(token), minimum: minimum, at: .now)
+            screen.showCard(frame, token: token, minimum: minimum, at: .now)
         }
         carryOut(actions)
         return shown
@@ -167,8 +172,8 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
 
     /// Shows `feed` again (an abandoned flip: the card, or a frame of the abandoned feed that
     /// got on screen first, gives way to the channel still playing).
-    public func restore(feed: UInt) {
-        lock.withLock { screen.restore(feed: FeedID(feed)) }
+    public func restore(feed: FeedID) {
+        lock.withLock { screen.restore(feed: feed) }
     }
 
     /// Sets the pictures of one layer (an empty list removes it) and shows the change at once,
@@ -190,17 +195,22 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         carryOut(lock.withLock { screen.setCover(frame, at: .now) })
     }
 
-    public func presentVideo(_ frame: Buffer, feed: UInt) {
-        carryOut(lock.withLock { screen.videoFrame(frame, feed: FeedID(feed), at: .now) })
+    public func presentVideo(_ frame: Buffer, feed: FeedID) {
+        carryOut(lock.withLock { screen.videoFrame(frame, feed: feed, at: .now) })
     }
 
-    public func presentAudio(_ samples: Buffer, feed: UInt) {
-        guard lock.withLock({ screen.playsAudio(of: FeedID(feed)) }) else { return }
-        watchLock.withLock {
+    public func presentAudio(_ samples: Buffer, feed: FeedID) {
+        guard lock.withLock({ screen.playsAudio(of: feed) }) else { return }
+        let gain: Double? = watchLock.withLock {
             if feedTimes[feed]?.firstAudio == nil { feedTimes[feed, default: FeedTiming()].firstAudio = .now }
+            guard leveller != nil else { return nil }
+            let energy = samples.s16Energy()
+            return leveller?.gain(feed: feed.value, energy: energy.sumOfSquares, samples: energy.samples,
+                                  seconds: Double(energy.samples) / Double(48000 * 2))
         }
-        audioSource.push(samples.retimed(pts: .none, dts: .none))
-        audioRing.append(samples)
+        let played = gain.map { abs($0 - 1) < 0.001 ? samples : samples.s16Scaled(by: $0) } ?? samples
+        audioSource.push(played.retimed(pts: .none, dts: .none))
+        audioRing.append(played)
     }
 
     // MARK: Carrying out
@@ -220,10 +230,16 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
                     videoSource.push(composed)
                     return true
                 }
+                if pushed {
+                    let digest = c.feed == .none || c.covered ? nil : c.picture.sampledDigest()
+                    watchLock.withLock {
+                        if let digest { watch.picture(feed: c.feed.value, digest: digest, at: .now, wall: Date()) } else { watch.noPicture(at: .now) }
+                    }
+                }
                 if pushed, c.feed != .none {
                     watchLock.withLock {
-                        if feedTimes[c.feed.value]?.firstVideo == nil {
-                            feedTimes[c.feed.value, default: FeedTiming()].firstVideo = .now
+                        if feedTimes[c.feed]?.firstVideo == nil {
+                            feedTimes[c.feed, default: FeedTiming()].firstVideo = .now
                             if feedTimes.count > 64, let oldest = feedTimes.keys.min() { feedTimes.removeValue(forKey: oldest) }
                         }
                     }
@@ -250,10 +266,11 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     }
 
     private func reachedSink(_ buffer: Buffer) {
-        let feed = buffer.offset
+        let feed = FeedID(buffer.offset)
         let now = ContinuousClock.now
         let waiter: (@Sendable (ContinuousClock.Instant) -> Void)? = watchLock.withLock {
             stats.framesShown += 1
+            watch.frameShown(at: now, wall: Date())
             if let last = lastSinkTime {
                 let gap = now - last
                 if gap > stats.longestGap { stats.longestGap = gap }
@@ -272,6 +289,9 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// Counters since start, or since the last `resetStatistics()`.
     public func statistics() -> OutputStatistics { watchLock.withLock { stats } }
 
+    /// Gaps at the sink and still pictures since the start (not reset by `resetStatistics()`).
+    public func pictureReading() -> PictureWatch.Reading { watchLock.withLock { watch.reading(at: .now) } }
+
     public func resetStatistics() {
         watchLock.withLock {
             stats = OutputStatistics()
@@ -280,7 +300,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     }
 
     /// When the first video frame and the first audio buffer of `feed` were pushed to the output.
-    public func timing(feed: UInt) -> FeedTiming? { watchLock.withLock { feedTimes[feed] } }
+    public func timing(feed: FeedID) -> FeedTiming? { watchLock.withLock { feedTimes[feed] } }
 
     /// The composed output frame as shown, as PNG, optionally scaled to `width`.
     public func snapshotPNG(width: Int? = nil) throws -> [UInt8] {
@@ -291,6 +311,16 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// The last `milliseconds` of output audio as 48 kHz stereo S16LE samples.
     public func recentAudio(milliseconds: Int) -> [Int16] {
         audioRing.last(samples: 48 * milliseconds * 2)
+    }
+
+    /// Starts the display side again (the whole output through READY, so the kms sink sets its
+    /// mode anew): for a display that was unplugged or switched off and is back. The picture and
+    /// sound resume from the next frame; nothing else changes.
+    public func restartDisplay() async throws {
+        try await MediaExecutor.shared.run { [pipeline] in
+            try pipeline.setState(.ready)
+            try pipeline.setState(.playing)
+        }
     }
 
     public func shutdown() async {

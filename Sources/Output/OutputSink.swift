@@ -43,7 +43,7 @@ public enum OutputSink: String, Sendable, CaseIterable {
 
     /// A Wayland session without X11 (no `DISPLAY`): the window output uses waylandsink.
     public static func waylandOnly(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true && environment["DISPLAY"] == nil
+        environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true && (environment["DISPLAY"] ?? "").isEmpty
     }
 
     /// The audio sink: `device` when one is chosen (`--audio-device`), else the default one. A

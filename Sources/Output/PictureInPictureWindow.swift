@@ -45,7 +45,7 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
     public let output: OutputPipeline
     private let lock = NSLock()
     private var placement: PictureInPicturePlacement
-    private var feed: UInt?
+    private var feed: FeedID?
     private var framesShown = 0
     private var window: Window
 
@@ -87,10 +87,10 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
     }
 
     /// From now on, shows frames of `feed` (the window keeps the previous picture until the first arrives).
-    public func show(feed: UInt) { lock.withLock { self.feed = feed } }
+    public func show(feed: FeedID) { lock.withLock { self.feed = feed } }
 
     /// The feed shown, if the window is open.
-    public var shownFeed: UInt? { lock.withLock { feed } }
+    public var shownFeed: FeedID? { lock.withLock { feed } }
 
     public var currentPlacement: PictureInPicturePlacement { lock.withLock { placement } }
 
@@ -113,7 +113,7 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
     /// A picture of the window's channel (its decoder's streaming thread): put on the layer, in
     /// its border, as the next main frame's overlay. Frames of another size than the window's
     /// (a resize in flight) are not shown.
-    public func presentVideo(_ frame: Buffer, feed: UInt) {
+    public func presentVideo(_ frame: Buffer, feed: FeedID) {
         lock.withLock {
             // Closed or retuned meanwhile: the layer stays as it is.
             guard feed == self.feed, window.picture.fits(frame) else { return }
@@ -124,5 +124,5 @@ public final class PictureInPictureWindow: DecodedFrameSink, @unchecked Sendable
         }
     }
 
-    public func presentAudio(_ samples: Buffer, feed: UInt) {}
+    public func presentAudio(_ samples: Buffer, feed: FeedID) {}
 }

@@ -21,6 +21,8 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
         public var overlays: [Picture]
         public var feed: FeedID
         public var sequence: Int
+        /// The picture is the full-screen cover (the multiview), not the feed's own frame.
+        public var covered = false
     }
 
     public enum Action: Sendable {
@@ -228,7 +230,7 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
         lastPush = now
         sequence += 1
         let all = base.overlays + ScreenLayer.ordered(layers)
-        return .compose(Composition(picture: base.picture, overlays: all, feed: base.feed, sequence: sequence))
+        return .compose(Composition(picture: base.picture, overlays: all, feed: base.feed, sequence: sequence, covered: cover != nil))
     }
 }
 
@@ -266,12 +268,4 @@ public struct ScreenLayer: Sendable, Hashable, Comparable, CustomStringConvertib
     static func ordered<P>(_ layers: [ScreenLayer: [P]]) -> [P] {
         layers.keys.sorted().flatMap { layers[$0] ?? [] }
     }
-}
-
-/// Names one flip request; its result arrives exactly once.
-public struct RequestID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let value: UInt64
-    public init(_ value: UInt64) { self.value = value }
-    public var description: String { "#\(value)" }
-    public static func < (a: RequestID, b: RequestID) -> Bool { a.value < b.value }
 }

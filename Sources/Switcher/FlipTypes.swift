@@ -78,7 +78,7 @@ public struct FlipResult: Sendable, Hashable {
         case superseded
     }
 
-    public var requestID: UInt64
+    public var requestID: RequestID
     public var outcome: Outcome
     /// The channel the flip ended on (or was aimed at, when it failed).
     public var channel: ChannelSummary?
@@ -89,16 +89,16 @@ public struct FlipResult: Sendable, Hashable {
     /// The kind of failure when `outcome` is `failed`.
     public var failure: FlipFailure?
     /// The id of the request that superseded this one.
-    public var supersededBy: UInt64?
+    public var supersededBy: RequestID?
     /// Whether the interstitial card was on screen during this flip.
     public var interstitialShown: Bool
 
     public var ok: Bool { outcome == .completed }
 
     public init(
-        requestID: UInt64, outcome: Outcome, channel: ChannelSummary?, latency: Duration? = nil,
+        requestID: RequestID, outcome: Outcome, channel: ChannelSummary?, latency: Duration? = nil,
         path: FlipPath? = nil, error: String? = nil, failure: FlipFailure? = nil,
-        interstitialShown: Bool = false, supersededBy: UInt64? = nil
+        interstitialShown: Bool = false, supersededBy: RequestID? = nil
     ) {
         self.requestID = requestID
         self.outcome = outcome
@@ -180,14 +180,14 @@ public struct PlayerStatus: Sendable, Hashable {
 
 /// Everything that happens, for the event stream and the log.
 public enum PlayerEvent: Sendable, Hashable {
-    case flipStarted(requestID: UInt64, request: FlipRequest, target: ChannelSummary?)
-    case flipRetargeted(requestID: UInt64, target: ChannelSummary)
+    case flipStarted(requestID: RequestID, request: FlipRequest, target: ChannelSummary?)
+    case flipRetargeted(requestID: RequestID, target: ChannelSummary)
     case flipCompleted(FlipResult)
     case channelState(channel: ChannelSummary, state: ChannelState)
     /// An interstitial card went on screen for a request: `kind` is `tuning`, `no-signal` or `locked`.
-    case cardShown(requestID: UInt64, channel: ChannelSummary, kind: String)
+    case cardShown(requestID: RequestID, channel: ChannelSummary, kind: String)
     /// The card gave way to the channel's picture (or to the channel flipped back to).
-    case cardHidden(requestID: UInt64, channel: ChannelSummary)
+    case cardHidden(requestID: RequestID, channel: ChannelSummary)
     /// The channel on screen moved in time: paused, resumed, sought or back to live.
     case timeshift(TimeshiftStatus)
     /// Locked content: the lock card holds the screen on `channel` (PIN entry applies).

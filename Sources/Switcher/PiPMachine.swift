@@ -1,3 +1,5 @@
+import Headend
+
 import Output
 
 /// The picture-in-picture window's rules: which channel it shows, through which decoder (feed),
@@ -10,9 +12,9 @@ import Output
 struct PiPMachine: Sendable, Hashable {
     enum Action: Sendable, Hashable {
         /// The window shows this feed's frames.
-        case show(feed: UInt)
+        case show(feed: FeedID)
         /// Stop this feed's decoder.
-        case stop(feed: UInt)
+        case stop(feed: FeedID)
         /// Take the window off the screen.
         case closeWindow
     }
@@ -22,7 +24,7 @@ struct PiPMachine: Sendable, Hashable {
     /// The channel the window shows (its decoder running); nil when closed.
     private(set) var channel: Int?
     /// The decoder of `channel`.
-    private(set) var feed: UInt?
+    private(set) var feed: FeedID?
     /// A tune under way.
     struct Tune: Sendable, Hashable {
         var request: Int
@@ -44,7 +46,7 @@ struct PiPMachine: Sendable, Hashable {
     }
 
     /// The decoder of tune `request` runs as `feed`.
-    mutating func activated(request: Int, feed newFeed: UInt) -> [Action] {
+    mutating func activated(request: Int, feed newFeed: FeedID) -> [Action] {
         guard let wanted = pending, wanted.request == request else {
             // Closed or retuned meanwhile: this decoder is not wanted.
             if let feed { return [.show(feed: feed), .stop(feed: newFeed)] }

@@ -14,14 +14,12 @@ import Output
 extension Player {
     // MARK: Info banner
 
-    /// How long the banner stays after a flip: `options.bannerSeconds`, else the lineup's
-    /// `banner-seconds`, else 4 s. Zero: no banner after flips (`i` and the API still show it,
-    /// until dismissed).
-    public nonisolated var bannerDuration: Duration { Self.bannerDuration(options: options, lineup: lineup) }
+    /// How long the banner stays after a flip: `options.bannerSeconds`. Zero: no banner after
+    /// flips (`i` and the API still show it, until dismissed).
+    public nonisolated var bannerDuration: Duration { Self.bannerDuration(options: options) }
 
-    static func bannerDuration(options: PlayerOptions, lineup: Lineup) -> Duration {
-        let seconds = options.bannerSeconds ?? lineup.settings["banner-seconds"].flatMap(Double.init) ?? 4
-        return .milliseconds(Int64(max(0, seconds) * 1000))
+    static func bannerDuration(options: PlayerOptions) -> Duration {
+        .milliseconds(Int64(max(0, options.bannerSeconds) * 1000))
     }
 
     /// Shows the banner for the channel on screen, for `seconds` (nil: `bannerDuration`; 0, or a
@@ -154,7 +152,7 @@ extension Player {
         guard let window = pipWindow else { throw OverlayError(.notOpen, "the picture-in-picture window is closed") }
         let channel = lineup.channels[index]
         let request = pip.tune(index)
-        let feed: UInt
+        let feed: FeedID
         do {
             feed = try await headend.activate(channel, sink: window) { feed, _ in window.show(feed: feed) }.feed
         } catch {

@@ -66,7 +66,7 @@ extension Player {
         guard let current = machine.current, contentLocks.entries[current]?.until == instant else { return }
         let on = contentLocks.needsProgrammes ? nowNext(lineup.channels[current], at: instant) : .unknown
         guard let reason = contentLocks.decide(channel: current, on: on, at: instant).reason else { return }
-        let card = SwitcherMachine.Card(requestID: 0, channel: current, kind: .locked(reason: reason), minimum: .zero)
+        let card = SwitcherMachine.Card(requestID: .none, channel: current, kind: .locked(reason: reason), minimum: .zero)
         startJob(.prerenderLock) { _ = await $0.cardFrame(card, at: instant) }
     }
 

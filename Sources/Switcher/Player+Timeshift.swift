@@ -30,7 +30,7 @@ extension Player {
     /// The switcher's `resumePosition` after a recall, carried out when the box is set to
     /// (`resume-position`): back to where the viewer left the channel behind live (shown and
     /// told like any move); nothing when they left it live, or when `feed` is no longer on screen.
-    func resumeLeftPosition(feed: UInt) async {
+    func resumeLeftPosition(feed: FeedID) async {
         guard machine.shownFeed == feed,
               let status = await headend.resumeLeftPosition(feed: feed, guideMarkers: await navigationMarkers()),
               !Task.isCancelled else { return }

@@ -31,9 +31,9 @@ public struct PlayerOptions: Sendable {
     public var pinDirectory: String? = nil
     /// How long a message ("No channel 42") stays on screen.
     public var messageDuration: Duration
-    /// How long the info banner stays after a flip, in seconds (0: not after flips); nil takes the
-    /// lineup's `banner-seconds` setting, else 4.
-    public var bannerSeconds: Double? = nil
+    /// How long the info banner stays after a flip, in seconds (0: not after flips); the
+    /// executable resolves it from `--banner-seconds` and the lineup's `banner-seconds`.
+    public var bannerSeconds: Double = 4
     /// Pause and rewind on the channel shown; nil: off.
     public var timeshift: TimeshiftSettings? = nil
 
@@ -47,6 +47,8 @@ public struct PlayerOptions: Sendable {
     public var audioDevice: AudioDevice? = nil
     /// The window output covers the screen with no cursor (`--fullscreen`).
     public var fullscreen = false
+    /// Every channel's sound brought to one loudness (`--normalize-audio`, `normalize-audio`).
+    public var normalizeAudio = false
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {
@@ -109,7 +111,9 @@ public actor Player {
     private let startedAt = ContinuousClock.now
 
     var machine: SwitcherMachine
-    private var waiters: [UInt64: CheckedContinuation<FlipResult, Never>] = [:]
+    /// The channel of each recent feed on screen, to name them in the output's records.
+    var feedChannels = FeedChannels()
+    private var waiters: [RequestID: CheckedContinuation<FlipResult, Never>] = [:]
     private var lastFlip: FlipResult?
     /// In TV standby (Player+Standby.swift): every channel cold, the output black.
     var standingBy = false
@@ -132,11 +136,11 @@ public actor Player {
         self.logger = logger
         self.logoCache = logoCache
         output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
-                                audioDevice: options.audioDevice, fullscreen: options.fullscreen, logger: logger)
+                                audioDevice: options.audioDevice, fullscreen: options.fullscreen, levelAudio: options.normalizeAudio, logger: logger)
         cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
         logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         store = options.stateFile.map(LastChannelStore.init(path:))
-        banner = BannerMachine(afterFlip: Self.bannerDuration(options: options, lineup: lineup))
+        banner = BannerMachine(afterFlip: Self.bannerDuration(options: options))
         machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
         pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
@@ -195,7 +199,7 @@ public actor Player {
     public func flip(_ request: FlipRequest) async -> FlipResult {
         syncFailedChannels()
         let (id, effects) = machine.request(request, at: .now)
-        logger.debug("flip #\(id) \(request)")
+        logger.debug("flip \(id) \(request)")
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<FlipResult, Never>) in
                 waiters[id] = continuation
@@ -218,7 +222,7 @@ public actor Player {
     public func tune(id: String) async -> FlipResult { await flip(.tuneID(id)) }
     public func recall() async -> FlipResult { await flip(.recall) }
 
-    private func cancel(requestID: UInt64) {
+    private func cancel(requestID: RequestID) {
         perform(machine.cancel(requestID: requestID))
     }
 
@@ -281,11 +285,11 @@ public actor Player {
                 hub.publish(event)
                 switch event {
                 case .cardShown(let id, let channel, let kind):
-                    logger.info("flip #\(id): \(kind) card shown for \(channel.number) \(channel.name)")
+                    logger.info("flip \(id): \(kind) card shown for \(channel.number) \(channel.name)")
                 case .cardHidden(let id, let channel):
-                    logger.debug("flip #\(id): card for \(channel.number) hidden")
+                    logger.debug("flip \(id): card for \(channel.number) hidden")
                 case .flipRetargeted(let id, let target):
-                    logger.debug("flip #\(id) retargeted to \(target.number)")
+                    logger.debug("flip \(id) retargeted to \(target.number)")
                 case .lockShown(let channel, let reason):
                     logger.info("\(channel.number) \(channel.name) is locked: \(reason)")
                 case .lockHidden:
@@ -338,7 +342,7 @@ public actor Player {
         await headend.applyPolicy(current: machine.current, last: machine.previous)
     }
 
-    private func activate(requestID id: UInt64, channel index: Int) async {
+    private func activate(requestID id: RequestID, channel index: Int) async {
         let channel = lineup.channels[index]
         // A logo never stands between the viewer and the picture: the flip takes it if it is
         // ready, and otherwise it joins the picture when it is.
@@ -346,7 +350,7 @@ public actor Player {
         let overlay = ready ?? nil
         guard machine.pending?.requestID == id else { return }
         prepareRadioCard(index)
-        logger.info("flip #\(id) -> \(channel.number) \(channel.name)")
+        logger.info("flip \(id) -> \(channel.number) \(channel.name)")
         let output = self.output
         do {
             let activation = try await headend.activate(channel, sink: output) { feed, path in
@@ -354,6 +358,7 @@ public actor Player {
                     Task { await self.firstFrame(requestID: id, feed: feed, path: path, at: at) }
                 }
             }
+            feedChannels.record(feed: activation.feed, channel: channel.number)
             perform(machine.activated(requestID: id, feed: activation.feed))
             if ready == nil {
                 let feed = activation.feed, logos = self.logos
@@ -367,7 +372,7 @@ public actor Player {
         }
     }
 
-    private func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: ContinuousClock.Instant) {
+    private func firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant) {
         perform(machine.firstFrame(requestID: requestID, feed: feed, path: path, at: at))
         // A cold radio channel is known as radio only once its streams are: its card now.
         if let current = machine.current { prepareRadioCard(current) }
@@ -387,7 +392,7 @@ public actor Player {
     private func renderAndShow(_ card: SwitcherMachine.Card) async {
         let t0 = ContinuousClock.now
         let frame = await cardFrame(card)
-        logger.debug("flip #\(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", (ContinuousClock.now - t0).milliseconds)) ms")
+        logger.debug("flip \(card.requestID): card for \(lineup.channels[card.channel].number) ready in \(String(format: "%.1f", (ContinuousClock.now - t0).milliseconds)) ms")
         // Still wanted? (The picture may have come, or a newer flip may have taken over.)
         guard !Task.isCancelled, machine.wantsCard(card) else { return }
         if output.showCard(frame, token: card.requestID, minimum: card.minimum) {
@@ -411,7 +416,7 @@ public actor Player {
         let status: String
         switch card.kind {
         case .tuning:
-            template = channel.interstitial ?? channel.group.flatMap { lineup.settings["interstitial.\($0)"] } ?? lineup.settings["interstitial"]
+            template = channel.interstitial ?? channel.group.flatMap { lineup.settings.groupInterstitials[$0] } ?? lineup.settings.interstitial
             status = Self.tuningStatus(headend.sources[card.channel].state)
         case .noSignal(let reason):
             template = InterstitialCards.noSignalName
@@ -442,11 +447,11 @@ public actor Player {
         let card = result.interstitialShown ? ", card shown" : ""
         switch result.outcome {
         case .completed:
-            logger.info("flip #\(result.requestID) completed on \(result.channel?.number ?? "?") in \(String(format: "%.1f", result.latencyMilliseconds ?? 0)) ms (\(result.path?.rawValue ?? "?")\(card))")
+            logger.info("flip \(result.requestID) completed on \(result.channel?.number ?? "?") in \(String(format: "%.1f", result.latencyMilliseconds ?? 0)) ms (\(result.path?.rawValue ?? "?")\(card))")
         case .failed:
-            logger.warning("flip #\(result.requestID) failed: \(result.error ?? "")")
+            logger.warning("flip \(result.requestID) failed: \(result.error ?? "")")
         case .superseded:
-            logger.debug("flip #\(result.requestID) superseded by #\(result.supersededBy ?? 0)")
+            logger.debug("flip \(result.requestID) superseded by \(result.supersededBy?.description ?? "?")")
         }
         waiters.removeValue(forKey: result.requestID)?.resume(returning: result)
     }
@@ -519,7 +524,7 @@ public actor Player {
     nonisolated func publish(_ event: PlayerEvent) { hub.publish(event) }
 
     /// The output feed of the channel on screen (for the benchmark's per-flip timing).
-    public var shownFeedID: UInt? { machine.shownFeed }
+    public var shownFeedID: FeedID? { machine.shownFeed }
 
     /// Which channels next/previous visit; takes effect at the next flip. Says so on screen.
     public func setFlipScope(_ scope: FlipScope) {
@@ -551,17 +556,17 @@ public actor Player {
 /// What a job of the player is for; a new job for the same purpose replaces the old one.
 enum PlayerJob: Hashable, Sendable {
     /// Starting the decoder of a flip.
-    case activation(UInt64)
+    case activation(RequestID)
     /// Rendering the card of a flip to a channel that is not warm, ahead of its delay.
-    case prerender(UInt64)
+    case prerender(RequestID)
     /// Rendering and showing the card on screen.
     case card
     /// A switcher timer.
     case timer(SwitcherMachine.Timer)
     /// Stopping the decoder of a feed no longer shown.
-    case deactivation(UInt)
+    case deactivation(FeedID)
     /// Adding a channel's logo to its feed once it is ready.
-    case logo(UInt)
+    case logo(FeedID)
     /// Applying the warm plan around the channel on screen.
     case warmPolicy
     /// The message over the picture, and its time on screen.

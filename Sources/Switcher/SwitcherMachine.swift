@@ -1,42 +1,6 @@
 import Headend
 import Lineup
 
-/// Which channels next/previous visit.
-public enum FlipScope: Sendable, Hashable, CustomStringConvertible {
-    /// Every channel (minus the skipped ones).
-    case all
-    /// Favourites only.
-    case favourites
-    /// The channels of the current channel's group.
-    case group
-
-    /// `all`, `favourites` (or `favorites`), `group`.
-    public init?(_ text: String) {
-        switch text.lowercased() {
-        case "all": self = .all
-        case "favourites", "favorites": self = .favourites
-        case "group": self = .group
-        default: return nil
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .all: "all"
-        case .favourites: "favourites"
-        case .group: "group"
-        }
-    }
-}
-
-/// What next/previous do with a locked channel.
-public enum LockedFlip: String, Sendable, Hashable {
-    /// Pass it by (the default).
-    case skip
-    /// Stop on it and show its lock card (the flip completes as `failed(locked)`).
-    case card
-}
-
 /// How the switcher behaves: card timing, tune timeout, what next/previous skip.
 public struct SwitcherSettings: Sendable, Hashable {
     /// The card appears only when the target shows no frame within this time.
@@ -87,8 +51,8 @@ public struct SwitcherMachine: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
     public enum Timer: Hashable, Sendable {
-        case card(requestID: UInt64)
-        case timeout(requestID: UInt64)
+        case card(requestID: RequestID)
+        case timeout(requestID: RequestID)
     }
 
     public enum CardKind: Hashable, Sendable {
@@ -112,7 +76,7 @@ public struct SwitcherMachine: Sendable {
     /// A card the driver should render and put on screen for `requestID`, if the machine still
     /// wants it when it is ready (`wantsCard`).
     public struct Card: Hashable, Sendable {
-        public var requestID: UInt64
+        public var requestID: RequestID
         public var channel: Int
         public var kind: CardKind
         /// How long it stays at least.
@@ -122,13 +86,13 @@ public struct SwitcherMachine: Sendable {
     public enum Effect: Hashable, Sendable {
         /// Start decoding `channel` for request `requestID` (report `activated`/`activationFailed`,
         /// and `firstFrame` when its first frame reaches the output).
-        case activate(requestID: UInt64, channel: Int)
+        case activate(requestID: RequestID, channel: Int)
         /// Stop the decoder of `feed` and forget it on the output.
-        case stop(feed: UInt)
+        case stop(feed: FeedID)
         case showCard(Card)
         /// Show `feed` again: an abandoned flip gives way to the channel still playing (its card,
         /// or a first frame that reached the screen before the flip was abandoned).
-        case restore(feed: UInt)
+        case restore(feed: FeedID)
         case schedule(Timer, at: Instant)
         case deliver(FlipResult)
         /// A short message on screen ("No channel 42").
@@ -138,7 +102,7 @@ public struct SwitcherMachine: Sendable {
         case event(PlayerEvent)
         /// A recall completed on `feed`: the channel goes back to where the viewer left it in
         /// time, when the box is set to (`resume-position`); else it stays live.
-        case resumePosition(feed: UInt)
+        case resumePosition(feed: FeedID)
     }
 
     /// What the machine needs to know about a channel.
@@ -161,11 +125,11 @@ public struct SwitcherMachine: Sendable {
     }
 
     struct Flight: Hashable, Sendable {
-        var id: UInt64
+        var id: RequestID
         var request: FlipRequest
         var target: Int
         var startedAt: Instant
-        var feed: UInt?
+        var feed: FeedID?
         var cardShown = false
     }
 
@@ -174,17 +138,17 @@ public struct SwitcherMachine: Sendable {
     public private(set) var current: Int?
     public private(set) var previous: Int?
     /// The feed whose picture is on screen (or expected behind a "no signal" card).
-    public private(set) var shownFeed: UInt?
+    public private(set) var shownFeed: FeedID?
     private(set) var flight: Flight?
     /// The card on screen: for which request and channel, and whether it is "no signal".
-    private(set) var card: (requestID: UInt64, channel: Int, noSignal: Bool)?
+    private(set) var card: (requestID: RequestID, channel: Int, noSignal: Bool)?
     /// Channels whose content is locked now, with the reason.
     public private(set) var locks: [Int: String] = [:]
     /// The lock holding the screen on `current`: the id its card goes by.
-    private var lock: (requestID: UInt64, channel: Int)?
+    private var lock: (requestID: RequestID, channel: Int)?
     private var failedChannels: Set<Int> = []
     /// The request whose failure should show "no signal", until a newer request.
-    private var failedRequest: UInt64?
+    private var failedRequest: RequestID?
     private var nextID: UInt64 = 1
 
     public init(channels: [ChannelInfo], settings: SwitcherSettings = SwitcherSettings()) {
@@ -200,7 +164,7 @@ public struct SwitcherMachine: Sendable {
     }
 
     /// The request on its way, if any: its id and target.
-    public var pending: (requestID: UInt64, channel: Int)? { flight.map { ($0.id, $0.target) } }
+    public var pending: (requestID: RequestID, channel: Int)? { flight.map { ($0.id, $0.target) } }
 
     /// Whether a card is on screen.
     public var isShowingCard: Bool { card != nil }
@@ -208,8 +172,8 @@ public struct SwitcherMachine: Sendable {
     // MARK: Inputs
 
     /// A new request. Returns its id and the effects.
-    public mutating func request(_ request: FlipRequest, at now: Instant) -> (id: UInt64, effects: [Effect]) {
-        let id = nextID
+    public mutating func request(_ request: FlipRequest, at now: Instant) -> (id: RequestID, effects: [Effect]) {
+        let id = RequestID(nextID)
         nextID += 1
         var effects: [Effect] = []
         let base = flight?.target ?? current
@@ -273,7 +237,7 @@ public struct SwitcherMachine: Sendable {
     }
 
     /// The decoder of request `requestID` was set up with `feed`.
-    public mutating func activated(requestID: UInt64, feed: UInt) -> [Effect] {
+    public mutating func activated(requestID: RequestID, feed: FeedID) -> [Effect] {
         if flight?.id == requestID {
             flight?.feed = feed
             return []
@@ -283,13 +247,13 @@ public struct SwitcherMachine: Sendable {
     }
 
     /// The decoder of request `requestID` could not start.
-    public mutating func activationFailed(requestID: UInt64, reason: String) -> [Effect] {
+    public mutating func activationFailed(requestID: RequestID, reason: String) -> [Effect] {
         guard let f = flight, f.id == requestID else { return [] }
         return fail(f, failure: .sourceFailed, reason: reason)
     }
 
     /// The first frame of `feed` (request `requestID`) reached the output sink at `at`.
-    public mutating func firstFrame(requestID: UInt64, feed: UInt, path: FlipPath, at: Instant) -> [Effect] {
+    public mutating func firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: Instant) -> [Effect] {
         if let f = flight, f.id == requestID {
             flight = nil
             var effects: [Effect] = []
@@ -322,7 +286,7 @@ public struct SwitcherMachine: Sendable {
     /// picture; the channel's next frame takes the card away (`firstFrame` with the shown feed).
     public mutating func signalLost(channel: Int, reason: String) -> [Effect] {
         guard flight == nil, channel == current, shownFeed != nil, card == nil else { return [] }
-        let id = nextID
+        let id = RequestID(nextID)
         nextID += 1
         failedRequest = id
         return [.showCard(Card(requestID: id, channel: channel, kind: .noSignal(reason: reason), minimum: settings.cardMinimum))]
@@ -364,7 +328,7 @@ public struct SwitcherMachine: Sendable {
     }
 
     /// The caller of request `requestID` gave up waiting (its task was cancelled).
-    public mutating func cancel(requestID: UInt64) -> [Effect] {
+    public mutating func cancel(requestID: RequestID) -> [Effect] {
         guard let f = flight, f.id == requestID else { return [] }
         flight = nil
         var effects: [Effect] = []
@@ -423,7 +387,7 @@ public struct SwitcherMachine: Sendable {
             return [.showCard(Card(requestID: held.requestID, channel: channel, kind: .locked(reason: reason), minimum: .zero))]
         }
         // A programme boundary into locked content on the channel on screen.
-        let id = nextID
+        let id = RequestID(nextID)
         nextID += 1
         failedRequest = nil
         var effects: [Effect] = []
@@ -445,7 +409,7 @@ public struct SwitcherMachine: Sendable {
 
     /// Request `id` reached locked `target`: no decoder, the old channel's feed stops, the lock
     /// card goes up, and the request ends `failed(locked)`; the viewer is on `target`.
-    private mutating func lockOut(_ target: Int, requestID id: UInt64, reason: String, interstitialShown: Bool) -> [Effect] {
+    private mutating func lockOut(_ target: Int, requestID id: RequestID, reason: String, interstitialShown: Bool) -> [Effect] {
         var effects: [Effect] = []
         let summary = channels[target].summary
         if let old = shownFeed {

@@ -106,7 +106,7 @@ struct BenchCommand: AsyncParsableCommand {
             return
         }
         let n = lineup.channels.count
-        let (policy, budget) = try warmth.resolve(lineup, path: self.lineup)
+        let (policy, budget) = try warmth.resolve(lineup.settings)
 
         // Baseline: only the channel on screen runs.
         let options = PlayerOptions(sink: .headless, width: parts[0], height: parts[1], fps: fps, warm: .none)

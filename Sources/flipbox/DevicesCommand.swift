@@ -6,24 +6,33 @@ import Output
 
 /// `flipbox devices`: what `play` can use on this machine, with the names its options take:
 /// displays (`--connector`, `--mode`), sound devices (`--audio-device`), input devices
-/// (`--input evdev`) and the HDMI-CEC adapter (`--input cec`).
+/// (`--input evdev`), lircd (`--input lirc`) and the HDMI-CEC adapter (`--input cec`).
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the displays, sound devices, input devices and HDMI-CEC adapter play can use.")
+        abstract: "List the displays, sound devices, input devices, lircd and the HDMI-CEC adapter play can use.")
 
     @Option(help: "The input devices' directory.")
     var inputDirectory = "/dev/input"
 
+    @Option(help: "lircd's socket.")
+    var lircSocket = LircKeys.defaultSocket
+
     func run() throws {
         print(Self.report(displays: DisplayProbe.cards(in: DisplayOptions.deviceDirectory), displayDirectory: DisplayOptions.deviceDirectory,
                           sound: AudioDevice.playbackDevices(), inputs: EvdevKeys.survey(directory: inputDirectory),
-                          inputDirectory: inputDirectory, cec: CECRemote.findAdapter()))
+                          inputDirectory: inputDirectory, lirc: Self.lirc(socket: lircSocket), lircSocket: lircSocket, cec: CECRemote.findAdapter()))
+    }
+
+    /// lircd's socket and why it does not answer (nil: it answers); nil when there is no socket.
+    static func lirc(socket: String) -> (socket: String, problem: String?)? {
+        LircKeys.socketPresent(socket) ? (socket, LircKeys.connectionProblem(socket)) : nil
     }
 
     /// The listing, one section per kind; an empty section says what is missing.
     static func report(displays: (cards: [DisplayCard], problems: [DisplayError]), displayDirectory: String, sound: [AudioDevice],
-                       inputs: [InputDeviceReport], inputDirectory: String, cec: Result<String?, CECError>) -> String {
+                       inputs: [InputDeviceReport], inputDirectory: String, lirc: (socket: String, problem: String?)? = nil,
+                       lircSocket: String = LircKeys.defaultSocket, cec: Result<String?, CECError>) -> String {
         var lines = ["Displays (\(displayDirectory); --connector NAME, --mode WIDTHxHEIGHT@HZ):"]
         for card in displays.cards {
             for connector in card.connectors {
@@ -44,6 +53,13 @@ struct DevicesCommand: ParsableCommand {
                                           ?? (device.name ?? "unnamed")))
         }
         if inputs.isEmpty { lines.append("  none") }
+
+        lines.append("LIRC (--input lirc[:SOCKET]):")
+        switch lirc {
+        case (let socket, nil)?: lines.append("  lircd at \(socket): answering (its remotes can drive the box)")
+        case (let socket, let problem?)?: lines.append("  lircd's socket \(socket) does not answer: \(problem)")
+        case nil: lines.append("  none: no lircd socket at \(lircSocket) (install and start lircd for IR remotes)")
+        }
 
         lines.append("HDMI-CEC (--input cec):")
         switch cec {

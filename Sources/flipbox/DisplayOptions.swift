@@ -20,12 +20,15 @@ struct DisplayOptions: ParsableArguments {
     @Option(help: "Where the sound goes: an ALSA playback device as hw:CARD,DEVICE or its name, e.g. hw:0,3 or 'HDMI 0' (`flipbox devices` lists them). Setting: audio-device. Default: the system's default device.")
     var audioDevice: String?
 
+    @Flag(inversion: .prefixedNo, help: "Bring every channel's sound to one loudness, so a flip does not jump in volume. Setting: normalize-audio. Default: off.")
+    var normalizeAudio: Bool?
+
     /// The playback device `--audio-device` (else the lineup's `audio-device`) names, or nil for
     /// the default one. A device that is not there is said once, with the ones there are, and
     /// the box plays on the default device: a missing sound card never keeps the picture off.
     func resolveAudio(lineup: Lineup, path: String, logger: Logger,
                       devices: [AudioDevice] = AudioDevice.playbackDevices()) -> AudioDevice? {
-        guard let spec = audioDevice ?? lineup.settings["audio-device"] else { return nil }
+        guard let spec = audioDevice ?? lineup.settings.audioDevice else { return nil }
         do {
             let device = try AudioDevice.find(spec, in: devices)
             logger.info("sound: \(device)")
@@ -113,7 +116,7 @@ struct DisplayOptions: ParsableArguments {
         options.width = choice.mode.width
         options.height = choice.mode.height
         options.fps = fps ?? choice.mode.refresh
-        options.kms = KMSTarget(devicePath: choice.card.path, connectorID: choice.connector.id)
+        options.kms = KMSTarget(devicePath: choice.card.path, connectorID: choice.connector.id, connectorName: choice.connector.name)
         logger.notice("display: \(choice)")
         let set = choice.modeKMSSinkSets
         if set != choice.mode {

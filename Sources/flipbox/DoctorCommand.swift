@@ -77,7 +77,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let sink = outputSink(play, asService: asService)
         findings += display(play, sink: sink, asService: asService)
         findings += inputs(play, asService: asService)
-        if sink != .headless { findings.append(sound(device: play.display.audioDevice ?? lineup?.settings["audio-device"])) }
+        if sink != .headless { findings.append(sound(device: play.display.audioDevice ?? lineup?.settings.audioDevice)) }
         findings.append(gstreamer(lineup: lineup, sink: sink))
         if let lineup, let lineupPath {
             do { _ = try play.evdevKeyMap(lineup: lineup, path: lineupPath) } catch {
@@ -240,11 +240,8 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     static func api(_ play: PlayCommand, lineup: Lineup?) -> DoctorFinding {
-        var control: ControlServerConfiguration
-        do { control = try play.controlConfiguration() } catch { return .problem("api", PlayCommand.message(for: error)) }
-        if let setting = lineup?.settings["allow-hosts"] {
-            control.allowedHosts += setting.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-        }
+        let control: ControlServerConfiguration
+        do { control = try play.controlConfiguration(lineup: lineup) } catch { return .problem("api", PlayCommand.message(for: error)) }
         do { try control.validate() } catch {
             return .problem("api", "\(error)", fix: "give a --token (or FLIPBOX_TOKEN), or listen on 127.0.0.1")
         }

@@ -23,27 +23,31 @@ enum BenchStreamKind: String, CaseIterable {
     /// `ts-loop`, with every fourth channel MPEG-2 576i, H.264 1080i or HEVC 720p instead.
     case mixed
     /// A broadcast lineup, six kinds in turn: H.264 720p/AAC, MPEG-2 576i/MP2, H.264 1080i with
-    /// AC-3 in two languages, HEVC 10-bit BT.2020 PQ, H.264 720p/E-AC-3, radio (MP2).
+    /// AC-3 in two languages, HEVC 10-bit BT.2020 PQ, H.264 720p/E-AC-3, radio (MP2, then AAC LATM).
     case broadcast
 
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
-/// Live MPEG-TS channels on loopback for the hostile bench modes: one ffmpeg sender per
-/// channel (outside this process, so its CPU is not counted), looping an MPEG-TS clip exactly
-/// as a user's `ffmpeg -re -stream_loop -1 -i clip.ts -c copy -f mpegts udp://...` does,
-/// started a fraction of a GOP apart.
+/// Live MPEG-TS channels on loopback for the hostile bench modes, all sent by one `flipbox
+/// replay` child (outside this process, so its CPU is not counted; one process for 64 channels
+/// instead of 64 ffmpegs). Each loops an MPEG-TS clip byte for byte with the first frames of
+/// every later loop skipped, so the loop point's keyframe is lost and the timestamps jump back,
+/// as a user's `ffmpeg -re -stream_loop -1 -i clip.ts -c copy -f mpegts udp://...` does; the
+/// channels start a fraction of a GOP apart.
 final class HostileBenchStreams: BenchSenders {
     let urls: [String]
     /// What each channel carries, in order (for the report).
     let formats: [ClipFormat]
     var kinds: [String] { formats.map(\.description) }
-    private var senders: [Process] = []
+    private var replay: Process?
+    private var replayInput: Pipe?
+
+    /// Seconds skipped at the start of every loop after the first: a frame or two, so the
+    /// keyframe that opens the clip is lost at every loop.
+    static let loopSkip = 0.05
 
     init(kind: BenchStreamKind, channels: Int, basePort: Int, log: (String) -> Void) throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
-            throw BenchStreams.Failure(description: "the benchmark streams need ffmpeg (run deploy/install-deps.sh)")
-        }
         var formats: [ClipFormat] = []
         for i in 0..<channels {
             var format = ClipFormat.hd720
@@ -62,16 +66,31 @@ final class HostileBenchStreams: BenchSenders {
         }
         self.formats = formats
         var urls: [String] = []
+        var plan: [String] = []
         for (i, format) in formats.enumerated() {
-            let name = format.description
-            log("channel \(i + 1): \(name) (encoded once, cached in \(ClipFormat.cacheDirectory))")
+            log("channel \(i + 1): \(format.description) (encoded once, cached in \(ClipFormat.cacheDirectory))")
             let path = try format.file(in: ClipFormat.cacheDirectory)
-            let url = "udp://127.0.0.1:\(basePort + i)"
-            senders.append(try BenchStreams.loopSender(clip: path, to: url))
-            urls.append(url)
-            if i + 1 < formats.count { Thread.sleep(forTimeInterval: format.gopSeconds / Double(formats.count)) }
+            plan.append("\(basePort + i)=\(path)")
+            urls.append("udp://127.0.0.1:\(basePort + i)")
         }
         self.urls = urls
+        let gop = formats.map(\.gopSeconds).max() ?? 1
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        p.arguments = ["replay", "--loop-skip", "\(Self.loopSkip)", "--stagger", "\(gop / Double(max(1, formats.count)))"] + plan
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.standardError
+        try p.run()
+        replay = p
+        replayInput = input
+        // Every channel sends once it says so (or it failed: its message went to stderr).
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard said.hasPrefix("ready") else {
+            stop()
+            throw BenchStreams.Failure(description: "the stream sender (flipbox replay) did not start: \(said.isEmpty ? "see above" : said)")
+        }
     }
 
     /// Channel `i` of the broadcast lineup.
@@ -94,8 +113,9 @@ final class HostileBenchStreams: BenchSenders {
             f = .hd720
             f.audioCodec = .eac3
         case 5:
-            // MP2: ffmpeg's `-c copy` loop breaks LATM framing (the tests send LATM byte for byte).
-            f = .radio(.mp2, toneHz: tone, seconds: 8)
+            // Radio, MPEG-1 Layer II and AAC in LATM (DVB-T2's) in turn: sent byte for byte, LATM
+            // framing survives the loop.
+            f = .radio((i / 6) % 2 == 0 ? .mp2 : .latm, toneHz: tone, seconds: 8)
         default:
             f = .hd720
         }
@@ -105,9 +125,14 @@ final class HostileBenchStreams: BenchSenders {
     }
 
     func stop() {
-        for p in senders where p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        for p in senders { p.waitUntilExit() }
-        senders = []
+        guard let p = replay else { return }
+        try? replayInput?.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(3)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        replay = nil
+        replayInput = nil
     }
 
     deinit { stop() }

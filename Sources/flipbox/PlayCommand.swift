@@ -1,5 +1,6 @@
 import ArgumentParser
 import Control
+import Display
 import Foundation
 import GStreamer
 import Headend
@@ -99,20 +100,13 @@ struct PlayCommand: AsyncParsableCommand {
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
         resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
-        (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup, path: path)
-        if bannerSeconds == nil, let setting = lineup.settings["banner-seconds"] {
-            guard let seconds = Double(setting), (0...3600).contains(seconds) else {
-                throw ValidationError("\(lineup.settingOrigin("banner-seconds", path: path)) '\(setting)' is not a number of seconds from 0 to 3600")
-            }
-            resolved.bannerSeconds = seconds
-        }
+        resolved.normalizeAudio = display.normalizeAudio ?? lineup.settings.normalizeAudio ?? false
+        (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup.settings)
+        if bannerSeconds == nil, let seconds = lineup.settings.bannerSeconds { resolved.bannerSeconds = seconds }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let inputs = try remoteInputs()
         let keyMap = !inputs.usesKeyMap ? EvdevKeyMap.standard : try evdevKeyMap(lineup: lineup, path: path)
-        var control = try controlConfiguration()
-        if let setting = lineup.settings["allow-hosts"] {
-            control.allowedHosts += setting.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-        }
+        let control = try controlConfiguration(lineup: lineup)
         do { try control.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
             throw ExitCode(2)
@@ -140,9 +134,10 @@ struct PlayCommand: AsyncParsableCommand {
         logger.notice("playing \(lineup.channels.count) channels from \(path) on \(resolved.sink.rawValue) \(resolved.width)x\(resolved.height)@\(resolved.fps), warm: \(resolved.warm)")
 
         let app: any Service
+        let metrics = ControlMetrics()
         do {
             let clips = ClipLibrary(headend: player.headend, logger: logger) { player.publishClip($0) }
-            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips)
+            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips, metrics: metrics)
         } catch {
             await player.shutdown()
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
@@ -153,10 +148,16 @@ struct PlayCommand: AsyncParsableCommand {
             .init(service: app),
         ]
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
+        if resolved.sink == .kms, let kms = resolved.kms, let connector = kms.connectorName {
+            services.append(.init(service: DisplayHotplug(
+                output: player.output, connector: connector,
+                statusPath: ConnectorPresence.statusPath(devicePath: kms.devicePath, connector: connector), logger: logger)))
+        }
         if serve {
             do {
                 let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
                 let server = StreamServer(headend: player.headend, settings: configuration.streams, logger: logger)
+                metrics.addFigures { await server.metricFigures() }
                 services += try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
                     .map { .init(service: $0) }
             } catch {
@@ -208,7 +209,7 @@ struct PlayCommand: AsyncParsableCommand {
     func evdevKeyMap(lineup: Lineup, path: String) throws -> EvdevKeyMap {
         var map = EvdevKeyMap.standard
         do {
-            try map.apply(settings: lineup.settings, lineupPath: path)
+            try map.apply(settings: lineup.settings.keymap, lineupPath: path)
             if let keymap {
                 guard let text = try? String(contentsOfFile: keymap, encoding: .utf8) else {
                     throw ValidationError("--keymap \(keymap): cannot read the file")
@@ -252,14 +253,17 @@ struct PlayCommand: AsyncParsableCommand {
         return options
     }
 
-    func controlConfiguration() throws -> ControlServerConfiguration {
+    /// The control API's configuration: `--http`, the token, and the hosts `--allow-host` and
+    /// the lineup's `allow-hosts` name.
+    func controlConfiguration(lineup: Lineup? = nil) throws -> ControlServerConfiguration {
         guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port) else {
             throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8642, not '\(http)'")
         }
         var host = String(http[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let token = self.token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"]
-        return ControlServerConfiguration(host: host, port: port, token: token, allowedHosts: allowHosts)
+        return ControlServerConfiguration(host: host, port: port, token: token,
+                                          allowedHosts: allowHosts + (lineup?.settings.allowHosts ?? []))
     }
 }
 

@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = makeLogger(verbose: verbose)
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
-        let (policy, budget) = try warmth.resolve(lineup, path: path)
+        let (policy, budget) = try warmth.resolve(lineup.settings)
         let configuration = try serving.configuration(lineup: lineup, path: path,
                                                       token: token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"])
         do { try configuration.validate() } catch {

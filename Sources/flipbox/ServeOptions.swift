@@ -48,23 +48,17 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--serve-listen must be HOST:PORT, e.g. 127.0.0.1:5004 or 0.0.0.0:5004, not '\(listen)'")
         }
         var ranges: [NetworkRange] = []
-        let settingAllow = lineup.settings["serve-allow"].map { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) } ?? []
-        for text in allow + settingAllow {
+        for text in allow + lineup.settings.serveAllow {
             guard let range = NetworkRange(text) else {
                 throw ValidationError("--serve-allow '\(text)' is not a network such as 192.168.1.0/24 or an address such as 192.168.1.20")
             }
             ranges.append(range)
         }
         var streams = StreamServer.Settings()
-        if let maxClients {
-            streams.maxClients = maxClients
-        } else if let setting = lineup.settings["serve-max-clients"] {
-            guard let n = Int(setting) else { throw ValidationError("\(path): settings.serve-max-clients '\(setting)' is not a number") }
-            streams.maxClients = n
-        }
+        if let n = maxClients ?? lineup.settings.serveMaxClients { streams.maxClients = n }
         let device: HDHomeRunDevice
         do {
-            device = try HDHomeRunDevice(settings: lineup.settings, seed: (path as NSString).standardizingPath)
+            device = try HDHomeRunDevice(settings: lineup.settings.hdhomerun, seed: (path as NSString).standardizingPath)
         } catch {
             throw ValidationError("\(path): \(error)")
         }

@@ -111,6 +111,9 @@ struct SoakAPI: Sendable {
         return try? JSONSerialization.jsonObject(with: data)
     }
 
+    /// `GET /api/v1/output`: the display's recent gaps and still pictures.
+    func output() async -> [String: Any]? { await json("/api/v1/output") as? [String: Any] }
+
     func waitForStatus(seconds: Double) async -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {

@@ -26,8 +26,8 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Hostile channels to make.")
     var channels = 8
 
-    @Option(help: "Seconds of flipping before the first resource reading.")
-    var warmup = 20.0
+    @Option(help: "Seconds of flipping before the first resource reading (memory settles over minutes: caches, encoders and the allocator's arenas fill).")
+    var warmup = 60.0
 
     @Option(help: "First UDP port of the channels.")
     var port = 33000
@@ -73,10 +73,14 @@ struct SoakCommand: AsyncParsableCommand {
         var nextBurst = Int.random(in: 30...60, using: &rng)
         let answers = SoakAnswers()
         var lastChaos = clock.now
+        var display = SoakOutputWatch()
+        var lastDisplayRead = clock.now
+        var measuredFrom: Date?
         func elapsed() -> Double { Self.seconds(clock.now - began) }
 
-        while flipsSent < limit, seconds.map({ elapsed() < $0 }) ?? true {
-            if !player.isRunning { stats.crashes += 1; say("the player exited: \(player.exitDescription)"); break }
+        /// Applies the sources' misbehaviour that is due, notes returning sources' recovery, and
+        /// reads the display's record now and then.
+        func tend() async {
             if clock.now - lastChaos > .milliseconds(200) {
                 sources.step()
                 lastChaos = clock.now
@@ -85,8 +89,19 @@ struct SoakCommand: AsyncParsableCommand {
                 stats.recoveries += await api.recoveries(of: &returns, since: began)
                 stats.returns = returns
             }
+            if clock.now - lastDisplayRead > .seconds(5) {
+                lastDisplayRead = clock.now
+                if let body = await api.output() { display.add(body) }
+            }
+        }
+        var nextDwell = Int.random(in: 60...120, using: &rng)
+
+        while flipsSent < limit, seconds.map({ elapsed() < $0 }) ?? true {
+            if !player.isRunning { stats.crashes += 1; say("the player exited: \(player.exitDescription)"); break }
+            await tend()
             if warmReading == nil, elapsed() >= warmup {
                 warmReading = await settledReading(api: api, sources: sources, player: player, say: say)
+                measuredFrom = Date()
             }
             let burst = sent >= nextBurst
             let count = burst ? 10 : 1
@@ -98,16 +113,28 @@ struct SoakCommand: AsyncParsableCommand {
                 if burst { try await Task.sleep(for: .milliseconds(30)) }
             }
             if burst { nextBurst = sent + Int.random(in: 30...60, using: &rng) }
+            if sent >= nextDwell {
+                // A viewer watching for a while: the picture must keep moving on a flowing channel.
+                let until = clock.now + .milliseconds(Int.random(in: 3000...8000, using: &rng))
+                while clock.now < until {
+                    try await Task.sleep(for: .milliseconds(200))
+                    await tend()
+                }
+                nextDwell = sent + Int.random(in: 60...120, using: &rng)
+            }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...500, using: &rng)))
             if !json && sent % 500 < count { say("\(sent) requests, \(Int(elapsed())) s") }
         }
         // Every request has 10 s to be answered; wait a little longer for the last ones.
         let last = ContinuousClock.now + .seconds(12)
         while answers.count < sent && ContinuousClock.now < last { try await Task.sleep(for: .milliseconds(100)) }
+        let measuredTo = Date()
+        if let body = await api.output() { display.add(body) }
+        let verdict = display.judge(from: measuredFrom ?? measuredTo, to: measuredTo, gop: SoakSources.gopSeconds, flowed: sources.flowed)
         for a in answers.all { stats.add(a) }
         stats.unanswered += sent - answers.count
         let endReading = player.isRunning ? await settledReading(api: api, sources: sources, player: player, say: say) : nil
-        let report = SoakReport(seconds: elapsed(), requests: sent, statistics: stats, warm: warmReading, end: endReading,
+        let report = SoakReport(seconds: elapsed(), requests: sent, statistics: stats, warm: warmReading, end: endReading, display: verdict,
                                 channels: sources.channels.map(\.behaviour.rawValue), log: player.logPath)
         print(json ? report.json() : report.text())
         if !report.passed { throw ExitCode(1) }

@@ -39,6 +39,15 @@ struct SoakReading {
         return kinds
     }
 
+    /// The whole of a `/proc` file. (`String(contentsOfFile:)` stops after its first read of a
+    /// file whose size says 0, which cut the socket tables short: sockets past the cut looked
+    /// like sockets in no table.)
+    static func procText(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     /// Socket inode → `tcp STATE`, `udp`, `unix` or `netlink`, from `/proc/PID/net/{tcp,tcp6,udp,udp6,unix,netlink}`.
     static func socketKinds(pid: Int32) -> [String: String] {
         // The TCP states of include/net/tcp_states.h, by their hex code in the table.
@@ -46,7 +55,7 @@ struct SoakReading {
                       "06": "time-wait", "07": "close", "08": "close-wait", "09": "last-ack", "0A": "listen", "0B": "closing"]
         var kinds: [String: String] = [:]
         for (table, name) in [("tcp", "tcp"), ("tcp6", "tcp"), ("udp", "udp"), ("udp6", "udp")] {
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            guard let text = procText("/proc/\(pid)/net/\(table)") else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 9 else { continue }
@@ -55,7 +64,7 @@ struct SoakReading {
         }
         // The inode's column: 7th in the unix table, 10th in the netlink table.
         for (table, column) in [("unix", 6), ("netlink", 9)] {
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            guard let text = procText("/proc/\(pid)/net/\(table)") else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 if fields.count > column { kinds[String(fields[column])] = table }
@@ -103,6 +112,8 @@ struct SoakReport {
     var statistics: SoakStatistics
     var warm: SoakReading?
     var end: SoakReading?
+    /// Gaps and still pictures on the display after the warm-up.
+    var display: SoakOutputVerdict
     var channels: [String]
     var log: String
 
@@ -126,6 +137,7 @@ struct SoakReport {
     var passed: Bool {
         statistics.crashes == 0 && statistics.unanswered == 0 && pipelinesEqual
             && (rssDrift.map { $0 < 0.05 } ?? false) && (fileDrift.map { $0 < 0.05 } ?? false)
+            && display.gapsMet && display.stillsMet
     }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double? {
@@ -135,6 +147,7 @@ struct SoakReport {
     var summary: [String: Any] {
         let s = statistics
         func r1(_ v: Double?) -> Any { v.map { ($0 * 10).rounded() / 10 } ?? NSNull() }
+        func r1000(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
         func reading(_ r: SoakReading?) -> Any {
             r.map { ["pipelines": $0.pipelines, "openFiles": $0.openFiles, "residentMB": r1(Double($0.residentBytes) / 1_048_576)] } ?? NSNull()
         }
@@ -153,6 +166,12 @@ struct SoakReport {
             "after_warmup": reading(warm), "end": reading(end),
             "rss_drift": r1(rssDrift.map { $0 * 100 }), "open_files_drift": r1(fileDrift.map { $0 * 100 }),
             "pipelines_equal": pipelinesEqual, "player_log": log,
+            "display": [
+                "gaps_over_100ms": display.gapsOver100Ms, "longest_gap_ms": r1(display.longestGapMs),
+                "longest_gap_channel": display.longestGap?.channel ?? NSNull(),
+                "longest_still_s": r1000(display.longestStillSeconds), "longest_still_channel": display.longestStill?.channel ?? NSNull(),
+                "stills_over_gop": display.stillsOverGOP, "stills_during_outages": display.stillsExcused, "stills_seen": display.stillsSeen, "frames_shown": display.framesShown, "gop_s": display.gop,
+            ] as [String: Any],
             "open_files_by_kind": fileKindChanges.map { ["kind": $0.kind, "after_warmup": $0.warm, "end": $0.end] },
         ]
     }
@@ -180,6 +199,7 @@ struct SoakReport {
             returning sources: \(s.recoveries.count) recovered, p50 \(f(Self.percentile(s.recoveries, 0.5))) s, max \(f(s.recoveries.max())) s, \(s.returns.count) not yet
             after warm-up: \(r(warm))
             at the end:    \(r(end))
+            display: longest gap \(f(display.longestGapMs)) ms\(display.longestGap?.channel.map { " (channel \($0))" } ?? ""), \(display.gapsOver100Ms) over 100 ms; longest unchanging picture on a flowing channel \(String(format: "%.2f", display.longestStillSeconds)) s\(display.longestStill?.channel.map { " (channel \($0))" } ?? ""), \(display.stillsOverGOP) over one GOP (\(f(display.gop)) s), \(display.stillsExcused) more during source outages (\(display.stillsSeen) runs of 0.5 s or more seen)
             drift: resident \(f(rssDrift.map { $0 * 100 })) %, open files \(f(fileDrift.map { $0 * 100 })) %, pipelines \(pipelinesEqual ? "equal" : "differ")
             open files by kind (after warm-up → end): \(fileKindChanges.map { "\($0.kind) \($0.warm) → \($0.end)" }.joined(separator: ", "))
             player log: \(log)

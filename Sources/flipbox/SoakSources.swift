@@ -32,6 +32,12 @@ final class SoakSources {
     /// A source came back at `at` (seconds since start).
     struct Return { var channel: Int; var at: Double }
 
+    /// A time a channel's source sent no stream (dead, stalled or garbage); `to` nil while it lasts.
+    struct Outage { var channel: Int; var from: Date; var to: Date? }
+
+    /// The keyframe interval of every channel.
+    static let gopSeconds = 1.0
+
     private(set) var channels: [Channel] = []
     private let clips: [TransportStreamClip]
     private let alternates: [TransportStreamClip]
@@ -40,13 +46,15 @@ final class SoakSources {
     private let start = Date()
     /// Returns not yet collected by the caller.
     private(set) var returns: [Return] = []
+    /// Every outage so far, in the order they began.
+    private(set) var outages: [Outage] = []
 
     var urls: [String] { channels.map { "udp://127.0.0.1:\($0.sender.port)" } }
 
     init(count: Int, basePort: Int, log: (String) -> Void) throws {
         let dir = ClipFormat.cacheDirectory
         func clip(_ codec: ClipFormat.Codec, _ width: Int, _ height: Int, hue: Int, kbps: Int = 1000) throws -> TransportStreamClip {
-            let format = ClipFormat(codec: codec, width: width, height: height, fps: 25, gopSeconds: 1, seconds: 6,
+            let format = ClipFormat(codec: codec, width: width, height: height, fps: 25, gopSeconds: Self.gopSeconds, seconds: 6,
                                     bitrateKbps: kbps, hue: hue, toneHz: 300 + hue)
             log("clip \(format) (made once, kept in \(dir))")
             return try TransportStreamClip(path: try format.file(in: dir))
@@ -74,6 +82,7 @@ final class SoakSources {
                     if c.behaviour == .dies { c.sender.play(clips[i % clips.count]) } else { c.sender.mode = .stream }
                     c.outUntil = nil
                     returns.append(Return(channel: i, at: now))
+                    endOutage(of: i)
                 }
             } else if now >= c.nextEvent {
                 switch c.behaviour {
@@ -82,9 +91,11 @@ final class SoakSources {
                 case .dies, .stalls:
                     c.sender.mode = .silent
                     c.outUntil = now + Double.random(in: 1...10, using: &rng)
+                    outages.append(Outage(channel: i, from: Date()))
                 case .garbage:
                     c.sender.mode = .garbage
                     c.outUntil = now + Double.random(in: 2...5, using: &rng)
+                    outages.append(Outage(channel: i, from: Date()))
                 case .codecChanges:
                     c.clipIndex = (c.clipIndex + 1) % alternates.count
                     c.sender.play(alternates[c.clipIndex])
@@ -99,6 +110,15 @@ final class SoakSources {
         }
     }
 
+    private func endOutage(of channel: Int) {
+        if let last = outages.lastIndex(where: { $0.channel == channel && $0.to == nil }) { outages[last].to = Date() }
+    }
+
+    /// Whether channel `channel`'s source sent its stream for the whole of `from...to`.
+    func flowed(_ channel: Int, from: Date, to: Date) -> Bool {
+        !outages.contains { $0.channel == channel && $0.from <= to && ($0.to ?? .distantFuture) >= from }
+    }
+
     /// Takes the returns recorded since the last call.
     func takeReturns() -> [Return] {
         defer { returns = [] }
@@ -110,6 +130,7 @@ final class SoakSources {
     func calm(holdOff: Double) {
         let now = elapsed
         for i in channels.indices {
+            if channels[i].outUntil != nil { endOutage(of: i) }
             channels[i].outUntil = nil
             channels[i].sender.play(clips[i % clips.count])
             channels[i].clipIndex = 0

@@ -48,68 +48,70 @@ struct SwitcherOptions: ParsableArguments {
     @Option(help: "Timeshift data kept in memory per channel before it goes to disk (e.g. 64MB). Setting: timeshift-memory.")
     var timeshiftMemory: String?
 
+    /// Applies the options over the lineup's settings (read and checked when the lineup was
+    /// loaded) over the defaults already in `options`.
     func apply(to options: inout PlayerOptions, lineup: Lineup, lineupPath: String) throws {
         let settings = lineup.settings
-        func pick(_ option: String?, _ key: String) -> (String, String)? {
-            if let option { return (option, "--\(key)") }
-            if let value = settings[key] { return (value, lineup.settingOrigin(key, path: lineupPath)) }
-            return nil
-        }
         var s = options.switcher
-        if let (text, origin) = pick(cardDelay, "card-delay") { s.cardDelay = try Self.duration(text, origin, within: .zero ... .seconds(10)) }
-        if let (text, origin) = pick(cardMinimum, "card-minimum") { s.cardMinimum = try Self.duration(text, origin, within: .zero ... .seconds(10)) }
-        if let (text, origin) = pick(tuneTimeout, "tune-timeout") { s.tuneTimeout = try Self.duration(text, origin, within: .milliseconds(500) ... .seconds(120)) }
-        if let (text, origin) = pick(skip, "skip") {
-            let parts = Set(text.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            guard parts.isSubset(of: ["hidden", "failed", "none"]), !(parts.contains("none") && parts.count > 1) else {
-                throw ValidationError("\(origin) must be hidden, failed, hidden,failed or none, not '\(text)'")
-            }
-            s.skipHidden = parts.contains("hidden")
-            s.skipFailed = parts.contains("failed")
+        s.cardDelay = try cardDelay.map { try Self.duration($0, "--card-delay", within: .zero ... .seconds(10)) } ?? settings.cardDelay ?? s.cardDelay
+        s.cardMinimum = try cardMinimum.map { try Self.duration($0, "--card-minimum", within: .zero ... .seconds(10)) } ?? settings.cardMinimum ?? s.cardMinimum
+        s.tuneTimeout = try tuneTimeout.map { try Self.duration($0, "--tune-timeout", within: .milliseconds(500) ... .seconds(120)) } ?? settings.tuneTimeout ?? s.tuneTimeout
+        let skipRule = try skip.map { text in
+            guard let rule = LineupSettings.Skip(text) else { throw ValidationError("--skip must be hidden, failed, hidden,failed or none, not '\(text)'") }
+            return rule
+        } ?? settings.skip
+        if let skipRule {
+            s.skipHidden = skipRule.hidden
+            s.skipFailed = skipRule.failed
         }
-        if let (text, origin) = pick(flipScope, "flip-scope") {
-            guard let scope = FlipScope(text) else { throw ValidationError("\(origin) must be all, favourites or group, not '\(text)'") }
-            s.scope = scope
-        }
-        if let (text, origin) = pick(lockedFlip, "locked-flip") {
-            guard let rule = LockedFlip(rawValue: text.lowercased()) else { throw ValidationError("\(origin) must be skip or card, not '\(text)'") }
-            s.lockedFlip = rule
-        }
+        s.scope = try flipScope.map { text in
+            guard let scope = FlipScope(text) else { throw ValidationError("--flip-scope must be all, favourites or group, not '\(text)'") }
+            return scope
+        } ?? settings.flipScope ?? s.scope
+        s.lockedFlip = try lockedFlip.map { text in
+            guard let rule = LockedFlip(rawValue: text.lowercased()) else { throw ValidationError("--locked-flip must be skip or card, not '\(text)'") }
+            return rule
+        } ?? settings.lockedFlip ?? s.lockedFlip
         options.switcher = s
         do {
-            options.parental = try ParentalRules(settings: parental.map { ["parental": $0] } ?? settings)
+            options.parental = try ParentalRules(settings: parental.map { ["parental": $0] } ?? settings.parental)
         } catch {
             throw ValidationError(parental == nil ? "\(lineupPath): settings.\(error)" : "--\(error)")
         }
         options.pinDirectory = StateDirectory.resolve(stateDir)
-        if let (text, origin) = pick(upNextSeconds, "up-next-seconds") {
-            guard let seconds = Double(text), (0...3600).contains(seconds) else {
-                throw ValidationError("\(origin) must be a number of seconds from 0 (never) to 3600, not '\(text)'")
+        if let upNextSeconds {
+            guard let seconds = Double(upNextSeconds), (0...3600).contains(seconds) else {
+                throw ValidationError("--up-next-seconds must be a number of seconds from 0 (never) to 3600, not '\(upNextSeconds)'")
             }
             options.upNextSeconds = seconds
+        } else if let seconds = settings.upNextSeconds {
+            options.upNextSeconds = seconds
         }
-        if let (text, origin) = pick(locked, "locked") {
+        if let locked {
             var numbers: Set<ChannelNumber> = []
-            for part in text.split(separator: ",") {
+            for part in locked.split(separator: ",") {
                 let t = part.trimmingCharacters(in: .whitespaces)
-                guard let n = ChannelNumber(t) else { throw ValidationError("\(origin): '\(t)' is not a channel number") }
-                guard lineup.index(of: n) != nil else { throw ValidationError("\(origin): there is no channel \(n) to lock") }
+                guard let n = ChannelNumber(t) else { throw ValidationError("--locked: '\(t)' is not a channel number") }
+                guard lineup.index(of: n) != nil else { throw ValidationError("--locked: there is no channel \(n) to lock") }
                 numbers.insert(n)
             }
             options.locked = numbers
+        } else if let numbers = settings.locked {
+            options.locked = Set(numbers)
         }
-        if options.startChannel == nil, let start = settings["start"] {
-            guard let n = ChannelNumber(start), lineup.index(of: n) != nil else {
-                throw ValidationError("\(lineup.settingOrigin("start", path: lineupPath)) '\(start)' is not a channel of this lineup")
+        if options.startChannel == nil { options.startChannel = settings.start }
+        let window: Duration? = if let timeshift {
+            timeshift.lowercased() == "off" ? nil : try Self.duration(timeshift, "--timeshift", within: .seconds(10) ... .seconds(24 * 3600))
+        } else {
+            settings.timeshift
+        }
+        if let window {
+            var shift = TimeshiftSettings(window: window, directory: TimeshiftSettings.defaultDirectory)
+            if let bytes = try timeshiftMemory.map({ try WarmBudget.bytes($0, setting: "--timeshift-memory") }) ?? settings.timeshiftMemory?.bytes {
+                shift.memoryBytes = bytes
             }
-            options.startChannel = n
-        }
-        if let (text, origin) = pick(timeshift, "timeshift"), text.lowercased() != "off" {
-            var shift = TimeshiftSettings(window: try Self.duration(text, origin, within: .seconds(10) ... .seconds(24 * 3600)),
-                                          directory: TimeshiftSettings.defaultDirectory)
-            if let (text, origin) = pick(timeshiftMemory, "timeshift-memory") { shift.memoryBytes = try WarmBudget.bytes(text, setting: origin) }
-            if let text = settings["resume-position"] { shift.resumePosition = ["true", "yes", "on"].contains(text.lowercased()) }
-            if let (text, origin) = pick(nil, "timeshift-warm") { shift.warmSeconds = try Self.duration(text, origin, within: .seconds(1) ... .seconds(600)) }
+            if let resume = settings.resumePosition { shift.resumePosition = resume }
+            if let warm = settings.timeshiftWarm { shift.warmSeconds = warm }
             options.timeshift = shift
         }
         options.interstitials = try interstitialsDirectory(settings: settings, lineupPath: lineupPath)
@@ -120,9 +122,9 @@ struct SwitcherOptions: ParsableArguments {
         }
     }
 
-    private func interstitialsDirectory(settings: [String: String], lineupPath: String) throws -> String? {
+    private func interstitialsDirectory(settings: LineupSettings, lineupPath: String) throws -> String? {
         let lineupDir = (lineupPath as NSString).deletingLastPathComponent
-        if let given = interstitials ?? settings["interstitials"].map({ ($0 as NSString).isAbsolutePath ? $0 : (lineupDir as NSString).appendingPathComponent($0) }) {
+        if let given = interstitials ?? settings.interstitials.map({ ($0 as NSString).isAbsolutePath ? $0 : (lineupDir as NSString).appendingPathComponent($0) }) {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: given, isDirectory: &isDir), isDir.boolValue else {
                 throw ValidationError("the card templates directory \(given) does not exist")
@@ -140,17 +142,9 @@ struct SwitcherOptions: ParsableArguments {
         return candidates.first { FileManager.default.fileExists(atPath: ($0 as NSString).appendingPathComponent("default.svg")) }
     }
 
-    /// `80ms`, `0.4s`, `8s`, `30m`, `2h`, or a plain number of milliseconds.
+    /// `80ms`, `0.4s`, `8s`, `30m`, `2h`, or a plain number of milliseconds (`Duration(setting:)`).
     static func duration(_ text: String, _ origin: String, within range: ClosedRange<Duration>) throws -> Duration {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        var value: Double?
-        if t.hasSuffix("ms") { value = Double(t.dropLast(2)) }
-        else if t.hasSuffix("s") { value = Double(t.dropLast()).map { $0 * 1000 } }
-        else if t.hasSuffix("m") { value = Double(t.dropLast()).map { $0 * 60_000 } }
-        else if t.hasSuffix("h") { value = Double(t.dropLast()).map { $0 * 3_600_000 } }
-        else { value = Double(t) }
-        guard let ms = value, ms.isFinite else { throw ValidationError("\(origin) must be a duration like 80ms, 8s or 30m, not '\(text)'") }
-        let d = Duration.milliseconds(Int64(ms.rounded()))
+        guard let d = Duration(setting: text) else { throw ValidationError("\(origin) must be a duration like 80ms, 8s or 30m, not '\(text)'") }
         guard range.contains(d) else {
             throw ValidationError("\(origin) must be between \(range.lowerBound) and \(range.upperBound), not '\(text)'")
         }

@@ -23,8 +23,8 @@ struct TimeshiftBench {
     final class FrameClock: DecodedFrameSink, @unchecked Sendable {
         private let lock = NSLock()
         private var times: [ContinuousClock.Instant] = []
-        func presentVideo(_ frame: Buffer, feed: UInt) { lock.withLock { times.append(.now) } }
-        func presentAudio(_ samples: Buffer, feed: UInt) {}
+        func presentVideo(_ frame: Buffer, feed: FeedID) { lock.withLock { times.append(.now) } }
+        func presentAudio(_ samples: Buffer, feed: FeedID) {}
         var count: Int { lock.withLock { times.count } }
         /// The first frame after `instant`.
         func first(after instant: ContinuousClock.Instant) -> ContinuousClock.Instant? { lock.withLock { times.first { $0 > instant } } }

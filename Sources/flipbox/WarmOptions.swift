@@ -16,26 +16,21 @@ struct WarmOptions: ParsableArguments {
     @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
     var warmMemory: String?
 
-    /// The policy and the budget for `lineup` (read from `path`, named in errors).
-    func resolve(_ lineup: Lineup, path: String?) throws -> (policy: WarmPolicy, budget: WarmBudget) {
-        let policy: WarmPolicy
+    /// The policy and the budget: each option over the lineup's setting (read and checked
+    /// when the lineup was loaded) over the default.
+    func resolve(_ settings: LineupSettings) throws -> (policy: WarmPolicy, budget: WarmBudget) {
+        var policy = settings.warm ?? .all
         if let warm {
             guard let parsed = WarmPolicy(warm) else { throw ValidationError("--warm must be all, none or neighbours:N, not '\(warm)'") }
             policy = parsed
-        } else if let setting = lineup.settings["warm"] {
-            guard let parsed = WarmPolicy(setting) else {
-                throw ValidationError("\(lineup.settingOrigin("warm", path: path)) '\(setting)' is not all, none or neighbours:N")
-            }
-            policy = parsed
-        } else {
-            policy = .all
         }
+        var budget = WarmBudget(settings)
         do {
-            return (policy, try WarmBudget(settings: lineup.settings, maxChannels: warmMax, memory: warmMemory))
-        } catch let invalid as WarmBudget.Invalid where lineup.settings[invalid.setting] != nil {
-            throw ValidationError("\(lineup.settingOrigin(invalid.setting, path: path)) \(invalid.problem)")
+            if let warmMax { budget.maxChannels = try WarmBudget.channelCount("\(warmMax)", setting: "--warm-max") }
+            if let warmMemory { budget.memoryBytes = try WarmBudget.bytes(warmMemory, setting: "--warm-memory") }
         } catch {
             throw ValidationError("\(error)")
         }
+        return (policy, budget)
     }
 }

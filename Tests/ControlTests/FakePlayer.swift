@@ -90,7 +90,7 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
         }
         if flipTakes > .zero { try? await Task.sleep(for: flipTakes) }
         var result = script(request)
-        result.requestID = id
+        result.requestID = RequestID(id)
         return result
     }
 

@@ -21,6 +21,10 @@ extension FlipControl {
     func thumbnailJPEG(number: ChannelNumber, width: Int?) async throws -> [UInt8] { throw Unscripted(what: "thumbnails") }
 }
 
+extension FiguresControl {
+    func figures() async -> PlayerFigures { .none }
+}
+
 extension OverlayControl {
     func showBanner(seconds: Double?, long: Bool) async -> BannerStatus { BannerStatus(shown: false, channel: nil) }
     func hideBanner() async -> BannerStatus { BannerStatus(shown: false, channel: nil) }

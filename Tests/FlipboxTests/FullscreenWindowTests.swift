@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// `--output window --fullscreen` on a real X server (Xvfb): the window covers the screen, the
-/// picture reaches every edge, and the pointer shows no cursor over it.
+/// picture reaches every edge, and the pointer shows no cursor over it; and on a real Wayland
+/// compositor (weston, headless), where waylandsink's surface covers the output.
 @Suite(.serialized) struct FullscreenWindowTests {
     /// An Xvfb server on a display of its own; killed by `stop()`.
     final class VirtualScreen: @unchecked Sendable {
@@ -143,5 +144,104 @@ import Glibc
         #expect(!shot.looks(255, 0, 0, atX: 636, y: 356), "the screen beyond the window is not covered")
         #expect(screen.run("xwininfo", ["-name", "Flipbox"]).isEmpty, "no full-screen window")
         #expect((screen.visibleCursorPixels() ?? 0) > 0, "the cursor shows")
+    }
+
+    /// A Wayland compositor of its own: weston's headless backend drawing with pixman (so a
+    /// screenshot has pixels), desktop shell, debug protocols on for `weston-screenshooter`.
+    final class WaylandScreen: @unchecked Sendable {
+        let process = Process()
+        let runtime: URL
+        let socket = "flipbox-\(UUID().uuidString.prefix(8))"
+
+        init(width: Int, height: Int) throws {
+            runtime = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-wl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/weston")
+            process.arguments = ["--backend=headless-backend.so", "--use-pixman", "--width=\(width)", "--height=\(height)",
+                                 "--socket=\(socket)", "--idle-time=0", "--debug"]
+            process.environment = ["XDG_RUNTIME_DIR": runtime.path, "PATH": "/usr/bin:/bin"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: runtime.appendingPathComponent(socket).path) {
+                guard Date() < deadline, process.isRunning else { throw POSIXError(.ENOENT) }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            Thread.sleep(forTimeInterval: 1) // the shell's background and panel
+        }
+
+        /// What a Wayland client needs, and no X display.
+        var environment: [String: String] { ["XDG_RUNTIME_DIR": runtime.path, "WAYLAND_DISPLAY": socket, "DISPLAY": ""] }
+
+        /// The output as weston has it (`weston-screenshooter` writes into its working directory).
+        func screenshot() throws -> BGRAImage {
+            let dir = runtime.appendingPathComponent("shots-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/weston-screenshooter")
+            p.environment = environment
+            p.currentDirectoryURL = dir
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            guard let file = try FileManager.default.contentsOfDirectory(atPath: dir.path).first(where: { $0.hasSuffix(".png") }) else {
+                throw POSIXError(.ENOENT)
+            }
+            return try ImageCodec.decode(bytes: [UInt8](Data(contentsOf: dir.appendingPathComponent(file))))
+        }
+
+        func stop() {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func onWaylandTheWindowCoversTheOutputWithThePicture() async throws {
+        try await onOwnThread { try self.waylandFullscreen() }
+    }
+
+    func waylandFullscreen() throws {
+        try GStreamer.initialize()
+        let screen = try WaylandScreen(width: 640, height: 360)
+        defer { screen.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-wayland-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try "channels:\n  - number: 1\n    name: Red\n    source: test://color/ff0000?size=160x90&fps=25&gop=25\n"
+            .write(to: lineup, atomically: true, encoding: .utf8)
+        func shot(until points: [(Int, Int)], red: Bool) throws -> BGRAImage {
+            var image = try screen.screenshot()
+            let deadline = Date().addingTimeInterval(15)
+            while !points.allSatisfy({ image.looks(255, 0, 0, atX: $0.0, y: $0.1) == red }) && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.3)
+                image = try screen.screenshot()
+            }
+            return image
+        }
+
+        // A 320x180 picture, full screen: waylandsink's surface covers the 640x360 output.
+        let box = try FlipboxProcess(arguments: [lineup.path, "--fullscreen", "--size", "320x180"], port: freePort(),
+                                     environment: screen.environment, output: "window")
+        defer { box.stop() }
+        #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "log:\n\(box.logText)")
+        let corners = [(4, 4), (636, 4), (4, 356), (636, 356), (320, 180)]
+        let full = try shot(until: corners, red: true)
+        #expect((full.width, full.height) == (640, 360))
+        for (x, y) in corners { #expect(full.looks(255, 0, 0, atX: x, y: y), "red at \(x),\(y), is \(full.describe(atX: x, y: y))") }
+        box.stop()
+
+        // --no-fullscreen: a window of 320x180 somewhere on the desktop, the rest not covered.
+        let windowed = try FlipboxProcess(arguments: [lineup.path, "--no-fullscreen", "--size", "320x180"], port: freePort(),
+                                          environment: screen.environment, output: "window")
+        defer { windowed.stop() }
+        #expect(windowed.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "log:\n\(windowed.logText)")
+        let window = try shot(until: [(4, 4), (636, 4)], red: false)
+        var red = 0
+        for y in stride(from: 0, to: window.height, by: 4) { for x in stride(from: 0, to: window.width, by: 4) where window.looks(255, 0, 0, atX: x, y: y) { red += 1 } }
+        let share = Double(red) / Double((window.width / 4) * (window.height / 4))
+        #expect(share > 0.15 && share < 0.35, "a quarter of the output is the window's red: \(share)")
     }
 }

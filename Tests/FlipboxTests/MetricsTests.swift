@@ -95,4 +95,69 @@ import Testing
         let answered = after.filter { $0.key.hasPrefix("flipbox_http_requests_total") && $0.key.contains(#""route": "/api/v1/flip/next""#) }
         #expect(answered.values.reduce(0, +) >= Double(flips / 2 + 3), "\(answered)")
     }
+
+    /// The display watch on a real box: a moving channel makes no still picture, a solid colour
+    /// is one that grows until a flip ends it; /metrics names every source and the decoders.
+    @Test func theOutputRecordTellsAStillPictureFromAMovingOneAndMetricsNameEverySource() async throws {
+        try await onOwnThread { try self.stillPictures() }
+    }
+
+    func stillPictures() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-stills-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try """
+            settings:
+              banner-seconds: 0
+            channels:
+              - number: 1
+                name: Ball
+                source: test://ball?size=160x90&fps=25&gop=25
+              - number: 2
+                name: Red
+                source: test://color/ff0000?size=160x90&fps=25&gop=25
+            """.write(to: lineup, atomically: true, encoding: .utf8)
+        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180"], port: freePort())
+        defer { box.stop() }
+        #expect(box.waitForStatus(seconds: 30) { ($0["lastFlip"] as? [String: Any])?["outcome"] as? String == "completed" },
+                "the box never tuned its first channel: \(box.logText.suffix(800))")
+        func output() throws -> [String: Any] {
+            let answer = box.request("GET", "/api/v1/output")
+            try #require(answer.status == 200, "GET /api/v1/output: \(answer.status)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+        }
+        func stills(_ body: [String: Any], channel: String) -> [[String: Any]] {
+            (body["stills"] as? [[String: Any]] ?? []).filter { $0["channel"] as? String == channel }
+        }
+        Thread.sleep(forTimeInterval: 2)
+        let moving = try output()
+        #expect((moving["framesShown"] as? Int ?? 0) > 20, "\(moving)")
+        #expect(stills(moving, channel: "1").isEmpty, "the ball moves every frame: \(moving)")
+
+        #expect(box.statuses("POST", ["/api/v1/tune/2"]) == [200])
+        Thread.sleep(forTimeInterval: 2)
+        let red = try output()
+        let growing = stills(red, channel: "2")
+        #expect(growing.count == 1 && growing.first?["ongoing"] as? Bool == true && (growing.first?["seconds"] as? Double ?? 0) >= 1.5,
+                "a solid colour is one unchanging picture: \(red)")
+
+        #expect(box.statuses("POST", ["/api/v1/tune/1"]) == [200])
+        Thread.sleep(forTimeInterval: 1)
+        let back = try output()
+        let ended = stills(back, channel: "2")
+        #expect(ended.count == 1 && ended.first?["ongoing"] as? Bool == false, "the flip ended the run: \(back)")
+        #expect((back["longestStillSeconds"] as? Double ?? 0) >= 1.5)
+
+        let metrics = try Self.parse(box.request("GET", "/metrics").body)
+        #expect((metrics["flipbox_output_frames_shown_total"] ?? 0) >= Double(back["framesShown"] as? Int ?? 1) - 50,
+                "frames shown: \(metrics["flipbox_output_frames_shown_total"] ?? -1) vs \(back["framesShown"] ?? -1)")
+        #expect((metrics["flipbox_output_longest_still_picture_seconds"] ?? 0) >= 1.5)
+        for channel in ["1", "2"] {
+            for name in ["flipbox_source_stalls_total", "flipbox_source_reconnects_total", "flipbox_source_failovers_total"] {
+                #expect(metrics[name + #"{"channel": "\#(channel)"}"#] == 0, "\(name) of channel \(channel): \(metrics.filter { $0.key.hasPrefix(name) })")
+            }
+            #expect((metrics[#"flipbox_warm_cache_bytes{"channel": "\#(channel)"}"#] ?? 0) > 0, "channel \(channel) is warm with a cache")
+        }
+        #expect(metrics[#"flipbox_decoders{"role": "bound"}"#] == 1, "\(metrics.filter { $0.key.hasPrefix("flipbox_decoders") })")
+    }
 }

@@ -12,11 +12,11 @@ extension HeadendTests {
         /// Records decoded frames with their arrival time (decoder streaming threads).
         final class FrameRecorder: DecodedFrameSink, @unchecked Sendable {
             private let lock = NSLock()
-            private var video: [(feed: UInt, frame: Buffer, at: ContinuousClock.Instant)] = []
+            private var video: [(feed: FeedID, frame: Buffer, at: ContinuousClock.Instant)] = []
             private var audioCount = 0
-            func presentVideo(_ frame: Buffer, feed: UInt) { lock.withLock { video.append((feed, frame, .now)) } }
-            func presentAudio(_ samples: Buffer, feed: UInt) { lock.withLock { audioCount += 1 } }
-            var frames: [(feed: UInt, frame: Buffer, at: ContinuousClock.Instant)] { lock.withLock { video } }
+            func presentVideo(_ frame: Buffer, feed: FeedID) { lock.withLock { video.append((feed, frame, .now)) } }
+            func presentAudio(_ samples: Buffer, feed: FeedID) { lock.withLock { audioCount += 1 } }
+            var frames: [(feed: FeedID, frame: Buffer, at: ContinuousClock.Instant)] { lock.withLock { video } }
             var audioBuffers: Int { lock.withLock { audioCount } }
         }
 
@@ -76,8 +76,8 @@ extension HeadendTests {
             init(width: Int, height: Int) { size = (width, height) }
             var frameSize: (width: Int, height: Int)? { lock.withLock { size } }
             func resize(width: Int, height: Int) { lock.withLock { size = (width, height); received = [] } }
-            func presentVideo(_ frame: Buffer, feed: UInt) { lock.withLock { received.append(frame) } }
-            func presentAudio(_ samples: Buffer, feed: UInt) {}
+            func presentVideo(_ frame: Buffer, feed: FeedID) { lock.withLock { received.append(frame) } }
+            func presentAudio(_ samples: Buffer, feed: FeedID) {}
             /// The frames since the last resize.
             var frames: [Buffer] { lock.withLock { received } }
         }
@@ -124,7 +124,7 @@ extension HeadendTests {
             let framePeriod = Duration.milliseconds(1000) / 30
 
             let recorder = FrameRecorder()
-            var shown: UInt?
+            var shown: FeedID?
             var latencies: [Duration] = []
             for flip in 0..<6 {
                 let channel = flip % 2 == 0 ? red : blue
@@ -193,9 +193,9 @@ extension HeadendTests {
 
         final class PreparedFeeds: @unchecked Sendable {
             private let lock = NSLock()
-            private var list: [(UInt, Headend.Path)] = []
-            func add(_ feed: UInt, _ path: Headend.Path) { lock.withLock { list.append((feed, path)) } }
-            var all: [(UInt, Headend.Path)] { lock.withLock { list } }
+            private var list: [(FeedID, Headend.Path)] = []
+            func add(_ feed: FeedID, _ path: Headend.Path) { lock.withLock { list.append((feed, path)) } }
+            var all: [(FeedID, Headend.Path)] { lock.withLock { list } }
         }
     }
 }

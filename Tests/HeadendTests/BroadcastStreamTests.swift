@@ -16,18 +16,18 @@ extension HeadendTests {
         /// Keeps the newest decoded frames and the last seconds of decoded sound (any thread).
         final class Recorder: DecodedFrameSink, @unchecked Sendable {
             private let lock = NSLock()
-            private var video: [(feed: UInt, frame: Buffer)] = []
+            private var video: [(feed: FeedID, frame: Buffer)] = []
             private var videoCount = 0
             private var audio: [Int16] = []
             private var audioCount = 0
-            func presentVideo(_ frame: Buffer, feed: UInt) {
+            func presentVideo(_ frame: Buffer, feed: FeedID) {
                 lock.withLock {
                     video.append((feed, frame))
                     videoCount += 1
                     if video.count > 8 { video.removeFirst() }
                 }
             }
-            func presentAudio(_ samples: Buffer, feed: UInt) {
+            func presentAudio(_ samples: Buffer, feed: FeedID) {
                 let s = samples.bytes().withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
                 lock.withLock {
                     audio += s

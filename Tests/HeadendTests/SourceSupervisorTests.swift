@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func silenceStallsAndReconnectsWithBackoffThenRecovers() {
-        var m = machine()
+        var m = machine(["http://a/ch"])
         _ = m.start(at: at(0))
         _ = m.delivered(m.connection, at: at(100))
         // Data kept flowing until 1.9 s: the timer at 2.1 s only moves the deadline.
@@ -58,27 +58,57 @@ import Testing
         #expect(reports(retry).isEmpty, "a reconnect keeps saying why the channel is down")
         // Nothing within the connect timeout: failed, next retry after 1 s.
         let timeout = m.timerFired(at: at(14_400), lastDelivery: nil)
-        #expect(reports(timeout) == [.failed(error: "nothing received within 10 s (udp://a)")])
+        #expect(reports(timeout) == [.failed(error: "nothing received within 10 s (http://a/ch)")])
         #expect(wake(timeout) == .some(at(15_400)))
         let again = m.timerFired(at: at(15_400), lastDelivery: nil)
         let recovered = m.delivered(connects(again)[0].1, at: at(15_500))
         #expect(reports(recovered) == [.warm])
     }
 
-    @Test func backoffDoublesUpToTenSeconds() {
-        var m = machine()
+    /// The waits between attempts after `count` failures in a row.
+    func retryDelays(_ source: String, hot: Bool = false, count: Int = 8) -> [Int] {
+        var m = machine([source])
         _ = m.start(at: at(0))
+        _ = m.setHot(hot)
         var now = 0
         var delays: [Int] = []
-        for _ in 0..<8 {
+        for _ in 0..<count {
             let f = m.failed(m.connection, reason: "refused", at: at(now))
-            guard case .some(.some(let w)) = wake(f) else { Issue.record("no retry timer"); return }
+            guard case .some(.some(let w)) = wake(f) else { Issue.record("no retry timer"); return delays }
             let delay = Int((w - at(now)).components.seconds * 1000 + (w - at(now)).components.attoseconds / 1_000_000_000_000_000)
             delays.append(delay)
             now += delay
             _ = m.timerFired(at: at(now), lastDelivery: nil)
         }
-        #expect(delays == [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000])
+        return delays
+    }
+
+    @Test func aServerIsAskedLessOftenUpToEveryTenSecondsWhileWarm() {
+        #expect(retryDelays("http://a/ch") == [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000])
+    }
+
+    @Test func aServerIsAskedAtLeastEveryTwoSecondsWhileOnScreen() {
+        #expect(retryDelays("http://a/ch", hot: true) == [500, 1000, 2000, 2000, 2000, 2000, 2000, 2000])
+    }
+
+    @Test func aSourceTheBoxListensForIsTriedEveryHalfSecond() {
+        #expect(retryDelays("udp://239.1.1.1:1234") == Array(repeating: 500, count: 8))
+        #expect(retryDelays("rtp://@239.1.1.1:5004") == Array(repeating: 500, count: 8))
+    }
+
+    @Test func countsStallsFailuresReconnectsAndFailovers() {
+        var m = machine(["udp://main", "udp://backup"])
+        _ = m.start(at: at(0))
+        _ = m.delivered(m.connection, at: at(100))
+        _ = m.timerFired(at: at(2_100), lastDelivery: at(100))
+        #expect(m.counts.stalls == 1)
+        #expect(m.counts.failovers == 1, "the stall moved on to the backup")
+        _ = m.timerFired(at: at(2_200), lastDelivery: nil)
+        #expect(m.counts.reconnects == 1)
+        _ = m.failed(m.connection, reason: "refused", at: at(2_300))
+        #expect(m.counts.failures == 1)
+        #expect(m.counts.failovers == 2, "back to the main source")
+        #expect(m.counts.stalls == 1)
     }
 
     @Test func errorsMoveOnToTheBackupAtOnce() {
@@ -90,6 +120,29 @@ import Testing
         #expect(wake(f) == .some(at(150)), "a fresh backup is tried after 0.1 s")
         let next = m.timerFired(at: at(150), lastDelivery: nil)
         #expect(connects(next).map(\.0) == [1])
+    }
+
+    /// A primary that is silent (a UDP source never errors) fails at the connect deadline,
+    /// named in the state; the backup takes over at once and the channel is warm on its data.
+    /// When the backup stalls later, the primary is tried again after the backoff.
+    @Test func aSilentPrimaryTimesOutAndTheBackupTakesOver() {
+        var m = machine(["udp://dead", "udp://live"])
+        #expect(connects(m.start(at: at(0))).map(\.0) == [0])
+        #expect(reports(m.timerFired(at: at(4_000), lastDelivery: nil)).isEmpty, "an early wake-up only re-arms")
+        let timeout = m.timerFired(at: at(10_000), lastDelivery: nil)
+        #expect(reports(timeout) == [.failed(error: "nothing received within 10 s (udp://dead)")])
+        #expect(timeout.contains(.warn("udp://dead: nothing received within 10 s")))
+        #expect(timeout.contains(.teardown))
+        #expect(wake(timeout) == .some(at(10_100)), "a fresh backup is tried after 0.1 s")
+        let backup = m.timerFired(at: at(10_100), lastDelivery: nil)
+        #expect(connects(backup).map(\.0) == [1])
+        #expect(reports(backup).isEmpty, "still failed, with the primary's reason, until data flows")
+        #expect(m.state.reason?.contains("udp://dead") == true)
+        #expect(reports(m.delivered(connects(backup)[0].1, at: at(10_300))) == [.warm])
+        let stall = m.timerFired(at: at(12_300), lastDelivery: at(10_300))
+        #expect(reports(stall) == [.stalled(reason: "no data from the source for 2 s")])
+        #expect(wake(stall) == .some(at(12_800)), "back to the primary after the backoff, not at once")
+        #expect(connects(m.timerFired(at: at(12_800), lastDelivery: nil)).map(\.0) == [0])
     }
 
     @Test func staleInputsAreIgnored() {

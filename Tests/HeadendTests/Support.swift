@@ -38,10 +38,11 @@ final class StateLog: @unchecked Sendable {
 }
 
 /// A `ChannelSource` for `sources`, with its state changes recorded.
-func makeSource(_ sources: [String], connectTimeout: Duration = ChannelSource.defaultConnectTimeout) -> (ChannelSource, StateLog) {
+func makeSource(_ sources: [String], stallTimeout: Duration = ChannelSource.defaultStallTimeout,
+                connectTimeout: Duration = ChannelSource.defaultConnectTimeout) -> (ChannelSource, StateLog) {
     let log = StateLog()
     let source = ChannelSource(channel: makeChannel(sources), logger: testLogger,
-                               connectTimeout: connectTimeout) { log.record($0) }
+                               stallTimeout: stallTimeout, connectTimeout: connectTimeout) { log.record($0) }
     return (source, log)
 }
 

@@ -1,4 +1,5 @@
 @testable import Headend
+import Lineup
 import Testing
 
 /// The warm policy with a budget, as pure logic: no GStreamer, no clock.
@@ -105,11 +106,11 @@ import Testing
         #expect(WarmBudget.parseBytes("12 parsecs") == nil)
         #expect(WarmBudget.parseBytes("") == nil)
 
-        let budget = try WarmBudget(settings: ["warm-max-channels": "8", "warm-memory": "64MB", "warm-channel-memory": "8MB", "warm": "all"])
+        let budget = WarmBudget(LineupSettings(["warm-max-channels": "8", "warm-memory": "64MB", "warm-channel-memory": "8MB", "warm": "all"]))
         #expect(budget == WarmBudget(maxChannels: 8, memoryBytes: 64 * mb, channelBytes: 8 * mb))
-        #expect(try WarmBudget(settings: [:]) == .unlimited)
-        #expect(throws: WarmBudget.Invalid.self) { try WarmBudget(settings: ["warm-max-channels": "0"]) }
-        #expect(throws: WarmBudget.Invalid.self) { try WarmBudget(settings: ["warm-memory": "a lot"]) }
+        #expect(WarmBudget(LineupSettings()) == .unlimited)
+        #expect(throws: WarmBudget.Invalid.self) { try WarmBudget.channelCount("0", setting: "--warm-max") }
+        #expect(throws: WarmBudget.Invalid.self) { try WarmBudget.bytes("a lot", setting: "--warm-memory") }
         #expect("\(budget)" == "at most 8 channels, 64 MB of GOP cache, 8.0 MB per channel")
     }
 

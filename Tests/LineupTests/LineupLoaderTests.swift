@@ -73,7 +73,7 @@ import Testing
         #expect(onlyTheGuide(demo), "\(demo.diagnostics)")
         let lineup = try demo.get()
         #expect(lineup.channels.map(\.number.description) == ["1", "2", "3", "4", "9.1", "10", "11"])
-        #expect(lineup.settings == ["warm": "all"])
+        #expect(lineup.settings.written == ["warm": "all"])
         #expect(lineup.channel(id: "red")?.logo == .file(Fixtures.example("logos/red.svg")))
         #expect(lineup.channel(number: ChannelNumber(9, 1))?.sources.count == 2)
         #expect(lineup.channel(id: "snow")?.isHidden == true)
@@ -85,7 +85,7 @@ import Testing
         #expect(iptv.channels.map(\.number.description) == ["1", "2", "3", "9.1", "10", "11"])
         #expect(iptv.guideURLs == [Fixtures.example("guide.xml")], "a guide file beside the lineup (flipbox guide example)")
         #expect(lineup.guideURLs == [Fixtures.example("guide.xml")])
-        #expect(iptv.settings == ["refresh": "3600"])
+        #expect(iptv.settings.written == ["refresh": "3600"])
         #expect(iptv.channel(id: "green.example")?.options == [ChannelOption(kind: .vlc, key: "network-caching", value: "1000")])
     }
 

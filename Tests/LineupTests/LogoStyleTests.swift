@@ -37,7 +37,7 @@ import Testing
         #expect(offInMap.logo == .file("/logos/hidden.png"))
         #expect(offInMap.logoStyle.isShown == false)
         #expect(LineupTable.render(lineup).split(separator: "\n").last?.contains("off") == true)
-        #expect(lineup.settings["logo-corner"] == "bottom-left", "settings stay available raw")
+        #expect(lineup.settings.written["logo-corner"] == "bottom-left", "settings stay available raw")
     }
 
     @Test func yamlLineupWideOffWithOneChannelBackOn() throws {

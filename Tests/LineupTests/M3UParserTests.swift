@@ -11,7 +11,7 @@ import Testing
             """)
         let lineup = try report.get()
         #expect(lineup.guideURLs == ["http://a/guide.xml", "http://b/guide.xml", "http://c/g.xml.gz"])
-        #expect(lineup.settings == ["refresh": "3600"])
+        #expect(lineup.settings.written == ["refresh": "3600"])
         #expect(lineup.settingOrigin("refresh", path: "tv.m3u") == "tv.m3u:1: settings.refresh")
     }
 

@@ -13,7 +13,7 @@ import Testing
             channels:
               - {number: 1, name: One, source: "test://smpte"}
             """)
-        #expect(try report.get().settings == ["warm": "all", "parental.VCHIP": "TV-PG", "parental.unrated": "lock"])
+        #expect(try report.get().settings.written == ["warm": "all", "parental.VCHIP": "TV-PG", "parental.unrated": "lock"])
         // Errors about a setting's value name the line it was written on.
         #expect(try report.get().settingOrigin("parental.unrated", path: "box.yaml") == "box.yaml:5: settings.parental.unrated")
         #expect(try report.get().settingOrigin("warm", path: "box.yaml") == "box.yaml:2: settings.warm")
@@ -32,7 +32,7 @@ import Testing
         let report = checkYAML("""
             settings:
               warm: all
-              buffer: 3
+              banner-seconds: 3
             guide: http://example/guide.xml
             channels:
               - number: 1
@@ -53,7 +53,7 @@ import Testing
             """)
         let lineup = try report.get()
         #expect(report.diagnostics.isEmpty)
-        #expect(lineup.settings == ["warm": "all", "buffer": "3"])
+        #expect(lineup.settings.written == ["warm": "all", "banner-seconds": "3"])
         #expect(lineup.guideURLs == ["http://example/guide.xml"])
         let channel = try #require(lineup.channels.first)
         #expect(channel.number == ChannelNumber(1))

@@ -1,3 +1,4 @@
+import Headend
 import Output
 @testable import Switcher
 import TestSupport
@@ -101,7 +102,7 @@ import Testing
         var rng = SplitMix(seed: UInt64(seed))
         var pip = PiPMachine()
         var underWay: [(request: Int, channel: Int)] = []
-        var running: Set<UInt> = []
+        var running: Set<FeedID> = []
         var nextFeed: UInt = 1
         var newestTune = 0
         for _ in 0..<40 {
@@ -113,7 +114,7 @@ import Testing
                 underWay.append((request, channel))
             case 2 where !underWay.isEmpty:
                 let (request, _) = underWay.remove(at: Int(rng.next() % UInt64(underWay.count)))
-                let feed = nextFeed
+                let feed = FeedID(nextFeed)
                 nextFeed += 1
                 running.insert(feed)
                 for case .stop(let f) in pip.activated(request: request, feed: feed) { #expect(running.remove(f) != nil, "stopped twice: \(f)") }

@@ -23,7 +23,7 @@ import Testing
         effects.compactMap { if case .deliver(let r) = $0 { r } else { nil } }
     }
 
-    func activations(_ effects: [Effect]) -> [(UInt64, Int)] {
+    func activations(_ effects: [Effect]) -> [(RequestID, Int)] {
         effects.compactMap { if case .activate(let id, let c) = $0 { (id, c) } else { nil } }
     }
 
@@ -31,7 +31,7 @@ import Testing
         effects.compactMap { if case .showCard(let c) = $0 { c } else { nil } }
     }
 
-    func stops(_ effects: [Effect]) -> [UInt] {
+    func stops(_ effects: [Effect]) -> [FeedID] {
         effects.compactMap { if case .stop(let f) = $0 { f } else { nil } }
     }
 
@@ -116,10 +116,10 @@ import Testing
 
     @Test func heldKeyRetargetsAndEveryRequestGetsExactlyOneResult() {
         var m = machine(channels: Self.lineup(12))
-        var delivered: [UInt64: [FlipResult]] = [:]
-        var ids: [UInt64] = []
+        var delivered: [RequestID: [FlipResult]] = [:]
+        var ids: [RequestID] = []
         var feed: UInt = 200
-        var stopped: [UInt] = []
+        var stopped: [FeedID] = []
         func take(_ effects: [Effect]) {
             for r in results(effects) { delivered[r.requestID, default: []].append(r) }
             stopped += stops(effects)
@@ -130,10 +130,10 @@ import Testing
             ids.append(id)
             take(effects)
             feed += 1
-            take(m.activated(requestID: id, feed: feed))
+            take(m.activated(requestID: id, feed: FeedID(feed)))
         }
         #expect(m.pending?.channel == 8, "eight nexts from channel 1 aim at channel 9")
-        take(m.firstFrame(requestID: ids.last!, feed: feed, path: .warm, at: at(400)))
+        take(m.firstFrame(requestID: ids.last!, feed: FeedID(feed), path: .warm, at: at(400)))
         for id in ids { #expect(delivered[id]?.count == 1, "request \(id) has exactly one result") }
         for (i, id) in ids.dropLast().enumerated() {
             #expect(delivered[id]?.first?.outcome == .superseded)
@@ -141,7 +141,7 @@ import Testing
         }
         #expect(delivered[ids.last!]?.first?.outcome == .completed)
         #expect(delivered[ids.last!]?.first?.channel?.number == "9")
-        #expect(Set(stopped) == Set((201...207).map { UInt($0) } + [100]), "every superseded decoder and the old channel stop")
+        #expect(Set(stopped) == Set((201...207).map { FeedID(UInt($0)) } + [100]), "every superseded decoder and the old channel stop")
     }
 
     @Test func aDecoderThatArrivesAfterItsRequestWasSupersededIsStopped() {
@@ -384,7 +384,7 @@ import Testing
             let (id, effects) = fav.request(.next, at: at(k * 100))
             let target = activations(effects)[0].1
             seen.append(target)
-            _ = fav.firstFrame(requestID: id, feed: UInt(300 + k), path: .warm, at: at(k * 100 + 20))
+            _ = fav.firstFrame(requestID: id, feed: FeedID(UInt(300 + k)), path: .warm, at: at(k * 100 + 20))
         }
         #expect(seen == [3, 5, 0], "favourites 4, 6, then around to 1")
 
@@ -393,7 +393,7 @@ import Testing
         for k in 0..<3 {
             let (id, effects) = group.request(.next, at: at(k * 100))
             seen.append(activations(effects)[0].1)
-            _ = group.firstFrame(requestID: id, feed: UInt(300 + k), path: .warm, at: at(k * 100 + 20))
+            _ = group.firstFrame(requestID: id, feed: FeedID(UInt(300 + k)), path: .warm, at: at(k * 100 + 20))
         }
         #expect(seen == [4, 5, 3], "Sport only: 5, 6, back to 4")
 
@@ -454,9 +454,9 @@ import Testing
     @Test(arguments: 1...20) func exactlyOnceUnderRandomInterleavings(seed: UInt64) {
         var rng = SplitMix(seed: seed)
         var m = SwitcherMachine(channels: Self.lineup(8))
-        var delivered: [UInt64: Int] = [:]
-        var requested: [UInt64] = []
-        var open: [(id: UInt64, feed: UInt)] = []
+        var delivered: [RequestID: Int] = [:]
+        var requested: [RequestID] = []
+        var open: [(id: RequestID, feed: FeedID)] = []
         var timersDue: [(SwitcherMachine.Timer, ContinuousClock.Instant)] = []
         var cardsWanted: [SwitcherMachine.Card] = []
         var feed: UInt = 1
@@ -469,7 +469,7 @@ import Testing
             cardsWanted += cards(effects)
             for (id, _) in activations(effects) {
                 feed += 1
-                open.append((id, feed))
+                open.append((id, FeedID(feed)))
             }
         }
         let requests: [FlipRequest] = [.next, .previous, .recall, .tune(ChannelNumber(3)), .tune(ChannelNumber(77)), .tuneID("c5")]

@@ -500,6 +500,32 @@ class Checks:
             self.figures["restart to last channel (READY, in the guest)"] = ready
             self.figures["restart command to last channel on screen (from outside)"] = time.monotonic() - started
 
+    def hotplug_recovers(self, last):
+        """The display switched off and on: the kernel's connector forced off, then on again
+        (`/sys/class/drm/card0-Virtual-1/status`, as a hotplug of HDMI makes it): Flipbox sees it
+        go and come back, sets the mode again, and the channel is on screen."""
+        status = "/sys/class/drm/card0-Virtual-1/status"
+        try:
+            self.agent.shell(f"echo off > {status}")
+            deadline = time.monotonic() + 20 * PATIENCE
+            journal = ""
+            while time.monotonic() < deadline and "disconnected" not in journal:
+                time.sleep(0.5)
+                _, journal = self.agent.run("/bin/journalctl", "-u", "flipbox", "--no-pager", "-o", "cat", "--grep", "display: ")
+            self.check("Virtual-1 disconnected" in journal, "Flipbox sees the display go (connector forced off)", journal[-400:])
+            self.picture("06-display-off")
+            self.agent.shell(f"echo on > {status}")
+            deadline = time.monotonic() + 20 * PATIENCE
+            while time.monotonic() < deadline and "connected again" not in journal:
+                time.sleep(0.5)
+                _, journal = self.agent.run("/bin/journalctl", "-u", "flipbox", "--no-pager", "-o", "cat", "--grep", "display: ")
+            picture, seconds = self.wait_channel(last, 30)
+            self.picture("07-display-back")
+            self.check("Virtual-1 connected again" in journal and seconds is not None and "did not start again" not in journal,
+                       f"the display back on: mode set again, channel {last} on screen", f"{self.describe(picture)}; {journal[-400:]}")
+        finally:
+            self.agent.shell(f"echo detect > {status}")
+
     def watchdog_restarts(self, last):
         _, pid, _ = self.service()
         self.agent.run("/bin/kill", "-STOP", pid)
@@ -595,6 +621,7 @@ def main():
                 checks.info_banner()
             last = "2" if args.short else "12"
             checks.restart_returns(last)
+            checks.hotplug_recovers(last)
             if not args.short:
                 checks.watchdog_restarts(last)
                 checks.doctor()

@@ -23,15 +23,10 @@ public final class EvdevKeys: Sendable {
         self.directory = directory
         let state = SharedState()
         self.state = state
-        let (keys, sink) = AsyncStream.makeStream(of: Key.self)
-        self.keys = keys
-        sink.onTermination = { _ in state.stop() }
-        let thread = Thread {
+        keys = KeyReaderThread.start(name: "flipbox-evdev", state: state) { sink in
             var reader = Reader(directory: directory, map: map, grab: grab, logger: logger, state: state, sink: sink)
             reader.run()
         }
-        thread.name = "flipbox-evdev"
-        thread.start()
     }
 
     deinit { stop() }
@@ -193,13 +188,9 @@ public final class EvdevKeys: Sendable {
     }
 
     /// The flags and the device list shared by the reading thread and its owner.
-    private final class SharedState: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stopped = false
+    private final class SharedState: KeyReaderState, @unchecked Sendable {
         private var open: [String] = []
 
-        var isStopped: Bool { lock.withLock { stopped } }
-        func stop() { lock.withLock { stopped = true } }
         var devices: [String] { lock.withLock { open } }
         func setDevices(_ paths: [String]) { lock.withLock { open = paths.sorted() } }
     }

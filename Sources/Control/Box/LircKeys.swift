@@ -28,15 +28,10 @@ public final class LircKeys: Sendable {
         self.socket = socket
         let state = SharedState()
         self.state = state
-        let (keys, sink) = AsyncStream.makeStream(of: Key.self)
-        self.keys = keys
-        sink.onTermination = { _ in state.stop() }
-        let thread = Thread {
+        keys = KeyReaderThread.start(name: "flipbox-lirc", state: state) { sink in
             var reader = Reader(socket: socket, map: map, logger: logger, state: state, sink: sink)
             reader.run()
         }
-        thread.name = "flipbox-lirc"
-        thread.start()
     }
 
     deinit { stop() }
@@ -157,14 +152,10 @@ public final class LircKeys: Sendable {
     }
 
     /// The flags shared by the reading thread and its owner.
-    private final class SharedState: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stopped = false
+    private final class SharedState: KeyReaderState, @unchecked Sendable {
         private var isConnected = false
         private var count = 0
 
-        var isStopped: Bool { lock.withLock { stopped } }
-        func stop() { lock.withLock { stopped = true } }
         var connected: Bool { lock.withLock { isConnected } }
         var connectionCount: Int { lock.withLock { count } }
         func setConnected(_ value: Bool) {

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+@testable import Lineup
+
+/// The lineup's settings are read once, when the lineup is loaded: typed values, a bad value
+/// is an error on its line, an unknown name a warning on its line.
+@Suite struct LineupSettingsTests {
+    static let channels = """
+        channels:
+          - {number: 1, name: One, source: "test://smpte"}
+          - {number: 7, name: Seven, source: "test://ball"}
+        """
+
+    @Test func everyKindOfValueIsReadIntoItsType() throws {
+        let report = checkYAML("""
+            settings:
+              warm: neighbours:2
+              warm-max-channels: 8
+              warm-memory: 256MB
+              warm-channel-memory: 16M
+              card-delay: 80ms
+              card-minimum: 0.4s
+              tune-timeout: 8s
+              skip: hidden, failed
+              flip-scope: favourites
+              locked-flip: card
+              locked: "1, 7"
+              start: 7
+              up-next-seconds: 30
+              banner-seconds: 2.5
+              interstitials: cards
+              interstitial: default
+              interstitial.News: news
+              timeshift: 30m
+              timeshift-memory: 64MB
+              timeshift-warm: 5s
+              resume-position: yes
+              deinterlace: yadif
+              audio-languages: [deu, eng]
+              audio-device: hw:0,3
+              allow-hosts: tv.lan, flipbox.home
+              serve-allow: 192.168.1.0/24
+              serve-max-clients: 4
+              hdhomerun-name: Den
+              keymap.KEY_F2: guide
+              parental: {FSK: 12}
+              guide-refresh: 6h
+              logo-corner: bottom-left
+            \(Self.channels)
+            """)
+        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+        let s = try report.get().settings
+        #expect(s.warm == .neighbours(2))
+        #expect(s.warmMaxChannels == 8)
+        #expect(s.warmMemory == ByteSize(bytes: 256 << 20))
+        #expect(s.warmChannelMemory == ByteSize(bytes: 16 << 20))
+        #expect(s.cardDelay == .milliseconds(80))
+        #expect(s.cardMinimum == .milliseconds(400))
+        #expect(s.tuneTimeout == .seconds(8))
+        #expect(s.skip == LineupSettings.Skip(hidden: true, failed: true))
+        #expect(s.flipScope == .favourites)
+        #expect(s.lockedFlip == .card)
+        #expect(s.locked == [ChannelNumber(1), ChannelNumber(7)])
+        #expect(s.start == ChannelNumber(7))
+        #expect(s.upNextSeconds == 30)
+        #expect(s.bannerSeconds == 2.5)
+        #expect(s.interstitials == "cards")
+        #expect(s.interstitial == "default")
+        #expect(s.groupInterstitials == ["News": "news"])
+        #expect(s.timeshift == .seconds(1800))
+        #expect(s.timeshiftMemory == ByteSize(bytes: 64 << 20))
+        #expect(s.timeshiftWarm == .seconds(5))
+        #expect(s.resumePosition == true)
+        #expect(s.deinterlace == .method("yadif"))
+        #expect(s.audioLanguages == ["deu", "eng"])
+        #expect(s.audioDevice == "hw:0,3")
+        #expect(s.allowHosts == ["tv.lan", "flipbox.home"])
+        #expect(s.serveAllow == ["192.168.1.0/24"])
+        #expect(s.serveMaxClients == 4)
+        #expect(s.hdhomerun == ["hdhomerun-name": "Den"])
+        #expect(s.keymap == ["keymap.KEY_F2": "guide"])
+        #expect(s.parental == ["parental.FSK": "12"])
+    }
+
+    @Test func notWrittenIsNilAndOffIsNotWritten() throws {
+        let s = try checkYAML("settings:\n  timeshift: off\n\(Self.channels)").get().settings
+        #expect(s.timeshift == nil)
+        #expect(s.warm == nil && s.cardDelay == nil && s.bannerSeconds == nil && s.deinterlace == nil)
+        #expect(s.allowHosts.isEmpty && s.parental.isEmpty)
+    }
+
+    @Test func aBadValueIsAnErrorOnItsLine() {
+        let report = checkYAML("""
+            settings:
+              warm: lukewarm
+              card-delay: soon
+              tune-timeout: 1h
+              banner-seconds: soon
+              warm-memory: a lot
+              skip: everything
+              start: 9
+              locked: "1, x"
+              deinterlace: weave
+              resume-position: perhaps
+            \(Self.channels)
+            """, file: "box.yaml")
+        #expect(report.errorLines == [
+            "2: settings.warm 'lukewarm' is not all, none or neighbours:N",
+            "3: settings.card-delay must be a duration like 80ms, 8s or 30m, not 'soon'",
+            "4: settings.tune-timeout must be between 0.5 seconds and 120.0 seconds, not '1h'",
+            "5: settings.banner-seconds 'soon' is not a number of seconds from 0 to 3600",
+            "6: settings.warm-memory 'a lot' is not a size such as 256MB, 1G or 512KB",
+            "7: settings.skip must be hidden, failed, hidden,failed or none, not 'everything'",
+            "8: settings.start '9' is not a channel of this lineup",
+            "9: settings.locked: 'x' is not a channel number",
+            "10: settings.deinterlace 'weave' is not one of \(Deinterlace.names)",
+            "11: settings.resume-position 'perhaps' is not true or false",
+        ])
+        #expect(report.lineup == nil)
+        #expect(report.errors.first?.description == "box.yaml:2: settings.warm 'lukewarm' is not all, none or neighbours:N")
+    }
+
+    @Test func anUnknownNameIsAWarningOnItsLineWithTheNearestName() throws {
+        let report = checkYAML("""
+            settings:
+              warm: all
+              banner-second: 3
+              colour: blue
+              parental.FSK: 12
+              keymap.KEY_F2: guide
+            \(Self.channels)
+            """)
+        #expect(report.errors.isEmpty)
+        #expect(report.warningLines.count == 2)
+        #expect(report.warningLines.first == "3: unknown setting 'banner-second', ignored; did you mean 'banner-seconds'?")
+        #expect(report.warningLines.last?.hasPrefix("4: unknown setting 'colour', ignored (known keys: warm, ") == true)
+        #expect(try report.get().settings.written["colour"] == "blue", "kept as written")
+    }
+
+    @Test func anM3UHeaderCarriesOtherPlayersAttributesWithoutWarnings() throws {
+        let report = LineupLoader.check(text: """
+            #EXTM3U refresh="3600" tvg-shift="1" banner-seconds="2"
+            #EXTINF:-1,One
+            test://smpte
+            """, file: "tv.m3u", format: .m3u)
+        #expect(report.warnings.isEmpty, "\(report.warnings)")
+        #expect(try report.get().settings.bannerSeconds == 2)
+        let bad = LineupLoader.check(text: "#EXTM3U warm=\"lukewarm\"\n#EXTINF:-1,One\ntest://smpte\n", file: "tv.m3u", format: .m3u)
+        #expect(bad.errorLines == ["1: settings.warm 'lukewarm' is not all, none or neighbours:N"])
+    }
+
+    @Test func aLineupMadeInCodeReadsItsTextSettings() {
+        let lineup = Lineup(channels: [], settings: ["deinterlace": "off", "audio-languages": "fra, eng", "card-delay": "soon"])
+        #expect(lineup.settings.deinterlace == .off)
+        #expect(lineup.settings.audioLanguages == ["fra", "eng"])
+        #expect(lineup.settings.cardDelay == nil, "a value that does not parse is left out")
+    }
+
+    @Test func settingDurationsAndSizesAsPeopleWriteThem() {
+        #expect(Duration(setting: "80ms") == .milliseconds(80))
+        #expect(Duration(setting: "0.4s") == .milliseconds(400))
+        #expect(Duration(setting: "30m") == .seconds(1800))
+        #expect(Duration(setting: "2h") == .seconds(7200))
+        #expect(Duration(setting: "250") == .milliseconds(250))
+        #expect(Duration(setting: "soon") == nil)
+        #expect(Duration(setting: "nan") == nil)
+        #expect(ByteSize("256MB")?.bytes == 256 << 20)
+        #expect(ByteSize("1.5G")?.bytes == 3 << 29)
+        #expect(ByteSize("12 parsecs") == nil)
+    }
+}
