@@ -157,6 +157,10 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The newest page of each DVB subtitle stream, so a stream chosen later shows at once.
     private var newestPages: [Int: GOPCache.Entry] = [:]
     private let subtitleSource: AppSource?
+    /// CEA-608 captions (CC1) as decoded so far, and whether the video carries CEA-708 services
+    /// (then `cc708overlay` draws them and the 608 text stays hidden).
+    private var captions608 = CEA608Screen()
+    private var carries708 = false
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -179,6 +183,7 @@ final class ChannelDecoder: @unchecked Sendable {
             }
             // The extractor adds its caption pad with the first captions the video carries.
             extractor.onPadAdded { pad in try? pad.link(to: captionQueue) }
+
             videoSource = vsrc
             videoOut = vout
             subtitleSource = ssrc
@@ -206,6 +211,11 @@ final class ChannelDecoder: @unchecked Sendable {
             sink.presentVideo(b, feed: feed)
         }
         attachAudioOutput(audio)
+        // CEA-608 captions are read from the frames going in (`cc708overlay` draws only 708).
+        pipeline.child(named: "vsrc")?.staticPad("src")?.onBuffer { [weak self] buffer in
+            let triplets = buffer.captionTriplets
+            if !triplets.isEmpty { self?.takeCaptions(triplets) }
+        }
         // The sinks do not wait to preroll (`async=false`): a channel without audio never feeds
         // the audio branch, which must not hold the pipeline out of PLAYING.
         // The cached GOP is pushed at once and its keyframe is timed "now": each frame is due as
@@ -222,7 +232,9 @@ final class ChannelDecoder: @unchecked Sendable {
     /// caps after them make them blend (an overlay would otherwise hand its drawing on as meta
     /// that the output does not draw).
     private static let subtitleOverlays =
-        "dvbsuboverlay name=subtitles enable=false ! cc708overlay name=captions silent=true ! video/x-raw"
+        "dvbsuboverlay name=subtitles enable=false ! cc708overlay name=captions silent=true ! "
+        + "textoverlay name=captions608 silent=true wait-text=false valignment=bottom halignment=center line-alignment=left "
+        + "font-desc=\"Monospace 18\" shaded-background=true ! video/x-raw"
 
     private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
         let bin = try pipeline.addBranch("""
@@ -376,11 +388,43 @@ final class ChannelDecoder: @unchecked Sendable {
     func showSubtitles(_ track: SubtitleTrack?) {
         guard videoSource != nil else { return }
         pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
-        pipeline.child(named: "captions")?.set("silent", track?.kind != .closedCaptions)
-        lock.withLock {
+        let overlays = lock.withLock {
             subtitles = track
             if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
+            return captionOverlays
         }
+        showCaptions(overlays)
+    }
+
+    /// Decodes the CEA-608 pairs of one frame's `cc_data` (streaming thread) and shows the text
+    /// they leave on screen; notes CEA-708 service data.
+    private func takeCaptions(_ triplets: [UInt8]) {
+        let (text, overlays): (String?, (cc708: Bool, cc608: Bool)?) = lock.withLock {
+            let before = captions608.text, had708 = carries708
+            for i in stride(from: 0, to: triplets.count - 2, by: 3) where triplets[i] & 0x04 != 0 {
+                switch triplets[i] & 0x03 {
+                case 0: captions608.take(triplets[i + 1], triplets[i + 2])
+                case 2, 3: carries708 = true
+                default: break
+                }
+            }
+            let after = captions608.text
+            return (after == before ? nil : after, carries708 == had708 ? nil : captionOverlays)
+        }
+        if let text { pipeline.child(named: "captions608")?.set("text", string: text) }
+        if let overlays { showCaptions(overlays) }
+    }
+
+    /// Which caption overlay draws (lock held): none unless captions are chosen; CEA-708 when
+    /// the video carries it, else the CEA-608 text.
+    private var captionOverlays: (cc708: Bool, cc608: Bool) {
+        let on = subtitles?.kind == .closedCaptions
+        return (on, on && !carries708)
+    }
+
+    private func showCaptions(_ overlays: (cc708: Bool, cc608: Bool)) {
+        pipeline.child(named: "captions")?.set("silent", !overlays.cc708)
+        pipeline.child(named: "captions608")?.set("silent", !overlays.cc608)
     }
 
     /// The subtitles drawn.

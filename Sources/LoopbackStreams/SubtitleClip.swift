@@ -7,11 +7,15 @@ import Foundation
 ///   a new page every second showing a white bar across the lower part of the picture (the
 ///   encoder's antialiased text does not survive GStreamer's own decoder, a solid shape does);
 /// - `captions`: CEA-708 closed captions in the H.264 SEI (`cccombiner` into `x264enc`): service 1
-///   writes `HELLO` in white, low in the middle, once a second.
+///   writes `HELLO` in white, low in the middle, once a second;
+/// - `cea608`: CEA-608 captions (CC1) in the same place of the stream, a pop-on `HELLO`.
 public struct SubtitleClip: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         case dvb(language: String)
         case captions
+        /// CEA-608 captions only (CC1, pop-on `HELLO` on the bottom row, once a second), in the
+        /// same `cc_data` of the H.264 SEI.
+        case cea608
     }
 
     public var kind: Kind
@@ -36,6 +40,7 @@ public struct SubtitleClip: Sendable, Hashable {
         switch kind {
         case .dvb: (0.25, 0.84, 0.5, 0.08)
         case .captions: (0.35, 0.62, 0.3, 0.12)
+        case .cea608: (0.3, 0.75, 0.4, 0.22)
         }
     }
 
@@ -43,6 +48,7 @@ public struct SubtitleClip: Sendable, Hashable {
         let what = switch kind {
         case .dvb(let language): "dvbsub-\(language)"
         case .captions: "cea708"
+        case .cea608: "cea608"
         }
         return "subtitles-\(what)-\(width)x\(height)p\(fps)-\(seconds)s-c\(String(colour, radix: 16)).ts"
     }
@@ -53,8 +59,10 @@ public struct SubtitleClip: Sendable, Hashable {
         try ClipFormat.cached(fileName, in: directory, tool: "gst-launch-1.0", what: "a subtitle clip") { launch, tmp in
             let captions = tmp + ".cc"
             defer { try? FileManager.default.removeItem(atPath: captions) }
-            if case .captions = kind {
-                try Data(Self.captionData(frames: fps * seconds, fps: fps)).write(to: URL(fileURLWithPath: captions))
+            switch kind {
+            case .captions: try Data(Self.captionData(frames: fps * seconds, fps: fps)).write(to: URL(fileURLWithPath: captions))
+            case .cea608: try Data(Self.cea608Data(frames: fps * seconds, fps: fps)).write(to: URL(fileURLWithPath: captions))
+            case .dvb: break
             }
             try ClipFormat.runTool(launch, ["-q"] + pipeline(output: tmp, captions: captions).split(separator: " ").map(String.init))
         }
@@ -76,7 +84,7 @@ public struct SubtitleClip: Sendable, Hashable {
                 + " ! videobox border-alpha=0 left=-\(left) right=-\(width - bar.w - left) top=-\(top) bottom=-\(height - bar.h - top)"
                 + " ! video/x-raw,format=AYUV,width=\(width),height=\(height) ! dvbsubenc ! taginject tags=language-code=\(language) ! mux."
             return "\(picture) ! \(encode) \(page) \(mux)"
-        case .captions:
+        case .captions, .cea608:
             let data = "filesrc location=\(captions) ! rawvideoparse width=\(Self.tripletsPerFrame * 3) height=1 format=gray8 framerate=\(fps)/1"
                 + " plane-strides=<\(Self.tripletsPerFrame * 3)> ! capssetter join=false replace=true caps=closedcaption/x-cea-708,format=cc_data,framerate=\(fps)/1 ! cc.caption"
             return "\(picture) ! cccombiner name=cc ! \(encode) \(data) \(mux)"
@@ -84,6 +92,22 @@ public struct SubtitleClip: Sendable, Hashable {
     }
 
     static let tripletsPerFrame = 10
+
+    /// `cc_data` with CEA-608 pairs only (field 1, one pair a frame): once a second a pop-on
+    /// caption `HELLO` on the bottom row (each control code sent twice, as the standard does).
+    static func cea608Data(frames: Int, fps: Int) -> [UInt8] {
+        func odd(_ b: UInt8) -> UInt8 { b.nonzeroBitCount % 2 == 0 ? b | 0x80 : b }
+        let codes: [(UInt8, UInt8)] = [(0x14, 0x20), (0x14, 0x2E), (0x14, 0x70)]   // loading, erase off screen, row 15
+        let text: [(UInt8, UInt8)] = [(0x48, 0x45), (0x4C, 0x4C), (0x4F, 0x20)]                 // HE LL O
+        let pairs: [(UInt8, UInt8)] = codes.flatMap { [$0, $0] } + text + [(0x14, 0x2F), (0x14, 0x2F)]  // end of caption
+        var out: [UInt8] = []
+        for frame in 0..<frames {
+            let pair: (UInt8, UInt8) = pairs.indices.contains(frame % fps) ? pairs[frame % fps] : (0, 0)
+            out += [0xFC, odd(pair.0), odd(pair.1)]
+            for _ in 1..<tripletsPerFrame { out += [0xFA, 0, 0] }
+        }
+        return out
+    }
 
     /// CEA-708 `cc_data` for `frames` frames, `tripletsPerFrame` triplets each: once a second a
     /// DTVCC packet whose service 1 clears its windows, defines window 0 (visible, anchored low

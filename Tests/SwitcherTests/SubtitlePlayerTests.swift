@@ -135,4 +135,25 @@ import Testing
         #expect(await player.subtitleStatus().subtitles.showing == 0)
         await player.shutdown()
     }
+
+    /// CEA-608 captions only (no 708 service): drawn from their decoded text when chosen.
+    @Test func cea608CaptionsShowWhenChosen() async throws {
+        try GStreamer.initialize()
+        let cc = SubtitleClip(.cea608)
+        let port = Int.random(in: 41000...49000)
+        let sender = try TransportStreamSender(clip: try TransportStreamClip(path: try cc.file(in: ClipFormat.cacheDirectory)), port: port)
+        defer { sender.stop() }
+        let lineup = Lineup(channels: [Channel(id: "cc", number: ChannelNumber(1), name: "Captions", sources: ["udp://127.0.0.1:\(port)"])])
+        var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: .all)
+        options.bannerSeconds = 0
+        let player = try Player(lineup: lineup, options: options, logger: Self.logger)
+        try await player.start()
+        #expect(await waitUntil(20) { await player.subtitleStatus().subtitles.tracks.map(\.format) == ["CC1"] })
+        #expect(await shows(false, player, cc.region, within: 3), "off until chosen")
+        _ = try await player.selectSubtitles("cc")
+        #expect(await shows(true, player, cc.region), "the 608 caption shows")
+        _ = try await player.selectSubtitles("off")
+        #expect(await shows(false, player, cc.region), "and goes when off")
+        await player.shutdown()
+    }
 }
