@@ -40,7 +40,7 @@ public struct SubtitleClip: Sendable, Hashable {
         switch kind {
         case .dvb: (0.25, 0.84, 0.5, 0.08)
         case .captions: (0.35, 0.62, 0.3, 0.12)
-        case .cea608: (0.3, 0.75, 0.4, 0.22)
+        case .cea608: (0.42, 0.82, 0.16, 0.08)
         }
     }
 

@@ -30,11 +30,12 @@ import Testing
         return Double(bright) / Double(max(1, w * h))
     }
 
-    /// Whether the region shows subtitles (`on`) or none, in every snapshot for `seconds` after
-    /// it first does (so a page that lingers, or one that blinks, fails).
+    /// Whether the region shows subtitles (`on`: more than `threshold` of it bright) or none,
+    /// in every snapshot for `steady` seconds after it first does (so a page that lingers, or one
+    /// that blinks, fails). Starts after the moment a message (`Subtitles off`) may flash.
     func shows(_ on: Bool, _ player: Player, _ region: (x: Double, y: Double, width: Double, height: Double),
-               within seconds: Double = 8, steady: Double = 1.5) async -> Bool {
-        let threshold = 0.02
+               within seconds: Double = 8, steady: Double = 1.5, threshold: Double = 0.02) async -> Bool {
+        try? await Task.sleep(for: .milliseconds(700))
         guard await waitUntil(seconds, { await brightShare(player, region).map { ($0 > threshold) == on } ?? false }) else { return false }
         let until = ContinuousClock.now + .milliseconds(Int(steady * 1000))
         while ContinuousClock.now < until {
@@ -63,6 +64,7 @@ import Testing
         let lineup = Lineup(channels: channels, settings: ["subtitle-languages": "deu, eng"])
         var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: .all)
         options.bannerSeconds = 0  // the banner after a flip would cover the subtitles' region
+        options.messageDuration = .zero  // and so would the message a choice shows
         let player = try Player(lineup: lineup, options: options, logger: Self.logger)
         try await player.start()
         #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
@@ -72,14 +74,14 @@ import Testing
         let listed = await player.subtitleStatus().subtitles
         #expect(listed.tracks.map(\.language) == ["deu"] && listed.tracks.map(\.kind) == [.dvb] && listed.showing == 0, "\(listed)")
         #expect(await player.status().media?.subtitles.tracks.count == 1, "status lists the subtitle tracks")
-        #expect(await shows(true, player, dvb.region), "the German subtitles show")
+        #expect(await shows(true, player, dvb.region, threshold: 0.5), "the German subtitles show")
 
         let off = try await player.selectSubtitles("off")
         #expect(off.subtitles.showing == nil)
-        #expect(await shows(false, player, dvb.region), "no subtitles once off")
+        #expect(await shows(false, player, dvb.region, threshold: 0.5), "no subtitles once off")
         let next = try await player.selectSubtitles("next")
         #expect(next.subtitles.showing == 0)
-        #expect(await shows(true, player, dvb.region), "on again with next")
+        #expect(await shows(true, player, dvb.region, threshold: 0.5), "on again with next")
         await #expect(throws: TrackSelectionError.self) { try await player.selectSubtitles("fra") }
         await #expect(throws: TrackSelectionError.self) { try await player.selectSubtitles("7") }
         await #expect(throws: TrackSelectionError.self) { try await player.selectSubtitles("what is this") }
@@ -105,7 +107,7 @@ import Testing
         // Back to the DVB channel: its remembered choice (on) shows; then to the plain one.
         let back = await player.flip(.tune(ChannelNumber(1)))
         #expect(back.ok)
-        #expect(await shows(true, player, dvb.region), "the DVB channel keeps its subtitles on")
+        #expect(await shows(true, player, dvb.region, threshold: 0.5), "the DVB channel keeps its subtitles on")
         let last = await player.flip(.tune(ChannelNumber(3)))
         #expect(last.ok)
         #expect(await shows(false, player, captions.region, within: 3, steady: 2), "no captions on the plain channel")
@@ -126,12 +128,13 @@ import Testing
                             settings: ["subtitle-languages": "English"])
         var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: WarmPolicy.none)
         options.bannerSeconds = 0
+        options.messageDuration = .zero
         let player = try Player(lineup: lineup, options: options, logger: Self.logger)
         try await player.start()
         #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
         let path = await player.status().lastFlip?.path
         #expect(path == .cold, "the first flip to a channel kept cold is cold: \(String(describing: path))")
-        #expect(await shows(true, player, dvb.region, within: 10), "the English subtitles show")
+        #expect(await shows(true, player, dvb.region, within: 10, threshold: 0.5), "the English subtitles show")
         #expect(await player.subtitleStatus().subtitles.showing == 0)
         await player.shutdown()
     }
@@ -146,6 +149,7 @@ import Testing
         let lineup = Lineup(channels: [Channel(id: "cc", number: ChannelNumber(1), name: "Captions", sources: ["udp://127.0.0.1:\(port)"])])
         var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: .all)
         options.bannerSeconds = 0
+        options.messageDuration = .zero
         let player = try Player(lineup: lineup, options: options, logger: Self.logger)
         try await player.start()
         #expect(await waitUntil(20) { await player.subtitleStatus().subtitles.tracks.map(\.format) == ["CC1"] })
