@@ -143,9 +143,30 @@ typedef struct {
     gboolean auto_return;
 } fb_splice_insert;
 
+/// One segmentation_descriptor (SCTE-35 10.3.3) of a time_signal.
+typedef struct {
+    guint32 event_id;
+    gboolean cancel;
+    guint8 type_id;
+    gboolean has_duration;
+    GstClockTime duration;
+} fb_segmentation;
+
+#define FB_SEGMENTATIONS_MAX 8
+
+/// A time_signal: its splice time (`has_time`, `running_time`) and its segmentation descriptors.
+typedef struct {
+    gboolean has_time;
+    GstClockTime running_time;
+    guint count;
+    fb_segmentation segments[FB_SEGMENTATIONS_MAX];
+} fb_time_signal;
+
 typedef enum {
     FB_SPLICE_NOT_A_CUE = 0,
     FB_SPLICE_INSERT,
+    /// A time_signal (`signal` filled).
+    FB_SPLICE_TIME_SIGNAL,
     /// splice_null or bandwidth_reservation: carries no splice.
     FB_SPLICE_EMPTY,
     /// A command Flipbox does not read (`command` says which), an encrypted section, or a
@@ -154,11 +175,48 @@ typedef enum {
     FB_SPLICE_MALFORMED,
 } fb_splice_kind;
 
-/// Reads the SCTE-35 section carried by a custom downstream event passing a probe.
-static inline fb_splice_kind fb_probe_info_splice(GstPadProbeInfo *info, fb_splice_insert *out, guint *command) {
+/// Reads the segmentation_descriptors (tag 0x02, identifier CUEI) of `sit` into `out`.
+static inline void fb_read_segmentations(const GstMpegtsSCTESIT *sit, fb_time_signal *out) {
+    for (guint i = 0; sit->descriptors && i < sit->descriptors->len && out->count < FB_SEGMENTATIONS_MAX; i++) {
+        const GstMpegtsDescriptor *d = g_ptr_array_index(sit->descriptors, i);
+        if (d->tag != 0x02 || d->length < 9 || d->data == NULL) continue;
+        const guint8 *p = d->data + 2, *end = d->data + 2 + d->length;
+        if (GST_READ_UINT32_BE(p) != 0x43554549) continue; /* "CUEI" */
+        fb_segmentation seg = {0};
+        seg.event_id = GST_READ_UINT32_BE(p + 4);
+        seg.cancel = (p[8] & 0x80) != 0;
+        p += 9;
+        if (!seg.cancel) {
+            if (p + 1 > end) continue;
+            gboolean program = (p[0] & 0x80) != 0, has_duration = (p[0] & 0x40) != 0;
+            p += 1;
+            if (!program) {
+                if (p + 1 > end) continue;
+                p += 1 + 6 * p[0];
+            }
+            if (has_duration) {
+                if (p + 5 > end) continue;
+                guint64 ticks = ((guint64)p[0] << 32) | GST_READ_UINT32_BE(p + 1);
+                seg.has_duration = TRUE;
+                seg.duration = gst_util_uint64_scale(ticks, 100000, 9);
+                p += 5;
+            }
+            if (p + 2 > end) continue;
+            p += 2 + p[1]; /* segmentation_upid_type, length, upid */
+            if (p + 1 > end) continue;
+            seg.type_id = p[0];
+        }
+        out->segments[out->count++] = seg;
+    }
+}
+
+/// Reads the SCTE-35 section carried by a custom downstream event passing a probe: a
+/// splice_insert into `out`, a time_signal into `signal`.
+static inline fb_splice_kind fb_probe_info_splice(GstPadProbeInfo *info, fb_splice_insert *out, fb_time_signal *signal, guint *command) {
     GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
     *command = 0;
     memset(out, 0, sizeof *out);
+    memset(signal, 0, sizeof *signal);
     if (event == NULL || GST_EVENT_TYPE(event) != GST_EVENT_CUSTOM_DOWNSTREAM) return FB_SPLICE_NOT_A_CUE;
     const GstStructure *fields = gst_event_get_structure(event);
     if (fields == NULL || !gst_structure_has_field(fields, "section")) return FB_SPLICE_NOT_A_CUE;
@@ -179,6 +237,21 @@ static inline fb_splice_kind fb_probe_info_splice(GstPadProbeInfo *info, fb_spli
         goto done;
     case GST_MTS_SCTE_SPLICE_COMMAND_INSERT:
         break;
+    case GST_MTS_SCTE_SPLICE_COMMAND_TIME: {
+        if (sit->splice_time_specified) {
+            const GstStructure *s = gst_event_get_structure(event);
+            const GValue *v = s ? gst_structure_get_value(s, "running-time-map") : NULL;
+            const GstStructure *map = (v && GST_VALUE_HOLDS_STRUCTURE(v)) ? gst_value_get_structure(v) : NULL;
+            guint64 time = GST_CLOCK_TIME_NONE;
+            if (map && gst_structure_get_uint64(map, "splice-time", &time) && GST_CLOCK_TIME_IS_VALID(time)) {
+                signal->has_time = TRUE;
+                signal->running_time = time;
+            }
+        }
+        fb_read_segmentations(sit, signal);
+        kind = FB_SPLICE_TIME_SIGNAL;
+        goto done;
+    }
     default:
         kind = FB_SPLICE_UNSUPPORTED;
         goto done;
@@ -281,93 +354,221 @@ static inline gboolean fb_splice_section_is_well_formed(const guint8 *section, g
     return TRUE;
 }
 
-/// Whether the SCTE-35 sections starting in TS packet `p` (188 bytes) parse; TRUE for packets
-/// that start none. GStreamer 1.22's tsdemux dereferences a NULL table when a splice section it
-/// forwards does not parse, so such packets must never reach it. A section longer than the
-/// packet cannot be checked here and counts as bad.
-static inline gboolean fb_ts_packet_splices_parse(const guint8 *p) {
-    if (!(p[1] & 0x40)) return TRUE;
+/// Whether splice_info_section `data` (`length` bytes) on `pid` parses.
+static inline gboolean fb_splice_section_parses(guint16 pid, const guint8 *data, guint length) {
+    if (!fb_splice_section_is_well_formed(data, length)) return FALSE;
+    GstMpegtsSection *section = gst_mpegts_section_new(pid, g_memdup2(data, length), length);
+    if (section == NULL) return FALSE;
+    gboolean parses = section->section_type == GST_MPEGTS_SECTION_SCTE_SIT && gst_mpegts_section_get_scte_sit(section) != NULL;
+    gst_mpegts_section_unref(section);
+    return parses;
+}
+
+#define FB_SPLICE_SLOTS 4
+#define FB_SECTION_MAX (4095 + 3)
+
+/// A splice section being put together from the TS packets of its PID.
+typedef struct {
+    gboolean active;
+    guint16 pid;
+    guint8 cc;
+    guint have, need;
+    guint8 data[FB_SECTION_MAX];
+} fb_splice_slot;
+
+/// What the guard in front of a tsdemux keeps between buffers (one per demuxer, its streaming
+/// thread only): sections longer than a packet being reassembled, and the bytes of a packet not
+/// yet whole (sources that do not come in whole packets: HTTP, HLS, files read in blocks).
+typedef struct {
+    fb_splice_slot slots[FB_SPLICE_SLOTS];
+    guint8 carry[188];
+    guint carry_len;
+    /// The data is not 188-byte TS packets at all: cues are off, nothing more is checked.
+    gboolean off;
+} fb_splice_guard;
+
+static inline void fb_splice_guard_reset(fb_splice_guard *guard) {
+    for (guint i = 0; i < FB_SPLICE_SLOTS; i++) guard->slots[i].active = FALSE;
+    guard->carry_len = 0;
+}
+
+/// Adds `count` bytes to a slot; when the section is complete, frees the slot and says whether
+/// it parses (`*done`).
+static inline gboolean fb_splice_slot_take(fb_splice_slot *slot, const guint8 *bytes, guint count, gboolean *done) {
+    guint take = MIN(count, slot->need - slot->have);
+    memcpy(slot->data + slot->have, bytes, take);
+    slot->have += take;
+    *done = slot->have == slot->need;
+    if (!*done) return TRUE;
+    slot->active = FALSE;
+    return fb_splice_section_parses(slot->pid, slot->data, slot->need);
+}
+
+/// Whether TS packet `p` (188 bytes) may reach the demuxer: FALSE when a splice section it
+/// starts, or one it completes (reassembled from the packets before), does not parse.
+/// GStreamer 1.22's tsdemux dereferences a NULL table when a splice section it forwards does
+/// not parse, so such a section must never be whole at the demuxer: the packet that would
+/// complete it is turned away (the demuxer drops the unfinished section at the next gap).
+static inline gboolean fb_ts_packet_splices_parse(fb_splice_guard *guard, const guint8 *p) {
     guint control = (p[3] >> 4) & 0x3, off = 4;
     if (!(control & 0x1)) return TRUE;
     if (control == 0x3) off += 1 + p[4];
     if (off >= 188) return TRUE;
-    off += 1 + p[off];
     guint16 pid = ((p[1] & 0x1F) << 8) | p[2];
+    guint8 cc = p[3] & 0x0F;
+    gboolean start = (p[1] & 0x40) != 0, ok = TRUE, done = FALSE;
+    fb_splice_slot *slot = NULL;
+    for (guint i = 0; i < FB_SPLICE_SLOTS; i++)
+        if (guard->slots[i].active && guard->slots[i].pid == pid) slot = &guard->slots[i];
+    if (slot) {
+        if (cc == slot->cc) return TRUE; /* a repeated packet: the demuxer drops it too */
+        if (cc != ((slot->cc + 1) & 0x0F)) { slot->active = FALSE; slot = NULL; } /* a gap: dropped there too */
+    }
+    if (slot && !start) {
+        slot->cc = cc;
+        return fb_splice_slot_take(slot, p + off, 188 - off, &done);
+    }
+    if (!start) return TRUE;
+    guint pointer = p[off++];
+    if (slot) {
+        ok = fb_splice_slot_take(slot, p + off, MIN(pointer, 188 - off), &done);
+        slot->active = FALSE;
+    }
+    off += pointer;
     while (off < 188 && p[off] != 0xFF) {
-        if (p[off] != GST_MTS_TABLE_ID_SCTE_SPLICE) return TRUE;
+        if (p[off] != GST_MTS_TABLE_ID_SCTE_SPLICE) return ok;
         if (off + 3 > 188) return FALSE;
         guint length = 3 + (((p[off + 1] & 0x0F) << 8) | p[off + 2]);
-        if (off + length > 188 || !fb_splice_section_is_well_formed(p + off, length)) return FALSE;
-        GstMpegtsSection *section = gst_mpegts_section_new(pid, g_memdup2(p + off, length), length);
-        if (section == NULL) return FALSE;
-        gboolean parses = section->section_type == GST_MPEGTS_SECTION_SCTE_SIT && gst_mpegts_section_get_scte_sit(section) != NULL;
-        gst_mpegts_section_unref(section);
-        if (!parses) return FALSE;
+        if (off + length > 188) {
+            fb_splice_slot *free_slot = &guard->slots[0];
+            for (guint i = 0; i < FB_SPLICE_SLOTS; i++)
+                if (!guard->slots[i].active) { free_slot = &guard->slots[i]; break; }
+            free_slot->active = TRUE;
+            free_slot->pid = pid;
+            free_slot->cc = cc;
+            free_slot->need = length;
+            free_slot->have = 188 - off;
+            memcpy(free_slot->data, p + off, 188 - off);
+            return ok;
+        }
+        if (!fb_splice_section_parses(pid, p + off, length)) return FALSE;
         off += length;
     }
-    return TRUE;
+    return ok;
 }
 
-typedef enum { FB_TS_CLEAN = 0, FB_TS_BAD_SPLICE, FB_TS_UNALIGNED } fb_ts_check;
+typedef enum { FB_TS_CLEAN = 0, FB_TS_BAD_SPLICE, FB_TS_UNALIGNED, FB_TS_HELD } fb_ts_check;
 
-/// Checks the packets of `buffer` (read only); `*bad` is the offset of the first bad one.
-static inline fb_ts_check fb_ts_buffer_check(GstBuffer *buffer, gsize *bad) {
+/// Checks the packets of `buffer` (whole 188-byte packets), turning those that must not reach
+/// the demuxer into null packets (PID 0x1FFF); `*buffer` may be replaced by a writable copy.
+static inline fb_ts_check fb_ts_buffer_guard(fb_splice_guard *guard, GstBuffer **buffer) {
     GstMapInfo map;
-    if (!gst_buffer_map(buffer, &map, GST_MAP_READ)) return FB_TS_CLEAN;
-    fb_ts_check result = map.size % 188 != 0 ? FB_TS_UNALIGNED : FB_TS_CLEAN;
-    for (gsize at = 0; result == FB_TS_CLEAN && at < map.size; at += 188) {
-        if (map.data[at] != 0x47) result = FB_TS_UNALIGNED;
-        else if (!fb_ts_packet_splices_parse(map.data + at)) { result = FB_TS_BAD_SPLICE; *bad = at; }
+    if (!gst_buffer_map(*buffer, &map, GST_MAP_READ)) return FB_TS_CLEAN;
+    if (map.size % 188 != 0) { gst_buffer_unmap(*buffer, &map); return FB_TS_UNALIGNED; }
+    GArray *bad = NULL;
+    fb_ts_check result = FB_TS_CLEAN;
+    for (gsize at = 0; at < map.size; at += 188) {
+        if (map.data[at] != 0x47) { result = FB_TS_UNALIGNED; break; }
+        if (!fb_ts_packet_splices_parse(guard, map.data + at)) {
+            if (bad == NULL) bad = g_array_new(FALSE, FALSE, sizeof(gsize));
+            g_array_append_val(bad, at);
+        }
     }
-    gst_buffer_unmap(buffer, &map);
-    return result;
-}
-
-/// Turns the packets of writable `buffer` from `from` on that start a bad splice section into
-/// null packets (PID 0x1FFF).
-static inline void fb_ts_buffer_null_bad_splices(GstBuffer *buffer, gsize from) {
-    GstMapInfo map;
-    if (!gst_buffer_map(buffer, &map, GST_MAP_READWRITE)) return;
-    for (gsize at = from; at + 188 <= map.size; at += 188) {
-        if (map.data[at] == 0x47 && !fb_ts_packet_splices_parse(map.data + at)) {
+    gst_buffer_unmap(*buffer, &map);
+    if (bad == NULL) return result;
+    *buffer = gst_buffer_make_writable(*buffer);
+    if (gst_buffer_map(*buffer, &map, GST_MAP_READWRITE)) {
+        for (guint i = 0; i < bad->len; i++) {
+            gsize at = g_array_index(bad, gsize, i);
             map.data[at + 1] = (map.data[at + 1] & 0xE0) | 0x1F;
             map.data[at + 2] = 0xFF;
         }
+        gst_buffer_unmap(*buffer, &map);
     }
-    gst_buffer_unmap(buffer, &map);
+    g_array_free(bad, TRUE);
+    return result == FB_TS_UNALIGNED ? result : FB_TS_BAD_SPLICE;
 }
 
-/// Turns the TS packets of a buffer (or buffer list) passing a probe whose SCTE-35 sections do
-/// not parse into null packets. Data that is not whole 188-byte packets cannot be checked:
-/// FB_TS_UNALIGNED, and the demuxer owning `pad` stops forwarding splice sections.
-static inline fb_ts_check fb_probe_info_drop_bad_splices(GstPad *pad, GstPadProbeInfo *info) {
+/// Cuts the stream into whole packets: the bytes carried from before and `*buffer` become a
+/// buffer of whole 188-byte packets from the first sync byte on (the rest is carried to the
+/// next buffer). FB_TS_HELD when no whole packet is there yet (drop the buffer), FB_TS_UNALIGNED
+/// when the data has no 188-byte packet structure (`*buffer` then holds all of it).
+static inline fb_ts_check fb_ts_buffer_realign(fb_splice_guard *guard, GstBuffer **buffer) {
+    gsize size = gst_buffer_get_size(*buffer), total = guard->carry_len + size;
+    guint8 *data = g_malloc(total);
+    memcpy(data, guard->carry, guard->carry_len);
+    gst_buffer_extract(*buffer, 0, data + guard->carry_len, size);
+    gsize sync = 0;
+    while (sync < total && !(data[sync] == 0x47 && (sync + 188 >= total || data[sync + 188] == 0x47)
+                             && (sync + 376 >= total || data[sync + 376] == 0x47))) sync++;
     fb_ts_check result = FB_TS_CLEAN;
-    if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    if (sync >= 188 * 4 || (sync == total && total >= 188 * 4)) {
+        result = FB_TS_UNALIGNED;
+        GstBuffer *all = gst_buffer_new_wrapped(data, total);
+        gst_buffer_copy_into(all, *buffer, GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+        gst_buffer_unref(*buffer);
+        *buffer = all;
+        guard->carry_len = 0;
+        return result;
+    }
+    gsize whole = sync < total ? (total - sync) / 188 * 188 : 0, rest = total - sync - whole;
+    if (sync == total) rest = MIN(total, 187);
+    memcpy(guard->carry, data + total - rest, rest);
+    guard->carry_len = rest;
+    if (whole == 0) { g_free(data); return FB_TS_HELD; }
+    GstBuffer *aligned = gst_buffer_new_wrapped_full(0, data, total, sync, whole, data, g_free);
+    gst_buffer_copy_into(aligned, *buffer, GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+    gst_buffer_unref(*buffer);
+    *buffer = aligned;
+    return result;
+}
+
+/// The guard in front of a tsdemux, for a probe on its sink pad (`fb_pad_add_splice_guard`):
+/// turns the TS packets whose SCTE-35 sections do not parse into null packets, reassembling
+/// sections longer than a packet; in push mode, data that does not come in whole packets is cut
+/// into whole packets first (FB_TS_HELD: drop this buffer, its bytes are carried). Data that is
+/// not 188-byte packets cannot be checked: FB_TS_UNALIGNED, and the demuxer owning `pad` stops
+/// forwarding splice sections.
+static inline fb_ts_check fb_probe_info_drop_bad_splices(GstPad *pad, GstPadProbeInfo *info) {
+    fb_splice_guard *guard = g_object_get_data(G_OBJECT(pad), "fb-splice-guard");
+    if (guard == NULL || guard->off) return FB_TS_CLEAN;
+    fb_ts_check result = FB_TS_CLEAN;
+    if (info->type & GST_PAD_PROBE_TYPE_EVENT_FLUSH) {
+        GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+        if (event && GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) fb_splice_guard_reset(guard);
+        return FB_TS_CLEAN;
+    } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
         GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-        gsize bad = 0;
-        result = buffer ? fb_ts_buffer_check(buffer, &bad) : FB_TS_CLEAN;
-        if (result == FB_TS_BAD_SPLICE) {
-            buffer = gst_buffer_make_writable(buffer);
-            GST_PAD_PROBE_INFO_DATA(info) = buffer;
-            fb_ts_buffer_null_bad_splices(buffer, bad);
+        if (buffer == NULL) return FB_TS_CLEAN;
+        gboolean push = (info->type & GST_PAD_PROBE_TYPE_PULL) == 0;
+        if (push) {
+            guint8 first = 0;
+            gsize size = gst_buffer_get_size(buffer);
+            if (size > 0) gst_buffer_extract(buffer, 0, &first, 1);
+            if (guard->carry_len > 0 || size % 188 != 0 || first != 0x47) result = fb_ts_buffer_realign(guard, &buffer);
         }
+        if (result == FB_TS_CLEAN) result = fb_ts_buffer_guard(guard, &buffer);
+        GST_PAD_PROBE_INFO_DATA(info) = buffer;
     } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
         GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST(info);
         guint count = list ? gst_buffer_list_length(list) : 0;
+        if (guard->carry_len > 0) result = FB_TS_UNALIGNED;
         for (guint i = 0; i < count && result != FB_TS_UNALIGNED; i++) {
-            gsize bad = 0;
-            fb_ts_check one = fb_ts_buffer_check(gst_buffer_list_get(list, i), &bad);
-            if (one == FB_TS_UNALIGNED) { result = one; break; }
-            if (one != FB_TS_BAD_SPLICE) continue;
-            if (result != FB_TS_BAD_SPLICE) {
+            GstBuffer *one = gst_buffer_list_get(list, i);
+            GstBuffer *checked = gst_buffer_ref(one);
+            fb_ts_check r = fb_ts_buffer_guard(guard, &checked);
+            if (checked != one) {
                 list = gst_buffer_list_make_writable(list);
                 GST_PAD_PROBE_INFO_DATA(info) = list;
-                result = FB_TS_BAD_SPLICE;
+                gst_buffer_list_remove(list, i, 1);
+                gst_buffer_list_insert(list, i, gst_buffer_ref(checked));
             }
-            fb_ts_buffer_null_bad_splices(gst_buffer_list_get_writable(list, i), bad);
+            gst_buffer_unref(checked);
+            if (r != FB_TS_CLEAN) result = r;
         }
     }
     if (result == FB_TS_UNALIGNED) {
+        guard->off = TRUE;
         GstElement *demuxer = gst_pad_get_parent_element(pad);
         if (demuxer) {
             g_object_set(demuxer, "send-scte35-events", FALSE, NULL);
@@ -377,15 +578,22 @@ static inline fb_ts_check fb_probe_info_drop_bad_splices(GstPad *pad, GstPadProb
     return result;
 }
 
-static inline gulong fb_pad_add_buffer_rewrite_probe(GstPad *pad, GstPadProbeCallback cb, gpointer data, GDestroyNotify notify) {
-    return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST, cb, data, notify);
+/// Adds the splice guard's probe (`cb` calls `fb_probe_info_drop_bad_splices`) to a tsdemux's sink pad.
+static inline gulong fb_pad_add_splice_guard(GstPad *pad, GstPadProbeCallback cb, gpointer data, GDestroyNotify notify) {
+    g_object_set_data_full(G_OBJECT(pad), "fb-splice-guard", g_new0(fb_splice_guard, 1), g_free);
+    return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+                             cb, data, notify);
 }
 
-/// Sends a splice_insert to an mpegtsmux with `scte-35-pid` set: out of network (`out`) or
-/// back in, at running time `time` (GST_CLOCK_TIME_NONE: immediate), with `duration` (0: none).
-static inline gboolean fb_send_splice_insert(GstElement *mux, guint32 event_id, gboolean out, GstClockTime time, GstClockTime duration) {
-    GstMpegtsSCTESIT *sit = out ? gst_mpegts_scte_splice_out_new(event_id, time, duration)
-                                : gst_mpegts_scte_splice_in_new(event_id, time);
+/// Adds `count` avail_descriptors (10 bytes each) to `sit`: to make sections longer than a TS packet.
+static inline void fb_sit_add_padding(GstMpegtsSCTESIT *sit, guint count) {
+    for (guint i = 0; i < count; i++) {
+        guint8 avail[8] = {'C', 'U', 'E', 'I', 0, 0, 0, (guint8)i};
+        g_ptr_array_add(sit->descriptors, gst_mpegts_descriptor_from_custom(0x00, avail, sizeof avail));
+    }
+}
+
+static inline gboolean fb_send_sit(GstElement *mux, GstMpegtsSCTESIT *sit) {
     GstMpegtsSection *section = gst_mpegts_section_from_scte_sit(sit, 0);
     if (section == NULL) return FALSE;
     gboolean sent = gst_mpegts_section_send_event(section, mux);
@@ -393,18 +601,49 @@ static inline gboolean fb_send_splice_insert(GstElement *mux, guint32 event_id, 
     return sent;
 }
 
-/// Sends an SCTE-35 time_signal (a command Flipbox does not read) at running time `time` to
-/// an mpegtsmux: for tests of unsupported cues.
-static inline gboolean fb_send_splice_time_signal(GstElement *mux, GstClockTime time) {
+/// Sends a splice_insert to an mpegtsmux with `scte-35-pid` set: out of network (`out`) or
+/// back in, at running time `time` (GST_CLOCK_TIME_NONE: immediate), with `duration` (0: none)
+/// and `padding` avail descriptors.
+static inline gboolean fb_send_splice_insert(GstElement *mux, guint32 event_id, gboolean out, GstClockTime time, GstClockTime duration, guint padding) {
+    GstMpegtsSCTESIT *sit = out ? gst_mpegts_scte_splice_out_new(event_id, time, duration)
+                                : gst_mpegts_scte_splice_in_new(event_id, time);
+    fb_sit_add_padding(sit, padding);
+    return fb_send_sit(mux, sit);
+}
+
+/// Sends an SCTE-35 time_signal at running time `time` to an mpegtsmux, with one
+/// segmentation_descriptor when `type_id` is not 0 (`duration` 0: none) and `padding` avail
+/// descriptors: for tests.
+static inline gboolean fb_send_splice_time_signal(GstElement *mux, GstClockTime time, guint32 event_id, guint8 type_id,
+                                                  GstClockTime duration, guint padding) {
     GstMpegtsSCTESIT *sit = gst_mpegts_scte_sit_new();
     sit->splice_command_type = GST_MTS_SCTE_SPLICE_COMMAND_TIME;
     sit->splice_time_specified = TRUE;
     sit->splice_time = time;
-    GstMpegtsSection *section = gst_mpegts_section_from_scte_sit(sit, 0);
-    if (section == NULL) return FALSE;
-    gboolean sent = gst_mpegts_section_send_event(section, mux);
-    gst_mpegts_section_unref(section);
-    return sent;
+    if (type_id != 0) {
+        guint8 d[32];
+        guint n = 0;
+        GST_WRITE_UINT32_BE(d, 0x43554549);
+        GST_WRITE_UINT32_BE(d + 4, event_id);
+        d[8] = 0x7F;
+        d[9] = duration ? 0xFF : 0xBF; /* program segmentation, duration flag, delivery not restricted */
+        n = 10;
+        if (duration) {
+            guint64 ticks = gst_util_uint64_scale(duration, 9, 100000);
+            d[n] = (ticks >> 32) & 0xFF;
+            GST_WRITE_UINT32_BE(d + n + 1, ticks & 0xFFFFFFFF);
+            n += 5;
+        }
+        d[n++] = 0x00; /* segmentation_upid_type: none */
+        d[n++] = 0x00; /* segmentation_upid_length */
+        d[n++] = type_id;
+        d[n++] = 0; /* segment_num */
+        d[n++] = 0; /* segments_expected */
+        if (type_id == 0x34 || type_id == 0x36) { d[n++] = 0; d[n++] = 0; } /* sub_segment_num, sub_segments_expected */
+        g_ptr_array_add(sit->descriptors, gst_mpegts_descriptor_from_custom(0x02, d, n));
+    }
+    fb_sit_add_padding(sit, padding);
+    return fb_send_sit(mux, sit);
 }
 
 #endif

@@ -28,9 +28,49 @@ public struct SpliceInsert: Sendable, Hashable {
     }
 }
 
+/// One segmentation_descriptor of an SCTE-35 time_signal: a segment of the programme (a break,
+/// a placement opportunity, a chapter...) starting or ending at the time_signal's splice time.
+public struct SpliceSegmentation: Sendable, Hashable {
+    /// segmentation_event_id: a segment's start and end share it.
+    public var eventID: UInt32
+    /// segmentation_event_cancel_indicator: the segment announced under `eventID` is off.
+    public var isCancel: Bool
+    /// segmentation_type_id (SCTE-35 table 23): 0x22 break start, 0x34 provider placement
+    /// opportunity start, ...; 0 for a cancel.
+    public var typeID: UInt8
+    /// segmentation_duration, when the descriptor gives one.
+    public var duration: ClockTime?
+
+    public init(eventID: UInt32, isCancel: Bool = false, typeID: UInt8, duration: ClockTime? = nil) {
+        self.eventID = eventID
+        self.isCancel = isCancel
+        self.typeID = typeID
+        self.duration = duration
+    }
+
+    /// Break start, provider or distributor placement opportunity start (0x22, 0x34, 0x36).
+    public var startsBreak: Bool { [0x22, 0x34, 0x36].contains(typeID) }
+    /// Break end, provider or distributor placement opportunity end (0x23, 0x35, 0x37).
+    public var endsBreak: Bool { [0x23, 0x35, 0x37].contains(typeID) }
+}
+
+/// An SCTE-35 time_signal: a moment and the segmentation descriptors that say what happens then.
+public struct SpliceTimeSignal: Sendable, Hashable {
+    /// When, in the ingest pipeline's running time; nil: immediate (when the cue arrives).
+    public var runningTime: ClockTime?
+    public var segmentations: [SpliceSegmentation]
+
+    public init(runningTime: ClockTime?, segmentations: [SpliceSegmentation]) {
+        self.runningTime = runningTime
+        self.segmentations = segmentations
+    }
+}
+
 /// What an SCTE-35 splice_info_section passing an ingest carries.
 public enum SpliceCommand: Sendable, Hashable {
     case insert(SpliceInsert)
+    /// A time_signal with at least one segmentation descriptor (of any type).
+    case timeSignal(SpliceTimeSignal)
     /// splice_null or bandwidth_reservation: a heartbeat, no splice.
     case empty
     /// A section Flipbox does not read; the text names it (`time_signal`, `encrypted`, ...).
@@ -38,8 +78,20 @@ public enum SpliceCommand: Sendable, Hashable {
     /// A section that does not parse.
     case malformed
 
-    init(kind: fb_splice_kind, insert: fb_splice_insert, command: UInt32) {
+    init(kind: fb_splice_kind, insert: fb_splice_insert, signal: fb_time_signal, command: UInt32) {
         switch kind {
+        case FB_SPLICE_TIME_SIGNAL:
+            let segments = withUnsafeBytes(of: signal.segments) { Array($0.bindMemory(to: fb_segmentation.self).prefix(Int(signal.count))) }
+            guard !segments.isEmpty else {
+                self = .unsupported("time_signal")
+                return
+            }
+            self = .timeSignal(SpliceTimeSignal(
+                runningTime: signal.has_time != 0 ? signal.running_time : nil,
+                segmentations: segments.map {
+                    SpliceSegmentation(eventID: $0.event_id, isCancel: $0.cancel != 0, typeID: $0.type_id,
+                                       duration: $0.has_duration != 0 ? $0.duration : nil)
+                }))
         case FB_SPLICE_INSERT:
             self = .insert(SpliceInsert(
                 eventID: insert.event_id, isCancel: insert.cancel != 0, outOfNetwork: insert.out_of_network != 0,
@@ -64,9 +116,10 @@ public enum SpliceCommand: Sendable, Hashable {
 
 /// Why splice sections of an MPEG-TS were not let through to its demuxer.
 public enum SpliceSectionRejection: Sendable, Hashable {
-    /// A section that does not parse (its packets were turned into null packets).
+    /// A section that does not parse (the packet starting it, or the one completing it when it
+    /// spans packets, was turned into a null packet).
     case malformed
-    /// Data not in whole 188-byte packets: sections cannot be checked, cues are off.
+    /// Data with no 188-byte packet structure: sections cannot be checked, cues are off.
     case unaligned
 }
 
@@ -79,10 +132,11 @@ extension Pad {
         let cb: GstPadProbeCallback = { _, info, data in
             guard let info else { return GST_PAD_PROBE_OK }
             var insert = fb_splice_insert()
+            var signal = fb_time_signal()
             var command: guint = 0
-            let kind = fb_probe_info_splice(info, &insert, &command)
+            let kind = fb_probe_info_splice(info, &insert, &signal, &command)
             if kind != FB_SPLICE_NOT_A_CUE {
-                CallbackBox<Handler>.from(data).value(SpliceCommand(kind: kind, insert: insert, command: command))
+                CallbackBox<Handler>.from(data).value(SpliceCommand(kind: kind, insert: insert, signal: signal, command: command))
             }
             return GST_PAD_PROBE_OK
         }
@@ -99,9 +153,12 @@ extension Element {
     /// (`send-scte35-events`), read with `Pad.onSpliceCommand`. Call before data flows.
     ///
     /// GStreamer 1.22's tsdemux crashes on a forwarded section that does not parse, so every
-    /// packet reaching it is checked first (on its streaming thread): packets starting such a
-    /// section become null packets and `onRejected` is told `.malformed`; data not in whole
-    /// 188-byte packets (which cannot be checked) turns the forwarding off and tells `.unaligned`.
+    /// packet reaching it is checked first (on its streaming thread), sections longer than a
+    /// packet reassembled: the packet starting such a section, or completing it, becomes a null
+    /// packet and `onRejected` is told `.malformed`. Data pushed in pieces that are not whole
+    /// 188-byte packets (HTTP, HLS, files read in blocks) is cut into whole packets first (at
+    /// most 187 bytes wait for the next piece); data with no packet structure (which cannot be
+    /// checked) turns the forwarding off and tells `.unaligned`.
     public func forwardSpliceCues(onRejected: @escaping @Sendable (SpliceSectionRejection) -> Void) {
         guard factoryName == "tsdemux", let sink = staticPad("sink") else { return }
         typealias Handler = @Sendable (SpliceSectionRejection) -> Void
@@ -110,27 +167,33 @@ extension Element {
             switch fb_probe_info_drop_bad_splices(pad, info) {
             case FB_TS_BAD_SPLICE: CallbackBox<Handler>.from(data).value(.malformed)
             case FB_TS_UNALIGNED: CallbackBox<Handler>.from(data).value(.unaligned)
+            case FB_TS_HELD: return GST_PAD_PROBE_DROP
             default: break
             }
             return GST_PAD_PROBE_OK
         }
-        _ = fb_pad_add_buffer_rewrite_probe(sink.pointer, cb, CallbackBox<Handler>(onRejected).retainedPointer(),
+        _ = fb_pad_add_splice_guard(sink.pointer, cb, CallbackBox<Handler>(onRejected).retainedPointer(),
                                             { data in CallbackBox<Handler>.release(data) })
         set("send-scte35-events", true)
     }
 
     /// For an `mpegtsmux` with `scte-35-pid` set: muxes a splice_insert going out of network
-    /// (`out`) or back in, at running time `at` (nil: immediate), with `duration` (nil: none).
+    /// (`out`) or back in, at running time `at` (nil: immediate), with `duration` (nil: none) and
+    /// `padding` extra avail descriptors of 10 bytes (for sections longer than a TS packet).
     /// False when the muxer did not take it.
     @discardableResult
-    public func sendSpliceInsert(eventID: UInt32, out: Bool, at runningTime: ClockTime?, duration: ClockTime? = nil) -> Bool {
-        fb_send_splice_insert(pointer, eventID, out ? 1 : 0, runningTime ?? .none, duration ?? 0) != 0
+    public func sendSpliceInsert(eventID: UInt32, out: Bool, at runningTime: ClockTime?, duration: ClockTime? = nil, padding: Int = 0) -> Bool {
+        fb_send_splice_insert(pointer, eventID, out ? 1 : 0, runningTime ?? .none, duration ?? 0, guint(padding)) != 0
     }
 
-    /// For an `mpegtsmux` with `scte-35-pid` set: muxes a time_signal at running time `at` (a
-    /// command Flipbox does not read), for tests of unsupported cues.
+    /// For an `mpegtsmux` with `scte-35-pid` set: muxes a time_signal at running time `at`, with
+    /// `segmentation` as its one segmentation descriptor (nil: none; its `isCancel` is not sent)
+    /// and `padding` extra avail descriptors. For tests.
     @discardableResult
-    public func sendSpliceTimeSignal(at runningTime: ClockTime) -> Bool { fb_send_splice_time_signal(pointer, runningTime) != 0 }
+    public func sendSpliceTimeSignal(at runningTime: ClockTime, segmentation: SpliceSegmentation? = nil, padding: Int = 0) -> Bool {
+        fb_send_splice_time_signal(pointer, runningTime, segmentation?.eventID ?? 0, segmentation?.typeID ?? 0,
+                                   segmentation?.duration ?? 0, guint(padding)) != 0
+    }
 }
 
 extension Bin {

@@ -291,7 +291,8 @@ final class IngestRouter: @unchecked Sendable {
     }
 
     /// Reads a channel's SCTE-35 splice cues: turns them on in every `tsdemux` of its ingest and
-    /// records what reaches its video branch (in order with the frames) in the channel's log.
+    /// records what reaches its video branch (in order with the frames) in the channel's log; on
+    /// a channel without video (radio), what reaches its first audio branch.
     struct SpliceCueReading: Sendable {
         let log: SpliceCueLog
         let logger: Logger
@@ -312,6 +313,15 @@ final class IngestRouter: @unchecked Sendable {
         func read(at sink: AppSink, cache: GOPCache) {
             sink.staticPad("sink")?.onSpliceCommand { [self] command in
                 if let problem = log.record(command, anchor: cache.newestVideoTime) { logger.warning("\(channel): \(problem)") }
+            }
+        }
+
+        /// Records the cues passing the appsink of the first audio branch while the channel has
+        /// no video stream (the demuxer sends them on every stream), mapped by its newest sound.
+        func readAudio(at sink: AppSink, cache: GOPCache) {
+            sink.staticPad("sink")?.onSpliceCommand { [self] command in
+                guard !cache.hasVideoStream else { return }
+                if let problem = log.record(command, anchor: cache.newestAudioTime) { logger.warning("\(channel): \(problem)") }
             }
         }
     }
@@ -382,7 +392,10 @@ final class IngestRouter: @unchecked Sendable {
                 bin = try pipeline.addBranch(d)
                 cache.markAudioStream()
                 readLanguage(of: bin, stream: stream, track: .audio)
-                bin.appSink(named: "audio")?.onSample { [cache] s in cache.append(s, track: .audio, stream: stream) }
+                if let sink = bin.appSink(named: "audio") {
+                    sink.onSample { [cache] s in cache.append(s, track: .audio, stream: stream) }
+                    if stream == 0 { spliceCues?.readAudio(at: sink, cache: cache) }
+                }
             case .subtitle(let d):
                 bin = try pipeline.addBranch(d)
                 readLanguage(of: bin, stream: stream, track: .subtitle)

@@ -49,6 +49,8 @@ public final class GOPCache: @unchecked Sendable {
     private var lastVideoArrival: ContinuousClock.Instant?
     /// The newest video frame's running time and when it arrived (what maps splice cues).
     private var newestVideo: (runningTime: ClockTime, at: Date)?
+    /// The same for audio stream 0 (what maps a radio channel's splice cues).
+    private var newestAudio: (runningTime: ClockTime, at: Date)?
     private var videoCapsValue: Caps?
     /// The caps of each audio stream, by stream index.
     private var audioCapsByStream: [Int: Caps] = [:]
@@ -86,6 +88,8 @@ public final class GOPCache: @unchecked Sendable {
     public var videoCaps: Caps? { lock.withLock { videoCapsValue } }
     /// The newest video frame's running time and the moment it arrived; nil before the first.
     public var newestVideoTime: (runningTime: ClockTime, at: Date)? { lock.withLock { newestVideo } }
+    /// The newest frame of audio stream 0: its running time and the moment it arrived.
+    public var newestAudioTime: (runningTime: ClockTime, at: Date)? { lock.withLock { newestAudio } }
     /// The caps of the first audio stream.
     public var audioCaps: Caps? { lock.withLock { audioCapsByStream[0] } }
     /// The caps of audio stream `stream` (nil until it delivered).
@@ -128,6 +132,9 @@ public final class GOPCache: @unchecked Sendable {
 
     /// Called by the ingest when it routes an audio stream to this cache.
     public func markAudioStream() { streamLock.withLock { audioStream = true } }
+
+    /// True once the ingest routed a video stream here.
+    public var hasVideoStream: Bool { streamLock.withLock { videoStream } }
 
     /// Called by the ingest when it routes a video stream to this cache.
     public func markVideoStream() { streamLock.withLock { videoStream = true } }
@@ -230,6 +237,7 @@ public final class GOPCache: @unchecked Sendable {
                 entry.caps = caps
             }
         } else {
+            if stream == 0, entry.pts.isValid { newestAudio = (entry.pts, Date()) }
             if let caps = sample.caps, audioCapsByStream[stream].map({ !($0 == caps) }) ?? true {
                 audioCapsByStream[stream] = caps
                 entry.caps = caps
@@ -342,6 +350,7 @@ public final class GOPCache: @unchecked Sendable {
             lastArrival = nil
             lastVideoArrival = nil
             newestVideo = nil
+            newestAudio = nil
             firstAudioPTS = .none
             streamLock.withLock {
                 subtitleLanguageByStream = [:]

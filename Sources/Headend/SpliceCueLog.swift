@@ -23,7 +23,13 @@ public final class SpliceCueLog: @unchecked Sendable {
         case .malformed:
             return firstTime("a malformed SCTE-35 splice section was ignored")
         case .unsupported(let what):
-            return firstTime("SCTE-35 \(what) cues are not read (only splice_insert); ignored")
+            return firstTime("SCTE-35 \(what) cues are not read (only splice_insert, and time_signal with segmentation descriptors); ignored")
+        case .timeSignal(let signal):
+            guard let anchor else { return firstTime("an SCTE-35 cue came before any video; ignored") }
+            let time = signal.runningTime.map { SpliceBreaks.wallTime(of: $0, anchor: anchor) } ?? anchor.at
+            // Other segmentation types (programmes, chapters, ads within a break) make no break.
+            lock.withLock { for segmentation in signal.segmentations { breaks.apply(segmentation, at: time) } }
+            return nil
         case .insert(let insert):
             guard let anchor else { return firstTime("an SCTE-35 cue came before any video; ignored") }
             let time = insert.runningTime.map { SpliceBreaks.wallTime(of: $0, anchor: anchor) } ?? anchor.at

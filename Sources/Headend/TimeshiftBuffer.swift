@@ -35,13 +35,16 @@ public struct TimeshiftSettings: Sendable, Equatable {
 }
 
 /// One channel's recent compressed data, GOP by GOP, for moving back in time: the newest GOPs in
-/// memory up to `memoryBytes`, older ones in segment files (one per GOP), all within the rolling
-/// window. A keyframe index (one `GOPInfo` per GOP, with its wall-clock start) answers seeks.
+/// memory up to `memoryBytes`, older ones appended to segment files (one per minute), all within
+/// the rolling window. A keyframe index (one `GOPInfo` per GOP, with its wall-clock start and,
+/// once on disk, its place in its file) answers seeks.
 ///
 /// Filled by one consumer task from an ingest tap (`append`), read by replays (`read`, `gops`),
-/// both under one lock. Segment files are written and deleted on a queue of their own: neither
-/// the ingest nor a replay ever waits for the disk. A GOP stays readable from memory until its
-/// file is written.
+/// both under one lock. Segment files are written and deleted on the one disk queue all buffers
+/// share (`TimeshiftSegmentFile.disk`): neither the ingest nor a replay ever waits for the disk.
+/// A GOP stays readable from memory until it is written; a file is deleted once none of its GOPs
+/// is in the window and no newer file took over. A write that fails (a full disk) keeps the GOP
+/// in memory.
 public final class TimeshiftBuffer: @unchecked Sendable {
     /// One GOP of the index: where it starts in wall-clock time and in the source's timeline.
     public struct GOPInfo: Sendable, Equatable {
@@ -65,7 +68,13 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     /// Maps source time to wall-clock time: the newest entry's source time and arrival.
     private var anchor: (pts: ClockTime, at: Date)?
     private var closed = false
-    private let disk: DispatchQueue
+    private var disk: DispatchQueue { TimeshiftSegmentFile.disk }
+    /// The files holding GOPs (or being written), oldest first; the last one takes new GOPs.
+    private var files: [TimeshiftSegmentFile] = []
+    /// When (on the clock `append` is given) the disk last refused a write: no GOP is written
+    /// for `retryAfterRefusal` after, and the refusal is told once.
+    private var refusedAt: Date?
+    static let retryAfterRefusal: TimeInterval = 10
 
     /// A GOP: its entries in memory, or its file once written. Mutable fields are read and
     /// written under the buffer's lock only.
@@ -77,7 +86,8 @@ public final class TimeshiftBuffer: @unchecked Sendable {
         var lastPTS: ClockTime
         var entries: [GOPCache.Entry]?
         var bytes: Int
-        var file: URL?
+        /// Where it is on disk, once written.
+        var stored: (file: TimeshiftSegmentFile, offset: UInt64, length: Int)?
         var writing = false
         init(serial: UInt64, key: GOPCache.Entry, at: Date) {
             self.serial = serial
@@ -88,7 +98,7 @@ public final class TimeshiftBuffer: @unchecked Sendable {
             entries = [key]
             bytes = key.buffer.size
         }
-        var info: GOPInfo { GOPInfo(serial: serial, start: start, end: end, bytes: bytes, onDisk: file != nil) }
+        var info: GOPInfo { GOPInfo(serial: serial, start: start, end: end, bytes: bytes, onDisk: stored != nil) }
     }
 
     public init(channel label: String, settings: TimeshiftSettings, logger: Logger) throws {
@@ -97,7 +107,6 @@ public final class TimeshiftBuffer: @unchecked Sendable {
         let safe = label.map { $0.isLetter || $0.isNumber ? $0 : "-" }
         directory = settings.directory.appendingPathComponent("\(getpid())-\(String(safe))-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        disk = DispatchQueue(label: "flipbox.timeshift.\(String(safe))", qos: .utility)
     }
 
     /// Removes segment directories left by processes that are gone (a crash, a kill).
@@ -113,8 +122,8 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     /// Adds one entry, arriving now (the tap's consumer task). Entries before the first keyframe
     /// are dropped: a replay must start at one.
     public func append(_ entry: GOPCache.Entry, at now: Date = Date()) {
-        var spill: [StoredGOP] = []
-        var expired: [URL] = []
+        var spill: [(StoredGOP, TimeshiftSegmentFile)] = []
+        var expired: [TimeshiftSegmentFile] = []
         lock.withLock {
             guard !closed else { return }
             let time = entry.pts
@@ -144,18 +153,21 @@ public final class TimeshiftBuffer: @unchecked Sendable {
             // estimated from the anchor; live data moves it: recompute the open GOP's start.
             if let gop = gops.last, let start = wallTime(gop.keyPTS) { gop.start = min(gop.start, start) }
             if shown {
-                spill = spillCandidates()
+                spill = spillCandidates(now: now)
                 expired = expire(before: now.addingTimeInterval(-settings.window.seconds))
             } else {
                 expired = trimToBackground()
                 if let warm = settings.warmSeconds { expired += expire(before: now.addingTimeInterval(-warm.seconds)) }
             }
         }
-        for gop in spill { write(gop) }
-        if !expired.isEmpty {
-            let files = expired
-            disk.async { for file in files { try? FileManager.default.removeItem(at: file) } }
-        }
+        for (gop, file) in spill { write(gop, to: file, at: now) }
+        delete(expired)
+    }
+
+    /// Deletes `files` on the disk queue.
+    private func delete(_ files: [TimeshiftSegmentFile]) {
+        guard !files.isEmpty else { return }
+        disk.async { for file in files { file.remove() } }
     }
 
     /// The wall-clock time of source time `pts` (under the lock).
@@ -165,18 +177,48 @@ public final class TimeshiftBuffer: @unchecked Sendable {
         return anchor.at.addingTimeInterval(-delta)
     }
 
-    /// GOPs to write out to get back under the memory cap, oldest first, never the open one (under the lock).
-    private func spillCandidates() -> [StoredGOP] {
+    /// GOPs to write out to get back under the memory cap, oldest first, never the open one,
+    /// each with the file it goes to (under the lock).
+    private func spillCandidates(now: Date) -> [(StoredGOP, TimeshiftSegmentFile)] {
         var over = memoryBytes - settings.memoryBytes
-        guard over > 0 else { return [] }
-        var out: [StoredGOP] = []
+        guard over > 0, refusedAt.map({ now.timeIntervalSince($0) >= Self.retryAfterRefusal }) ?? true else { return [] }
+        var out: [(StoredGOP, TimeshiftSegmentFile)] = []
         for gop in gops.dropLast() where gop.entries != nil && !gop.writing {
             gop.writing = true
-            out.append(gop)
+            let file = segmentFile(for: gop)
+            file.pending += 1
+            out.append((gop, file))
             over -= gop.bytes
             if over <= 0 { break }
         }
         return out
+    }
+
+    /// The file `gop` goes to: the newest one, or a new one when `gop` starts in a later minute
+    /// (the older files then take no more GOPs, and go when their GOPs do) (under the lock).
+    private func segmentFile(for gop: StoredGOP) -> TimeshiftSegmentFile {
+        let minute = TimeshiftSegmentFile.minute(of: gop.start)
+        if let newest = files.last, newest.minute >= minute { return newest }
+        let file = TimeshiftSegmentFile(directory: directory, minute: minute)
+        files.append(file)
+        delete(files.dropLast().filter(isDeletable))
+        files.removeAll { $0 !== file && isDeletable($0) }
+        return file
+    }
+
+    /// A file none of whose GOPs is kept, with no write under way, that takes no new GOPs (under the lock).
+    private func isDeletable(_ file: TimeshiftSegmentFile) -> Bool {
+        file.gops == 0 && file.pending == 0 && (file !== files.last || !shown || closed)
+    }
+
+    /// Lets go of `gop`'s place on disk; returns its file when that can go now (under the lock).
+    private func release(_ gop: StoredGOP) -> [TimeshiftSegmentFile] {
+        guard let file = gop.stored?.file else { return [] }
+        gop.stored = nil
+        file.gops -= 1
+        guard isDeletable(file) else { return [] }
+        files.removeAll { $0 === file }
+        return [file]
     }
 
     /// Drops GOPs that ended before `limit` (keeps the newest); returns their files (under the lock).
@@ -189,65 +231,86 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     public var isShown: Bool {
         get { lock.withLock { shown } }
         set {
-            let files = lock.withLock { () -> [URL] in
+            delete(lock.withLock { () -> [TimeshiftSegmentFile] in
                 shown = newValue
                 return newValue ? [] : trimToBackground()
-            }
-            if !files.isEmpty { disk.async { for file in files { try? FileManager.default.removeItem(at: file) } } }
+            })
         }
     }
     private var shown = true
 
     /// Drops GOPs on disk, then the oldest in memory past `backgroundBytes` (keeps the newest);
     /// returns the files to delete (under the lock).
-    private func trimToBackground() -> [URL] {
-        var files: [URL] = []
+    private func trimToBackground() -> [TimeshiftSegmentFile] {
+        var dropped: [TimeshiftSegmentFile] = []
         var kept: [StoredGOP] = []
         for gop in gops {
-            if gop.entries == nil, let file = gop.file { files.append(file) } else { kept.append(gop) }
+            if gop.entries == nil, gop.stored != nil { dropped += release(gop) } else { kept.append(gop) }
         }
-        // A GOP being written stays in memory; its file, when it lands, is dropped as an orphan.
+        // A GOP being written stays in memory; when it lands, it is dropped as an orphan.
         gops = kept
+        // The newest file takes no more GOPs while the channel is not shown.
+        if let newest = files.last, isDeletable(newest) {
+            files.removeLast()
+            dropped.append(newest)
+        }
         while gops.count > 1, memoryBytes > backgroundBytes, let first = gops.first {
             gops.removeFirst()
             memoryBytes -= first.bytes
         }
-        return files
+        return dropped
     }
 
-    private func expire(before limit: Date) -> [URL] {
-        var files: [URL] = []
+    private func expire(before limit: Date) -> [TimeshiftSegmentFile] {
+        var dropped: [TimeshiftSegmentFile] = []
         while gops.count > 1, let first = gops.first, first.end < limit {
             gops.removeFirst()
             if first.entries != nil { memoryBytes -= first.bytes }
-            if let file = first.file { files.append(file) }
+            dropped += release(first)
         }
-        return files
+        return dropped
     }
 
-    private func write(_ gop: StoredGOP) {
+    /// Appends `gop` to `file` on the disk queue (scheduled at `now`); it leaves memory once there.
+    private func write(_ gop: StoredGOP, to file: TimeshiftSegmentFile, at now: Date) {
         guard let entries = lock.withLock({ gop.entries }) else { return }
-        let file = directory.appendingPathComponent("gop-\(gop.serial).seg")
         disk.async { [weak self] in
             guard let self else { return }
-            do {
-                try TimeshiftSegment.write(entries, to: file)
-            } catch {
-                self.logger.warning("timeshift: cannot write \(file.path): \(error); keeping that GOP in memory")
-                self.lock.withLock { gop.writing = false }
-                return
-            }
-            let orphan = self.lock.withLock { () -> Bool in
-                gop.writing = false
-                guard !self.closed, self.shown, self.gops.contains(where: { $0 === gop }) else { return true }
-                gop.file = file
-                if gop.entries != nil {
-                    gop.entries = nil
-                    self.memoryBytes -= gop.bytes
+            var place: (offset: UInt64, length: Int)?
+            if !self.lock.withLock({ self.closed }) {
+                do {
+                    place = try file.append(TimeshiftSegment.encode(entries))
+                    let recovered = self.lock.withLock { () -> Bool in
+                        defer { self.refusedAt = nil }
+                        return self.refusedAt != nil
+                    }
+                    if recovered { self.logger.notice("timeshift: the disk takes writes again") }
+                } catch {
+                    let first = self.lock.withLock { () -> Bool in
+                        defer { self.refusedAt = max(self.refusedAt ?? now, now) }
+                        return self.refusedAt == nil
+                    }
+                    if first {
+                        self.logger.warning("timeshift: \(error); keeping that GOP in memory (the buffer stays in memory only, trying the disk again every \(Int(Self.retryAfterRefusal)) s)")
+                    }
                 }
-                return false
             }
-            if orphan { try? FileManager.default.removeItem(at: file) }
+            let remove = self.lock.withLock { () -> Bool in
+                gop.writing = false
+                file.pending -= 1
+                if let place, !self.closed, self.shown, self.gops.contains(where: { $0 === gop }) {
+                    gop.stored = (file, place.offset, place.length)
+                    file.gops += 1
+                    if gop.entries != nil {
+                        gop.entries = nil
+                        self.memoryBytes -= gop.bytes
+                    }
+                }
+                guard self.isDeletable(file) else { return false }
+                self.files.removeAll { $0 === file }
+                return true
+            }
+            if remove { file.remove() }
         }
     }
 
@@ -289,13 +352,13 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     /// The entries of GOP `serial`, from memory or its file (the caller's thread: a replay's
     /// queue, never the ingest). The open GOP returns what it holds so far.
     public func read(_ serial: UInt64) throws -> [GOPCache.Entry] {
-        let (entries, file) = lock.withLock { () -> ([GOPCache.Entry]?, URL?) in
+        let (entries, stored) = lock.withLock { () -> ([GOPCache.Entry]?, (file: TimeshiftSegmentFile, offset: UInt64, length: Int)?) in
             guard let gop = gops.first(where: { $0.serial == serial }) else { return (nil, nil) }
-            return (gop.entries, gop.file)
+            return (gop.entries, gop.stored)
         }
         if let entries { return entries }
-        guard let file else { throw TimeshiftError.gone }
-        return try TimeshiftSegment.read(file)
+        guard let stored else { throw TimeshiftError.gone }
+        return try TimeshiftSegment.read(stored.file.url, offset: stored.offset, length: stored.length)
     }
 
     /// The window held now: from the oldest keyframe to the newest entry.
@@ -318,13 +381,19 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     /// Forgets everything and removes the segment files (idempotent).
     public func close() {
         let directory = self.directory
-        let first = lock.withLock { () -> Bool in
+        let (first, open) = lock.withLock { () -> (Bool, [TimeshiftSegmentFile]) in
             defer { closed = true }
             gops = []
             memoryBytes = 0
-            return !closed
+            defer { files = [] }
+            return (!closed, files)
         }
-        if first { disk.async { try? FileManager.default.removeItem(at: directory) } }
+        if first {
+            disk.async {
+                for file in open { file.remove() }
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
     }
 
     deinit {

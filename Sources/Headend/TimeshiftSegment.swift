@@ -1,13 +1,15 @@
 import Foundation
 import GStreamer
 
-/// The file format of one timeshifted GOP: a magic line, then per entry its track, audio stream,
-/// flags, times, caps (when it carries them) and bytes, little-endian. Written whole to a temporary name and
-/// renamed, so a reader never sees half a file.
+/// The stored form of one timeshifted GOP: a magic line, then per entry its track, audio stream,
+/// flags, times, caps (when it carries them) and bytes, little-endian. A timeshift buffer appends
+/// GOPs one after the other to a file per minute (`TimeshiftSegmentFile`) and reads one back by
+/// its place in the file; `write(_:to:)` and `read(_:)` keep one GOP in a file of its own.
 enum TimeshiftSegment {
     static let magic = Array("FBTS2\n".utf8)
 
-    static func write(_ entries: [GOPCache.Entry], to file: URL) throws {
+    /// One GOP as bytes.
+    static func encode(_ entries: [GOPCache.Entry]) -> [UInt8] {
         var out = magic
         out.reserveCapacity(entries.reduce(64) { $0 + $1.buffer.size + 32 })
         for entry in entries {
@@ -23,8 +25,14 @@ enum TimeshiftSegment {
             append(UInt32(size), to: &out)
             _ = entry.buffer.withBytes { out.append(contentsOf: $0) }
         }
+        return out
+    }
+
+    /// Writes one GOP to a file of its own, whole to a temporary name and renamed, so a reader
+    /// never sees half a file.
+    static func write(_ entries: [GOPCache.Entry], to file: URL) throws {
         let temporary = file.appendingPathExtension("part")
-        try Data(out).write(to: temporary)
+        try Data(encode(entries)).write(to: temporary)
         guard rename(temporary.path, file.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
@@ -33,11 +41,24 @@ enum TimeshiftSegment {
     }
 
     static func read(_ file: URL) throws -> [GOPCache.Entry] {
-        let data = try [UInt8](Data(contentsOf: file))
-        guard data.starts(with: magic) else { throw TimeshiftError.corrupt("\(file.lastPathComponent) has no segment header") }
+        try decode([UInt8](Data(contentsOf: file)), name: file.lastPathComponent)
+    }
+
+    /// The GOP `length` bytes long at `offset` of `file`.
+    static func read(_ file: URL, offset: UInt64, length: Int) throws -> [GOPCache.Entry] {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: offset)
+        let data = try handle.read(upToCount: length) ?? Data()
+        return try decode([UInt8](data), name: "\(file.lastPathComponent) at \(offset)")
+    }
+
+    /// One GOP from its bytes; `name` says where they come from in errors.
+    static func decode(_ data: [UInt8], name: String) throws -> [GOPCache.Entry] {
+        guard data.starts(with: magic) else { throw TimeshiftError.corrupt("\(name) has no segment header") }
         var at = magic.count
         func take(_ n: Int) throws -> ArraySlice<UInt8> {
-            guard n >= 0, at + n <= data.count else { throw TimeshiftError.corrupt("\(file.lastPathComponent) ends in the middle of an entry") }
+            guard n >= 0, at + n <= data.count else { throw TimeshiftError.corrupt("\(name) ends in the middle of an entry") }
             defer { at += n }
             return data[at..<at + n]
         }

@@ -15,6 +15,7 @@ import Testing
         func add(_ c: SpliceCommand) { lock.withLock { seen.append(c) } }
         var all: [SpliceCommand] { lock.withLock { seen } }
         var inserts: [SpliceInsert] { all.compactMap { if case .insert(let i) = $0 { i } else { nil } } }
+        var signals: [SpliceTimeSignal] { all.compactMap { if case .timeSignal(let s) = $0 { s } else { nil } } }
     }
 
     static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
@@ -26,13 +27,14 @@ import Testing
         return condition()
     }
 
-    @Test func spliceInsertsGoThroughMuxAndDemuxAsValues() throws {
+    /// A live H.264 picture muxed with an SCTE-35 PID and demuxed at once, playing for a second:
+    /// the muxer, what the sink's pad reads, and what the guard turned away.
+    static func muxAndDemux() throws -> (Pipeline, Element, Commands, Commands) {
         let pipeline = try Pipeline(description: """
             videotestsrc is-live=true ! video/x-raw,width=160,height=90,framerate=30/1 ! \
             x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! \
             mpegtsmux name=mux alignment=7 scte-35-pid=300 ! tsdemux name=demux ! h264parse ! fakesink name=sink sync=false async=false
             """)
-        defer { pipeline.shutdown() }
         let demux = try #require(pipeline.child(named: "demux"))
         #expect(demux.factoryName == "tsdemux")
         let rejected = Commands()
@@ -41,7 +43,12 @@ import Testing
         try #require(pipeline.child(named: "sink")?.staticPad("sink")).onSpliceCommand { commands.add($0) }
         try pipeline.setState(.playing)
         Thread.sleep(forTimeInterval: 1)
-        let mux = try #require(pipeline.child(named: "mux"))
+        return (pipeline, try #require(pipeline.child(named: "mux")), commands, rejected)
+    }
+
+    @Test func spliceInsertsGoThroughMuxAndDemuxAsValues() throws {
+        let (pipeline, mux, commands, rejected) = try Self.muxAndDemux()
+        defer { pipeline.shutdown() }
 
         let at = pipeline.runningTimeNow + ClockTime.second
         #expect(mux.sendSpliceInsert(eventID: 11, out: true, at: at, duration: 2 * ClockTime.second))
@@ -63,6 +70,40 @@ import Testing
             #expect(back.eventID == 11 && !back.outOfNetwork && back.runningTime == nil && back.duration == nil, "immediate splice back in: \(back)")
         }
         #expect(commands.all.contains(.empty), "mpegtsmux's splice_null heartbeat")
+        #expect(rejected.all.isEmpty, "nothing turned away: \(rejected.all)")
+    }
+
+    /// A time_signal with a segmentation descriptor (a provider placement opportunity with its
+    /// duration) comes back with its splice time and descriptor; a section longer than a TS
+    /// packet (many descriptors: the muxer spreads them over two packets) is reassembled by the
+    /// guard, checked and let through. (GStreamer 1.22's section filter takes every later
+    /// multi-packet section on the PID for a repeat of the first: only the first is read.)
+    @Test func timeSignalsAndSectionsLongerThanAPacketComeThrough() throws {
+        let (pipeline, mux, commands, rejected) = try Self.muxAndDemux()
+        defer { pipeline.shutdown() }
+
+        let opportunity = SpliceSegmentation(eventID: 21, typeID: 0x34, duration: 5 * ClockTime.second)
+        let at = pipeline.runningTimeNow + ClockTime.second
+        #expect(mux.sendSpliceTimeSignal(at: at, segmentation: opportunity))
+        #expect(Self.waitFor(5) { commands.signals.count == 1 }, "\(commands.all)")
+        Thread.sleep(forTimeInterval: 0.3)
+        // 30 avail descriptors: a section of about 330 bytes.
+        #expect(mux.sendSpliceInsert(eventID: 12, out: true, at: nil, duration: 2 * ClockTime.second, padding: 30))
+        #expect(Self.waitFor(5) { commands.inserts.count == 1 }, "\(commands.all)")
+        Thread.sleep(forTimeInterval: 0.3)
+        let end = SpliceSegmentation(eventID: 21, typeID: 0x35)
+        #expect(mux.sendSpliceTimeSignal(at: pipeline.runningTimeNow, segmentation: end))
+        #expect(Self.waitFor(5) { commands.signals.count == 2 }, "\(commands.all)")
+
+        let signals = commands.signals
+        if signals.count == 2 {
+            #expect(signals[0].segmentations == [opportunity], "\(signals[0])")
+            #expect(signals[0].segmentations.first?.startsBreak == true && signals[1].segmentations.first?.endsBreak == true)
+            let error = Double(Int64(bitPattern: UInt64(signals[0].runningTime ?? 0)) - Int64(bitPattern: UInt64(at))) / 1e9
+            #expect(abs(error) < 0.5, "the time_signal's splice time comes back as running time: \(error) s off")
+            #expect(signals[1].segmentations == [end], "\(signals[1])")
+        }
+        #expect(commands.inserts.first.map { $0.eventID == 12 && $0.outOfNetwork && $0.duration == 2 * ClockTime.second } == true, "\(commands.inserts)")
         #expect(rejected.all.isEmpty, "nothing turned away: \(rejected.all)")
     }
 }

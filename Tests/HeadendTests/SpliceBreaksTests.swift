@@ -55,10 +55,36 @@ extension HeadendTests {
             breaks.apply(SpliceInsert(eventID: 1, outOfNetwork: true, runningTime: 0, duration: Self.rt(10)), at: Self.t(0))
             breaks.apply(SpliceInsert(eventID: 2, outOfNetwork: true, runningTime: 0, duration: Self.rt(10)), at: Self.t(60))
             breaks.apply(SpliceInsert(eventID: 2, isCancel: true, outOfNetwork: false, runningTime: nil), at: Self.t(50))
-            #expect(breaks.all.map(\.eventID) == [1])
+            #expect(breaks.all.map(\.event) == [.insert(1)])
             breaks.apply(SpliceInsert(eventID: 3, outOfNetwork: true, runningTime: 0), at: Self.t(100))
             breaks.forget(before: Self.t(20))
-            #expect(breaks.all.map(\.eventID) == [3], "ended before the buffer: gone; open: kept")
+            #expect(breaks.all.map(\.event) == [.insert(3)], "ended before the buffer: gone; open: kept")
+        }
+
+        /// time_signal segmentation descriptors: a placement opportunity start with its duration,
+        /// a break start ended by its end type; other types (a programme start) make no break; a
+        /// segmentation event id does not touch the splice_insert with the same number.
+        @Test func segmentationDescriptorsOfBreaksMakeBreaks() {
+            var breaks = SpliceBreaks()
+            let made1 = breaks.apply(SpliceSegmentation(eventID: 5, typeID: 0x34, duration: Self.rt(20)), at: Self.t(10))
+            #expect(made1)
+            let made2 = breaks.apply(SpliceSegmentation(eventID: 6, typeID: 0x10), at: Self.t(15))
+            #expect(!made2, "a programme start is no break")
+            breaks.apply(SpliceInsert(eventID: 7, outOfNetwork: true, runningTime: 0), at: Self.t(40))
+            let made3 = breaks.apply(SpliceSegmentation(eventID: 7, typeID: 0x22), at: Self.t(60))
+            #expect(made3)
+            let made4 = breaks.apply(SpliceSegmentation(eventID: 7, typeID: 0x23), at: Self.t(75))
+            #expect(made4)
+            #expect(breaks.intervals(until: Self.t(100)) == [DateInterval(start: Self.t(10), end: Self.t(30)),
+                                                             DateInterval(start: Self.t(40), end: Self.t(60)),
+                                                             DateInterval(start: Self.t(60), end: Self.t(75))])
+            let made5 = breaks.apply(SpliceSegmentation(eventID: 5, isCancel: true, typeID: 0), at: Self.t(80))
+            #expect(made5)
+            #expect(breaks.all.map(\.event) == [.insert(7), .segmentation(7)], "the cancel drops the opportunity")
+            let log = SpliceCueLog()
+            let signal = SpliceTimeSignal(runningTime: Self.rt(52), segmentations: [SpliceSegmentation(eventID: 1, typeID: 0x36, duration: Self.rt(3))])
+            #expect(log.record(.timeSignal(signal), anchor: (runningTime: Self.rt(50), at: Self.t0)) == nil)
+            #expect(log.intervals(until: Self.t(10)) == [DateInterval(start: Self.t(2), end: Self.t(5))])
         }
 
         @Test func theLogRecordsCuesByTheNewestFrameAndTellsEachProblemOnce() {
