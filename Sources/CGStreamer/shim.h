@@ -53,6 +53,17 @@ static inline void fb_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BU
 static inline void fb_buffer_set_offset(GstBuffer *b, guint64 o) { GST_BUFFER_OFFSET(b) = o; }
 static inline gboolean fb_buffer_is_delta(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
 static inline gboolean fb_buffer_is_header(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_HEADER); }
+/// Whether `b` carries closed captions (CEA-608/708 that a parser found in the video, e.g. H.264 SEI).
+static inline gboolean fb_buffer_has_captions(GstBuffer *b) { return gst_buffer_get_video_caption_meta(b) != NULL; }
+/// The CEA-708 `cc_data` triplets the buffer's caption meta holds (copied into `out`, at most
+/// `capacity` bytes); the number of bytes, 0 when it holds none of that type.
+static inline gsize fb_buffer_cc_data(GstBuffer *b, guint8 *out, gsize capacity) {
+    GstVideoCaptionMeta *m = gst_buffer_get_video_caption_meta(b);
+    if (m == NULL || m->caption_type != GST_VIDEO_CAPTION_TYPE_CEA708_RAW) return 0;
+    gsize n = m->size < capacity ? m->size : capacity;
+    memcpy(out, m->data, n);
+    return n;
+}
 static inline gboolean fb_buffer_is_discont(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_set_discont(GstBuffer *b) { GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline void fb_buffer_unset_discont(GstBuffer *b) { GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_DISCONT); }

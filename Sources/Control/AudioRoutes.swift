@@ -12,12 +12,21 @@ struct AudioRoutes<Player: AudioControl> {
 
     func register(on table: APIRouteTable) {
         let player = self.player
-        table.on("/api/v1/audio", [.get: { _, _ in
-            JSONResponse.make(.ok, AudioStatusJSON(await player.audioStatus()))
-        }])
-        table.on("/api/v1/audio/{track}", [.post: { _, context in
+        table.onTracks("/api/v1/audio", status: { AudioStatusJSON(await player.audioStatus()) },
+                       select: { AudioStatusJSON(try await player.selectAudio($0)) })
+    }
+}
+
+extension APIRouteTable {
+    /// The routes of one kind of track (sound, subtitles): `GET path` answers `status`,
+    /// `POST path/{track}` answers `select` with the (percent-decoded) word; its errors answer by
+    /// their kind (400, 404, 409).
+    func onTracks<Answer: Encodable & Sendable>(_ path: String, status: @escaping @Sendable () async -> Answer,
+                                                 select: @escaping @Sendable (String) async throws -> Answer) {
+        on(path, [.get: { _, _ in JSONResponse.make(.ok, await status()) }])
+        on(path + "/{track}", [.post: { _, context in
             let text = context.parameters.get("track").flatMap { $0.removingPercentEncoding } ?? ""
-            return await JSONResponse.answer { AudioStatusJSON(try await player.selectAudio(text)) }
+            return await JSONResponse.answer { try await select(text) }
         }])
     }
 }
@@ -90,14 +99,15 @@ struct VideoJSON: Encodable, Sendable {
     }
 }
 
-/// The `video`, `audio` and `radio` keys a channel's entry (and the status) carries.
+/// The `video`, `audio`, `subtitles` and `radio` keys a channel's entry (and the status) carries.
 enum MediaKeys: String, CodingKey {
-    case video, audio, radio
+    case video, audio, subtitles, radio
 
     static func encode(_ media: ChannelMedia?, into encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: MediaKeys.self)
         try c.encode(media?.video.map(VideoJSON.init), forKey: .video)
         try c.encode(media.map { AudioTrackJSON.list($0.audio) } ?? [], forKey: .audio)
+        try c.encode(media.map { SubtitleTrackJSON.list($0.subtitles) } ?? [], forKey: .subtitles)
         try c.encode(media?.radio ?? false, forKey: .radio)
     }
 }

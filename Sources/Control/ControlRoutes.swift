@@ -146,6 +146,7 @@ struct ControlRoutes<Player: PlayerControl> {
         OverlayRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
         TimeshiftRoutes(player: player).register(on: table)
         AudioRoutes(player: player).register(on: table)
+        SubtitleRoutes(player: player).register(on: table)
         ParentalRoutes(player: player, admissions: admissions).register(on: table)
         GuideGridRoutes(player: player, admissions: admissions, logger: logger).register(on: table)
         table.on(APIPath.events, [.get: { request, _ in

@@ -40,7 +40,7 @@ public enum Key: Sendable, Hashable {
     case favourites
     /// `a` or `A` (and a remote's Audio key): the next audio track.
     case audio
-    /// A remote's Subtitle key; no command yet.
+    /// `c` or `C` (and a remote's Subtitle key): the next subtitle track, then off.
     case subtitle
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other

@@ -80,6 +80,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "["): .skipBack
         case UInt8(ascii: "]"): .skipForward
         case UInt8(ascii: "a"), UInt8(ascii: "A"): .audio
+        case UInt8(ascii: "c"), UInt8(ascii: "C"): .subtitle
         case UInt8(ascii: "g"), UInt8(ascii: "G"): .guide
         default: .other
         }

@@ -233,6 +233,16 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     display.showLine("♪ no other audio: \(error)")
                 }
             }
+        case .nextSubtitles:
+            group.addTask {
+                do {
+                    let status = try await player.selectSubtitles("next")
+                    let shown = status.subtitles.tracks.first { $0.index == status.subtitles.showing }
+                    display.showLine("▭ subtitles: \(shown.map { $0.languageName ?? $0.language ?? $0.format } ?? "off")")
+                } catch {
+                    display.showLine("▭ no subtitles: \(error)")
+                }
+            }
         case .answerProposal(let accept):
             group.addTask {
                 do {

@@ -325,6 +325,36 @@ extension OpenAPIDocument {
                   $ref: "#/components/responses/Audio"
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/subtitles:
+            get:
+              operationId: subtitles
+              summary: The subtitle tracks of the channel on screen (DVB subtitles, closed captions) and the one shown.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Subtitles"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/subtitles/{track}:
+            post:
+              operationId: selectSubtitles
+              summary: Shows other subtitles on the channel on screen (or none), remembered for the channel.
+              description: |
+                `next` (the tracks in turn, then off), `off`, `cc` (the closed captions the video
+                carries), a track number from 1 (as `GET /api/v1/subtitles` numbers them), or a
+                language: an ISO 639 code (`deu`, `de`, `ger`) or an English name (`German`). 400: not
+                a track; 404: the channel has no such track, language or captions (the message lists
+                what it has); 409: no channel is playing.
+              parameters:
+                - name: track
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  $ref: "#/components/responses/Subtitles"
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/pip:
             post:
               operationId: openPiP
@@ -1058,6 +1088,25 @@ extension OpenAPIDocument {
                       playing:
                         description: The number of the track playing (from 1); null without tracks.
                         type: [integer, "null"]
+            Subtitles:
+              description: The subtitle tracks of the channel on screen and the one shown.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [channel, tracks, showing]
+                    properties:
+                      channel:
+                        oneOf:
+                          - $ref: "#/components/schemas/Channel"
+                          - type: "null"
+                      tracks:
+                        type: array
+                        items:
+                          $ref: "#/components/schemas/SubtitleTrack"
+                      showing:
+                        description: The number of the track shown (from 1); null when subtitles are off.
+                        type: [integer, "null"]
             Banner:
               description: The banner's state.
               content:
@@ -1266,6 +1315,24 @@ extension OpenAPIDocument {
                   type: [integer, "null"]
                 interstitialShown:
                   type: boolean
+            SubtitleTrack:
+              type: object
+              required: [track, language, languageName, format, showing]
+              properties:
+                track:
+                  description: The track's number (from 1), as `POST /api/v1/subtitles/{track}` takes it.
+                  type: integer
+                language:
+                  description: ISO 639-2/T code (`deu`), null when the stream names none (closed captions never do).
+                  type: [string, "null"]
+                languageName:
+                  type: [string, "null"]
+                format:
+                  description: DVB subtitles, or CEA-608/708 closed captions carried in the video.
+                  type: string
+                  enum: [DVB, CC1]
+                showing:
+                  type: boolean
             AudioTrack:
               type: object
               required: [track, language, languageName, codec, channels, playing]
@@ -1327,6 +1394,11 @@ extension OpenAPIDocument {
                   type: array
                   items:
                     $ref: "#/components/schemas/AudioTrack"
+                subtitles:
+                  description: Its subtitle tracks.
+                  type: array
+                  items:
+                    $ref: "#/components/schemas/SubtitleTrack"
                 radio:
                   description: The channel on screen has no video.
                   type: boolean
@@ -1447,7 +1519,7 @@ extension OpenAPIDocument {
                   type: string
             ChannelStatus:
               type: object
-              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden, video, audio, radio, now, next, locked]
+              required: [number, name, id, group, logo, state, detail, reason, sources, thumbnail, favourite, hidden, video, audio, subtitles, radio, now, next, locked]
               properties:
                 now:
                   description: The programme on the channel now, from the guide (null without one).
@@ -1471,6 +1543,11 @@ extension OpenAPIDocument {
                   type: array
                   items:
                     $ref: "#/components/schemas/AudioTrack"
+                subtitles:
+                  description: The channel's subtitle tracks, then its closed captions (empty until its ingest found them).
+                  type: array
+                  items:
+                    $ref: "#/components/schemas/SubtitleTrack"
                 radio:
                   description: No video stream (a radio channel).
                   type: boolean

@@ -5,8 +5,8 @@ import Switcher
 /// What the control surfaces (HTTP API, keys, the service notifier) drive: the player's roles,
 /// each a protocol of its own with no default answers, so a player that conforms does every one
 /// of them for real. Each route group asks only for the role it uses.
-public typealias PlayerControl = FlipControl & OverlayControl & TimeshiftControl & TimeshiftMarkersControl & AudioControl & ParentalControl
-    & ProgrammeControl & FiguresControl
+public typealias PlayerControl = FlipControl & OverlayControl & TimeshiftControl & TimeshiftMarkersControl & AudioControl & SubtitleControl
+    & ParentalControl & ProgrammeControl & FiguresControl
 
 /// What the box did and holds: `GET /api/v1/output` and the figures of `/metrics`.
 public protocol FiguresControl: Sendable {
@@ -70,6 +70,15 @@ public protocol AudioControl: Sendable {
     func audioStatus() async -> AudioStatus
     /// Plays `next`, a track number (from 1) or a language (`deu`, `de`, `German`).
     func selectAudio(_ spec: String) async throws -> AudioStatus
+}
+
+/// Subtitles and closed captions (Player+Subtitles.swift). Errors are `TrackSelectionError`.
+public protocol SubtitleControl: Sendable {
+    /// The subtitle tracks of the channel on screen and the one shown.
+    func subtitleStatus() async -> SubtitleStatus
+    /// Shows `next` (the tracks in turn, then off), `off`, `cc`, a track number (from 1) or a
+    /// language (`deu`, `German`).
+    func selectSubtitles(_ spec: String) async throws -> SubtitleStatus
 }
 
 /// Parental locks (Player+Parental.swift). Errors are `UnlockError`.

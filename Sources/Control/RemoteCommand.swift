@@ -27,6 +27,8 @@ public enum RemoteCommand: Sendable, Hashable {
     case timeshift(TimeshiftCommand)
     /// Play the channel's next audio track (language).
     case nextAudio
+    /// Show the channel's next subtitle track (after the last: off).
+    case nextSubtitles
     /// Show this many PIN dots on the lock card (0 hides them).
     case showPIN(Int)
     /// Unlock the channel on screen with this PIN.

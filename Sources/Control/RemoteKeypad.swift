@@ -6,7 +6,7 @@ import Switcher
 /// Up, Page Up, `+` → next; Down, Page Down, `-` → previous; digits and `.` → number entry, committed
 /// by Enter, a fourth digit or the timeout; Backspace (or a remote's Back) deletes a typed digit, else → recall; `i` → info;
 /// `f` (or Favourites) → next flip scope (all, favourites, group); `p` → picture-in-picture, `s` → swap, `m` → multiview;
-/// `a` (or Audio) → the next audio track;
+/// `a` (or Audio) → the next audio track; `c` (or Subtitle) → the next subtitle track, then off;
 /// `q` → quit. Flipping with the arrows abandons a number being typed.
 ///
 /// While the multiview is open (`multiviewOpen`, set from the player's answer to `m`), the four
@@ -121,11 +121,13 @@ public struct RemoteKeypad: Sendable, Hashable {
             return abandonEntry() + [.timeshift(.nextMarker)]
         case .audio:
             return [.nextAudio]
+        case .subtitle:
+            return [.nextSubtitles]
         case .quit:
             return abandonEntry() + [.quit]
         case .guide:
             return abandonEntry() + [.guide]
-        case .red, .green, .yellow, .blue, .subtitle, .other:
+        case .red, .green, .yellow, .blue, .other:
             return []
         }
     }

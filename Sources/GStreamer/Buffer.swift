@@ -34,6 +34,16 @@ public final class Buffer: @unchecked Sendable {
     public var isKeyframe: Bool { fb_buffer_is_delta(pointer) == 0 }
     public var isHeader: Bool { fb_buffer_is_header(pointer) != 0 }
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
+    /// Whether the buffer carries closed captions (CEA-608/708 that a parser found in the video,
+    /// such as `h264parse` in H.264 SEI).
+    public var carriesCaptions: Bool { fb_buffer_has_captions(pointer) != 0 }
+    /// The CEA-708 `cc_data` triplets (`cc_valid|cc_type`, two bytes) of the buffer's captions,
+    /// as a parser found them in the video; empty without.
+    public var captionTriplets: [UInt8] {
+        var out = [UInt8](repeating: 0, count: 31 * 3)
+        let n = out.withUnsafeMutableBufferPointer { fb_buffer_cc_data(pointer, $0.baseAddress, gsize($0.count)) }
+        return Array(out.prefix(Int(n)))
+    }
 
     /// A buffer sharing this one's memory with new timestamps (and offset, when given).
     public func retimed(pts: ClockTime, dts: ClockTime, duration: ClockTime? = nil, offset: UInt? = nil, discont: Bool = false) -> Buffer {

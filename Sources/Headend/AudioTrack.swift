@@ -1,7 +1,7 @@
 import GStreamer
 
 /// One audio stream of a channel, as its ingest found it.
-public struct AudioTrack: Sendable, Hashable {
+public struct AudioTrack: LanguageTrack, Hashable {
     /// The stream's number in the ingest (0 for the first found); stable while the source runs.
     public var index: Int
     public var family: AudioFamily
@@ -19,23 +19,6 @@ public struct AudioTrack: Sendable, Hashable {
     init(index: Int, caps: Caps, language: String?) {
         self.init(index: index, family: AudioFamily(caps: caps), language: language, channels: caps.int("channels"))
     }
-
-    /// The language in English (`German`), when known.
-    public var languageName: String? { language.flatMap(LanguageCode.name) }
-}
-
-/// What a viewer chose for a channel's sound: a language (kept across stream reordering and
-/// reconnects) or, for tracks that name none, a track number.
-public enum AudioChoice: Sendable, Hashable, CustomStringConvertible {
-    case language(String)
-    case track(Int)
-
-    public var description: String {
-        switch self {
-        case .language(let code): code
-        case .track(let index): "track \(index + 1)"
-        }
-    }
 }
 
 /// Which audio track plays. Pure.
@@ -45,43 +28,20 @@ public enum AudioSelection {
     /// Nil without tracks.
     public static func choose(_ tracks: [AudioTrack], remembered: AudioChoice?, preferred: [String]) -> Int? {
         guard let first = tracks.first else { return nil }
-        switch remembered {
-        case .language(let code):
-            if let t = tracks.first(where: { $0.language == code }) { return t.index }
-        case .track(let index):
-            if tracks.contains(where: { $0.index == index }) { return index }
-        case nil:
-            break
-        }
-        for code in preferred {
-            if let t = tracks.first(where: { $0.language == code }) { return t.index }
-        }
-        return first.index
+        return TrackSelection.remembered(tracks, remembered) ?? TrackSelection.preferred(tracks, preferred) ?? first.index
     }
 
     /// The track after `current` in stream order, wrapping; the first when `current` is not
     /// among them. Nil without tracks.
-    public static func next(_ tracks: [AudioTrack], after current: Int?) -> Int? {
-        guard !tracks.isEmpty else { return nil }
-        guard let current, let i = tracks.firstIndex(where: { $0.index == current }) else { return tracks[0].index }
-        return tracks[(i + 1) % tracks.count].index
-    }
+    public static func next(_ tracks: [AudioTrack], after current: Int?) -> Int? { TrackSelection.next(tracks, after: current) }
 
     /// What to remember for `track`: its language when it has one (a second track in the same
     /// language is remembered by number).
     public static func choice(for track: AudioTrack, among tracks: [AudioTrack]) -> AudioChoice {
-        if let code = track.language, tracks.filter({ $0.language == code }).count == 1 { return .language(code) }
-        return .track(track.index)
+        TrackSelection.choice(for: track, among: tracks)
     }
 
     /// Preferred languages from a setting such as `deu, eng` or `de eng`: normalised to ISO
     /// 639-2/T; the words that are no language come back in `unknown`.
-    public static func languages(_ setting: String) -> (codes: [String], unknown: [String]) {
-        var codes: [String] = [], unknown: [String] = []
-        for word in setting.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "[" || $0 == "]" }) {
-            let w = String(word)
-            if let code = LanguageCode.normalized(w) { if !codes.contains(code) { codes.append(code) } } else { unknown.append(w) }
-        }
-        return (codes, unknown)
-    }
+    public static func languages(_ setting: String) -> (codes: [String], unknown: [String]) { TrackSelection.languages(setting) }
 }

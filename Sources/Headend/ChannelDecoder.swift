@@ -87,6 +87,11 @@ extension Deinterlace {
 /// the channel's audio streams and is replaced, while the picture plays on, when the viewer
 /// picks another (`selectAudio`). A radio channel's decoder has no video branch: it shows a
 /// still picture, from its first sound on.
+///
+/// Subtitles are drawn into the decoded picture, so they come and go with the channel's own
+/// frames and never reach another channel's: DVB subtitle pages of the chosen stream go to
+/// `dvbsuboverlay`, and the closed captions the video carries (`ccextractor` ahead of the
+/// decoder) to `cc708overlay`. Both pass frames through untouched while off (the default).
 final class ChannelDecoder: @unchecked Sendable {
     /// The families a decoder is built for; spare decoders are kept per family.
     struct Codec: Sendable, Hashable, CustomStringConvertible {
@@ -147,6 +152,15 @@ final class ChannelDecoder: @unchecked Sendable {
     private var audioJumped = false
     private var lastVideo: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
     private var lastAudio: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
+    /// The subtitles drawn (`showSubtitles`).
+    private var subtitles: SubtitleTrack?
+    /// The newest page of each DVB subtitle stream, so a stream chosen later shows at once.
+    private var newestPages: [Int: GOPCache.Entry] = [:]
+    private let subtitleSource: AppSource?
+    /// CEA-608 captions (CC1) as decoded so far, and whether the video carries CEA-708 services
+    /// (then `cc708overlay` draws them and the 608 text stays hidden).
+    private var captions608 = CEA608Screen()
+    private var carries708 = false
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -156,18 +170,27 @@ final class ChannelDecoder: @unchecked Sendable {
         var videoOut: AppSink?
         if let chain = codec.video.decoderChain {
             pipeline = try Pipeline(description: """
-                appsrc name=vsrc format=time is-live=true min-latency=0 ! \(chain) ! \(target.conversion) ! capsfilter name=size caps="\(target.videoCaps)" ! \
-                appsink name=vout sync=true async=false qos=false max-buffers=4
+                appsrc name=vsrc format=time is-live=true min-latency=0 ! ccextractor name=ccx ! \(chain) ! \(target.conversion) ! \
+                capsfilter name=size caps="\(target.videoCaps)" ! \(Self.subtitleOverlays) ! appsink name=vout sync=true async=false qos=false max-buffers=4 \
+                appsrc name=ssrc format=time is-live=true min-latency=0 caps=subpicture/x-dvb ! subtitles.text_sink \
+                queue name=ccq max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! captions.cc_sink
                 """)
-            guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout") else {
+            guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout"),
+                  let ssrc = pipeline.appSource(named: "ssrc"), let extractor = pipeline.child(named: "ccx"),
+                  let captionQueue = pipeline.child(named: "ccq") else {
                 pipeline.shutdown()
                 throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
             }
+            // The extractor adds its caption pad with the first captions the video carries.
+            extractor.onPadAdded { pad in try? pad.link(to: captionQueue) }
+
             videoSource = vsrc
             videoOut = vout
+            subtitleSource = ssrc
         } else {
             pipeline = Pipeline(name: nil)
             videoSource = nil
+            subtitleSource = nil
         }
         do {
             audio = try Self.addAudioBranch(codec.audio, to: pipeline)
@@ -188,6 +211,11 @@ final class ChannelDecoder: @unchecked Sendable {
             sink.presentVideo(b, feed: feed)
         }
         attachAudioOutput(audio)
+        // CEA-608 captions are read from the frames going in (`cc708overlay` draws only 708).
+        pipeline.child(named: "vsrc")?.staticPad("src")?.onBuffer { [weak self] buffer in
+            let triplets = buffer.captionTriplets
+            if !triplets.isEmpty { self?.takeCaptions(triplets) }
+        }
         // The sinks do not wait to preroll (`async=false`): a channel without audio never feeds
         // the audio branch, which must not hold the pipeline out of PLAYING.
         // The cached GOP is pushed at once and its keyframe is timed "now": each frame is due as
@@ -199,6 +227,14 @@ final class ChannelDecoder: @unchecked Sendable {
             throw error
         }
     }
+
+    /// Draws DVB subtitle pages and closed captions into the frames, both off at first; the
+    /// caps after them make them blend (an overlay would otherwise hand its drawing on as meta
+    /// that the output does not draw).
+    private static let subtitleOverlays =
+        "dvbsuboverlay name=subtitles enable=false ! cc708overlay name=captions silent=true ! "
+        + "textoverlay name=captions608 silent=true wait-text=false valignment=bottom halignment=center line-alignment=left "
+        + "font-desc=\"Monospace 18\" shaded-background=true ! video/x-raw"
 
     private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
         let bin = try pipeline.addBranch("""
@@ -347,6 +383,53 @@ final class ChannelDecoder: @unchecked Sendable {
         pipeline.removeStopped(old.bin)
     }
 
+    /// The subtitles drawn from now on (nil: none; any thread): DVB stream `track.index`, or the
+    /// closed captions. A DVB stream shows its newest page at once (while its time-out lasts).
+    func showSubtitles(_ track: SubtitleTrack?) {
+        guard videoSource != nil else { return }
+        pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
+        let overlays = lock.withLock {
+            subtitles = track
+            if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
+            return captionOverlays
+        }
+        showCaptions(overlays)
+    }
+
+    /// Decodes the CEA-608 pairs of one frame's `cc_data` (streaming thread) and shows the text
+    /// they leave on screen; notes CEA-708 service data.
+    private func takeCaptions(_ triplets: [UInt8]) {
+        let (text, overlays): (String?, (cc708: Bool, cc608: Bool)?) = lock.withLock {
+            let before = captions608.text, had708 = carries708
+            for i in stride(from: 0, to: triplets.count - 2, by: 3) where triplets[i] & 0x04 != 0 {
+                switch triplets[i] & 0x03 {
+                case 0: captions608.take(triplets[i + 1], triplets[i + 2])
+                case 2, 3: carries708 = true
+                default: break
+                }
+            }
+            let after = captions608.text
+            return (after == before ? nil : after, carries708 == had708 ? nil : captionOverlays)
+        }
+        if let text { pipeline.child(named: "captions608")?.set("text", string: text) }
+        if let overlays { showCaptions(overlays) }
+    }
+
+    /// Which caption overlay draws (lock held): none unless captions are chosen; CEA-708 when
+    /// the video carries it, else the CEA-608 text.
+    private var captionOverlays: (cc708: Bool, cc608: Bool) {
+        let on = subtitles?.kind == .closedCaptions
+        return (on, on && !carries708)
+    }
+
+    private func showCaptions(_ overlays: (cc708: Bool, cc608: Bool)) {
+        pipeline.child(named: "captions")?.set("silent", !overlays.cc708)
+        pipeline.child(named: "captions608")?.set("silent", !overlays.cc608)
+    }
+
+    /// The subtitles drawn.
+    var shownSubtitles: SubtitleTrack? { lock.withLock { subtitles } }
+
     var messages: AsyncStream<BusMessage> { pipeline.messages }
 
     /// Re-times and pushes one cached entry (any thread). Entries before the first keyframe
@@ -361,6 +444,11 @@ final class ChannelDecoder: @unchecked Sendable {
     func push(_ entry: GOPCache.Entry) {
         lock.lock()
         defer { lock.unlock() }
+        if entry.track == .subtitle {
+            newestPages[entry.stream] = entry
+            if subtitles?.kind == .dvb, subtitles?.index == entry.stream { pushPageLocked(entry) }
+            return
+        }
         if entry.track == .audio {
             keepRecent(entry)
             if entry.stream != audioStream { return }
@@ -406,7 +494,21 @@ final class ChannelDecoder: @unchecked Sendable {
         switch entry.track {
         case .video: videoSource?.push(retimed)
         case .audio: audio.source.push(retimed)
+        case .subtitle: subtitleSource?.push(retimed)
         }
+    }
+
+    /// Pushes a DVB subtitle page on the picture's timeline (lock held): as far from the newest
+    /// frame as the source has it. A page more than `jump` before that frame is stale (or from
+    /// before a jump in the source's clock) and dropped; one more than `jump` after it (a jump
+    /// the picture has not made yet) shows now. A page held back in the overlay's queue would
+    /// hold every later page behind it.
+    private func pushPageLocked(_ page: GOPCache.Entry) {
+        guard let last = lastVideo, page.pts.isValid else { return }
+        let distance = Int64(bitPattern: UInt64(page.pts)) - last.source
+        guard distance >= -Self.jump else { return }
+        let at = last.shifted + (distance > Self.jump ? 0 : distance)
+        pushLocked(page, offset: at - Int64(bitPattern: UInt64(page.pts)))
     }
 
     /// Keeps `entry` among the recent audio (lock held), letting go of what has played.

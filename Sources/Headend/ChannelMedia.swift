@@ -32,11 +32,14 @@ public struct ChannelMedia: Sendable, Hashable {
     public var audio: AudioState
     /// No video stream at all (radio).
     public var radio: Bool
+    /// Its DVB subtitle streams and closed captions, and the one shown.
+    public var subtitles = SubtitleState(tracks: [], showing: nil)
 
-    public init(video: Video?, audio: AudioState, radio: Bool) {
+    public init(video: Video?, audio: AudioState, radio: Bool, subtitles: SubtitleState = SubtitleState(tracks: [], showing: nil)) {
         self.video = video
         self.audio = audio
         self.radio = radio
+        self.subtitles = subtitles
     }
 }
 
@@ -53,11 +56,12 @@ extension ChannelMedia.Video {
 }
 
 extension Headend {
-    /// What `channel` carries (any thread): video format, audio tracks and the one that plays.
+    /// What `channel` carries (any thread): video format, audio tracks and the one that plays,
+    /// subtitle tracks and the one shown.
     public nonisolated func media(of channel: Channel) -> ChannelMedia? {
         guard let source = source(for: channel) else { return nil }
         let radio = source.cache.isAudioOnly
         return ChannelMedia(video: radio ? nil : source.cache.videoCaps.map(ChannelMedia.Video.init(caps:)),
-                            audio: audio(of: channel), radio: radio)
+                            audio: audio(of: channel), radio: radio, subtitles: subtitles(of: channel))
     }
 }

@@ -264,8 +264,9 @@ final class StateBox: @unchecked Sendable {
 }
 
 /// Routes the dynamic pads of an ingest (`parsebin`/`urisourcebin`) to the GOP cache: the
-/// first video stream and up to `IngestBranch.maxAudioStreams` audio streams (numbered in the
-/// order they appear, with the language their tags name), everything else to a fakesink.
+/// first video stream, up to `IngestBranch.maxAudioStreams` audio streams and up to
+/// `IngestBranch.maxSubtitleStreams` DVB subtitle streams (each kind numbered in the order they
+/// appear, with the language their tags name), everything else to a fakesink.
 /// Runs on streaming threads (pad-added): adds and links elements, never changes pipeline state.
 final class IngestRouter: @unchecked Sendable {
     private weak var pipeline: Pipeline?
@@ -284,11 +285,8 @@ final class IngestRouter: @unchecked Sendable {
     private let spliceCues: SpliceCueReading?
     private let lock = NSLock()
     private var haveVideo = false
-    private var audioStreams = 0
-    /// The index of each audio stream by its stream id's last part (in MPEG-TS, program and
-    /// PID): a stream that comes back as a new pad (a codec change on its PID makes the demuxer
-    /// expose a new one) keeps its index, so the decoder playing it follows it.
-    private var audioIndexByID: [String: Int] = [:]
+    private var audioStreams = StreamNumbering()
+    private var subtitleStreams = StreamNumbering()
 
     init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger, spliceCues: SpliceCueReading? = nil) {
         self.pipeline = pipeline
@@ -370,17 +368,22 @@ final class IngestRouter: @unchecked Sendable {
         let mediaType = pad.caps?.mediaType ?? ""
         let key = pad.streamID.map { String($0.split(separator: "/").last ?? Substring($0)) }
         let (branch, stream): (IngestBranch, Int) = lock.withLock {
-            if mediaType.hasPrefix("audio/"), let key, let known = audioIndexByID[key] {
-                return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: decidedPaced ?? pacedByPlan), known)
+            let paced = decidedPaced ?? pacedByPlan
+            // A stream that comes back keeps its number (and is never over the limit).
+            if mediaType.hasPrefix("audio/"), let known = audioStreams.known(key) {
+                return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)
             }
-            let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, audioStreams: audioStreams, paced: decidedPaced ?? pacedByPlan)
-            let stream = audioStreams
-            if case .video = b { haveVideo = true }
-            if case .audio = b {
-                audioStreams += 1
-                if let key { audioIndexByID[key] = stream }
+            if mediaType.hasPrefix("subpicture/"), let known = subtitleStreams.known(key) {
+                return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)
             }
-            return (b, stream)
+            let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, audioStreams: audioStreams.count,
+                                        subtitleStreams: subtitleStreams.count, paced: paced)
+            switch b {
+            case .video: haveVideo = true; return (b, 0)
+            case .audio: return (b, audioStreams.add(key))
+            case .subtitle: return (b, subtitleStreams.add(key))
+            case .discard: return (b, 0)
+            }
         }
         do {
             let bin: Bin
@@ -395,14 +398,15 @@ final class IngestRouter: @unchecked Sendable {
             case .audio(let d):
                 bin = try pipeline.addBranch(d)
                 cache.markAudioStream()
-                // Tags are sticky: they reach the branch with the stream's first data.
-                bin.staticPad("sink")?.onTags { [cache] tags in
-                    if let code = tags["language-code"].flatMap(LanguageCode.normalized) { cache.setLanguage(code, stream: stream) }
-                }
+                readLanguage(of: bin, stream: stream, track: .audio)
                 if let sink = bin.appSink(named: "audio") {
                     sink.onSample { [cache] s in cache.append(s, track: .audio, stream: stream) }
                     if stream == 0 { spliceCues?.readAudio(at: sink, cache: cache) }
                 }
+            case .subtitle(let d):
+                bin = try pipeline.addBranch(d)
+                readLanguage(of: bin, stream: stream, track: .subtitle)
+                bin.appSink(named: "subtitle")?.onSample { [cache] s in cache.append(s, track: .subtitle, stream: stream) }
             case .discard:
                 bin = try pipeline.addBranch("fakesink sync=false async=false")
             }
@@ -411,5 +415,34 @@ final class IngestRouter: @unchecked Sendable {
         } catch {
             logger.warning("cannot route \(mediaType) stream: \(error)")
         }
+    }
+
+    /// Records the language the tags of `bin`'s stream name. Tags are sticky: they reach the
+    /// branch with the stream's first data.
+    private func readLanguage(of bin: Bin, stream: Int, track: GOPCache.Track) {
+        bin.staticPad("sink")?.onTags { [cache] tags in
+            if let code = tags["language-code"].flatMap(LanguageCode.normalized) { cache.setLanguage(code, stream: stream, track: track) }
+        }
+    }
+}
+
+/// Numbers the streams of one kind in the order they appear. A stream is known by its stream
+/// id's last part (in MPEG-TS, program and PID): one that comes back as a new pad (a codec
+/// change on its PID makes the demuxer expose a new one) keeps its number, so the decoder
+/// playing it follows it. Not thread-safe: the router's lock guards it.
+struct StreamNumbering {
+    private var numberByID: [String: Int] = [:]
+    /// Streams numbered so far.
+    private(set) var count = 0
+
+    /// The number of the stream `key` names, when it was seen before.
+    func known(_ key: String?) -> Int? { key.flatMap { numberByID[$0] } }
+
+    /// Numbers a new stream (`key` nil: one the demuxer gives no id).
+    mutating func add(_ key: String?) -> Int {
+        let n = count
+        count += 1
+        if let key { numberByID[key] = n }
+        return n
     }
 }

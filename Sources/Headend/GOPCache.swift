@@ -1,9 +1,9 @@
 import Foundation
 import GStreamer
 
-/// Compressed video and audio of one channel since its last keyframe (and the audio that plays
-/// from that keyframe on, even when it arrived before it), with the caps needed to start a
-/// decoder there. The cached entries always start with the keyframe once there is one. Filled on the ingest streaming threads; read by flips.
+/// Compressed video, audio and subtitles of one channel since its last keyframe (and the audio
+/// that plays from that keyframe on, even when it arrived before it; and the newest subtitle
+/// page of each stream), with the caps needed to start a decoder there. The cached entries always start with the keyframe once there is one. Filled on the ingest streaming threads; read by flips.
 ///
 /// Until the newest GOP holds `decoderLead` video frames, the GOP before it is kept as well and
 /// a flip starts from that one: a decoder that reorders frames (B-frames) gives out a keyframe
@@ -13,7 +13,10 @@ import GStreamer
 /// Thread-safe. Consumers attached with `attach` get the cached GOP and then every new entry,
 /// in arrival order, under the same lock, so nothing is lost or doubled between the two.
 public final class GOPCache: @unchecked Sendable {
-    public enum Track: Sendable { case video, audio }
+    public enum Track: Sendable { case video, audio
+        /// A DVB subtitle stream (`subpicture/x-dvb`): only decoders get it, not ingest taps.
+        case subtitle
+    }
 
     /// One compressed buffer with its running time in the ingest pipeline.
     public struct Entry: Sendable {
@@ -27,8 +30,8 @@ public final class GOPCache: @unchecked Sendable {
         /// The stream's caps: on every video keyframe, and on the first audio buffer after the
         /// audio format changed. A consumer sees a codec change here.
         public var caps: Caps?
-        /// Which of the channel's audio streams this is (0 for the first, in the order the ingest
-        /// found them); 0 for video.
+        /// Which of the channel's audio (or subtitle) streams this is (0 for the first, in the
+        /// order the ingest found them); 0 for video.
         public var stream = 0
     }
 
@@ -51,6 +54,10 @@ public final class GOPCache: @unchecked Sendable {
     private var videoCapsValue: Caps?
     /// The caps of each audio stream, by stream index.
     private var audioCapsByStream: [Int: Caps] = [:]
+    /// The caps of each subtitle stream, by stream index.
+    private var subtitleCapsByStream: [Int: Caps] = [:]
+    /// Whether the video carried closed captions (kept across `reset()`, as the stream caps are).
+    private var captionsSeen = false
     private var consumers: [Consumer: @Sendable (Entry) -> Void] = [:]
     private var lastArrival: ContinuousClock.Instant?
     private var overBudgetValue = false
@@ -94,6 +101,16 @@ public final class GOPCache: @unchecked Sendable {
         let languages = streamLock.withLock { languageByStream }
         return caps.keys.sorted().map { AudioTrack(index: $0, caps: caps[$0]!, language: languages[$0]) }
     }
+    /// The channel's subtitle streams that delivered, in stream order, with their languages; then
+    /// the closed captions of its video, when it carries them.
+    public var subtitleTracks: [SubtitleTrack] {
+        let (caps, captions) = lock.withLock { (subtitleCapsByStream, captionsSeen) }
+        let languages = streamLock.withLock { subtitleLanguageByStream }
+        return caps.keys.sorted().map { SubtitleTrack(index: $0, kind: .dvb, language: languages[$0]) }
+            + (captions ? [SubtitleTrack.closedCaptions] : [])
+    }
+    /// The caps of subtitle stream `stream` (nil until it delivered).
+    public func subtitleCaps(stream: Int) -> Caps? { lock.withLock { subtitleCapsByStream[stream] } }
     /// True when a keyframe is cached (a flip here is a warm flip).
     public var hasKeyframe: Bool { lock.withLock { entries.first?.isKeyframe == true } }
     // Before the first keyframe, `entries` may hold audio only (carried forward at the keyframe).
@@ -107,6 +124,7 @@ public final class GOPCache: @unchecked Sendable {
     /// What the demuxer's stream collection says, nil until it says it.
     private var collectionHasVideo: Bool?
     private var languageByStream: [Int: String] = [:]
+    private var subtitleLanguageByStream: [Int: String] = [:]
 
     /// True once the ingest routed an audio stream here (its format may not be known yet).
     /// Readable under the cache lock, i.e. from a consumer.
@@ -129,8 +147,12 @@ public final class GOPCache: @unchecked Sendable {
     /// one is video.
     public func markStreamKinds(video: Bool) { streamLock.withLock { collectionHasVideo = video } }
 
-    /// Called by the ingest when audio stream `stream` says its language (ISO 639-2, `deu`).
-    public func setLanguage(_ language: String, stream: Int) { streamLock.withLock { languageByStream[stream] = language } }
+    /// Called by the ingest when audio (or subtitle) stream `stream` says its language (ISO 639-2, `deu`).
+    public func setLanguage(_ language: String, stream: Int, track: Track = .audio) {
+        streamLock.withLock {
+            if track == .subtitle { subtitleLanguageByStream[stream] = language } else { languageByStream[stream] = language }
+        }
+    }
 
     /// A radio channel: audio and no video stream, as the demuxer lists them (or the lineup
     /// says), or when `radioAfter` of audio came without a video stream. Takes only the stream
@@ -186,7 +208,8 @@ public final class GOPCache: @unchecked Sendable {
         }
         guard !previous.isEmpty, let key = entries.first, key.isKeyframe else { return entries }
         // Audio that plays from the newest keyframe on is in both (carried forward): once.
-        return previous.filter { $0.track == .video || !$0.pts.isValid || $0.pts < key.pts } + entries
+        // Subtitle pages: the newest of each stream is carried forward already.
+        return previous.filter { $0.track == .video || ($0.track == .audio && (!$0.pts.isValid || $0.pts < key.pts)) } + entries
     }
 
 
@@ -196,7 +219,7 @@ public final class GOPCache: @unchecked Sendable {
         let pts = sample.runningTime(buffer.pts)
         let dts = sample.runningTime(buffer.dts)
         var entry = Entry(track: track, buffer: buffer, pts: pts.isValid ? pts : dts, dts: dts,
-                          isKeyframe: track == .video && buffer.isKeyframe, stream: track == .audio ? stream : 0)
+                          isKeyframe: track == .video && buffer.isKeyframe, stream: track == .video ? 0 : stream)
         lock.lock()
         defer { lock.unlock() }
         if lastArrival == nil { firstDelivery?() }
@@ -207,6 +230,12 @@ public final class GOPCache: @unchecked Sendable {
             if entry.pts.isValid { newestVideo = (entry.pts, Date()) }
             if let caps = sample.caps, videoCapsValue.map({ !($0 == caps) }) ?? true { videoCapsValue = caps }
             if entry.isKeyframe { entry.caps = videoCapsValue }
+            if !captionsSeen && buffer.carriesCaptions { captionsSeen = true }
+        } else if track == .subtitle {
+            if let caps = sample.caps, subtitleCapsByStream[stream].map({ !($0 == caps) }) ?? true {
+                subtitleCapsByStream[stream] = caps
+                entry.caps = caps
+            }
         } else {
             if stream == 0, entry.pts.isValid { newestAudio = (entry.pts, Date()) }
             if let caps = sample.caps, audioCapsByStream[stream].map({ !($0 == caps) }) ?? true {
@@ -223,7 +252,12 @@ public final class GOPCache: @unchecked Sendable {
             // plays from the keyframe on, placed after it, so a flip starts with sound.
             let wholeGOP = entries.first?.isKeyframe == true
             if wholeGOP { measuredGOPBytes = bytes }
-            let carried = entries.filter { $0.track == .audio && $0.pts.isValid && $0.pts >= entry.pts }
+            var carried = entries.filter { $0.track == .audio && $0.pts.isValid && $0.pts >= entry.pts }
+            // A subtitle page stays on screen until the next: the newest of each stream goes on
+            // (it may have come GOPs ago; the decoder shows it while its time-out lasts).
+            var pages: [Int: Entry] = [:]
+            for old in previous + entries where old.track == .subtitle { pages[old.stream] = old }
+            carried += pages.keys.sorted().map { pages[$0]! }
             // The GOP just completed stays until this one has enough frames for a decoder,
             // unless the format changed (a decoder cannot go from one codec to the next).
             let sameFormat = entries.first?.caps.map { old in entry.caps.map { $0.mediaType == old.mediaType } ?? false } ?? false
@@ -269,13 +303,17 @@ public final class GOPCache: @unchecked Sendable {
                 overBudgetValue = true
             }
         }
-        for consumer in consumers.values { consumer(entry) }
+        for (id, consumer) in consumers where entry.track != .subtitle || id.takesSubtitles { consumer(entry) }
     }
 
     /// Who reads the cache live: a decoder's feed or an ingest tap (separate id spaces).
     public enum Consumer: Hashable, Sendable {
         case feed(FeedID)
         case tap(TapID)
+
+        /// Only decoders get subtitle pages (taps: timeshift, clips, the head-end's streams
+        /// carry video and audio).
+        var takesSubtitles: Bool { if case .feed = self { true } else { false } }
     }
 
     /// What a consumer starts from: the cached entries from the keyframe (see `decoderLead`) and
@@ -287,7 +325,8 @@ public final class GOPCache: @unchecked Sendable {
     public func attach(_ id: Consumer, consumer: @escaping @Sendable (Entry) -> Void) -> Start {
         lock.withLock {
             consumers[id] = consumer
-            return (startEntries(), videoCapsValue, audioCapsByStream[0])
+            let start = startEntries()
+            return (id.takesSubtitles ? start : start.filter { $0.track != .subtitle }, videoCapsValue, audioCapsByStream[0])
         }
     }
 
@@ -297,7 +336,7 @@ public final class GOPCache: @unchecked Sendable {
 
     /// What a consumer would start from now, without attaching one.
     public func snapshot() -> Start {
-        lock.withLock { (startEntries(), videoCapsValue, audioCapsByStream[0]) }
+        lock.withLock { (startEntries().filter { $0.track != .subtitle }, videoCapsValue, audioCapsByStream[0]) }
     }
 
     /// Forgets everything (source stopped or restarted).
@@ -314,6 +353,7 @@ public final class GOPCache: @unchecked Sendable {
             newestAudio = nil
             firstAudioPTS = .none
             streamLock.withLock {
+                subtitleLanguageByStream = [:]
                 audioOnlyByTime = false
                 audioStream = false
                 videoStream = false

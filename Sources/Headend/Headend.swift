@@ -38,13 +38,27 @@ public actor Headend {
     var spareScheduled = false
     var isShutDown = false
     /// The viewer's audio choice per channel id (see `Headend+Audio.swift`).
-    nonisolated let audioChoices = AudioChoices()
+    nonisolated let audioChoices = ChannelChoices<AudioChoice>()
+    /// The viewer's subtitle choice per channel id (see `Headend+Subtitles.swift`).
+    nonisolated let subtitleChoices = ChannelChoices<SubtitleChoice>()
     /// Codec families whose spare decoder could not be built (not tried again).
     var spareFailures: Set<ChannelDecoder.Codec> = []
     /// The lineup's `audio-languages`, as ISO 639-2/T codes.
     let preferredLanguages: [String]
+    /// The lineup's `subtitle-languages`, as ISO 639-2/T codes: subtitles in these show unasked.
+    let preferredSubtitleLanguages: [String]
     /// The pictures of channels without video.
     public nonisolated let stills: StillPictures
+
+    /// The ISO 639-2/T codes of the language setting `name` (`words` as written); words that are
+    /// no language are logged and left out.
+    private static func languages(_ name: String, _ words: [String], logger: Logger) -> [String] {
+        let languages = TrackSelection.languages(words.joined(separator: " "))
+        if !languages.unknown.isEmpty {
+            logger.warning("lineup settings: \(name): \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
+        }
+        return languages.codes
+    }
 
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
@@ -59,11 +73,8 @@ public actor Headend {
         if let method = lineup.settings.deinterlace { target.deinterlace = method }
         self.target = target
         self.stills = StillPictures(target: target)
-        let languages = AudioSelection.languages(lineup.settings.audioLanguages.joined(separator: " "))
-        if !languages.unknown.isEmpty {
-            logger.warning("lineup settings: audio-languages: \(languages.unknown.joined(separator: ", ")) is no language code (use ISO 639 codes such as deu, eng, fra)")
-        }
-        preferredLanguages = languages.codes
+        preferredLanguages = Self.languages("audio-languages", lineup.settings.audioLanguages, logger: logger)
+        preferredSubtitleLanguages = Self.languages("subtitle-languages", lineup.settings.subtitleLanguages, logger: logger)
         self.logger = logger
         let resolved = budget
         var limited = resolved
@@ -214,6 +225,7 @@ public actor Headend {
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(channel, videoCaps: videoCaps))
+            decoder.showSubtitles(chosenSubtitles(entry.source))
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
             watch(decoder, feed: feed, channel: channel.number)
@@ -270,6 +282,7 @@ public actor Headend {
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(entry.source.channel, videoCaps: videoCaps))
+            decoder.showSubtitles(chosenSubtitles(entry.source))
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: [])
             watch(decoder, feed: feed, channel: number)
@@ -422,6 +435,12 @@ final class PendingFeed: @unchecked Sendable {
             if entry.track == .video { lastVideo = entry }
             lock.unlock()
             decoder.push(entry)
+            if entry.track == .subtitle, entry.caps != nil, let headend {
+                // A subtitle stream's first page (a cold flip bound the decoder before it came):
+                // the headend shows it when the viewer's choice or the preferences ask for it.
+                let feed = self.feed
+                Task { await headend.subtitleStreamAppeared(feed: feed) }
+            }
             return
         }
         if cancelled { lock.unlock(); return }

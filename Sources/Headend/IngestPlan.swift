@@ -135,14 +135,19 @@ struct IngestPlan: Sendable {
 enum IngestBranch {
     case video(String)
     case audio(String)
+    /// A DVB subtitle stream (`subpicture/x-dvb`).
+    case subtitle(String)
     case discard
 
     /// Audio streams kept per channel (languages, audio description); more go to a fakesink.
     static let maxAudioStreams = 8
+    /// Subtitle streams kept per channel (languages, hard of hearing); more go to a fakesink.
+    static let maxSubtitleStreams = 8
 
     /// Chooses by caps: the first video stream and up to `maxAudioStreams` audio streams are
-    /// kept; `audioStreams` says how many are kept already.
-    static func choose(mediaType: String, haveVideo: Bool, audioStreams: Int, paced: Bool) -> IngestBranch {
+    /// kept, and up to `maxSubtitleStreams` DVB subtitle streams; `audioStreams` and
+    /// `subtitleStreams` say how many are kept already.
+    static func choose(mediaType: String, haveVideo: Bool, audioStreams: Int, subtitleStreams: Int = 0, paced: Bool) -> IngestBranch {
         // A paced (looped file or HTTP) ingest syncs each appsink on the clock and one demuxer
         // thread feeds them all, so each branch gets its own queue (its own thread) or the first
         // sink to wait would starve the rest. Live ingests need no queue (one thread fewer per
@@ -163,6 +168,9 @@ enum IngestBranch {
         }
         if mediaType.hasPrefix("audio/") && audioStreams < maxAudioStreams {
             return .audio("\(sink) name=audio")
+        }
+        if mediaType == "subpicture/x-dvb" && subtitleStreams < maxSubtitleStreams {
+            return .subtitle("\(sink) name=subtitle")
         }
         return .discard
     }

@@ -126,18 +126,28 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     /// The clip in `directory`, made with ffmpeg when it is not there yet. Throws when ffmpeg
     /// is missing or fails.
     public func file(in directory: String) throws -> String {
-        let path = (directory as NSString).appendingPathComponent(fileName)
+        try Self.cached(fileName, in: directory, tool: "ffmpeg", what: "a \(self) clip") { ffmpeg, tmp in
+            try Self.runTool(ffmpeg, ffmpegArguments(output: tmp))
+        }
+    }
+
+    /// The clip `name` in `directory`, made by `make` (with the path of `tool` and a temporary
+    /// file to write, moved into place once whole) when it is not there yet. Throws when `tool`
+    /// is missing or `make` fails.
+    static func cached(_ name: String, in directory: String, tool: String, what: String,
+                       make: (_ tool: String, _ output: String) throws -> Void) throws -> String {
+        let path = (directory as NSString).appendingPathComponent(name)
         if FileManager.default.fileExists(atPath: path) { return path }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw TransportStreamClip.Failure(description: "making test clips needs ffmpeg (run deploy/install-deps.sh)")
+        guard let executable = ["/usr/bin/", "/usr/local/bin/"].map({ $0 + tool }).first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw TransportStreamClip.Failure(description: "making test clips needs \(tool) (run deploy/install-deps.sh)")
         }
         let tmp = path + ".part.ts"
         do {
-            try Self.runTool(ffmpeg, ffmpegArguments(output: tmp))
+            try make(executable, tmp)
         } catch {
             try? FileManager.default.removeItem(atPath: tmp)
-            throw TransportStreamClip.Failure(description: "ffmpeg could not make a \(self) clip: \(error)")
+            throw TransportStreamClip.Failure(description: "\(tool) could not make \(what): \(error)")
         }
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: tmp, toPath: path)

@@ -183,6 +183,8 @@ final class ChannelMuxer: @unchecked Sendable {
         case .audio:
             guard let audioSource, let (pts, dts) = audio.retime(entry) else { return }
             audioSource.push(entry.buffer.retimed(pts: pts, dts: dts))
+        case .subtitle:
+            break  // taps carry no subtitle pages
         }
     }
 

@@ -4,9 +4,11 @@ import Output
 /// The GStreamer elements a lineup and an output need, and the Debian package of each (for
 /// `flipbox doctor`'s fixes).
 enum RequiredElements {
-    /// Every box: the decoders, the output's plumbing, the cards (SVG) and logos (PNG, SVG).
+    /// Every box: the decoders (with their subtitle and caption overlays), the output's
+    /// plumbing, the cards (SVG) and logos (PNG, SVG).
     static let always = ["appsrc", "appsink", "queue", "videoconvert", "videoscale", "audioconvert", "audioresample",
-                         "parsebin", "h264parse", "avdec_h264", "aacparse", "avdec_aac", "rsvgdec", "pngdec"]
+                         "parsebin", "h264parse", "avdec_h264", "aacparse", "avdec_aac", "rsvgdec", "pngdec",
+                         "ccextractor", "dvbsuboverlay", "cc708overlay", "textoverlay"]
 
     /// What a channel source's ingest uses.
     static func forSource(_ source: String) -> [String] {
@@ -48,7 +50,8 @@ enum RequiredElements {
         case "queue", "filesrc", "fakesink": "libgstreamer1.0-0"
         case "avdec_h264", "avdec_aac", "avenc_aac": "gstreamer1.0-libav"
         case "x264enc": "gstreamer1.0-plugins-ugly"
-        case "tsdemux", "h264parse", "rsvgdec", "kmssink", "hlsdemux", "srtsrc": "gstreamer1.0-plugins-bad"
+        case "tsdemux", "h264parse", "rsvgdec", "kmssink", "hlsdemux", "srtsrc", "ccextractor", "dvbsuboverlay",
+             "cc708overlay": "gstreamer1.0-plugins-bad"
         case "aacparse", "udpsrc", "rtpjitterbuffer", "rtpmp2tdepay", "souphttpsrc", "rtspsrc", "qtdemux",
              "matroskademux", "pngdec", "autoaudiosink": "gstreamer1.0-plugins-good"
         case "ximagesink": "gstreamer1.0-x"

@@ -20,7 +20,7 @@ struct ControlAPITests {
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "application/json; charset=utf-8")
             let json = try jsonObject(response)
-            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked", "video", "audio", "radio"])
+            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked", "video", "audio", "subtitles", "radio"])
             #expect(json["video"] is NSNull && (json["audio"] as? [Any])?.isEmpty == true && json["radio"] as? Bool == false,
                     "a player that knows nothing of the stream says so")
             let channel = try #require(json["channel"] as? [String: Any])
@@ -64,7 +64,7 @@ struct ControlAPITests {
             #expect(channels.count == 2)
             let red = channels[0]
             #expect(Set(red.keys) == ["number", "name", "id", "group", "logo", "state", "detail", "reason", "sources", "thumbnail", "favourite", "hidden",
-                                      "video", "audio", "radio", "now", "next", "locked"])
+                                      "video", "audio", "subtitles", "radio", "now", "next", "locked"])
             #expect(red["now"] is NSNull && red["locked"] is NSNull, "no guide, not locked")
             let video = try #require(red["video"] as? [String: Any])
             #expect(video["codec"] as? String == "H.264" && video["width"] as? Int == 1920 && video["interlaced"] as? Bool == true)
@@ -73,6 +73,9 @@ struct ControlAPITests {
             #expect(audio.map { $0["language"] as? String } == ["deu", "eng"] && audio.map { $0["playing"] as? Bool } == [false, true])
             #expect(audio.first?["codec"] as? String == "AC-3" && audio.last?["channels"] as? Int == 6 && audio.last?["track"] as? Int == 2)
             #expect(red["radio"] as? Bool == false)
+            let subtitles = try #require(red["subtitles"] as? [[String: Any]])
+            #expect(subtitles.map { $0["format"] as? String } == ["DVB", "CC1"] && subtitles.map { $0["language"] as? String } == ["deu", nil])
+            #expect(subtitles.map { $0["showing"] as? Bool } == [true, false] && subtitles.map { $0["track"] as? Int } == [1, 2])
             #expect(red["thumbnail"] as? String == "/api/v1/channels/7/thumbnail.jpg", "channel 7 is playing: it has a picture")
             #expect(red["number"] as? String == "7")
             #expect(red["group"] as? String == "Tests")

@@ -41,7 +41,8 @@ final class FakePlayer: PlayerControl, @unchecked Sendable {
                      colour: Colorimetry("bt709", height: 1080)),
         audio: AudioState(tracks: [AudioTrack(index: 0, family: .ac3, language: "deu", channels: 2),
                                    AudioTrack(index: 1, family: .ac3, language: "eng", channels: 6)], playing: 1),
-        radio: false)
+        radio: false,
+        subtitles: SubtitleState(tracks: [SubtitleTrack(index: 0, kind: .dvb, language: "deu"), .closedCaptions], showing: 0))
     static let pngBytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
 
     init(

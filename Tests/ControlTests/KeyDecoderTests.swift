@@ -13,6 +13,7 @@ struct KeyDecoderTests {
         ])
         #expect(decoder.decode([0x0D, 0x0A, 0x7F, 0x08]) == [.enter, .enter, .backspace, .backspace])
         #expect(decoder.decode(Self.bytes("aA")) == [.audio, .audio])
+        #expect(decoder.decode(Self.bytes("cC")) == [.subtitle, .subtitle])
     }
 
     @Test func escapeSequences() {

@@ -17,6 +17,7 @@ struct RemoteKeypadTests {
         #expect(keypad.press(.info, now: at(0)) == [.info])
         #expect(keypad.press(.quit, now: at(0)) == [.quit])
         #expect(keypad.press(.audio, now: at(0)) == [.nextAudio])
+        #expect(keypad.press(.subtitle, now: at(0)) == [.nextSubtitles])
         #expect(keypad.press(.other, now: at(0)) == [])
         #expect(keypad.press(.enter, now: at(0)) == [])
     }

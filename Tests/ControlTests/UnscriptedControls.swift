@@ -78,3 +78,8 @@ extension ProgrammeControl {
     func selectGuide() async throws -> FlipResult { throw Unscripted(what: "guide") }
     func remindFromGuide() async throws -> Reminder { throw Unscripted(what: "guide") }
 }
+
+extension SubtitleControl {
+    func subtitleStatus() async -> SubtitleStatus { SubtitleStatus(channel: nil, subtitles: SubtitleState(tracks: [], showing: nil)) }
+    func selectSubtitles(_ spec: String) async throws -> SubtitleStatus { throw Unscripted(what: "subtitles") }
+}
