@@ -130,11 +130,22 @@ public enum GuideGridPicture {
             }
         }
         if c.now >= c.windowStart && c.now < end {
-            let x = Self.x(of: c.now, windowStart: c.windowStart)
+            let line = nowLine(x: Self.x(of: c.now, windowStart: c.windowStart), outputWidth: width)
             let lineHeight = firstRowY + Double(rowsPerPage) * rowHeight - timeRowY
-            out += "<rect x=\"\(x - 1.5)\" y=\"\(timeRowY)\" width=\"3\" height=\"\(lineHeight)\" fill=\"#ff3b30\"/>"
+            out += "<rect x=\"\(line.x)\" y=\"\(timeRowY)\" width=\"\(line.width)\" height=\"\(lineHeight)\" fill=\"#ff3b30\"/>"
         }
         return out + "\n</svg>\n"
+    }
+
+    /// The now line at design x `x`, placed on whole output pixels: it starts on an even column
+    /// and is an even number of columns wide (3 design units, at least 2 pixels), so it is
+    /// neither smeared by anti-aliasing nor by 4:2:0 video, whose colour is shared by pixel
+    /// pairs (a thin red line half in a pair came out pale on small outputs). In design units.
+    static func nowLine(x: Double, outputWidth: Int) -> (x: Double, width: Double) {
+        let scale = Double(max(1, outputWidth)) / 1280
+        let columns = max(2, Int((3 * scale / 2).rounded()) * 2)
+        let first = Int(((x * scale - Double(columns) / 2) / 2).rounded()) * 2
+        return (Double(first) / scale, Double(columns) / scale)
     }
 
     /// `text` cut to `count` characters with an ellipsis.
