@@ -82,23 +82,34 @@ import Testing
         }
         let url = "http://127.0.0.1:\(box.port)/guide"
 
-        let dom = runChromium(["--virtual-time-budget=10000", "--dump-dom", url])
+        // The live pictures are fetched after the page's data; on a loaded machine they may come
+        // after the first budget, so the page is read again with more time until both are in.
+        func pictures(_ dom: String) -> Int { dom.components(separatedBy: #"src="blob:"#).count - 1 }
+        var dom = ""
+        for budget in [10_000, 20_000, 40_000] {
+            dom = runChromium(["--virtual-time-budget=\(budget)", "--dump-dom", url])
+            if pictures(dom) == 2 { break }
+        }
         #expect(dom.contains("data-loaded=\"yes\""), "the page loaded its data: \(dom.prefix(400))")
         #expect(dom.contains(#"<div class="programme current""#) && dom.range(of: #"class="programme current"[^>]*>Green Morning<"#, options: .regularExpression) != nil,
                 "the programme on now on the channel playing is highlighted")
         #expect(dom.contains(">Red Matinee<") && dom.contains(">Later On<"))
         #expect(dom.components(separatedBy: #"<div class="channel"#).count - 1 == 2, "two channels")
-        #expect(dom.components(separatedBy: #"src="blob:"#).count - 1 == 2, "each with its live picture")
+        #expect(pictures(dom) == 2, "each with its live picture")
 
         let shot = dir.appendingPathComponent("guide.png")
-        _ = runChromium(["--virtual-time-budget=10000", "--window-size=1280,720", "--screenshot=\(shot.path)", url])
-        let png = try Data(contentsOf: shot)
-        try? png.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-web-guide.png"))
-        let img = try ImageCodec.decode(bytes: [UInt8](png))
-        let all = (x: 0, y: 0, width: img.width, height: img.height)
-        let yellow = img.countPixels(x: all.x, y: all.y, width: all.width, height: all.height) { abs($0 - 242) < 20 && abs($1 - 194) < 20 && $2 < 40 }
-        let green = img.countPixels(x: all.x, y: all.y, width: all.width, height: all.height) { $0 < 40 && $1 > 215 && $2 < 40 }
-        let red = img.countPixels(x: all.x, y: all.y, width: all.width, height: all.height) { $0 > 215 && $1 < 40 && $2 < 40 }
+        var yellow = 0, green = 0, red = 0
+        for budget in [10_000, 20_000, 40_000] {
+            try? FileManager.default.removeItem(at: shot)
+            _ = runChromium(["--virtual-time-budget=\(budget)", "--window-size=1280,720", "--screenshot=\(shot.path)", url])
+            let png = try Data(contentsOf: shot)
+            try? png.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-web-guide.png"))
+            let img = try ImageCodec.decode(bytes: [UInt8](png))
+            yellow = img.countPixels(x: 0, y: 0, width: img.width, height: img.height) { abs($0 - 242) < 20 && abs($1 - 194) < 20 && $2 < 40 }
+            green = img.countPixels(x: 0, y: 0, width: img.width, height: img.height) { $0 < 40 && $1 > 215 && $2 < 40 }
+            red = img.countPixels(x: 0, y: 0, width: img.width, height: img.height) { $0 > 215 && $1 < 40 && $2 < 40 }
+            if green > 5000 && red > 5000 { break }
+        }
         #expect(yellow > 2000, "the highlighted programme: \(yellow) yellow pixels")
         #expect(green > 5000 && red > 5000, "the two live pictures: \(green) green, \(red) red pixels")
     }
