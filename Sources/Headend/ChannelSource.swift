@@ -147,6 +147,10 @@ public actor ChannelSource {
         perform(supervisor.delivered(connection, at: cache.lastDelivery ?? .now))
     }
 
+    private func streamChanged(_ connection: SourceSupervisor.Connection, _ change: ProgramMapWatch.Change) {
+        perform(supervisor.restart(connection, reason: "the stream changed: \(change)", at: .now))
+    }
+
     /// Builds and starts the ingest; returns why it could not, nil when it runs.
     private func connect(_ url: String, connection: SourceSupervisor.Connection) -> String? {
         do {
@@ -159,10 +163,17 @@ public actor ChannelSource {
                 // Adaptive streams (HLS) start on the variant the tier asks for.
                 src.set("connection-speed", uint64: UInt(variantSpeed))
             }
+            // The demuxer does not follow a programme table changed under the same version: a
+            // watch on the bytes entering it has the ingest read again at once.
+            let tables = ProgramMapWatcher { [weak self] change in
+                Task { await self?.streamChanged(connection, change) }
+            }
+            if plan.dynamicElement == "parse", let parse = p.child(named: "parse") { tables.watch(parse) }
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
                 let cues = IngestRouter.SpliceCueReading(log: spliceCues, logger: logger, channel: "channel \(channel.number) \(channel.name)")
                 cues.watch(p)
-                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger, spliceCues: cues)
+                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger,
+                                          spliceCues: cues, tables: tables)
                 router.attach(to: element)
                 self.router = router
             } else {
@@ -283,12 +294,15 @@ final class IngestRouter: @unchecked Sendable {
     private let needsParsebin: Bool
     private let logger: Logger
     private let spliceCues: SpliceCueReading?
+    private let tables: ProgramMapWatcher?
     private let lock = NSLock()
     private var haveVideo = false
     private var audioStreams = StreamNumbering()
     private var subtitleStreams = StreamNumbering()
 
-    init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger, spliceCues: SpliceCueReading? = nil) {
+    init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger, spliceCues: SpliceCueReading? = nil,
+         tables: ProgramMapWatcher? = nil) {
+        self.tables = tables
         self.pipeline = pipeline
         self.cache = cache
         self.pacedByPlan = paced
@@ -353,6 +367,7 @@ final class IngestRouter: @unchecked Sendable {
                 let parse = try Element.make("parsebin")
                 pipeline.add(parse)
                 parse.onPadAdded { [weak self] p in self?.routeParsed(p) }
+                tables?.watch(parse)
                 try pad.link(to: parse)
                 parse.syncStateWithParent()
                 return
@@ -444,5 +459,28 @@ struct StreamNumbering {
         count += 1
         if let key { numberByID[key] = n }
         return n
+    }
+}
+
+/// A `ProgramMapWatch` on the bytes entering a demuxing `parsebin`, on its streaming thread:
+/// tells the first change it finds, once (the ingest is then read again, with a new watch).
+final class ProgramMapWatcher: @unchecked Sendable {
+    private let lock = NSLock()
+    private var watch = ProgramMapWatch()
+    private var told = false
+    private let onChange: @Sendable (ProgramMapWatch.Change) -> Void
+
+    init(onChange: @escaping @Sendable (ProgramMapWatch.Change) -> Void) { self.onChange = onChange }
+
+    /// Watches what enters `parsebin` (a transport stream, or anything else: then nothing is found).
+    func watch(_ parsebin: Element) {
+        parsebin.staticPad("sink")?.onBuffer { [self] buffer in
+            let change: ProgramMapWatch.Change? = lock.withLock {
+                guard !told, let found = buffer.withBytes({ watch.read($0) })?.first else { return nil }
+                told = true
+                return found
+            }
+            if let change { onChange(change) }
+        }
     }
 }

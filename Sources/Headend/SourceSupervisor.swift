@@ -133,6 +133,16 @@ public struct SourceSupervisor: Sendable {
         return fail(reason, at: now)
     }
 
+    /// The stream of `connection` changed in a way its ingest cannot follow (`reason` says how):
+    /// it is read again at once. Not a failure: the source delivers, so no backoff applies and
+    /// the channel on screen stays hot (its picture comes back at the new stream's first keyframe).
+    public mutating func restart(_ connection: Connection, reason: String, at now: ContinuousClock.Instant) -> [Action] {
+        guard connection == self.connection else { return [] }
+        guard case .delivering = phase else { return [] }
+        counts.reconnects += 1
+        return [.warn("\(reason); reading it again")] + connect(at: now)
+    }
+
     /// The timer asked for by `.wake` fired. `lastDelivery`: when the ingest last delivered
     /// anything (the cache knows; the machine is not told of every buffer).
     public mutating func timerFired(at now: ContinuousClock.Instant, lastDelivery: ContinuousClock.Instant?) -> [Action] {
@@ -182,9 +192,11 @@ public struct SourceSupervisor: Sendable {
         connection = Connection(value: connection.value + 1)
         phase = .connecting(since: now)
         var actions: [Action] = [.teardown, .connect(source: source, connection: connection)]
-        // A reconnect keeps saying why the channel is down until data flows again.
+        // A reconnect keeps saying why the channel is down until data flows again; the channel
+        // on screen read again while it delivers (its stream changed) stays hot, its last
+        // picture held until the new stream's first keyframe.
         switch state {
-        case .stalled, .failed: break
+        case .stalled, .failed, .hot: break
         default: actions += report(.connecting)
         }
         return actions + [.wake(at: now + settings.connectTimeout)]

@@ -65,6 +65,33 @@ import Testing
         #expect(reports(recovered) == [.warm])
     }
 
+    /// A stream that changed under its demuxer (a programme table rewritten without a new
+    /// version) is read again at once: no backoff, not a failure, and the channel on screen stays
+    /// hot while the new stream's first keyframe comes; a warm one says it is connecting.
+    @Test func aChangedStreamIsReadAgainAtOnce() {
+        var m = machine(["udp://a"])
+        _ = m.start(at: at(0))
+        _ = m.setHot(true)
+        _ = m.delivered(m.connection, at: at(100))
+        let before = m.connection
+        let restart = m.restart(before, reason: "the stream changed: its streams changed", at: at(5_000))
+        #expect(restart.first == .warn("the stream changed: its streams changed; reading it again"))
+        #expect(restart.contains(.teardown))
+        #expect(connects(restart).count == 1 && m.connection != before)
+        #expect(reports(restart).isEmpty, "stays hot: \(restart)")
+        #expect(m.counts.failures == 0 && m.counts.stalls == 0 && m.counts.reconnects == 1)
+        #expect(m.restart(before, reason: "old", at: at(5_001)).isEmpty, "a stale connection's change is ignored")
+        #expect(m.restart(m.connection, reason: "again", at: at(5_002)).isEmpty, "nothing to read again before data flows")
+        #expect(reports(m.delivered(m.connection, at: at(5_300))).isEmpty, "hot again without a word")
+
+        var warm = machine(["udp://a"])
+        _ = warm.start(at: at(0))
+        _ = warm.delivered(warm.connection, at: at(100))
+        let reread = warm.restart(warm.connection, reason: "changed", at: at(1_000))
+        #expect(reports(reread) == [.connecting], "a warm channel has no keyframe cached until the new stream sends one")
+        #expect(reports(warm.delivered(warm.connection, at: at(1_400))) == [.warm])
+    }
+
     /// The waits between attempts after `count` failures in a row.
     func retryDelays(_ source: String, hot: Bool = false, count: Int = 8) -> [Int] {
         var m = machine([source])
@@ -187,6 +214,7 @@ import Testing
             case 3, 4:
                 if running { lastDelivery = at(now); actions = m.delivered(m.connection, at: at(now)) }
             case 5: actions = m.setHot(Bool.random(using: &rng))
+            case 6 where Int.random(in: 0..<3, using: &rng) == 0: actions = m.restart(m.connection, reason: "changed", at: at(now))
             default:
                 if let t = timer { now = max(now, Int((t - t0).components.seconds * 1000 + (t - t0).components.attoseconds / 1_000_000_000_000_000)) }
                 timer = nil

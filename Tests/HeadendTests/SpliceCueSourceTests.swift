@@ -123,7 +123,7 @@ extension HeadendTests {
             section += [UInt8(descriptors.count >> 8), UInt8(descriptors.count & 0xFF)] + descriptors
             section[1] = 0x30 | UInt8((section.count - 3 + 4) >> 8)
             section[2] = UInt8((section.count - 3 + 4) & 0xFF)
-            let crc = SpliceCueSender.crc32(section)
+            let crc = ProgramMapWatch.crc32(section)
             section += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
             var payload = [0x00] + section // pointer_field
             var packets: [UInt8] = []

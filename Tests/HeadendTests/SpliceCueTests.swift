@@ -158,7 +158,7 @@ final class SpliceCueSender: @unchecked Sendable {
     func sendMalformedSection(badCRC: Bool) {
         var section: [UInt8] = [0xFC, 0x30, 0, badCRC ? 0 : 1, 0x00, 0, 0, 0, 0, 0x00, 0xFF, 0xF0, 0x00, 0x00, 0x00, 0x00]
         section[2] = UInt8(section.count - 3 + 4)
-        let crc = Self.crc32(section) ^ (badCRC ? 0x10 : 0)
+        let crc = ProgramMapWatch.crc32(section) ^ (badCRC ? 0x10 : 0)
         section += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
         var packet: [UInt8] = [0x47, 0x40 | UInt8(pid >> 8), UInt8(pid & 0xFF), 0x10, 0x00] + section
         packet += [UInt8](repeating: 0xFF, count: 188 - packet.count)
@@ -171,16 +171,6 @@ final class SpliceCueSender: @unchecked Sendable {
         _ = withUnsafePointer(to: &addr) { a in
             a.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-    }
-
-    /// CRC-32/MPEG-2, as MPEG-TS sections carry it.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte) << 24
-            for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
-        }
-        return crc
     }
 
     func stop() { pipeline.shutdown() }
