@@ -79,13 +79,24 @@ struct DoctorCommand: AsyncParsableCommand {
         findings += inputs(play, asService: asService)
         if sink != .headless { findings.append(sound(device: play.display.audioDevice ?? lineup?.settings.audioDevice)) }
         findings.append(gstreamer(lineup: lineup, sink: sink))
-        if let lineup, let lineupPath {
-            do { _ = try play.evdevKeyMap(lineup: lineup, path: lineupPath) } catch {
-                findings.append(.problem("keymap", PlayCommand.message(for: error), fix: "use a Linux key code name (as evtest prints it) and a key from docs/box.md"))
-            }
-        }
+        findings += keyMap(play, lineup: lineup, lineupPath: lineupPath)
         findings.append(stateDirectory(play, asService: asService))
-        findings.append(api(play, lineup: lineup))
+        findings.append(api(play, lineup: lineup, asService: asService))
+        return findings
+    }
+
+    /// The key map's entries (the lineup's and the --keymap file's) that play skips, one NOTE
+    /// each: the box plays with the default map and the entries that read.
+    static func keyMap(_ play: PlayCommand, lineup: Lineup?, lineupPath: String?) -> [DoctorFinding] {
+        let problems = play.evdevKeyMap(settings: lineup?.settings.keymap ?? [:], lineupPath: lineupPath ?? "the lineup").problems
+        guard !problems.isEmpty else { return [] }
+        let shown = 5
+        var findings = problems.prefix(shown).map { problem in
+            DoctorFinding.note("keymap", problem, fix: problem.hasPrefix("--keymap ")
+                ? "write the file (one 'KEY_NAME: key' a line, docs/box.md), or leave --keymap out"
+                : "use a Linux key code name (as evtest prints it) and a key from docs/box.md")
+        }
+        if problems.count > shown { findings.append(.note("keymap", "\(problems.count - shown) more entries are skipped", fix: "flipbox play logs each")) }
         return findings
     }
 
@@ -239,14 +250,51 @@ struct DoctorCommand: AsyncParsableCommand {
         return .ok("state", "\(directory): the last channel is remembered there")
     }
 
-    static func api(_ play: PlayCommand, lineup: Lineup?) -> DoctorFinding {
+    /// The API's address: valid, and free to listen on (tried: bound and released at once).
+    static func api(_ play: PlayCommand, lineup: Lineup?, asService: Bool) -> DoctorFinding {
         let control: ControlServerConfiguration
         do { control = try play.controlConfiguration(lineup: lineup) } catch { return .problem("api", PlayCommand.message(for: error)) }
         do { try control.validate() } catch {
             return .problem("api", "\(error)", fix: "give a --token (or FLIPBOX_TOKEN), or listen on 127.0.0.1")
         }
         let reach = control.isLoopback ? "this box only" : "the network, with the token"
-        return .ok("api", "http://\(control.host.contains(":") ? "[\(control.host)]" : control.host):\(control.port)/ (\(reach))")
+        let address = "\(control.host.contains(":") ? "[\(control.host)]" : control.host):\(control.port)"
+        let elsewhere = "choose another port with --http HOST:PORT" + (asService ? " (in FLIPBOX_OPTIONS in /etc/flipbox/flipbox.env)" : "")
+        let unprivileged = unprivilegedPortStart()
+        switch ListenAddressCheck.check(host: control.host, port: control.port) {
+        case .free:
+            // Root may listen on any port; the service's user may not.
+            if asService, geteuid() == 0, (1..<unprivileged).contains(control.port) {
+                return .problem("api", "port \(control.port) is below \(unprivileged): the service's user flipbox may not listen on it",
+                                fix: "use a port from \(unprivileged) up, e.g. 8642")
+            }
+            return .ok("api", "http://\(address)/ (\(reach))")
+        case .inUse(byFlipbox: true) where asService:
+            return .ok("api", "http://\(address)/ (\(reach)); a Flipbox answers there now (the service itself, when it runs)")
+        case .inUse(byFlipbox: true):
+            return .problem("api", "\(address) is in use by a Flipbox already running: this one could not listen there",
+                            fix: "stop that one (sudo systemctl stop flipbox, or q in its terminal), or \(elsewhere)")
+        case .inUse(byFlipbox: false):
+            return .problem("api", "\(address) is in use by another program: flipbox could not listen there",
+                            fix: "`ss -ltnp 'sport = :\(control.port)'` shows which; stop it, or \(elsewhere)")
+        case .notOnThisMachine:
+            return .problem("api", "\(control.host) is not an address of this machine: flipbox could not listen on it",
+                            fix: "listen on one of its addresses (`ip -brief address` lists them), on 0.0.0.0 for all of them (with a token), or on 127.0.0.1")
+        case .denied:
+            return .problem("api", "port \(control.port) is below \(unprivileged): this user may not listen on it",
+                            fix: "use a port from \(unprivileged) up, e.g. 8642")
+        case .unresolved(let reason):
+            return .problem("api", "\(control.host) does not resolve to an address: \(reason)",
+                            fix: "give an address (127.0.0.1, 0.0.0.0) or a name this machine resolves")
+        case .failed(let reason):
+            return .problem("api", "cannot try \(address): \(reason)")
+        }
+    }
+
+    /// The lowest port a user without privileges may listen on (Linux's
+    /// `net.ipv4.ip_unprivileged_port_start`, 1024 unless changed).
+    static func unprivilegedPortStart(_ file: String = "/proc/sys/net/ipv4/ip_unprivileged_port_start") -> Int {
+        (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
     }
 
     /// The `flipbox` user the unit runs as, and the groups it needs for the display, keys and sound.

@@ -105,7 +105,12 @@ struct PlayCommand: AsyncParsableCommand {
         if bannerSeconds == nil, let seconds = lineup.settings.bannerSeconds { resolved.bannerSeconds = seconds }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let inputs = try remoteInputs()
-        let keyMap = !inputs.usesKeyMap ? EvdevKeyMap.standard : try evdevKeyMap(lineup: lineup, path: path)
+        var keyMap = EvdevKeyMap.standard
+        if inputs.usesKeyMap {
+            let problems: [String]
+            (keyMap, problems) = evdevKeyMap(settings: lineup.settings.keymap, lineupPath: path)
+            for problem in problems { logger.error("keymap: \(problem)") }
+        }
         let control = try controlConfiguration(lineup: lineup)
         do { try control.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
@@ -205,21 +210,33 @@ struct PlayCommand: AsyncParsableCommand {
         do { return try RemoteInputs(parsing: input) } catch { throw ValidationError("\(error)") }
     }
 
-    /// The standard evdev key map with the lineup's `keymap.*` settings and then the --keymap file applied.
-    func evdevKeyMap(lineup: Lineup, path: String) throws -> EvdevKeyMap {
+    /// The standard evdev key map with the lineup's `keymap.*` settings and then the --keymap file
+    /// applied. An entry that cannot be read is skipped, and so is a file that cannot be read; each
+    /// is said in `problems` with its place (FILE:LINE, the setting or the file) and what play does
+    /// instead. A bad key map never stops the box.
+    func evdevKeyMap(settings: [String: String], lineupPath path: String) -> (map: EvdevKeyMap, problems: [String]) {
         var map = EvdevKeyMap.standard
-        do {
-            try map.apply(settings: lineup.settings.keymap, lineupPath: path)
-            if let keymap {
-                guard let text = try? String(contentsOfFile: keymap, encoding: .utf8) else {
-                    throw ValidationError("--keymap \(keymap): cannot read the file")
-                }
-                try map.apply(file: text, path: keymap)
+        var skipped = map.apply(settings: settings, lineupPath: path)
+        var problems: [String] = []
+        if let keymap {
+            if let text = try? String(contentsOfFile: keymap, encoding: .utf8) {
+                skipped += map.apply(file: text, path: keymap)
+            } else {
+                let rest = settings.keys.contains { $0.hasPrefix("keymap.") } ? " with the lineup's keymap entries" : ""
+                problems.append("--keymap \(keymap): \(Self.unreadable(keymap)); the default key map applies\(rest)")
             }
-        } catch let error as KeyMapError {
-            throw ValidationError("\(error)")
         }
-        return map
+        problems = skipped.map { "\($0); this entry is skipped, the others apply" } + problems
+        return (map, problems)
+    }
+
+    /// Why the file at `path` cannot be read as text.
+    static func unreadable(_ path: String) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "there is no such file" }
+        if isDirectory.boolValue { return "it is a directory, not a file" }
+        guard FileManager.default.isReadableFile(atPath: path) else { return "this user may not read it" }
+        return "it is not UTF-8 text"
     }
 
     func playerOptions(logger: Logger? = nil) throws -> PlayerOptions {

@@ -133,7 +133,7 @@ struct EvdevKeysTests {
 
     @Test func theKeyMapFromAFileReplacesAndAddsKeys() async throws {
         var map = EvdevKeyMap.standard
-        try map.apply(file: "# remote\nKEY_F1: info\nkeymap.KEY_RED = multiview\nKEY_CHANNELUP: none\n", path: "keys.conf")
+        #expect(map.apply(file: "# remote\nKEY_F1: info\nkeymap.KEY_RED = multiview\nKEY_CHANNELUP: none\n", path: "keys.conf").isEmpty)
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let device = try FakeDevice(directory: dir, name: "event3")
@@ -203,19 +203,24 @@ struct EvdevKeyMapTests {
         #expect(map.key(for: 59) == nil, "KEY_F1 does nothing by default")
     }
 
-    @Test func badEntriesSayWhereAndWhat() {
+    @Test func badEntriesAreSkippedAndSayWhereAndWhat() {
         var map = EvdevKeyMap.standard
-        #expect(throws: KeyMapError(place: "keys.conf:2", message: "'KEY_NOPE' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)")) {
-            try map.apply(file: "KEY_F1: info\nKEY_NOPE: info\n", path: "keys.conf")
-        }
-        do {
-            try map.apply(settings: ["keymap.KEY_F2": "banana", "warm": "all"], lineupPath: "lineup.yaml")
-            Issue.record("an unknown key name is refused")
-        } catch {
-            #expect(error.place == "lineup.yaml: settings.keymap.KEY_F2")
-            #expect(error.message.hasPrefix("'banana' is not a key; use one of up, down, page-up"))
-        }
-        #expect(throws: KeyMapError.self) { try map.apply(file: "just words\n", path: "k") }
+        let fromFile = map.apply(file: "KEY_F1: info\nKEY_NOPE: info\njust words\nKEY_F2: page-up\n", path: "keys.conf")
+        #expect(fromFile == [
+            KeyMapError(place: "keys.conf:2", message: "'KEY_NOPE' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)"),
+            KeyMapError(place: "keys.conf:3", message: "expected 'KEY_NAME: key', e.g. 'KEY_F1: info'"),
+        ])
+        #expect(map.key(for: 59) == .info, "line 1 applies")
+        #expect(map.key(for: 60) == .pageUp, "line 4, after the bad ones, applies")
+
+        let fromSettings = map.apply(settings: ["keymap.KEY_F2": "banana", "keymap.KEY_F3": "guide", "warm": "all"], lineupPath: "lineup.yaml")
+        #expect(fromSettings.map(\.place) == ["lineup.yaml: settings.keymap.KEY_F2"])
+        #expect(fromSettings.first?.message.hasPrefix("'banana' is not a key; use one of up, down, page-up") == true)
+        #expect(map.key(for: 60) == .pageUp, "a skipped entry leaves the key as it was")
+        #expect(map.key(for: 61) == .guide, "the good setting applies")
+        var untouched = EvdevKeyMap.standard
+        #expect(untouched.apply(file: "KEY_NOPE: info\n", path: "k").count == 1)
+        #expect(untouched == EvdevKeyMap.standard, "nothing but bad entries: the default map")
     }
 
     @Test func everyNamedKeyRoundTrips() {

@@ -35,13 +35,13 @@ struct LircProtocolTests {
         #expect(map.key(button: "KEY_CHANNELUP") == .pageUp)
         #expect(map.key(button: "key_numeric_4") == .digit(4))
         #expect(map.key(button: "ch_up") == nil)
-        try map.apply(file: "lirc.ch_up: page-up\nlirc.KEY_INFO: guide\nKEY_OK: none\n", path: "keys.conf")
+        #expect(map.apply(file: "lirc.ch_up: page-up\nlirc.KEY_INFO: guide\nKEY_OK: none\n", path: "keys.conf").isEmpty)
         #expect(map.key(button: "ch_up") == .pageUp)
         #expect(map.key(button: "KEY_INFO") == .guide, "a lirc. entry wins over the Linux code's")
         #expect(map.key(button: "KEY_OK") == nil)
-        #expect(throws: KeyMapError(place: "keys.conf:1", message: "'banana' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")) {
-            try map.apply(file: "lirc.ch_up: banana\n", path: "keys.conf")
-        }
+        #expect(map.apply(file: "lirc.ch_up: banana\n", path: "keys.conf")
+                == [KeyMapError(place: "keys.conf:1", message: "'banana' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")])
+        #expect(map.key(button: "ch_up") == .pageUp, "the skipped entry leaves the button as it was")
     }
 }
 
@@ -54,7 +54,7 @@ struct LircKeysTests {
         let path = dir.appendingPathComponent("lircd").path
         let recorder = LogRecorder(minimum: .info)
         var map = EvdevKeyMap.standard
-        try map.apply(file: "lirc.ch_down: page-down\n", path: "keys.conf")
+        #expect(map.apply(file: "lirc.ch_down: page-down\n", path: "keys.conf").isEmpty)
         let lirc = LircKeys(socket: path, map: map, logger: Logger(label: "lirc") { _ in recorder })
         let collected = EvdevKeysTests.Collected()
         let reading = Task { for await key in lirc.keys { collected.append(key) } }

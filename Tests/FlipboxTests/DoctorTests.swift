@@ -1,5 +1,10 @@
 import Foundation
+import GStreamer
 import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `flipbox doctor` run as a person runs it: one line per check with the fix, exit status 0 when
 /// the box can play and 1 when it cannot. (In the guest, `make vm-test` runs it against a real
@@ -33,12 +38,13 @@ import Testing
         let dir = try temporaryDirectory()
         let lineup = dir.appendingPathComponent("lineup.yaml")
         try write("channels:\n  - number: 1\n    name: One\n    source: test://smpte\n", to: lineup)
-        let result = try doctor(["--", lineup.path, "--output", "headless", "--state-dir", dir.path, "--no-keys"])
+        let port = freeLoopbackPort()
+        let result = try doctor(["--", lineup.path, "--output", "headless", "--state-dir", dir.path, "--no-keys", "--http", "127.0.0.1:\(port)"])
         #expect(result.status == 0, "\(result.output)")
         #expect(line(result.output, "ok    lineup    \(lineup.path): 1 channels") != nil, "\(result.output)")
         #expect(line(result.output, "ok    gstreamer 1.22") != nil || line(result.output, "ok    gstreamer 1.") != nil)
         #expect(line(result.output, "ok    state     \(dir.path): the last channel is remembered there") != nil)
-        #expect(line(result.output, "ok    api       http://127.0.0.1:8642/ (this box only)") != nil)
+        #expect(line(result.output, "ok    api       http://127.0.0.1:\(port)/ (this box only)") != nil)
         #expect(result.output.hasSuffix("doctor: this box can play (1 note)\n"), "the note is the missing key input: \(result.output)")
     }
 
@@ -59,12 +65,79 @@ import Testing
         #expect(line(result.output, "FAIL  api       ")?.contains("set a token") == true, "\(result.output)")
         #expect(result.output.hasSuffix("doctor: this box cannot play: 3 problems\n"), "\(result.output)")
 
-        // The key map is checked with a lineup that loads.
+        // A bad key map entry is said with its FILE:LINE; play skips it and plays on, so it is a note.
         try write("channels:\n  - number: 1\n    name: One\n    source: test://smpte\n", to: lineup)
-        let keys = try doctor(["--", lineup.path, "--output", "headless", "--keymap", keymap.path, "--input", "evdev:\(noDisplays.path)"])
-        #expect(keys.status == 1)
-        #expect(line(keys.output, "FAIL  keymap    ")?.contains("\(keymap.path):2: 'KEY_NOPE' is not a Linux key code name") == true, "\(keys.output)")
+        let keys = try doctor(["--", lineup.path, "--output", "headless", "--keymap", keymap.path, "--input", "evdev:\(noDisplays.path)",
+                               "--state-dir", dir.path, "--http", "127.0.0.1:\(freeLoopbackPort())"])
+        #expect(keys.status == 0, "\(keys.output)")
+        let keymapLine = line(keys.output, "NOTE  keymap    \(keymap.path):2: 'KEY_NOPE' is not a Linux key code name")
+        #expect(keymapLine?.contains("; this entry is skipped, the others apply (fix: use a Linux key code name") == true, "\(keys.output)")
         #expect(line(keys.output, "NOTE  input     no input device in \(noDisplays.path)") != nil, "\(keys.output)")
+        let missing = try doctor(["--", lineup.path, "--output", "headless", "--keymap", dir.appendingPathComponent("none.conf").path,
+                                  "--input", "evdev:\(noDisplays.path)", "--state-dir", dir.path, "--http", "127.0.0.1:\(freeLoopbackPort())"])
+        #expect(line(missing.output, "NOTE  keymap    --keymap \(dir.path)/none.conf: there is no such file; the default key map applies") != nil, "\(missing.output)")
+    }
+
+    /// The API's address is tried: bound and released at once.
+    @Test func theAPIAddressIsTriedPortInUseAndAddressNotHere() throws {
+        let dir = try temporaryDirectory()
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try write("channels:\n  - number: 1\n    name: One\n    source: test://smpte\n", to: lineup)
+        let base = ["--", lineup.path, "--output", "headless", "--state-dir", dir.path, "--no-keys"]
+
+        // Another program listens on the port.
+        let listener = try ListeningSocket()
+        defer { listener.close() }
+        let taken = try doctor(base + ["--http", "127.0.0.1:\(listener.port)"])
+        #expect(taken.status == 1, "\(taken.output)")
+        #expect(line(taken.output, "FAIL  api       127.0.0.1:\(listener.port) is in use by another program: flipbox could not listen there (fix: `ss -ltnp 'sport = :\(listener.port)'` shows which; stop it, or choose another port with --http HOST:PORT)") != nil,
+                "\(taken.output)")
+        // The wildcard address takes the port on loopback too.
+        let everywhere = try doctor(base + ["--http", "0.0.0.0:\(listener.port)", "--token", "secret"])
+        #expect(line(everywhere.output, "FAIL  api       0.0.0.0:\(listener.port) is in use by another program") != nil, "\(everywhere.output)")
+
+        // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a machine's own address.
+        let elsewhere = try doctor(base + ["--http", "192.0.2.1:8642", "--token", "secret"])
+        #expect(elsewhere.status == 1, "\(elsewhere.output)")
+        #expect(line(elsewhere.output, "FAIL  api       192.0.2.1 is not an address of this machine: flipbox could not listen on it (fix: listen on one of its addresses") != nil,
+                "\(elsewhere.output)")
+
+        // Released at once: the port is free again after doctor tried it.
+        let port = freeLoopbackPort()
+        let free = try doctor(base + ["--http", "127.0.0.1:\(port)"])
+        #expect(line(free.output, "ok    api       http://127.0.0.1:\(port)/ (this box only)") != nil, "\(free.output)")
+        let again = try ListeningSocket(port: port)
+        again.close()
+    }
+
+    /// A port held by a running Flipbox: the service's own when doctor checks the service, a
+    /// clash when it checks another command line.
+    @Test func aPortHeldByARunningFlipbox() async throws {
+        try await onOwnThread { try self.heldByFlipbox() }
+    }
+
+    func heldByFlipbox() throws {
+        let dir = try temporaryDirectory()
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try write("channels:\n  - number: 1\n    name: One\n    source: test://color/ff0000?size=160x90\n", to: lineup)
+        let port = freeLoopbackPort()
+        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180"], port: port)
+        defer { box.stop() }
+        try #require(box.waitForStatus(seconds: 30) { $0["channel"] is [String: Any] }, "the box started; log:\n\(box.logText)")
+
+        let second = try doctor(["--", lineup.path, "--output", "headless", "--state-dir", dir.path, "--no-keys", "--http", "127.0.0.1:\(port)"])
+        #expect(second.status == 1, "\(second.output)")
+        #expect(line(second.output, "FAIL  api       127.0.0.1:\(port) is in use by a Flipbox already running: this one could not listen there (fix: stop that one") != nil,
+                "\(second.output)")
+
+        let unit = dir.appendingPathComponent("flipbox.service")
+        try write("""
+            [Service]
+            ExecStart=/usr/local/bin/flipbox play \(lineup.path) --output headless --no-keys --state-dir \(dir.path) --http 127.0.0.1:\(port)
+            """, to: unit)
+        let service = try doctor(["--unit", unit.path])
+        #expect(line(service.output, "ok    api       http://127.0.0.1:\(port)/ (this box only); a Flipbox answers there now (the service itself, when it runs)") != nil,
+                "\(service.output)")
     }
 
     @Test func theServicesCommandLineIsReadFromItsUnitAndEnvironmentFile() throws {
@@ -89,5 +162,36 @@ import Testing
         // This machine has no flipbox user unless the box is installed here: said either way.
         #expect(line(result.output, "FAIL  service   the unit runs as the user flipbox") != nil || line(result.output, "ok    service   the user flipbox") != nil
                 || line(result.output, "NOTE  service   the user flipbox") != nil, "\(result.output)")
+    }
+}
+
+/// A TCP socket listening on 127.0.0.1, held until closed: a port another program has taken.
+final class ListeningSocket: @unchecked Sendable {
+    private var fd: Int32
+    let port: Int
+
+    /// Listens on `port`, or on a port the system picks.
+    init(port: Int = 0) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard fd >= 0, bound else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw GStreamerError(code: .io, message: "cannot listen on 127.0.0.1:\(port): \(reason)")
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        if fd >= 0 { _ = Glibc.close(fd) }
+        fd = -1
     }
 }

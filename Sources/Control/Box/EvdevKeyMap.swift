@@ -6,7 +6,8 @@ import Foundation
 /// move, digits (top row and `KEY_NUMERIC_*`) tune, Enter/OK select, Back/Backspace/Last recall,
 /// Info, EPG, the colour, transport, audio, subtitle and favourites keys. Entries from the lineup's
 /// settings (`keymap.KEY_F1: info`) or a key-map file (`KEY_F1: info`, one a line) replace or add
-/// to it; `none` makes a key do nothing. LIRC's buttons are looked up by name: a Linux key code
+/// to it; `none` makes a key do nothing. An entry that cannot be read is skipped and returned as a
+/// ``KeyMapError``; the entries that read still apply. LIRC's buttons are looked up by name: a Linux key code
 /// name (lircd's standard namespace) goes through the same entries, and `lirc.NAME: key` maps a
 /// button name of any other form (`lirc.ch_up: page-up`).
 public struct EvdevKeyMap: Sendable, Hashable {
@@ -86,27 +87,38 @@ public struct EvdevKeyMap: Sendable, Hashable {
         return key
     }
 
-    /// Applies the `keymap.KEY_...` entries of a lineup's settings, in name order.
-    public mutating func apply(settings: [String: String], lineupPath: String) throws(KeyMapError) {
+    /// Applies the `keymap.KEY_...` entries of a lineup's settings, in name order. An entry that
+    /// cannot be read is skipped; the errors of those skipped, in order.
+    public mutating func apply(settings: [String: String], lineupPath: String) -> [KeyMapError] {
+        var skipped: [KeyMapError] = []
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) where name.hasPrefix("keymap.") {
-            try set(String(name.dropFirst("keymap.".count)), to: value, place: "\(lineupPath): settings.\(name)")
+            do { try set(String(name.dropFirst("keymap.".count)), to: value, place: "\(lineupPath): settings.\(name)") } catch {
+                skipped.append(error)
+            }
         }
+        return skipped
     }
 
     /// Applies a key-map file's text: `KEY_NAME: key` a line (`=` works too); `#` starts a comment;
-    /// a `keymap.` prefix is allowed. Errors say FILE:LINE.
-    public mutating func apply(file text: String, path: String) throws(KeyMapError) {
+    /// a `keymap.` prefix is allowed. A line that cannot be read is skipped; the errors of those
+    /// skipped, in order, each with its FILE:LINE.
+    public mutating func apply(file text: String, path: String) -> [KeyMapError] {
+        var skipped: [KeyMapError] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             let place = "\(path):\(index + 1)"
             guard let separator = line.firstIndex(where: { $0 == ":" || $0 == "=" }) else {
-                throw KeyMapError(place: place, message: "expected 'KEY_NAME: key', e.g. 'KEY_F1: info'")
+                skipped.append(KeyMapError(place: place, message: "expected 'KEY_NAME: key', e.g. 'KEY_F1: info'"))
+                continue
             }
             var code = String(line[..<separator]).trimmingCharacters(in: .whitespaces)
             if code.lowercased().hasPrefix("keymap.") { code = String(code.dropFirst("keymap.".count)) }
-            try set(code, to: String(line[line.index(after: separator)...]), place: place)
+            do { try set(code, to: String(line[line.index(after: separator)...]), place: place) } catch {
+                skipped.append(error)
+            }
         }
+        return skipped
     }
 }
 
