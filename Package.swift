@@ -69,7 +69,7 @@ let package = Package(
             "GStreamer", "Lineup", "Headend", "CX11", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Switcher", dependencies: [
-            "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
+            "GStreamer", "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
             "Lineup", "Headend", "Switcher", "Guide", "Parental", "CEvdev", "CCEC",

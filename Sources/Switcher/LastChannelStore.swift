@@ -54,9 +54,11 @@ public final class LastChannelStore: Sendable {
         }
     }
 
-    /// Waits until every save so far is on disk.
-    public func flush() {
-        queue.sync {}
+    /// Waits until every save so far is on disk, without holding the caller's thread.
+    public func flush() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { done.resume() }
+        }
     }
 
     static func write(_ record: Record, to path: String) throws {

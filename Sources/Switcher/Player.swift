@@ -101,6 +101,8 @@ public actor Player {
     /// The picture-in-picture window, made when first opened.
     var pipWindow: PictureInPictureWindow?
     private let store: LastChannelStore?
+    /// The media thread's reports (source states, first frames), delivered in order.
+    private let mediaEvents: MediaEventRelay
     nonisolated let programmes: (any ProgrammeGuide)?
     nonisolated let reminders: (any ReminderBook)?
     /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
@@ -145,13 +147,14 @@ public actor Player {
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
         pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
         let hub = self.hub
-        let sourceStates = SourceStateRelay()
+        let media = MediaEventRelay()
         headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
                           logger: logger) { channel, state in
             hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
-            sourceStates.send(channel, state)
+            media.send(.sourceState(channel, state))
         }
-        sourceStates.player = self
+        mediaEvents = media
+        media.player = self
     }
 
     /// The channel to start on: the option, else the remembered channel, else the first.
@@ -188,7 +191,7 @@ public actor Player {
         await shutdownOverlays()
         await headend.shutdown()
         await output.shutdown()
-        store?.flush()
+        await store?.flush()
         hub.finish()
     }
 
@@ -354,8 +357,8 @@ public actor Player {
         let output = self.output
         do {
             let activation = try await headend.activate(channel, sink: output) { feed, path in
-                output.expect(feed: feed, token: id, overlays: overlay.map { [$0] } ?? []) { at in
-                    Task { await self.firstFrame(requestID: id, feed: feed, path: path, at: at) }
+                output.expect(feed: feed, token: id, overlays: overlay.map { [$0] } ?? []) { [mediaEvents] at in
+                    mediaEvents.send(.firstFrame(requestID: id, feed: feed, path: path, at: at))
                 }
             }
             feedChannels.record(feed: activation.feed, channel: channel.number)
@@ -372,7 +375,7 @@ public actor Player {
         }
     }
 
-    private func firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant) {
+    fileprivate func firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant) {
         perform(machine.firstFrame(requestID: requestID, feed: feed, path: path, at: at))
         // A cold radio channel is known as radio only once its streams are: its card now.
         if let current = machine.current { prepareRadioCard(current) }
@@ -400,8 +403,8 @@ public actor Player {
             if case .noSignal = card.kind, machine.pending == nil, let shown = machine.shownFeed {
                 // The channel on screen lost its signal: its next frame takes the card away.
                 let id = card.requestID
-                output.expectAgain(feed: shown) { at in
-                    Task { await self.firstFrame(requestID: id, feed: shown, path: .hot, at: at) }
+                output.expectAgain(feed: shown) { [mediaEvents] at in
+                    mediaEvents.send(.firstFrame(requestID: id, feed: shown, path: .hot, at: at))
                 }
             }
         }
@@ -605,11 +608,20 @@ enum PlayerJob: Hashable, Sendable {
     case guideClock
 }
 
-/// Hands source state changes (reported on the media thread) to the player, in order.
-private final class SourceStateRelay: @unchecked Sendable {
+/// What the media thread tells the player: a channel's source state changed, or a feed's first
+/// frame reached the screen. Both are inputs to the switcher machine, so they share one queue.
+private enum MediaEvent: Sendable {
+    case sourceState(Channel, ChannelState)
+    case firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant)
+}
+
+/// Hands what the media thread reports to the player in the order it happened: one task at a
+/// time drains the queue, so a first frame is never overtaken by a later state change (or the
+/// other way round), as separate tasks could be.
+private final class MediaEventRelay: @unchecked Sendable {
     private let lock = NSLock()
     private weak var target: Player?
-    private var queue: [(Channel, ChannelState)] = []
+    private var queue: [MediaEvent] = []
     private var draining = false
 
     var player: Player? {
@@ -617,10 +629,10 @@ private final class SourceStateRelay: @unchecked Sendable {
         set { lock.withLock { target = newValue } }
     }
 
-    /// Queues the change; one task at a time delivers the queue in order.
-    func send(_ channel: Channel, _ state: ChannelState) {
+    /// Queues the event; one task at a time delivers the queue in order.
+    func send(_ event: MediaEvent) {
         let start: Bool = lock.withLock {
-            queue.append((channel, state))
+            queue.append(event)
             guard !draining else { return false }
             draining = true
             return true
@@ -628,12 +640,15 @@ private final class SourceStateRelay: @unchecked Sendable {
         guard start else { return }
         Task {
             while let (player, next) = self.take() {
-                await player.sourceStateChanged(next.0, next.1)
+                switch next {
+                case .sourceState(let channel, let state): await player.sourceStateChanged(channel, state)
+                case .firstFrame(let id, let feed, let path, let at): await player.firstFrame(requestID: id, feed: feed, path: path, at: at)
+                }
             }
         }
     }
 
-    private func take() -> (Player, (Channel, ChannelState))? {
+    private func take() -> (Player, MediaEvent)? {
         lock.withLock {
             guard let player = target, !queue.isEmpty else {
                 draining = false
