@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs Flipbox as a box: the release binary, the systemd unit, the demo lineup and the
-# interstitial card templates, and a first configuration in /etc/flipbox (never overwritten).
+# interstitial card templates, and a first configuration in /etc/flipbox (a lineup, the service
+# settings, a key map: each written only when absent, never overwritten).
 # Idempotent: running it again updates the binary, unit and assets and keeps the configuration.
 #
 #   deploy/install.sh                  build (release) and install into /, enable the service
 #   deploy/install.sh --prefix DIR     install under DIR instead of / (DIR/usr/local/bin/flipbox,
 #                                      DIR/etc/...); no user, no systemctl (for tests and images)
 #   deploy/install.sh --binary PATH    install PATH instead of building
-#   deploy/install.sh --uninstall      remove binary, unit and assets (keeps /etc/flipbox and
-#                                      /var/lib/flipbox)
+#   deploy/install.sh --uninstall      stop and disable the service, remove binary, unit and
+#                                      assets; keeps /etc/flipbox, /var/lib/flipbox and the user
 set -euo pipefail
 
 ROOT=/
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --binary) BINARY="${2:?--binary needs a path}"; shift 2 ;;
     --binary=*) BINARY="${1#--binary=}"; shift ;;
     --uninstall) UNINSTALL=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +50,13 @@ if [ "$UNINSTALL" = 1 ]; then
   rm -f "$BIN_DIR/flipbox" "$UNIT_DIR/flipbox.service"
   rm -rf "$SHARE_DIR"
   [ "$SYSTEM" = 1 ] && command -v systemctl >/dev/null 2>&1 && systemctl daemon-reload || true
-  say "removed flipbox; kept the configuration in $CONFIG_DIR and the state in $ROOT/var/lib/flipbox"
+  say "removed the binary, the unit and $SHARE_DIR"
+  if [ "$SYSTEM" = 1 ]; then
+    say "kept the configuration in $CONFIG_DIR (lineup, settings, key map), the state in /var/lib/flipbox and the user flipbox:" \
+        "a reinstall uses them again; if they are not wanted: sudo rm -r $CONFIG_DIR /var/lib/flipbox; sudo userdel flipbox"
+  else
+    say "kept the configuration in $CONFIG_DIR (lineup, settings, key map) and the state in $ROOT/var/lib/flipbox"
+  fi
   exit 0
 fi
 
@@ -72,14 +79,31 @@ cp -R "$SOURCE/Channels" "$SOURCE/Interstitials" "$SHARE_DIR/"
 chmod -R a+rX "$SHARE_DIR"
 
 # The configuration is the owner's: written once, never overwritten.
+# The lineup the unit plays: the demo lineup, its relative logo and file paths made absolute (to the
+# installed assets) so it plays from /etc/flipbox; the owner replaces it with their channels.
+if [ ! -e "$CONFIG_DIR/lineup.yaml" ]; then
+  {
+    echo "# The box's lineup (docs/lineup.md), written by install.sh from the demo lineup"
+    echo "# /usr/local/share/flipbox/Channels/demo.yaml. Replace it with your channels, then"
+    echo "# sudo systemctl restart flipbox. install.sh never overwrites this file."
+    sed -E 's#^([[:space:]]*(logo|source):[[:space:]]*)([^/~[:space:]][^:]*)$#\1/usr/local/share/flipbox/Channels/\3#' \
+      "$SOURCE/Channels/demo.yaml"
+  } > "$CONFIG_DIR/lineup.yaml"
+  chmod 0644 "$CONFIG_DIR/lineup.yaml"
+  say "wrote $CONFIG_DIR/lineup.yaml (the demo lineup; replace it with your channels)"
+fi
 if [ ! -e "$CONFIG_DIR/flipbox.env" ]; then
   cat > "$CONFIG_DIR/flipbox.env" <<'ENV'
 # Flipbox service settings (read by flipbox.service; restart the service after a change).
 # The lineup to play (.yaml or .m3u):
-FLIPBOX_LINEUP=/usr/local/share/flipbox/Channels/demo.yaml
+FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml
 # More options for `flipbox play`, e.g. --size 1920x1080 --fps 60 --http 0.0.0.0:8642 --token SECRET
 FLIPBOX_OPTIONS=
 ENV
+elif grep -qx 'FLIPBOX_LINEUP=/usr/local/share/flipbox/Channels/demo.yaml' "$CONFIG_DIR/flipbox.env"; then
+  # Written by an earlier install.sh; the owner's file, so it is only said.
+  say "$CONFIG_DIR/flipbox.env plays the demo lineup in /usr/local/share/flipbox; to play $CONFIG_DIR/lineup.yaml," \
+      "set FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml there and restart the service"
 fi
 if [ ! -e "$CONFIG_DIR/keymap.conf" ]; then
   cat > "$CONFIG_DIR/keymap.conf" <<'KEYS'
@@ -95,8 +119,13 @@ if [ "$SYSTEM" = 1 ]; then
     useradd --system --user-group --home-dir /var/lib/flipbox --no-create-home --shell /usr/sbin/nologin flipbox
     say "created the system user flipbox"
   fi
-  for group in video audio input render; do
-    getent group "$group" >/dev/null && usermod -aG "$group" flipbox
+  # The unit names these groups (SupplementaryGroups=); systemd does not start it when one is missing.
+  for group in video render input audio; do
+    if ! getent group "$group" >/dev/null; then
+      groupadd --system "$group"
+      say "created the group $group (the unit needs it)"
+    fi
+    usermod -aG "$group" flipbox
   done
   if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
     systemctl daemon-reload

@@ -129,16 +129,36 @@ import Glibc
         #expect(first.status == 0, "\(first.output)")
         let fm = FileManager.default
         for path in ["usr/local/bin/flipbox", "etc/systemd/system/flipbox.service", "etc/flipbox/flipbox.env",
-                     "etc/flipbox/keymap.conf", "usr/local/share/flipbox/Channels/demo.yaml",
+                     "etc/flipbox/keymap.conf", "etc/flipbox/lineup.yaml", "usr/local/share/flipbox/Channels/demo.yaml",
                      "usr/local/share/flipbox/Interstitials/no-signal.svg"] {
             #expect(fm.fileExists(atPath: root.appendingPathComponent(path).path), "\(path) installed")
         }
+        // The service plays /etc/flipbox/lineup.yaml: the unit's default and the first flipbox.env say so.
+        #expect(unitHas("Environment=FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml\n"))
+        let env = try String(contentsOf: root.appendingPathComponent("etc/flipbox/flipbox.env"), encoding: .utf8)
+        #expect(env.contains("\nFLIPBOX_LINEUP=/etc/flipbox/lineup.yaml\n"), "\(env)")
+        // The first lineup is the demo's, its logos and file at the installed assets: it plays from /etc/flipbox.
+        let lineup = root.appendingPathComponent("etc/flipbox/lineup.yaml")
+        let seeded = try String(contentsOf: lineup, encoding: .utf8)
+        #expect(seeded.contains("    logo: /usr/local/share/flipbox/Channels/logos/news.svg\n"), "\(seeded)")
+        #expect(seeded.contains("    source: /usr/local/share/flipbox/Channels/media/loop.mp4\n"), "\(seeded)")
+        let assets = root.appendingPathComponent("usr/local/share/flipbox").path
+        let moved = root.appendingPathComponent("seeded-lineup.yaml")
+        try seeded.replacingOccurrences(of: "/usr/local/share/flipbox", with: assets).write(to: moved, atomically: true, encoding: .utf8)
+        let seededCheck = run(root.appendingPathComponent("usr/local/bin/flipbox").path, ["lineup", "check", moved.path])
+        #expect(seededCheck.status == 0 && seededCheck.output.contains("7 channels"), "\(seededCheck.output)")
+        #expect(!seededCheck.output.contains("logo file not found"), "every logo is found at the installed assets: \(seededCheck.output)")
+
         // The owner's configuration survives a second run.
         let keymap = root.appendingPathComponent("etc/flipbox/keymap.conf")
         try "KEY_F1: info\n".write(to: keymap, atomically: true, encoding: .utf8)
+        let owners = "channels:\n  - number: 1\n    name: Mine\n    source: test://smpte\n"
+        try owners.write(to: lineup, atomically: true, encoding: .utf8)
         let second = run(script, args)
         #expect(second.status == 0, "\(second.output)")
         #expect(try String(contentsOf: keymap, encoding: .utf8) == "KEY_F1: info\n")
+        #expect(try String(contentsOf: lineup, encoding: .utf8) == owners, "the owner's lineup is never overwritten")
+        #expect(!second.output.contains("wrote"), "\(second.output)")
         // The installed binary reads the installed demo lineup.
         let check = run(root.appendingPathComponent("usr/local/bin/flipbox").path,
                         ["lineup", "check", root.appendingPathComponent("usr/local/share/flipbox/Channels/demo.yaml").path])
@@ -154,11 +174,15 @@ import Glibc
             #expect(verify.status == 0 && verify.output.isEmpty, "systemd-analyze verify: \(verify.output)")
         }
         #expect(unitHas("Type=notify") && unitHas("WatchdogSec=") && unitHas("StateDirectory=flipbox"))
+        #expect(unitHas("\nSupplementaryGroups=video render input audio\n"), "the display, the GPU's render nodes, remotes and sound")
 
         let removed = run(script, ["--prefix", root.path, "--uninstall"])
         #expect(removed.status == 0, "\(removed.output)")
         #expect(!fm.fileExists(atPath: root.appendingPathComponent("usr/local/bin/flipbox").path))
-        #expect(fm.fileExists(atPath: keymap.path), "uninstall keeps the configuration")
+        #expect(fm.fileExists(atPath: keymap.path) && fm.fileExists(atPath: lineup.path), "uninstall keeps the configuration")
+        #expect(!fm.fileExists(atPath: root.appendingPathComponent("etc/systemd/system/flipbox.service").path))
+        #expect(!fm.fileExists(atPath: root.appendingPathComponent("usr/local/share/flipbox").path))
+        #expect(removed.output.contains("kept the configuration in \(root.path)/etc/flipbox"), "\(removed.output)")
     }
 
     func unitHas(_ text: String) -> Bool {
