@@ -35,6 +35,19 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Where the muxer puts the programme, as a re-mux announces it: the PMT's PID, the first
+    /// elementary stream's PID (the others follow it), and the version of the PAT and PMT.
+    public struct ProgramLayout: Sendable, Hashable {
+        public var pmtPID: Int
+        public var firstStreamPID: Int
+        public var tablesVersion: Int
+        public init(pmtPID: Int, firstStreamPID: Int, tablesVersion: Int) {
+            self.pmtPID = pmtPID
+            self.firstStreamPID = firstStreamPID
+            self.tablesVersion = tablesVersion
+        }
+    }
+
     /// The colours the picture is coded and tagged with.
     public enum Colours: String, Sendable, Hashable {
         /// BT.601 (SMPTE 170M), as SD broadcasts are.
@@ -71,6 +84,9 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     /// Interlaced with motion between the fields (the picture made at the field rate and woven),
     /// instead of both fields from one moment.
     public var fieldMotion = false
+    /// The programme's PIDs and tables version; nil: ffmpeg's (PMT 0x1000, streams from 0x100,
+    /// version 0).
+    public var layout: ProgramLayout?
 
     /// The audio tracks as sent.
     public var tracks: [AudioTrack] { audioTracks.isEmpty ? [AudioTrack(toneHz: toneHz)] : audioTracks }
@@ -120,6 +136,7 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         if !audioTracks.isEmpty { extra += "-" + audioTracks.map { "\($0.toneHz)\($0.language ?? "")" }.joined(separator: "+") }
         if let colours { extra += "-" + colours.rawValue }
         if fieldMotion { extra += "-fm" }
+        if let layout { extra += "-pmt\(layout.pmtPID)-es\(layout.firstStreamPID)-v\(layout.tablesVersion)" }
         return base + extra + ".ts"
     }
 
@@ -209,7 +226,11 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         for (i, track) in tracks.enumerated() {
             if let language = track.language { audio += ["-metadata:s:a:\(i)", "language=\(language)"] }
         }
-        let mux = audioCodec == .latm ? ["-mpegts_flags", "latm"] : []
+        var mux = audioCodec == .latm ? ["-mpegts_flags", "latm"] : []
+        if let layout {
+            mux += ["-mpegts_pmt_start_pid", "\(layout.pmtPID)", "-mpegts_start_pid", "\(layout.firstStreamPID)",
+                    "-tables_version", "\(layout.tablesVersion)"]
+        }
         return ["-loglevel", "error", "-y"] + inputs + ["-t", "\(seconds)"] + maps + video + audio + mux + ["-f", "mpegts", output]
     }
 

@@ -10,7 +10,9 @@ struct SoakCommand: AsyncParsableCommand {
         abstract: "Flip through hostile loopback channels for a long time; report crashes, lost answers and drift.",
         discussion: """
             Makes its own channels (MPEG-TS on loopback UDP that loop with a discontinuity, die and \
-            come back, stall, send garbage, flip bits, change codec and resolution), writes a lineup, \
+            come back, stall, send garbage, flip bits, change codec, PIDs and resolution; live \
+            MPEG-TS over HTTP that trickles and resets; live HLS that answers slowly and drops \
+            connections), writes a lineup, \
             runs `flipbox play` on it as a child (headless, HTTP on loopback, under \
             `prlimit --nofile=1024:1024`) and sends it every kind of request: flips 0-500 ms apart \
             with bursts of 10 at 30 ms, PiP, multiview, banner, snapshots, thumbnails. \
@@ -135,7 +137,9 @@ struct SoakCommand: AsyncParsableCommand {
         stats.unanswered += sent - answers.count
         let endReading = player.isRunning ? await settledReading(api: api, sources: sources, player: player, say: say) : nil
         let report = SoakReport(seconds: elapsed(), requests: sent, statistics: stats, warm: warmReading, end: endReading, display: verdict,
-                                channels: sources.channels.map(\.behaviour.rawValue), log: player.logPath)
+                                channels: sources.channels.map(\.behaviour.rawValue),
+                                events: Dictionary(uniqueKeysWithValues: SoakSources.Event.allCases.map { ($0.rawValue, sources.events[$0] ?? 0) }),
+                                servers: sources.serverFigures, log: player.logPath)
         print(json ? report.json() : report.text())
         if !report.passed { throw ExitCode(1) }
     }
@@ -146,6 +150,9 @@ struct SoakCommand: AsyncParsableCommand {
         sources.calm(holdOff: 30)
         _ = await api.send(.closePiP)
         _ = await api.send(.closeMultiview)
+        // Calming changes what some sources send (back to the first clip: another codec, other
+        // PIDs); a channel that cannot follow still says `warm` until its 2 s stall rule fires.
+        try? await Task.sleep(for: .seconds(3))
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if await api.allChannelsUp() { break }

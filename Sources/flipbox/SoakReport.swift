@@ -123,6 +123,10 @@ struct SoakReport {
     /// Gaps and still pictures on the display after the warm-up.
     var display: SoakOutputVerdict
     var channels: [String]
+    /// Misbehaviours carried out, by kind (`death`, `http-reset`...), zeros included.
+    var events: [String: Int]
+    /// What the HTTP and HLS servers did for the player (`SoakSources.serverFigures`).
+    var servers: [String: [String: Int]]
     var log: String
 
     /// Relative change from the warm-up reading to the end.
@@ -161,6 +165,7 @@ struct SoakReport {
         }
         return [
             "passed": passed, "seconds": r1(seconds), "requests": requests, "channels": channels,
+            "events": events, "servers": servers,
             "crashes": s.crashes, "unanswered": s.unanswered,
             "statuses": Dictionary(uniqueKeysWithValues: s.statuses.map { ("\($0.key)", $0.value) }),
             "flips": s.flips, "failed_flips": s.failedFlips,
@@ -197,6 +202,8 @@ struct SoakReport {
         }
         return """
             Flipbox soak: \(requests) requests in \(f(seconds)) s over \(channels.count) hostile channels (\(channels.joined(separator: ", ")))
+            misbehaviours: \(events.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            servers: \(servers.sorted { $0.key < $1.key }.map { kind in "\(kind.key) " + kind.value.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }.joined(separator: "; "))
             verdict: \(passed ? "PASSED" : "FAILED")
             crashes: \(s.crashes)
             requests without an answer within 10 s: \(s.unanswered)

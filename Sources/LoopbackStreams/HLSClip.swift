@@ -1,0 +1,48 @@
+import Foundation
+
+/// An MPEG-TS clip cut into HLS segments by ffmpeg's hls muxer (`-c copy`, so every segment
+/// starts at a keyframe), made once and kept next to the clip: the segments' bytes and
+/// durations, in order.
+///
+/// Immutable; safe to share.
+public final class HLSClip: Sendable {
+    public struct Segment: Sendable {
+        /// Seconds, as the muxer's playlist gives them.
+        public let duration: Double
+        let bytes: [UInt8]
+    }
+
+    public let segments: [Segment]
+    /// The longest segment, rounded up (the playlist's target duration).
+    public let targetDuration: Int
+
+    /// Cuts the MPEG-TS file at `path` into segments of about `segmentSeconds` (at keyframes),
+    /// in a directory beside it named after it, unless that was done before.
+    public init(path: String, segmentSeconds: Int) throws {
+        let clip = URL(fileURLWithPath: path)
+        let directory = clip.deletingPathExtension().path + "-hls\(segmentSeconds)"
+        let playlist = try ClipFormat.cached("index.m3u8", in: directory, tool: "ffmpeg", what: "HLS segments of \(clip.lastPathComponent)") { ffmpeg, output in
+            try ClipFormat.runTool(ffmpeg, ["-loglevel", "error", "-y", "-i", path, "-c", "copy", "-f", "hls",
+                                            "-hls_time", "\(segmentSeconds)", "-hls_list_size", "0",
+                                            "-hls_segment_filename", directory + "/s%03d.ts", output])
+        }
+        var segments: [Segment] = []
+        var duration: Double?
+        let text = try String(contentsOfFile: playlist, encoding: .utf8)
+        for line in text.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("#EXTINF:") {
+                duration = Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," })
+            } else if !line.hasPrefix("#"), let seconds = duration {
+                let file = directory + "/" + line
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw TransportStreamClip.Failure(description: "cannot read the HLS segment \(file)")
+                }
+                segments.append(Segment(duration: seconds, bytes: [UInt8](data)))
+                duration = nil
+            }
+        }
+        guard !segments.isEmpty else { throw TransportStreamClip.Failure(description: "\(playlist) names no segments") }
+        self.segments = segments
+        targetDuration = Int(segments.map(\.duration).max()!.rounded(.up))
+    }
+}
