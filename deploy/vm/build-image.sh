@@ -18,11 +18,13 @@ ROOTFS="$CACHE/rootfs-$KEY"
 SUITE=bookworm
 
 # Packages the guest needs besides debootstrap's minimal base. Runtime only: the binary is built
-# on the host with the Swift runtime linked in (vm-test.py).
+# on the host with the Swift runtime linked in (vm-test.py). gstreamer1.0-x holds Debian's pango
+# plugin: every decoder draws subtitles with its `textoverlay` (without it no channel plays).
 BASE_PACKAGES=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,procps
 GUEST_PACKAGES=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa
+  gstreamer1.0-x
   librsvg2-common fonts-dejavu-core libsqlite3-0 libxml2 libcurl4 libdrm2 libcec6
   qemu-guest-agent evtest
 )
