@@ -58,11 +58,12 @@ public func makeControlRouter(
 /// The application is a ServiceLifecycle `Service`: add it to the process's `ServiceGroup`; it stops
 /// accepting connections on graceful shutdown. It also counts the player's events for `/metrics`
 /// while it runs. Over-long request lines and headers are answered 414 and 431 before routing
-/// (``RequestHeadLimit``). Logs one line when it is listening.
+/// (``RequestHeadLimit``). Logs one line when it is listening, then calls `onListening`.
 /// Throws ``ControlConfigurationError`` for a configuration that must not run (no token off loopback).
 public func makeControlApplication(
     player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil, logger: Logger,
-    clips: (any ClipControl)? = nil, metrics: ControlMetrics = ControlMetrics()
+    clips: (any ClipControl)? = nil, metrics: ControlMetrics = ControlMetrics(),
+    onListening: @escaping @Sendable () -> Void = {}
 ) throws(ControlConfigurationError) -> Application<RouterResponder<BasicRequestContext>> {
     let router = try makeControlRouter(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips)
     let host = configuration.host
@@ -83,6 +84,7 @@ public func makeControlApplication(
             logger.notice("control API listening", metadata: [
                 "url": "http://\(display):\(port)/", "auth": "\(configuration.token == nil ? "none" : "bearer token")",
             ])
+            onListening()
         },
         logger: logger
     )

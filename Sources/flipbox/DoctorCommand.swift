@@ -250,7 +250,8 @@ struct DoctorCommand: AsyncParsableCommand {
         return .ok("state", "\(directory): the last channel is remembered there")
     }
 
-    /// The API's address: valid, and free to listen on (tried: bound and released at once).
+    /// The API's address: valid, and free to listen on (tried: bound and released at once). An
+    /// address `play` cannot listen on is a note: the box plays without the API and tries again.
     static func api(_ play: PlayCommand, lineup: Lineup?, asService: Bool) -> DoctorFinding {
         let control: ControlServerConfiguration
         do { control = try play.controlConfiguration(lineup: lineup) } catch { return .problem("api", PlayCommand.message(for: error)) }
@@ -258,43 +259,26 @@ struct DoctorCommand: AsyncParsableCommand {
             return .problem("api", "\(error)", fix: "give a --token (or FLIPBOX_TOKEN), or listen on 127.0.0.1")
         }
         let reach = control.isLoopback ? "this box only" : "the network, with the token"
-        let address = "\(control.host.contains(":") ? "[\(control.host)]" : control.host):\(control.port)"
-        let elsewhere = "choose another port with --http HOST:PORT" + (asService ? " (in FLIPBOX_OPTIONS in /etc/flipbox/flipbox.env)" : "")
-        let unprivileged = unprivilegedPortStart()
-        switch ListenAddressCheck.check(host: control.host, port: control.port) {
+        let address = ListenAddressCheck.address(host: control.host, port: control.port)
+        let meanwhile = "the box plays without the API, trying again until it can"
+        let outcome = ListenAddressCheck.check(host: control.host, port: control.port)
+        switch outcome {
         case .free:
             // Root may listen on any port; the service's user may not.
+            let unprivileged = ListenAddressCheck.unprivilegedPortStart()
             if asService, geteuid() == 0, (1..<unprivileged).contains(control.port) {
-                return .problem("api", "port \(control.port) is below \(unprivileged): the service's user flipbox may not listen on it",
-                                fix: "use a port from \(unprivileged) up, e.g. 8642")
+                return .note("api", "port \(control.port) is below \(unprivileged): the service's user flipbox may not listen on it; \(meanwhile)",
+                             fix: "use a port from \(unprivileged) up, e.g. 8642")
             }
             return .ok("api", "http://\(address)/ (\(reach))")
         case .inUse(byFlipbox: true) where asService:
             return .ok("api", "http://\(address)/ (\(reach)); a Flipbox answers there now (the service itself, when it runs)")
-        case .inUse(byFlipbox: true):
-            return .problem("api", "\(address) is in use by a Flipbox already running: this one could not listen there",
-                            fix: "stop that one (sudo systemctl stop flipbox, or q in its terminal), or \(elsewhere)")
-        case .inUse(byFlipbox: false):
-            return .problem("api", "\(address) is in use by another program: flipbox could not listen there",
-                            fix: "`ss -ltnp 'sport = :\(control.port)'` shows which; stop it, or \(elsewhere)")
-        case .notOnThisMachine:
-            return .problem("api", "\(control.host) is not an address of this machine: flipbox could not listen on it",
-                            fix: "listen on one of its addresses (`ip -brief address` lists them), on 0.0.0.0 for all of them (with a token), or on 127.0.0.1")
-        case .denied:
-            return .problem("api", "port \(control.port) is below \(unprivileged): this user may not listen on it",
-                            fix: "use a port from \(unprivileged) up, e.g. 8642")
-        case .unresolved(let reason):
-            return .problem("api", "\(control.host) does not resolve to an address: \(reason)",
-                            fix: "give an address (127.0.0.1, 0.0.0.0) or a name this machine resolves")
-        case .failed(let reason):
-            return .problem("api", "cannot try \(address): \(reason)")
+        default:
+            guard let problem = outcome.problem(host: control.host, port: control.port, service: asService) else {
+                return .ok("api", "http://\(address)/ (\(reach))")
+            }
+            return .note("api", "\(problem.detail); \(meanwhile)", fix: problem.fix)
         }
-    }
-
-    /// The lowest port a user without privileges may listen on (Linux's
-    /// `net.ipv4.ip_unprivileged_port_start`, 1024 unless changed).
-    static func unprivilegedPortStart(_ file: String = "/proc/sys/net/ipv4/ip_unprivileged_port_start") -> Int {
-        (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
     }
 
     /// The `flipbox` user the unit runs as, and the groups it needs for the display, keys and sound.

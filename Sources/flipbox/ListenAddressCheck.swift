@@ -43,6 +43,25 @@ enum ListenAddressCheck {
         }
     }
 
+    /// ``check(host:port:)`` on a Dispatch thread, not one of the cooperative pool's: it blocks,
+    /// up to 2 s when what holds the port does not answer.
+    static func checkOffThePool(host: String, port: Int) async -> Outcome {
+        await withCheckedContinuation { done in
+            DispatchQueue.global().async { done.resume(returning: check(host: host, port: port)) }
+        }
+    }
+
+    /// HOST:PORT as the messages say it (`[::1]:8642` for an IPv6 address).
+    static func address(host: String, port: Int) -> String {
+        "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// The lowest port a user without privileges may listen on (Linux's
+    /// `net.ipv4.ip_unprivileged_port_start`, 1024 unless changed).
+    static func unprivilegedPortStart(_ file: String = "/proc/sys/net/ipv4/ip_unprivileged_port_start") -> Int {
+        (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
+    }
+
     /// Whether an HTTP server at `address` answers `HEAD /` with `Server: flipbox`, within 2 s.
     static func answersAsFlipbox(_ address: ResolvedAddress) -> Bool {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
@@ -118,5 +137,40 @@ enum ListenAddressCheck {
         func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
             bytes.withUnsafeBytes { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count)) }
         }
+    }
+}
+
+extension ListenAddressCheck.Outcome {
+    /// Why `flipbox play` cannot listen at `host:port`, and the fix, as `doctor` and `play` say
+    /// it; nil when it can (``free``). `service`: the fix names where the service's options are.
+    func problem(host: String, port: Int, service: Bool) -> (detail: String, fix: String?)? {
+        let address = ListenAddressCheck.address(host: host, port: port)
+        let elsewhere = "choose another port with --http HOST:PORT" + (service ? " (in FLIPBOX_OPTIONS in /etc/flipbox/flipbox.env)" : "")
+        switch self {
+        case .free:
+            return nil
+        case .inUse(byFlipbox: true):
+            return ("\(address) is in use by a Flipbox already running: this one could not listen there",
+                    "stop that one (sudo systemctl stop flipbox, or q in its terminal), or \(elsewhere)")
+        case .inUse(byFlipbox: false):
+            return ("\(address) is in use by another program: flipbox could not listen there",
+                    "`ss -ltnp 'sport = :\(port)'` shows which; stop it, or \(elsewhere)")
+        case .notOnThisMachine:
+            return ("\(host) is not an address of this machine: flipbox could not listen on it",
+                    "listen on one of its addresses (`ip -brief address` lists them), on 0.0.0.0 for all of them (with a token), or on 127.0.0.1")
+        case .denied:
+            let unprivileged = ListenAddressCheck.unprivilegedPortStart()
+            return ("port \(port) is below \(unprivileged): this user may not listen on it", "use a port from \(unprivileged) up, e.g. 8642")
+        case .unresolved(let reason):
+            return ("\(host) does not resolve to an address: \(reason)",
+                    "give an address (127.0.0.1, 0.0.0.0) or a name this machine resolves")
+        case .failed(let reason):
+            return ("cannot try \(address): \(reason)", nil)
+        }
+    }
+
+    /// ``problem(host:port:service:)`` as one line: `DETAIL (fix: FIX)`, as doctor prints it.
+    func explanation(host: String, port: Int, service: Bool) -> String? {
+        problem(host: host, port: port, service: service).map { "\($0.detail)\($0.fix.map { " (fix: \($0))" } ?? "")" }
     }
 }

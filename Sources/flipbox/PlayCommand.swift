@@ -138,19 +138,25 @@ struct PlayCommand: AsyncParsableCommand {
         }
         logger.notice("playing \(lineup.channels.count) channels from \(path) on \(resolved.sink.rawValue) \(resolved.width)x\(resolved.height)@\(resolved.fps), warm: \(resolved.warm)")
 
-        let app: any Service
         let metrics = ControlMetrics()
-        do {
-            let clips = ClipLibrary(headend: player.headend, logger: logger) { player.publishClip($0) }
-            app = try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips, metrics: metrics)
-        } catch {
-            await player.shutdown()
-            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        let clips = ClipLibrary(headend: player.headend, logger: logger) { player.publishClip($0) }
+        // The picture and the keys do not need the API: an address it cannot listen on (taken, or
+        // a LAN address not up yet at boot) is said, with the fix, and tried again while the box
+        // plays. The configuration was validated above, so making the server does not throw.
+        let (host, port) = (control.host, control.port)
+        let api = ListenRetry(
+            name: "control API", address: ListenAddressCheck.address(host: host, port: port), logger: logger,
+            problem: {
+                await ListenAddressCheck.checkOffThePool(host: host, port: port)
+                    .explanation(host: host, port: port, service: DisplayOptions.startedBySystemd)
+            },
+            server: { listening in
+                try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips,
+                                           metrics: metrics, onListening: listening)
+            })
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: PlayerService(player: player)),
-            .init(service: app),
+            .init(service: api),
         ]
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
         if resolved.sink == .kms, let kms = resolved.kms, let connector = kms.connectorName {

@@ -78,7 +78,8 @@ import Glibc
         #expect(line(missing.output, "NOTE  keymap    --keymap \(dir.path)/none.conf: there is no such file; the default key map applies") != nil, "\(missing.output)")
     }
 
-    /// The API's address is tried: bound and released at once.
+    /// The API's address is tried: bound and released at once. One that play cannot listen on is
+    /// a note: the box plays without the API and tries again (PlayAPIAddressTests).
     @Test func theAPIAddressIsTriedPortInUseAndAddressNotHere() throws {
         let dir = try temporaryDirectory()
         let lineup = dir.appendingPathComponent("lineup.yaml")
@@ -89,17 +90,17 @@ import Glibc
         let listener = try ListeningSocket()
         defer { listener.close() }
         let taken = try doctor(base + ["--http", "127.0.0.1:\(listener.port)"])
-        #expect(taken.status == 1, "\(taken.output)")
-        #expect(line(taken.output, "FAIL  api       127.0.0.1:\(listener.port) is in use by another program: flipbox could not listen there (fix: `ss -ltnp 'sport = :\(listener.port)'` shows which; stop it, or choose another port with --http HOST:PORT)") != nil,
+        #expect(taken.status == 0, "\(taken.output)")
+        #expect(line(taken.output, "NOTE  api       127.0.0.1:\(listener.port) is in use by another program: flipbox could not listen there; the box plays without the API, trying again until it can (fix: `ss -ltnp 'sport = :\(listener.port)'` shows which; stop it, or choose another port with --http HOST:PORT)") != nil,
                 "\(taken.output)")
         // The wildcard address takes the port on loopback too.
         let everywhere = try doctor(base + ["--http", "0.0.0.0:\(listener.port)", "--token", "secret"])
-        #expect(line(everywhere.output, "FAIL  api       0.0.0.0:\(listener.port) is in use by another program") != nil, "\(everywhere.output)")
+        #expect(line(everywhere.output, "NOTE  api       0.0.0.0:\(listener.port) is in use by another program") != nil, "\(everywhere.output)")
 
         // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a machine's own address.
         let elsewhere = try doctor(base + ["--http", "192.0.2.1:8642", "--token", "secret"])
-        #expect(elsewhere.status == 1, "\(elsewhere.output)")
-        #expect(line(elsewhere.output, "FAIL  api       192.0.2.1 is not an address of this machine: flipbox could not listen on it (fix: listen on one of its addresses") != nil,
+        #expect(elsewhere.status == 0, "\(elsewhere.output)")
+        #expect(line(elsewhere.output, "NOTE  api       192.0.2.1 is not an address of this machine: flipbox could not listen on it; the box plays without the API, trying again until it can (fix: listen on one of its addresses") != nil,
                 "\(elsewhere.output)")
 
         // Released at once: the port is free again after doctor tried it.
@@ -126,8 +127,8 @@ import Glibc
         try #require(box.waitForStatus(seconds: 30) { $0["channel"] is [String: Any] }, "the box started; log:\n\(box.logText)")
 
         let second = try doctor(["--", lineup.path, "--output", "headless", "--state-dir", dir.path, "--no-keys", "--http", "127.0.0.1:\(port)"])
-        #expect(second.status == 1, "\(second.output)")
-        #expect(line(second.output, "FAIL  api       127.0.0.1:\(port) is in use by a Flipbox already running: this one could not listen there (fix: stop that one") != nil,
+        #expect(second.status == 0, "\(second.output)")
+        #expect(line(second.output, "NOTE  api       127.0.0.1:\(port) is in use by a Flipbox already running: this one could not listen there; the box plays without the API, trying again until it can (fix: stop that one") != nil,
                 "\(second.output)")
 
         let unit = dir.appendingPathComponent("flipbox.service")
@@ -162,36 +163,5 @@ import Glibc
         // This machine has no flipbox user unless the box is installed here: said either way.
         #expect(line(result.output, "FAIL  service   the unit runs as the user flipbox") != nil || line(result.output, "ok    service   the user flipbox") != nil
                 || line(result.output, "NOTE  service   the user flipbox") != nil, "\(result.output)")
-    }
-}
-
-/// A TCP socket listening on 127.0.0.1, held until closed: a port another program has taken.
-final class ListeningSocket: @unchecked Sendable {
-    private var fd: Int32
-    let port: Int
-
-    /// Listens on `port`, or on a port the system picks.
-    init(port: Int = 0) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard fd >= 0, bound else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw GStreamerError(code: .io, message: "cannot listen on 127.0.0.1:\(port): \(reason)")
-        }
-        self.fd = fd
-        self.port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() {
-        if fd >= 0 { _ = Glibc.close(fd) }
-        fd = -1
     }
 }
