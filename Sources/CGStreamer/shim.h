@@ -4,6 +4,7 @@
 #define FLIPBOX_CGSTREAMER_SHIM_H
 
 #include <string.h>
+#include <malloc.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -15,6 +16,9 @@
 #include <gst/mpegts/mpegts.h>
 
 static const GstClockTime fb_clock_time_none = GST_CLOCK_TIME_NONE;
+
+/* glibc's cap on malloc arenas (M_ARENA_MAX is a macro Swift cannot see). Non-zero on success. */
+static inline int fb_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
 
 static inline GstElement *fb_element(gpointer p) { return GST_ELEMENT(p); }
 static inline GstBin *fb_bin(gpointer p) { return GST_BIN(p); }

@@ -18,6 +18,13 @@ public enum GStreamer {
         try once.get()
     }
 
+    /// Caps the C allocator's arenas at `count` (glibc's `M_ARENA_MAX`): call before the
+    /// streaming threads start. Returns whether the allocator took it.
+    @discardableResult
+    public static func limitAllocatorArenas(to count: Int) -> Bool {
+        fb_malloc_arena_max(Int32(count)) != 0
+    }
+
     /// The GStreamer library version, e.g. `1.22.0`.
     public static var version: String {
         var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0

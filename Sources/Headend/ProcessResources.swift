@@ -62,4 +62,18 @@ public struct ProcessResources: Sendable, Hashable, Codable {
         }
         return Int(clamping: limit.rlim_cur)
     }
+
+    /// The allocator's arenas this process keeps, unless `MALLOC_ARENA_MAX` says otherwise.
+    public static let allocatorArenas = 2
+
+    /// Caps glibc's malloc arenas at `allocatorArenas` (`mallopt(M_ARENA_MAX)`); call first
+    /// thing, before threads start. By default glibc gives each thread that meets contention an
+    /// arena of its own, up to eight per core, and a box runs dozens of GStreamer streaming
+    /// threads: each arena keeps its freed memory, so resident memory grew for the first hour and
+    /// moved in a band of 70 MB (docs/reliability.md). With two arenas the same flipping held
+    /// about half the memory, flat. A `MALLOC_ARENA_MAX` in the environment is left to rule.
+    public static func limitAllocatorArenas() {
+        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil else { return }
+        GStreamer.limitAllocatorArenas(to: allocatorArenas)
+    }
 }
