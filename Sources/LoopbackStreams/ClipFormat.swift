@@ -87,6 +87,18 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     /// The programme's PIDs and tables version; nil: ffmpeg's (PMT 0x1000, streams from 0x100,
     /// version 0).
     public var layout: ProgramLayout?
+    /// How an H.264 clip's pictures refer to each other, when not closed GOPs starting at IDRs.
+    public var structure: Structure?
+
+    /// Stream structures broadcasters use besides closed GOPs.
+    public enum Structure: String, Sendable, Hashable {
+        /// Open GOPs: after the first, keyframes are I-frames (not IDR) whose leading B-frames
+        /// refer to the GOP before.
+        case openGOP = "open-gop"
+        /// Periodic intra refresh: one IDR at the start, then a column of intra blocks sweeps
+        /// the picture every GOP, marked by recovery-point SEI messages instead of keyframes.
+        case recoveryPoints = "recovery-points"
+    }
 
     /// The audio tracks as sent.
     public var tracks: [AudioTrack] { audioTracks.isEmpty ? [AudioTrack(toneHz: toneHz)] : audioTracks }
@@ -136,6 +148,7 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         if !audioTracks.isEmpty { extra += "-" + audioTracks.map { "\($0.toneHz)\($0.language ?? "")" }.joined(separator: "+") }
         if let colours { extra += "-" + colours.rawValue }
         if fieldMotion { extra += "-fm" }
+        if let structure { extra += "-" + structure.rawValue }
         if let layout { extra += "-pmt\(layout.pmtPID)-es\(layout.firstStreamPID)-v\(layout.tablesVersion)" }
         return base + extra + ".ts"
     }
@@ -199,6 +212,11 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
             case .h264:
                 video = ["-c:v", "libx264", "-preset", "veryfast", "-sc_threshold", "0"] + video
                 if interlaced { video += ["-flags", "+ildct+ilme", "-x264opts", "tff=1"] }
+                switch structure {
+                case .openGOP: video += ["-bf", "3", "-x264-params", "open-gop=1"]
+                case .recoveryPoints: video += ["-x264-params", "intra-refresh=1"]
+                case nil: break
+                }
             case .mpeg2:
                 video = ["-c:v", "mpeg2video", "-bf", "2"] + video
                 if interlaced { video += ["-flags", "+ildct+ilme", "-top", "1"] }
