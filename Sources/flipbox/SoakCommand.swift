@@ -136,10 +136,13 @@ struct SoakCommand: AsyncParsableCommand {
         for a in answers.all { stats.add(a) }
         stats.unanswered += sent - answers.count
         let endReading = player.isRunning ? await settledReading(api: api, sources: sources, player: player, say: say) : nil
+        // A player that dies after the last request (waiting for answers, or during the end
+        // reading) crashed all the same.
+        if stats.crashes == 0 && !player.isRunning { stats.crashes += 1; say("the player exited: \(player.exitDescription)") }
         let report = SoakReport(seconds: elapsed(), requests: sent, statistics: stats, warm: warmReading, end: endReading, display: verdict,
                                 channels: sources.channels.map(\.behaviour.rawValue),
                                 events: Dictionary(uniqueKeysWithValues: SoakSources.Event.allCases.map { ($0.rawValue, sources.events[$0] ?? 0) }),
-                                servers: sources.serverFigures, log: player.logPath)
+                                servers: sources.serverFigures, playerExit: player.exitDescription, log: player.logPath)
         print(json ? report.json() : report.text())
         if !report.passed { throw ExitCode(1) }
     }

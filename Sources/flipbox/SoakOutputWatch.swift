@@ -47,7 +47,7 @@ struct SoakOutputWatch {
             if flowed(channel - 1, still.from, still.from.addingTimeInterval(still.seconds)) { judged.append(still) } else { excused += 1 }
         }
         return SoakOutputVerdict(
-            gapsOver100Ms: windowGaps.count, longestGap: windowGaps.max { $0.ms < $1.ms },
+            gapsOver100Ms: windowGaps.count, longestGaps: Array(windowGaps.sorted { $0.ms > $1.ms }.prefix(10)),
             longestStill: judged.max { $0.seconds < $1.seconds }, stillsOverGOP: judged.filter { $0.seconds > gop }.count,
             stillsExcused: excused, stillsSeen: windowStills.count, framesShown: framesShown, gop: gop)
     }
@@ -57,7 +57,8 @@ struct SoakOutputWatch {
 /// channel whose source was flowing (runs during a source's outage are excused).
 struct SoakOutputVerdict {
     var gapsOver100Ms: Int
-    var longestGap: SoakOutputWatch.Gap?
+    /// The ten longest gaps, the longest first.
+    var longestGaps: [SoakOutputWatch.Gap]
     var longestStill: SoakOutputWatch.Still?
     var stillsOverGOP: Int
     var stillsExcused: Int
@@ -67,6 +68,7 @@ struct SoakOutputVerdict {
     var framesShown: Int
     var gop: Double
 
+    var longestGap: SoakOutputWatch.Gap? { longestGaps.first }
     var longestGapMs: Double { longestGap?.ms ?? 0 }
     var longestStillSeconds: Double { longestStill?.seconds ?? 0 }
     var gapsMet: Bool { longestGapMs <= 100 }

@@ -127,6 +127,8 @@ struct SoakReport {
     var events: [String: Int]
     /// What the HTTP and HLS servers did for the player (`SoakSources.serverFigures`).
     var servers: [String: [String: Int]]
+    /// How the player ended: `running` at the end of a run, or its signal or exit status.
+    var playerExit: String
     var log: String
 
     /// Relative change from the warm-up reading to the end.
@@ -178,10 +180,12 @@ struct SoakReport {
                            "max": r1(s.recoveries.max()), "not_recovered": s.returns.count],
             "after_warmup": reading(warm), "end": reading(end),
             "rss_drift": r1(rssDrift.map { $0 * 100 }), "open_files_drift": r1(fileDrift.map { $0 * 100 }),
-            "pipelines_equal": pipelinesEqual, "player_log": log,
+            "pipelines_equal": pipelinesEqual, "player_log": log, "player_exit": playerExit,
             "display": [
                 "gaps_over_100ms": display.gapsOver100Ms, "longest_gap_ms": r1(display.longestGapMs),
                 "longest_gap_channel": display.longestGap?.channel ?? NSNull(),
+                "longest_gaps": display.longestGaps.map { ["at": $0.at.ISO8601Format(.iso8601.time(includingFractionalSeconds: true)),
+                                                           "ms": r1($0.ms), "channel": $0.channel ?? NSNull()] as [String: Any] },
                 "longest_still_s": r1000(display.longestStillSeconds), "longest_still_channel": display.longestStill?.channel ?? NSNull(),
                 "stills_over_gop": display.stillsOverGOP, "stills_during_outages": display.stillsExcused, "stills_seen": display.stillsSeen, "frames_shown": display.framesShown, "gop_s": display.gop,
             ] as [String: Any],
@@ -205,7 +209,7 @@ struct SoakReport {
             misbehaviours: \(events.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             servers: \(servers.sorted { $0.key < $1.key }.map { kind in "\(kind.key) " + kind.value.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }.joined(separator: "; "))
             verdict: \(passed ? "PASSED" : "FAILED")
-            crashes: \(s.crashes)
+            crashes: \(s.crashes) (the player: \(playerExit))
             requests without an answer within 10 s: \(s.unanswered)
             answers by status: \(s.statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
             flips: \(s.flips), failed \(s.failedFlips)
