@@ -1,12 +1,15 @@
-/// Watches an MPEG transport stream's programme tables for a change its demuxer will not follow.
+/// Watches an MPEG transport stream's programme tables for a change of its streams.
 ///
 /// A demuxer takes a table (PAT or PMT) again only when its version number changes: GStreamer's
 /// `tsdemux` drops a section whose version it has processed as "already processed", whatever it
 /// now says. A sender that switches to another stream on the same PIDs and writes every stream's
 /// tables as version 0 (a playout server changing clips, `ffmpeg` restarted with another codec)
 /// leaves the demuxer parsing MPEG-2 as H.264: nothing comes out, and the picture on screen
-/// stays still until the stall rule reconnects. This watch reads the tables itself and says when
-/// a table's content changed under the same version, so the ingest can be read again at once.
+/// stays still until the stall rule reconnects. And when the streams move to other PIDs under a
+/// new version, the demuxer follows but the ingest has routed its one video stream already.
+/// This watch reads the tables itself and says when the streams they list (type and PID) or the
+/// programme's PMT PID changed, with or without a new version, so the ingest is read again at
+/// once; a new version that lists the same streams is no change.
 ///
 /// A value, fed the bytes entering the demuxer in order; no clock, no threads. Sections are
 /// checked by their CRC, so a bit flipped on the way is not taken for a change.
@@ -30,7 +33,8 @@ public struct ProgramMapWatch: Sendable {
         public var old: Table
         public var new: Table
         public var description: String {
-            pid == 0 ? "its programme list changed without a new version" : "its streams changed from \(old.streamList) to \(new.streamList) without a new table version"
+            let how = old.version == new.version ? "without a new table version" : "(table version \(old.version) to \(new.version))"
+            return pid == 0 ? "its programme list changed \(how)" : "its streams changed from \(old.streamList) to \(new.streamList) \(how)"
         }
     }
 
@@ -126,17 +130,16 @@ public struct ProgramMapWatch: Sendable {
             let table = Table(version: version, entries: Self.programs(section))
             defer { pat = table }
             programMapPID = table.entries.first { $0.kind != 0 }?.pid
-            if let old = pat, old.version == version, old != table {
+            if let old = pat, old.entries != table.entries {
                 pmt = nil
                 return Change(pid: 0, old: old, new: table)
             }
-            if let old = pat, old.version != version { pmt = nil }
             return nil
         }
         guard section[0] == 0x02 else { return nil }
         let table = Table(version: version, entries: Self.streams(section))
         defer { pmt = table }
-        if let old = pmt, old.version == version, old != table { return Change(pid: pid, old: old, new: table) }
+        if let old = pmt, old.entries != table.entries { return Change(pid: pid, old: old, new: table) }
         return nil
     }
 

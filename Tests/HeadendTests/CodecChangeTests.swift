@@ -31,7 +31,7 @@ extension HeadendTests {
         static func isBlue(_ c: (r: Double, g: Double, b: Double)?) -> Bool { c.map { $0.b > 180 && $0.r < 80 && $0.g < 80 } ?? false }
         static func isGreen(_ c: (r: Double, g: Double, b: Double)?) -> Bool { c.map { $0.g > 180 && $0.r < 80 && $0.b < 80 } ?? false }
 
-        @Test func theShownChannelFollowsACodecChangeAndComesBackAfterGarbage() async throws {
+        @Test func theShownChannelFollowsCodecAndPIDChangesAndComesBackAfterGarbage() async throws {
             let red = try Self.clip(.h264, colour: 0xFF0000)
             let blue = try Self.clip(.mpeg2, colour: 0x0000FF)
             let green = try Self.clip(.hevc, colour: 0x00FF00)
@@ -54,7 +54,13 @@ extension HeadendTests {
             // ingest is read again as soon as the new table comes. The picture follows within a
             // GOP (1 s) and the time to read the ingest again; the bound leaves room for a loaded
             // machine but not for the 2 s stall rule, and no stall may be needed.
-            for (clip, name, check) in [(blue, "MPEG-2 blue", Self.isBlue), (green, "HEVC green", Self.isGreen), (red, "H.264 red", Self.isRed)] {
+            // Then to streams on other PIDs (a new PMT PID, tables version 1) and back: the
+            // demuxer follows the new tables, and the ingest is read again for the new streams.
+            var movedFormat = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x0000FF)
+            movedFormat.layout = ClipFormat.ProgramLayout(pmtPID: 0x1200, firstStreamPID: 0x300, tablesVersion: 1)
+            let moved = try TransportStreamClip(path: try movedFormat.file(in: ClipFormat.cacheDirectory))
+            for (clip, name, check) in [(blue, "MPEG-2 blue", Self.isBlue), (green, "HEVC green", Self.isGreen), (red, "H.264 red", Self.isRed),
+                                        (moved, "H.264 blue on other PIDs", Self.isBlue), (red, "H.264 red on the first PIDs", Self.isRed)] {
                 let changed = ContinuousClock.now
                 sender.play(clip)
                 let followed = await eventually(within: 12) { check(Self.newestColour(recorder)) }

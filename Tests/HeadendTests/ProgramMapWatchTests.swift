@@ -70,18 +70,34 @@ extension HeadendTests {
                     "\(String(describing: found.first))")
         }
 
-        @Test func theSameClipAgainANewVersionOrABitFlipIsNoChange() throws {
+        @Test func theSameStreamsAgainUnderANewVersionOrABitFlipIsNoChange() throws {
             let h264 = try Self.bytes(.h264), mpeg2 = try Self.bytes(.mpeg2)
             #expect(Self.changes(h264 + h264 + h264, piece: 1316).isEmpty, "a loop of one clip")
-            // The MPEG-2 clip's tables as version 1: the demuxer follows that itself.
-            let bumped = try Self.editingPMT(mpeg2) { $0[5] = ($0[5] & 0xC1) | (1 << 1) }
-            #expect(Self.changes(h264 + bumped, piece: 1316).isEmpty, "a new version")
+            // The same clip's tables as version 1: the same streams, nothing to read again.
+            let bumped = try Self.editingPMT(h264) { $0[5] = ($0[5] & 0xC1) | (1 << 1) }
+            #expect(Self.changes(h264 + bumped, piece: 1316).isEmpty, "a new version of the same streams")
+            // Other streams under a new version: the demuxer follows, the ingest's routing must too.
+            let other = try Self.editingPMT(mpeg2) { $0[5] = ($0[5] & 0xC1) | (1 << 1) }
+            let found = Self.changes(h264 + other, piece: 1316)
+            #expect(found.map { "\($0)" } == ["its streams changed from H.264 on PID 256, AAC on PID 257 to MPEG-2 video on PID 256, AAC on PID 257 (table version 0 to 1)"], "\(found)")
             // A bit flipped in the stream type on the way (the CRC no longer matches).
             let flipped = try Self.editingPMT(h264, keepCRC: true) { section in
                 let infoLength = (Int(section[10] & 0x0F) << 8) | Int(section[11])
                 section[12 + infoLength] ^= 0x04
             }
             #expect(Self.changes(h264 + flipped, piece: 1316).isEmpty, "a corrupt table")
+        }
+
+        /// The streams move to other PIDs, with a new PMT PID and new table versions (how a
+        /// re-mux announces itself): the programme list changed.
+        @Test func streamsOnOtherPIDsAreAChange() throws {
+            let h264 = try Self.bytes(.h264)
+            var moved = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 2, bitrateKbps: 300)
+            moved.layout = ClipFormat.ProgramLayout(pmtPID: 0x1200, firstStreamPID: 0x300, tablesVersion: 1)
+            let other = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try moved.file(in: ClipFormat.cacheDirectory))))
+            let found = Self.changes(h264 + other, piece: 1316)
+            #expect(found.first?.pid == 0, "the PAT names another PMT PID: \(found)")
+            #expect(found.first.map { "\($0)" }?.hasPrefix("its programme list changed") == true)
         }
 
         @Test func aFileThatIsNotATransportStreamIsNotRead() throws {
