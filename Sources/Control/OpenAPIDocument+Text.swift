@@ -1181,7 +1181,7 @@ extension OpenAPIDocument {
           schemas:
             Timeshift:
               type: object
-              required: [channel, live, paused, position, keyframes, bytesInMemory, behind]
+              required: [channel, live, paused, position, keyframes, bytesInMemory, disk, behind]
               properties:
                 channel:
                   $ref: "#/components/schemas/ChannelNumber"
@@ -1203,6 +1203,17 @@ extension OpenAPIDocument {
                   description: Keyframes held (points a seek lands on).
                 bytesInMemory:
                   type: integer
+                  description: Bytes held in memory (never more than the memory cap while the disk refuses).
+                disk:
+                  type: string
+                  enum: [ok, full, failed]
+                  description: >-
+                    Whether the buffer's older part goes to segment files: ok; full (no space left) or
+                    failed (another write error) while the disk refuses, the buffer then keeping only what
+                    fits in its memory cap and trying the disk again every 10 s.
+                diskMessage:
+                  type: string
+                  description: While the disk refuses, what failed (the file, in its directory, and the reason) and what the buffer does meanwhile.
                 behind:
                   type: number
                   description: Seconds behind live.

@@ -30,6 +30,11 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
     /// Keyframes held (each is a point a seek lands on).
     public var keyframes: Int
     public var bytesInMemory: Int
+    /// Whether the buffer's older part goes to disk: `ok`, or `full`/`failed` while the disk
+    /// refuses segments and the buffer keeps only what fits in its memory cap.
+    public var disk: TimeshiftDiskState = .ok
+    /// While the disk refuses: the error (with the directory) and what the buffer does meanwhile.
+    public var diskMessage: String?
     /// The markers within the buffer, in time order.
     public var markers: [TimeshiftMarker] = []
     /// The breaks within the buffer, in time order.
@@ -40,7 +45,9 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
     /// How far behind live the picture is, in seconds.
     public var behind: Double { liveEdge.map { max(0, $0.timeIntervalSince(position)) } ?? 0 }
 
-    enum CodingKeys: String, CodingKey { case channel, live, paused, position, bufferStart, liveEdge, keyframes, bytesInMemory, behind, markers, breaks, adjustment }
+    enum CodingKeys: String, CodingKey {
+        case channel, live, paused, position, bufferStart, liveEdge, keyframes, bytesInMemory, disk, diskMessage, behind, markers, breaks, adjustment
+    }
 
     public init(channel: ChannelNumber, live: Bool, paused: Bool, position: Date, bufferStart: Date?, liveEdge: Date?, keyframes: Int, bytesInMemory: Int) {
         self.channel = channel
@@ -69,6 +76,8 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
                   paused: try c.decode(Bool.self, forKey: .paused), position: position,
                   bufferStart: try date(.bufferStart), liveEdge: try date(.liveEdge),
                   keyframes: try c.decode(Int.self, forKey: .keyframes), bytesInMemory: try c.decode(Int.self, forKey: .bytesInMemory))
+        disk = try c.decodeIfPresent(TimeshiftDiskState.self, forKey: .disk) ?? .ok
+        diskMessage = try c.decodeIfPresent(String.self, forKey: .diskMessage)
         markers = try c.decodeIfPresent([TimeshiftMarker].self, forKey: .markers) ?? []
         breaks = try c.decodeIfPresent([TimeshiftBreak].self, forKey: .breaks) ?? []
         adjustment = try c.decodeIfPresent(TimeshiftAdjustment.self, forKey: .adjustment)
@@ -84,11 +93,23 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
         try c.encodeIfPresent(liveEdge.map(Self.time.format), forKey: .liveEdge)
         try c.encode(keyframes, forKey: .keyframes)
         try c.encode(bytesInMemory, forKey: .bytesInMemory)
+        try c.encode(disk, forKey: .disk)
+        try c.encodeIfPresent(diskMessage, forKey: .diskMessage)
         try c.encode((behind * 10).rounded() / 10, forKey: .behind)
         try c.encode(markers, forKey: .markers)
         try c.encode(breaks, forKey: .breaks)
         try c.encodeIfPresent(adjustment, forKey: .adjustment)
     }
+}
+
+/// Whether a timeshift buffer's segments go to disk.
+public enum TimeshiftDiskState: String, Sendable, Hashable, Codable {
+    /// They do (or nothing had to go there yet).
+    case ok
+    /// The disk has no room: memory only, within the cap, until a retry succeeds.
+    case full
+    /// Writing failed for another reason (a directory gone or not writable): the same.
+    case failed
 }
 
 /// Why a timeshift command could not be carried out.
@@ -457,6 +478,10 @@ extension Headend {
         var status = TimeshiftStatus(channel: entry.source.channel.number, live: timeshifted[feed] == nil, paused: isPaused(feed),
                                      position: position, bufferStart: range?.lowerBound, liveEdge: range?.upperBound,
                                      keyframes: buffer?.index.count ?? 0, bytesInMemory: buffer?.bytesInMemory ?? 0)
+        if let refusal = buffer?.diskRefusal {
+            status.disk = refusal.full ? .full : .failed
+            status.diskMessage = refusal.message
+        }
         if let range {
             timeshiftTimelines[index]?.forget(before: range.lowerBound)
             entry.source.spliceCues.forget(before: range.lowerBound)

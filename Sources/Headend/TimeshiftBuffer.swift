@@ -43,8 +43,12 @@ public struct TimeshiftSettings: Sendable, Equatable {
 /// both under one lock. Segment files are written and deleted on the one disk queue all buffers
 /// share (`TimeshiftSegmentFile.disk`): neither the ingest nor a replay ever waits for the disk.
 /// A GOP stays readable from memory until it is written; a file is deleted once none of its GOPs
-/// is in the window and no newer file took over. A write that fails (a full disk) keeps the GOP
-/// in memory.
+/// is in the window and no newer file took over.
+///
+/// When a write fails (a full disk), the buffer is in memory only, within `memoryBytes`: the
+/// GOPs on disk go (their files are deleted), then the oldest in memory, so the window shrinks
+/// to what memory holds; `diskRefusal` says why. Every `retryAfterRefusal` it tries the disk
+/// again, and once a write succeeds, older GOPs go to disk again and the window grows back.
 public final class TimeshiftBuffer: @unchecked Sendable {
     /// One GOP of the index: where it starts in wall-clock time and in the source's timeline.
     public struct GOPInfo: Sendable, Equatable {
@@ -74,6 +78,8 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     /// When (on the clock `append` is given) the disk last refused a write: no GOP is written
     /// for `retryAfterRefusal` after, and the refusal is told once.
     private var refusedAt: Date?
+    /// Why the disk refuses (the latest failed write), until a write succeeds.
+    private var refusal: TimeshiftDiskRefusal?
     static let retryAfterRefusal: TimeInterval = 10
 
     /// A GOP: its entries in memory, or its file once written. Mutable fields are read and
@@ -155,6 +161,7 @@ public final class TimeshiftBuffer: @unchecked Sendable {
             if shown {
                 spill = spillCandidates(now: now)
                 expired = expire(before: now.addingTimeInterval(-settings.window.seconds))
+                if refusal != nil { expired += trimToMemory() }
             } else {
                 expired = trimToBackground()
                 if let warm = settings.warmSeconds { expired += expire(before: now.addingTimeInterval(-warm.seconds)) }
@@ -201,8 +208,10 @@ public final class TimeshiftBuffer: @unchecked Sendable {
         if let newest = files.last, newest.minute >= minute { return newest }
         let file = TimeshiftSegmentFile(directory: directory, minute: minute)
         files.append(file)
-        delete(files.dropLast().filter(isDeletable))
-        files.removeAll { $0 !== file && isDeletable($0) }
+        // Found first: `isDeletable` reads `files`, which `removeAll` must not be changing then.
+        let stale = files.dropLast().filter(isDeletable)
+        delete(stale)
+        files.removeAll { candidate in stale.contains { $0 === candidate } }
         return file
     }
 
@@ -221,7 +230,6 @@ public final class TimeshiftBuffer: @unchecked Sendable {
         return [file]
     }
 
-    /// Drops GOPs that ended before `limit` (keeps the newest); returns their files (under the lock).
     /// Memory a buffer keeps while its channel is not on screen (no disk at all then).
     public var backgroundBytes: Int { min(settings.memoryBytes, 16 << 20) }
 
@@ -261,9 +269,23 @@ public final class TimeshiftBuffer: @unchecked Sendable {
         return dropped
     }
 
+    /// While the disk refuses: drops the oldest GOPs (those on disk first, then those in memory,
+    /// never the newest) until memory is within `memoryBytes`; returns the files to delete (under
+    /// the lock). A GOP being written (a retry) goes too: if the write succeeds, it lands as an orphan.
+    private func trimToMemory() -> [TimeshiftSegmentFile] {
+        dropOldest { _ in memoryBytes > settings.memoryBytes }
+    }
+
+    /// Drops GOPs that ended before `limit` (keeps the newest); returns their files (under the lock).
     private func expire(before limit: Date) -> [TimeshiftSegmentFile] {
+        dropOldest { $0.end < limit }
+    }
+
+    /// Drops the oldest GOP while `condition` holds of it (keeps the newest); returns the files
+    /// to delete (under the lock).
+    private func dropOldest(while condition: (StoredGOP) -> Bool) -> [TimeshiftSegmentFile] {
         var dropped: [TimeshiftSegmentFile] = []
-        while gops.count > 1, let first = gops.first, first.end < limit {
+        while gops.count > 1, let first = gops.first, condition(first) {
             gops.removeFirst()
             if first.entries != nil { memoryBytes -= first.bytes }
             dropped += release(first)
@@ -281,18 +303,20 @@ public final class TimeshiftBuffer: @unchecked Sendable {
                 do {
                     place = try file.append(TimeshiftSegment.encode(entries))
                     let recovered = self.lock.withLock { () -> Bool in
-                        defer { self.refusedAt = nil }
-                        return self.refusedAt != nil
+                        defer { self.refusedAt = nil; self.refusal = nil }
+                        return self.refusal != nil
                     }
-                    if recovered { self.logger.notice("timeshift: the disk takes writes again") }
+                    if recovered { self.logger.notice("timeshift: \(self.settings.directory.path) takes segments again; older GOPs go to disk again") }
                 } catch {
-                    let first = self.lock.withLock { () -> Bool in
-                        defer { self.refusedAt = max(self.refusedAt ?? now, now) }
-                        return self.refusedAt == nil
+                    let refusal = TimeshiftDiskRefusal(error, directory: self.settings.directory, memoryBytes: self.settings.memoryBytes)
+                    let (first, expired) = self.lock.withLock { () -> (Bool, [TimeshiftSegmentFile]) in
+                        let first = self.refusal == nil
+                        self.refusedAt = max(self.refusedAt ?? now, now)
+                        self.refusal = refusal
+                        return (first, self.closed || !self.shown ? [] : self.trimToMemory())
                     }
-                    if first {
-                        self.logger.warning("timeshift: \(error); keeping that GOP in memory (the buffer stays in memory only, trying the disk again every \(Int(Self.retryAfterRefusal)) s)")
-                    }
+                    self.delete(expired)
+                    if first { self.logger.warning("timeshift: \(refusal.message)") }
                 }
             }
             let remove = self.lock.withLock { () -> Bool in
@@ -378,6 +402,9 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     /// Bytes held in memory (the rest is on disk).
     public var bytesInMemory: Int { lock.withLock { memoryBytes } }
 
+    /// Why the disk takes no segments now; nil while it does (or nothing had to go there yet).
+    public var diskRefusal: TimeshiftDiskRefusal? { lock.withLock { refusal } }
+
     /// Forgets everything and removes the segment files (idempotent).
     public func close() {
         let directory = self.directory
@@ -401,6 +428,29 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     }
 }
 
+/// Why a buffer's segments cannot go to disk, from the write that failed until one succeeds.
+public struct TimeshiftDiskRefusal: Sendable, Hashable {
+    /// The disk has no room (`ENOSPC`, a quota); otherwise the write failed for another reason
+    /// (the directory is gone, not writable, an I/O error).
+    public var full: Bool
+    /// What failed and what the buffer does meanwhile: the file (in its directory) and the
+    /// system's reason, the memory cap and the retry.
+    public var message: String
+
+    public init(full: Bool, message: String) {
+        self.full = full
+        self.message = message
+    }
+
+    /// The refusal of a write that threw `error`.
+    init(_ error: any Error, directory: URL, memoryBytes: Int) {
+        let full = if case TimeshiftError.diskFull = error { true } else { false }
+        let retry = Int(TimeshiftBuffer.retryAfterRefusal)
+        self.init(full: full, message: "\(error); the buffer keeps only what fits in its \(WarmBudget.format(bytes: memoryBytes)) of memory "
+                  + "(the oldest GOPs go) and tries \(directory.path) again every \(retry) s")
+    }
+}
+
 /// Why a replay could not read the buffer.
 public enum TimeshiftError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The GOP left the window (or the buffer closed) before it was read.
@@ -409,12 +459,14 @@ public enum TimeshiftError: Error, Sendable, Equatable, CustomStringConvertible 
     case corrupt(String)
     /// A segment file could not be stored.
     case storage(String)
+    /// A segment file could not be stored: the disk has no room.
+    case diskFull(String)
 
     public var description: String {
         switch self {
         case .gone: "that moment is no longer in the timeshift buffer"
         case .corrupt(let what): "a timeshift segment is damaged: \(what)"
-        case .storage(let what): "cannot store a timeshift segment: \(what)"
+        case .storage(let what), .diskFull(let what): "cannot store a timeshift segment: \(what)"
         }
     }
 }

@@ -33,12 +33,13 @@ final class TimeshiftSegmentFile: @unchecked Sendable {
     /// The minute `time` falls in.
     static func minute(of time: Date) -> Int { Int((time.timeIntervalSince1970 / 60).rounded(.down)) }
 
-    /// Appends `bytes` (on `disk`) and says where they are. A write that fails (a full disk)
-    /// leaves the file as it was and throws.
+    /// Appends `bytes` (on `disk`) and says where they are. A write that fails leaves the file
+    /// as it was and throws `TimeshiftError.diskFull` when the disk has no room (`ENOSPC`, or a
+    /// quota: `EDQUOT`), `TimeshiftError.storage` otherwise.
     func append(_ bytes: [UInt8]) throws -> (offset: UInt64, length: Int) {
         if descriptor < 0 {
             descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw TimeshiftError.storage("cannot open \(url.path): \(String(cString: strerror(errno)))") }
+            guard descriptor >= 0 else { throw Self.failure(errno, "cannot open \(url.path)") }
             size = UInt64(max(0, lseek(descriptor, 0, SEEK_END)))
         }
         let offset = size
@@ -47,14 +48,20 @@ final class TimeshiftSegmentFile: @unchecked Sendable {
             let n = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written)) }
             if n < 0, errno == EINTR { continue }
             guard n > 0 else {
-                let reason = n < 0 ? String(cString: strerror(errno)) : "nothing written"
+                let code = errno
                 _ = ftruncate(descriptor, off_t(offset))
-                throw TimeshiftError.storage("cannot write \(url.path): \(reason)")
+                throw n < 0 ? Self.failure(code, "cannot write \(url.path)") : TimeshiftError.storage("cannot write \(url.path): nothing written")
             }
             written += n
         }
         size += UInt64(bytes.count)
         return (offset, bytes.count)
+    }
+
+    /// `what`, with the reason `code` gives; a disk with no room is `diskFull`.
+    private static func failure(_ code: Int32, _ what: String) -> TimeshiftError {
+        let text = "\(what): \(String(cString: strerror(code)))"
+        return code == ENOSPC || code == EDQUOT ? .diskFull(text) : .storage(text)
     }
 
     /// Closes and deletes the file (on `disk`).
