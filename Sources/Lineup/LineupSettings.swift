@@ -34,7 +34,8 @@ public struct LineupSettings: Sendable, Hashable {
     /// The card template per group (`interstitial.News: news`), over `interstitial`.
     public var groupInterstitials: [String: String] = [:]
 
-    // Timeshift (docs/timeshift.md); `timeshift: off` reads as not written.
+    // Timeshift (docs/timeshift.md); `timeshift: off` reads as not written. The group form
+    // `timeshift: {minutes: 30, warm-seconds: 60, memory: 64MB}` sets the same fields.
     public var timeshift: Duration?
     public var timeshiftMemory: ByteSize?
     public var timeshiftWarm: Duration?
@@ -115,9 +116,14 @@ public struct LineupSettings: Sendable, Hashable {
     ] + LogoStyle.Option.allCases.map(\.attribute)
     /// Groups whose members are any name: `parental.FSK`, `keymap.KEY_F2`, `interstitial.News`.
     public static let groups = ["parental", "keymap", "interstitial"]
+    /// The members of the group `timeshift: {...}`, each with the flat setting it stands for.
+    static let timeshiftMembers: [(member: String, flat: String)] = [
+        ("minutes", "timeshift"), ("warm-seconds", "timeshift-warm"), ("memory", "timeshift-memory"),
+    ]
 
     static func isKnown(_ key: String) -> Bool {
         if names.contains(key) { return true }
+        if timeshiftMembers.contains(where: { "timeshift.\($0.member)" == key }) { return true }
         guard let dot = key.firstIndex(of: ".") else { return false }
         return groups.contains(String(key[..<dot])) && key.index(after: dot) < key.endIndex
     }
@@ -232,6 +238,20 @@ public struct LineupSettings: Sendable, Hashable {
             if text.lowercased() != "off" { timeshift = r.duration(within: .seconds(10) ... .seconds(24 * 3600)) }
         case "timeshift-memory": timeshiftMemory = r.size()
         case "timeshift-warm": timeshiftWarm = r.duration(within: .seconds(1) ... .seconds(600))
+        case "timeshift.minutes", "timeshift.warm-seconds", "timeshift.memory":
+            let member = String(key.dropFirst("timeshift.".count))
+            let flat = Self.timeshiftMembers.first { $0.member == member }?.flat ?? ""
+            if written[flat] != nil {
+                r.problem = "settings.\(key) and settings.\(flat) are the same setting; write one of them"
+                return
+            }
+            switch member {
+            case "minutes":
+                timeshift = r.seconds(within: 1...1440, "a number of minutes from 1 to 1440").map { .milliseconds(Int64(($0 * 60_000).rounded())) }
+            case "warm-seconds":
+                timeshiftWarm = r.seconds(within: 1...600, "a number of seconds from 1 to 600").map { .milliseconds(Int64(($0 * 1000).rounded())) }
+            default: timeshiftMemory = r.size()
+            }
         case "resume-position": resumePosition = r.bool()
         case "deinterlace": deinterlace = Deinterlace(text) ?? r.fail("one of \(Deinterlace.names)")
         case "audio-languages": audioLanguages = r.words
@@ -250,6 +270,13 @@ public struct LineupSettings: Sendable, Hashable {
             if key.hasPrefix("keymap.") { keymap[key] = text; break }
             if key.hasPrefix("interstitial."), key.count > "interstitial.".count {
                 groupInterstitials[String(key.dropFirst("interstitial.".count))] = text
+                break
+            }
+            if key.hasPrefix("timeshift.") {
+                let member = String(key.dropFirst("timeshift.".count))
+                let known = Self.timeshiftMembers.map(\.member)
+                let suggestion = YAMLLineupParser.suggestion(for: member, among: known)
+                r.problem = "settings.timeshift has no '\(member)' (it takes \(known.joined(separator: ", ")))\(suggestion.hasPrefix(";") ? suggestion : "")"
                 break
             }
             if warnsUnknown {

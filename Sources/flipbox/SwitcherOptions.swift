@@ -48,6 +48,9 @@ struct SwitcherOptions: ParsableArguments {
     @Option(help: "Timeshift data kept in memory per channel before it goes to disk (e.g. 64MB). Setting: timeshift-memory.")
     var timeshiftMemory: String?
 
+    @Option(help: "With timeshift on, warm channels not on screen keep their last seconds too, so a flip can go back to before it (e.g. 60s, 1s to 10m; off). Setting: timeshift-warm.")
+    var timeshiftWarm: String?
+
     /// Applies the options over the lineup's settings (read and checked when the lineup was
     /// loaded) over the defaults already in `options`.
     func apply(to options: inout PlayerOptions, lineup: Lineup, lineupPath: String) throws {
@@ -100,19 +103,12 @@ struct SwitcherOptions: ParsableArguments {
             options.locked = Set(numbers)
         }
         if options.startChannel == nil { options.startChannel = settings.start }
-        let window: Duration? = if let timeshift {
-            timeshift.lowercased() == "off" ? nil : try Self.duration(timeshift, "--timeshift", within: .seconds(10) ... .seconds(24 * 3600))
-        } else {
-            settings.timeshift
-        }
-        if let window {
-            var shift = TimeshiftSettings(window: window, directory: TimeshiftSettings.defaultDirectory)
-            if let bytes = try timeshiftMemory.map({ try WarmBudget.bytes($0, setting: "--timeshift-memory") }) ?? settings.timeshiftMemory?.bytes {
-                shift.memoryBytes = bytes
+        do {
+            if let shift = try TimeshiftSettings.resolve(window: timeshift, memory: timeshiftMemory, warm: timeshiftWarm, lineup: settings) {
+                options.timeshift = shift
             }
-            if let resume = settings.resumePosition { shift.resumePosition = resume }
-            if let warm = settings.timeshiftWarm { shift.warmSeconds = warm }
-            options.timeshift = shift
+        } catch {
+            throw ValidationError("\(error)")
         }
         options.interstitials = try interstitialsDirectory(settings: settings, lineupPath: lineupPath)
         if let stateDir {

@@ -135,6 +135,23 @@ import Testing
         #expect(r.status == 64 && r.err.contains("settings.parental.VCHIP: 'TV-XX' is not a VCHIP rating"), "\(r.status) \(r.err)")
     }
 
+    @Test func badTimeshiftOptionsAndSettingsSayWhichAndWhy() async throws {
+        let demo = FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path
+        let cases: [([String], String)] = [
+            (["--timeshift-warm", "60s"], "--timeshift-warm 60s needs timeshift on (--timeshift, or timeshift: in the lineup's settings)"),
+            (["--timeshift", "30m", "--timeshift-warm", "20m"], "--timeshift-warm must be between 1.0 seconds and 600.0 seconds, not '20m'"),
+        ]
+        for (args, message) in cases {
+            let r = try await onOwnThread { try run(["play", demo, "--no-keys", "--output", "headless"] + args) }
+            #expect(r.status == 64, "\(args): \(r.status) \(r.err)")
+            #expect(r.err.contains(message), "\(args): \(r.err)")
+        }
+        let yaml = try write("settings:\n  timeshift:\n    minutes: 30\n    warm-secs: 60\nchannels:\n  - {number: 1, name: One, source: \"test://smpte\"}\n", as: "lineup.yaml")
+        let r = try await onOwnThread { try run(["play", yaml, "--no-keys", "--output", "headless"]) }
+        #expect(r.status == 2 && r.err.contains("\(yaml):4: settings.timeshift has no 'warm-secs' (it takes minutes, warm-seconds, memory)"),
+                "\(r.status) \(r.err)")
+    }
+
     @Test func pinSetRefusesWhatIsNotFourToEightDigits() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-pin-cli-\(UUID().uuidString)").path
         let r = try await onOwnThread { try run(["pin", "set", "--state-dir", dir]) }  // standard input is empty

@@ -137,6 +137,47 @@ import Testing
         #expect(try report.get().settings.written["colour"] == "blue", "kept as written")
     }
 
+    @Test func timeshiftAlsoReadsAsAGroup() throws {
+        let flow = try checkYAML("settings:\n  timeshift: {minutes: 30, warm-seconds: 60}\n\(Self.channels)").get().settings
+        #expect(flow.timeshift == .seconds(1800) && flow.timeshiftWarm == .seconds(60) && flow.timeshiftMemory == nil)
+        let block = checkYAML("""
+            settings:
+              timeshift:
+                minutes: 1.5
+                warm-seconds: 2.5
+                memory: 32MB
+              resume-position: true
+            \(Self.channels)
+            """)
+        #expect(block.diagnostics.isEmpty, "\(block.diagnostics)")
+        let s = try block.get().settings
+        #expect(s.timeshift == .seconds(90) && s.timeshiftWarm == .milliseconds(2500) && s.timeshiftMemory == ByteSize(bytes: 32 << 20))
+        #expect(s.resumePosition == true)
+    }
+
+    @Test func aTimeshiftGroupWithAnUnknownOrBadMemberIsAnErrorOnItsLine() {
+        let report = checkYAML("""
+            settings:
+              timeshift-warm: 10s
+              timeshift:
+                minutes: 0
+                warm-second: 60
+                colour: blue
+                warm-seconds: 20
+                memory: lots
+            \(Self.channels)
+            """, file: "box.yaml")
+        #expect(report.errorLines == [
+            "4: settings.timeshift.minutes '0' is not a number of minutes from 1 to 1440",
+            "5: settings.timeshift has no 'warm-second' (it takes minutes, warm-seconds, memory); did you mean 'warm-seconds'?",
+            "6: settings.timeshift has no 'colour' (it takes minutes, warm-seconds, memory)",
+            "7: settings.timeshift.warm-seconds and settings.timeshift-warm are the same setting; write one of them",
+            "8: settings.timeshift.memory 'lots' is not a size such as 256MB, 1G or 512KB",
+        ])
+        #expect(report.warnings.isEmpty, "unknown members are errors, not warnings: \(report.warnings)")
+        #expect(report.lineup == nil)
+    }
+
     @Test func anM3UHeaderCarriesOtherPlayersAttributesWithoutWarnings() throws {
         let report = LineupLoader.check(text: """
             #EXTM3U refresh="3600" tvg-shift="1" banner-seconds="2"
