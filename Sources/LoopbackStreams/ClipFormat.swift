@@ -162,7 +162,7 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The clip `name` in `directory`, made by `make` (with the path of `tool` and a temporary
-    /// file to write, moved into place once whole) when it is not there yet. Throws when `tool`
+    /// file or directory to write, moved into place once whole) when it is not there yet. Throws when `tool`
     /// is missing or `make` fails.
     static func cached(_ name: String, in directory: String, tool: String, what: String,
                        make: (_ tool: String, _ output: String) throws -> Void) throws -> String {
@@ -172,15 +172,24 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         guard let executable = ["/usr/bin/", "/usr/local/bin/"].map({ $0 + tool }).first(where: FileManager.default.isExecutableFile(atPath:)) else {
             throw TransportStreamClip.Failure(description: "making test clips needs \(tool) (run deploy/install-deps.sh)")
         }
-        let tmp = path + ".part.ts"
+        // A name of this maker's own: test suites run in parallel and may make the same clip at
+        // the same time (a shared name had one maker move the other's file away).
+        let tmp = path + ".\(getpid())-\(UUID().uuidString.prefix(8)).part.ts"
         do {
             try make(executable, tmp)
         } catch {
             try? FileManager.default.removeItem(atPath: tmp)
             throw TransportStreamClip.Failure(description: "\(tool) could not make \(what): \(error)")
         }
-        try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.moveItem(atPath: tmp, toPath: path)
+        // rename(2) puts a file in place whole, replacing one that another maker put there
+        // meanwhile (as good as this one); a directory it cannot replace is theirs, kept.
+        if rename(tmp, path) != 0 {
+            let code = errno
+            try? FileManager.default.removeItem(atPath: tmp)
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw TransportStreamClip.Failure(description: "cannot put \(what) in place at \(path): errno \(code)")
+            }
+        }
         return path
     }
 
@@ -269,8 +278,10 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The directory where generated clips are kept between runs.
+    /// The directory where generated clips are kept between runs. Not `flipbox/clips`: there a
+    /// box keeps the clips of its timeshift buffer, and every `flipbox play` removes the files it
+    /// did not write (it removed these while tests and the soak were making them).
     public static var cacheDirectory: String {
-        (ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? NSHomeDirectory() + "/.cache") + "/flipbox/clips"
+        (ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? NSHomeDirectory() + "/.cache") + "/flipbox/test-clips"
     }
 }

@@ -20,12 +20,16 @@ public final class HLSClip: Sendable {
     /// in a directory beside it named after it, unless that was done before.
     public init(path: String, segmentSeconds: Int) throws {
         let clip = URL(fileURLWithPath: path)
-        let directory = clip.deletingPathExtension().path + "-hls\(segmentSeconds)"
-        let playlist = try ClipFormat.cached("index.m3u8", in: directory, tool: "ffmpeg", what: "HLS segments of \(clip.lastPathComponent)") { ffmpeg, output in
+        // The segments and their playlist are made in a directory of their own, put in place whole.
+        let directory = try ClipFormat.cached(clip.deletingPathExtension().lastPathComponent + "-hls\(segmentSeconds)",
+                                              in: clip.deletingLastPathComponent().path, tool: "ffmpeg",
+                                              what: "HLS segments of \(clip.lastPathComponent)") { ffmpeg, output in
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
             try ClipFormat.runTool(ffmpeg, ["-loglevel", "error", "-y", "-i", path, "-c", "copy", "-f", "hls",
                                             "-hls_time", "\(segmentSeconds)", "-hls_list_size", "0",
-                                            "-hls_segment_filename", directory + "/s%03d.ts", output])
+                                            "-hls_segment_filename", output + "/s%03d.ts", output + "/index.m3u8"])
         }
+        let playlist = directory + "/index.m3u8"
         var segments: [Segment] = []
         var duration: Double?
         let text = try String(contentsOfFile: playlist, encoding: .utf8)
