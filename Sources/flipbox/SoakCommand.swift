@@ -153,12 +153,18 @@ struct SoakCommand: AsyncParsableCommand {
         sources.calm(holdOff: 30)
         _ = await api.send(.closePiP)
         _ = await api.send(.closeMultiview)
-        // Calming changes what some sources send (back to the first clip: another codec, other
-        // PIDs); a channel that cannot follow still says `warm` until its 2 s stall rule fires.
-        try? await Task.sleep(for: .seconds(3))
-        let deadline = ContinuousClock.now + .seconds(20)
+        // Every channel up for 3 s on end, longer than the 2 s stall rule: calming changes what
+        // some sources send (back to the first clip: another codec, other PIDs), and a channel
+        // whose source just stopped misbehaving may still say `warm` until that rule fires.
+        let deadline = ContinuousClock.now + .seconds(23)
+        var upSince: ContinuousClock.Instant?
         while ContinuousClock.now < deadline {
-            if await api.allChannelsUp() { break }
+            if await api.allChannelsUp() {
+                if upSince == nil { upSince = .now }
+                if let upSince, ContinuousClock.now - upSince >= .seconds(3) { break }
+            } else {
+                upSince = nil
+            }
             try? await Task.sleep(for: .milliseconds(500))
         }
         // Five readings 2 s apart, the median of each figure: what the player holds moves with
