@@ -76,7 +76,7 @@ struct ListenRetryTests {
         let running = Task { try await group.run() }
 
         let failed = { recorder.messages.filter { $0.hasPrefix("control API: could not listen on 127.0.0.1:\(port): ") } }
-        #expect(try await EvdevKeysTests.waitUntil(seconds: 10) { failed().count == 1 }, "\(recorder.messages)")
+        #expect(try await EvdevKeysTests.waitUntil(seconds: 60) { failed().count == 1 }, "\(recorder.messages)")
         try await Task.sleep(for: .milliseconds(300)) // several more tries, same reason
         #expect(failed().count == 1, "said once: \(recorder.messages)")
         #expect(failed().first?.contains("Address already in use") == true, "\(recorder.messages)")
@@ -84,7 +84,7 @@ struct ListenRetryTests {
                 "\(recorder.messages)")
 
         holder.close()
-        #expect(try await EvdevKeysTests.waitUntil(seconds: 10) {
+        #expect(try await EvdevKeysTests.waitUntil(seconds: 60) {
             recorder.messages.contains { $0.hasPrefix("control API: listening on 127.0.0.1:\(port) at last, ") }
         }, "\(recorder.messages)")
         let answer = try await RawHTTPClient.exchange(port: port, "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1")
@@ -104,13 +104,15 @@ struct ListenRetryTests {
             server: { _ in throw CancellationError() })
         let group = ServiceGroup(services: [retry], logger: quietLogger)
         let running = Task { try await group.run() }
-        #expect(try await EvdevKeysTests.waitUntil(seconds: 10) { !recorder.messages.isEmpty })
+        #expect(try await EvdevKeysTests.waitUntil(seconds: 60) { !recorder.messages.isEmpty })
         #expect(recorder.messages == [
             "control API: 192.0.2.1 is not an address of this machine; the box plays on without it and tries again every 60 s, then less often (every 2 min at most)",
         ])
         let asked = ContinuousClock.now
         await group.triggerGracefulShutdown()
         try await running.value
-        #expect(asked.duration(to: .now) < .seconds(5))
+        // Not after the 60 s wait. (The bound is loose: in a parallel run, tests that make
+        // their clips with ffmpeg can hold the two cooperative threads for seconds.)
+        #expect(asked.duration(to: .now) < .seconds(30))
     }
 }
