@@ -88,6 +88,19 @@ public class Element: @unchecked Sendable {
                               CallbackBox<Handler>(handler).retainedPointer(),
                               { data, _ in CallbackBox<Handler>.release(data) })
     }
+
+    /// Calls `handler` for every pad the element removes (an adaptive demuxer's old stream after
+    /// it switched variants). Called on the element's thread: never change state there.
+    public func onPadRemoved(_ handler: @escaping @Sendable (Pad) -> Void) {
+        typealias Handler = @Sendable (Pad) -> Void
+        let cb: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?) -> Void = { _, pad, data in
+            guard let pad else { return }
+            CallbackBox<Handler>.from(data).value(Pad(retaining: pad))
+        }
+        _ = fb_signal_connect(object, "pad-removed", unsafeBitCast(cb, to: GCallback.self),
+                              CallbackBox<Handler>(handler).retainedPointer(),
+                              { data, _ in CallbackBox<Handler>.release(data) })
+    }
 }
 
 /// A bin: an element containing elements.

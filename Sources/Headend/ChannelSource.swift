@@ -29,6 +29,9 @@ public actor ChannelSource {
     /// Whether the running ingest is paced at real time, as its router decided at the first
     /// stream; nil before that, or for a source with no demuxer found at run time.
     var ingestPaced: Bool? { router?.paced }
+    /// How many elements made by `factory` the running ingest holds (for tests: which demuxer
+    /// reads an HLS list).
+    func ingestElements(factory: String) -> Int { pipeline?.descendants(factory: factory).count ?? 0 }
     /// The supervisor's one timer.
     private var timer: Task<Void, Never>?
     /// Whether the running ingest loops (a file): its end seeks back instead of failing.
@@ -96,7 +99,8 @@ public actor ChannelSource {
     /// largest value while hot, so it takes the best variant. (Not 0, "measure": the ingest is
     /// paced to real time, so the demuxer would measure the playback rate of the low variant and
     /// never move up.)
-    var variantSpeed: UInt32 { hotFeeds.isEmpty ? 1 : 4_294_967 }
+    /// (1 Gb/s, not more: `hlsdemux` multiplies it into a signed 32-bit count of bits.)
+    var variantSpeed: UInt32 { hotFeeds.isEmpty ? 1 : 1_000_000 }
 
     /// Tells the running adaptive demuxers the speed for the current tier. They switch at their
     /// next segment; segments start at a keyframe, so the picture changes without a gap.
@@ -159,10 +163,11 @@ public actor ChannelSource {
             for case .property(let element, let name, let value) in plan.setup {
                 p.child(named: element)?.set(name, string: value)
             }
+            // Adaptive streams (HLS) start on the variant the tier asks for.
             if let src = p.child(named: "src"), src.hasProperty("connection-speed") {
-                // Adaptive streams (HLS) start on the variant the tier asks for.
                 src.set("connection-speed", uint64: UInt(variantSpeed))
             }
+            for demuxer in p.descendants(factory: "hlsdemux") { demuxer.set("connection-speed", uint: variantSpeed) }
             // The demuxer does not follow a programme table changed under the same version: a
             // watch on the bytes entering it has the ingest read again at once.
             let tables = ProgramMapWatcher { [weak self] change in
@@ -172,7 +177,7 @@ public actor ChannelSource {
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
                 let cues = IngestRouter.SpliceCueReading(log: spliceCues, logger: logger, channel: "channel \(channel.number) \(channel.name)")
                 cues.watch(p)
-                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, needsParsebin: plan.needsParsebin, logger: logger,
+                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, pacedWithoutLength: plan.pacedWithoutLength, needsParsebin: plan.needsParsebin, logger: logger,
                                           spliceCues: cues, tables: tables)
                 router.attach(to: element)
                 self.router = router
@@ -296,13 +301,24 @@ final class IngestRouter: @unchecked Sendable {
     private let spliceCues: SpliceCueReading?
     private let tables: ProgramMapWatcher?
     private let lock = NSLock()
-    private var haveVideo = false
+    /// The demuxer pad whose stream has the video branch (its number, counted up per pad).
+    /// An adaptive demuxer that switches variants adds a pad for the new one before it removes
+    /// the old; the newest pad's video takes over.
+    private var videoOwner: Int?
+    private var nextOwner = 0
+    /// What was built for each of the dynamic element's pads (its parsebin and branches), by
+    /// pad name, with the pad's number: taken out when the pad goes.
+    private var built: [String: (owner: Int, elements: [Element])] = [:]
     private var audioStreams = StreamNumbering()
     private var subtitleStreams = StreamNumbering()
 
-    init(pipeline: Pipeline, cache: GOPCache, paced: Bool, needsParsebin: Bool, logger: Logger, spliceCues: SpliceCueReading? = nil,
-         tables: ProgramMapWatcher? = nil) {
+    /// Paced whatever the source's length: HLS, whose segments arrive in bursts live or not.
+    private let pacedWithoutLength: Bool
+
+    init(pipeline: Pipeline, cache: GOPCache, paced: Bool, pacedWithoutLength: Bool = false, needsParsebin: Bool, logger: Logger,
+         spliceCues: SpliceCueReading? = nil, tables: ProgramMapWatcher? = nil) {
         self.tables = tables
+        self.pacedWithoutLength = pacedWithoutLength
         self.pipeline = pipeline
         self.cache = cache
         self.pacedByPlan = paced
@@ -350,35 +366,62 @@ final class IngestRouter: @unchecked Sendable {
     func attach(to element: Element) {
         let router = self
         element.onPadAdded { pad in router.route(pad) }
+        element.onPadRemoved { pad in router.removed(pad) }
+    }
+
+    /// A pad of the dynamic element went (an adaptive demuxer's previous variant): its parsebin
+    /// and branches are stopped and taken out, off the demuxer's thread, and the video is free
+    /// for the next stream if that pad had it.
+    private func removed(_ pad: Pad) {
+        let name = pad.name
+        let gone: [Element] = lock.withLock {
+            guard let entry = built.removeValue(forKey: name) else { return [] }
+            if videoOwner == entry.owner { videoOwner = nil }
+            return entry.elements
+        }
+        guard !gone.isEmpty, let pipeline else { return }
+        Task.detached { [weak pipeline] in
+            guard let pipeline else { return }
+            for element in gone { pipeline.removeStopped(element) }
+        }
     }
 
     private func route(_ pad: Pad) {
         guard let pipeline else { return }
         let decided: Bool? = lock.withLock {
             guard decidedPaced == nil else { return nil }
-            decidedPaced = pacedByPlan && pad.hasKnownLength
+            decidedPaced = pacedByPlan && (pacedWithoutLength || pad.hasKnownLength)
             return decidedPaced
         }
         if pacedByPlan, let decided {
             logger.debug("ingest \(decided ? "paced at real time (the source has a length)" : "taken as it arrives (a live stream)")")
         }
+        // Each pad of an element whose pads carry whole streams (urisourcebin, hlsdemux) is an
+        // owner of its own; the pads of one demuxer (parsebin) all belong to one.
+        let owner: Int = needsParsebin ? lock.withLock {
+            defer { nextOwner += 1 }
+            return nextOwner
+        } : 0
         do {
             if needsParsebin {
                 let parse = try Element.make("parsebin")
                 pipeline.add(parse)
-                parse.onPadAdded { [weak self] p in self?.routeParsed(p) }
+                let name = pad.name
+                lock.withLock { built[name] = (owner, [parse]) }
+                parse.onPadAdded { [weak self] p in self?.routeParsed(p, owner: owner, ownerPad: name) }
                 tables?.watch(parse)
                 try pad.link(to: parse)
                 parse.syncStateWithParent()
                 return
             }
-            routeParsed(pad)
+            routeParsed(pad, owner: owner, ownerPad: nil)
         } catch {
             logger.warning("cannot route stream \(pad.name): \(error)")
         }
     }
 
-    private func routeParsed(_ pad: Pad) {
+    /// Routes a parsed stream of the dynamic element's pad `ownerPad` (numbered `owner`).
+    private func routeParsed(_ pad: Pad, owner: Int, ownerPad: String?) {
         guard let pipeline else { return }
         let mediaType = pad.caps?.mediaType ?? ""
         let key = pad.streamID.map { String($0.split(separator: "/").last ?? Substring($0)) }
@@ -391,10 +434,11 @@ final class IngestRouter: @unchecked Sendable {
             if mediaType.hasPrefix("subpicture/"), let known = subtitleStreams.known(key) {
                 return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)
             }
+            let haveVideo = videoOwner.map { $0 >= owner } ?? false
             let b = IngestBranch.choose(mediaType: mediaType, haveVideo: haveVideo, audioStreams: audioStreams.count,
                                         subtitleStreams: subtitleStreams.count, paced: paced)
             switch b {
-            case .video: haveVideo = true; return (b, 0)
+            case .video: videoOwner = owner; return (b, 0)
             case .audio: return (b, audioStreams.add(key))
             case .subtitle: return (b, subtitleStreams.add(key))
             case .discard: return (b, 0)
@@ -425,6 +469,7 @@ final class IngestRouter: @unchecked Sendable {
             case .discard:
                 bin = try pipeline.addBranch("fakesink sync=false async=false")
             }
+            if let ownerPad { lock.withLock { built[ownerPad]?.elements.append(bin) } }
             try pad.link(to: bin)
             bin.syncStateWithParent()
         } catch {

@@ -27,6 +27,10 @@ struct IngestPlan: Sendable {
     /// Deliver at real time (appsinks sync on the clock) instead of as fast as data comes:
     /// files, and HTTP, whose server may hand over a whole file or HLS playlist in a burst.
     var paced: Bool
+    /// Paced even when the source has no length: HLS, whose segments come in bursts of several
+    /// seconds whether the list is live or not. (Other HTTP sources are paced only when they have
+    /// a length; a live stream arrives in real time by itself.)
+    var pacedWithoutLength = false
 
     init(description: String, setup: [Setup], dynamicElement: String?, needsParsebin: Bool, loops: Bool, paced: Bool? = nil) {
         self.description = description
@@ -59,6 +63,18 @@ struct IngestPlan: Sendable {
                 description: "udpsrc name=src buffer-size=4194304 caps=\"application/x-rtp,media=(string)video,clock-rate=(int)90000,encoding-name=(string)MP2T\" ! rtpjitterbuffer latency=100 ! rtpmp2tdepay ! parsebin name=parse",
                 setup: [.property(element: "src", name: "uri", value: udp)],
                 dynamicElement: "parse", needsParsebin: false, loops: false)
+        case .http where isHLSPlaylist(url), .https where isHLSPlaylist(url):
+            // HLS is read by `hlsdemux` under our own HTTP source, not by `urisourcebin`: 1.22's
+            // urisourcebin plugs `hlsdemux2`, which writes into a freed request when an HTTP
+            // request fails (docs/reliability.md, "HTTP, HLS and PID changes"), and it refuses
+            // the older `hlsdemux`. Each `src_%u` pad of the demuxer carries one variant's
+            // segments (MPEG-TS, or elementary audio) and gets a parsebin, as urisourcebin's do.
+            var plan = IngestPlan(
+                description: "souphttpsrc name=src retries=3 timeout=10 ! hlsdemux name=hls",
+                setup: [.property(element: "src", name: "location", value: url)],
+                dynamicElement: "hls", needsParsebin: true, loops: false, paced: true)
+            plan.pacedWithoutLength = true
+            return plan
         case .http, .https:
             // A progressive file or a VOD/event HLS list arrives far faster than real time and
             // ends at once; paced, it plays like a live channel (and reconnects at its end).
@@ -72,6 +88,14 @@ struct IngestPlan: Sendable {
                 setup: [.property(element: "src", name: "uri", value: url)],
                 dynamicElement: "src", needsParsebin: true, loops: false)
         }
+    }
+
+    /// Whether an HTTP URL names an HLS playlist: its path ends in `.m3u8` (how providers and
+    /// iptv-org lists name them). Other HTTP URLs go to `urisourcebin`, which finds out by the
+    /// bytes.
+    static func isHLSPlaylist(_ url: String) -> Bool {
+        let path = URLComponents(string: url)?.path ?? url
+        return path.lowercased().hasSuffix(".m3u8")
     }
 
     /// `udp://@239.0.0.1:1234` (VLC style) -> `udp://239.0.0.1:1234`; `udp://@:1234` -> all interfaces.

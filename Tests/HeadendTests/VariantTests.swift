@@ -59,6 +59,12 @@ extension HeadendTests {
             await source.setHot(1, false)
             let downgraded = await eventually(within: 6) { source.cache.videoCaps?.int("width") == 160 }
             #expect(downgraded, "back to warm: the low variant again")
+            // Each switch is a new demuxer pad; what was built for the old one is taken out.
+            let parsebins = await eventually(within: 3) { await source.ingestElements(factory: "parsebin") == 1 }
+            let left = await source.ingestElements(factory: "parsebin")
+            #expect(parsebins, "one parsebin after two switches, not \(left)")
+            let sinks = await source.ingestElements(factory: "appsink")
+            #expect(sinks == 1, "one video branch, not \(sinks)")
             await source.stop()
         }
     }
