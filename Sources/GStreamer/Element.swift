@@ -79,25 +79,22 @@ public class Element: @unchecked Sendable {
     /// Called on a streaming thread: link pads and add elements there, never change state.
     /// The handler must not capture the element's pipeline strongly.
     public func onPadAdded(_ handler: @escaping @Sendable (Pad) -> Void) {
-        typealias Handler = @Sendable (Pad) -> Void
-        let cb: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?) -> Void = { _, pad, data in
-            guard let pad else { return }
-            CallbackBox<Handler>.from(data).value(Pad(retaining: pad))
-        }
-        _ = fb_signal_connect(object, "pad-added", unsafeBitCast(cb, to: GCallback.self),
-                              CallbackBox<Handler>(handler).retainedPointer(),
-                              { data, _ in CallbackBox<Handler>.release(data) })
+        connectPadSignal("pad-added", handler)
     }
 
     /// Calls `handler` for every pad the element removes (an adaptive demuxer's old stream after
     /// it switched variants). Called on the element's thread: never change state there.
     public func onPadRemoved(_ handler: @escaping @Sendable (Pad) -> Void) {
+        connectPadSignal("pad-removed", handler)
+    }
+
+    private func connectPadSignal(_ signal: String, _ handler: @escaping @Sendable (Pad) -> Void) {
         typealias Handler = @Sendable (Pad) -> Void
         let cb: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?) -> Void = { _, pad, data in
             guard let pad else { return }
             CallbackBox<Handler>.from(data).value(Pad(retaining: pad))
         }
-        _ = fb_signal_connect(object, "pad-removed", unsafeBitCast(cb, to: GCallback.self),
+        _ = fb_signal_connect(object, signal, unsafeBitCast(cb, to: GCallback.self),
                               CallbackBox<Handler>(handler).retainedPointer(),
                               { data, _ in CallbackBox<Handler>.release(data) })
     }
