@@ -7,15 +7,13 @@ import Lineup
 enum APIParameter {
     /// The channel number in path parameter `name` (`7`, `9.1`, percent-encoded or not).
     static func channelNumber(_ context: some RequestContext, _ name: String = "number") throws(HTTPError) -> ChannelNumber {
-        try channelNumber(context.parameters.get(name).flatMap { $0.removingPercentEncoding } ?? "")
+        do { return try ChannelNumber.inPath(context.parameters.get(name)) }
+        catch { throw HTTPError(.badRequest, message: error.message) }
     }
 
-    /// `text` as a channel number.
+    /// `text` (a query parameter, a JSON field) as a channel number.
     static func channelNumber(_ text: String) throws(HTTPError) -> ChannelNumber {
-        guard let number = ChannelNumber(text) else {
-            throw HTTPError(.badRequest, message: ChannelNumber.notANumber(text))
-        }
-        return number
+        do { return try ChannelNumber.reading(text) } catch { throw HTTPError(.badRequest, message: error.message) }
     }
 
     /// The widths a still picture may be asked for.

@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 import Logging
 import ServiceLifecycle
 
@@ -50,7 +51,7 @@ public struct ListenRetry: Service {
                 let server = try makeServer { [name, address, logger] in
                     listened.set()
                     if let failingSince {
-                        let down = ListenRetrySchedule.spoken(failingSince.duration(to: .now))
+                        let down = failingSince.duration(to: .now).spoken
                         logger.notice("\(name): listening on \(address) at last, \(down) after it first could not")
                     }
                 }
@@ -69,8 +70,8 @@ public struct ListenRetry: Service {
             if first {
                 logger.warning("\(name): \(reason); the box plays on without it and tries again \(schedule.summary)")
             } else if decision.say, let since = schedule.failingSince {
-                let down = ListenRetrySchedule.spoken(since.duration(to: clock.now))
-                logger.warning("\(name): still not listening after \(down): \(reason); trying again every \(ListenRetrySchedule.spoken(decision.wait))")
+                let down = since.duration(to: clock.now).spoken
+                logger.warning("\(name): still not listening after \(down): \(reason); trying again every \(decision.wait.spoken)")
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: decision.wait) }
         }

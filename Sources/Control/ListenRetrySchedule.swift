@@ -57,14 +57,7 @@ public struct ListenRetrySchedule: Sendable {
 
     /// `every 2 s, then less often (every 30 s at most)`: how the schedule tries, for the log.
     public var summary: String {
-        "every \(Self.spoken(first)), then less often (every \(Self.spoken(longest)) at most)"
+        "every \(first.spoken), then less often (every \(longest.spoken) at most)"
     }
 
-    /// A duration as the log says it: `2 s`, `95 s`, `5 min`.
-    public static func spoken(_ duration: Duration) -> String {
-        let seconds = Int(duration.components.seconds)
-        if seconds >= 120 { return "\(seconds / 60) min" }
-        if seconds >= 1 { return "\(seconds) s" }
-        return "\(duration.components.attoseconds / 1_000_000_000_000_000) ms"
-    }
 }

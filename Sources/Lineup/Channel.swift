@@ -30,6 +30,20 @@ public struct ChannelNumber: Hashable, Comparable, Sendable, CustomStringConvert
         "'\(text)' is not a channel number; use a number such as 7 or 9.1"
     }
 
+    /// The one reading of a channel number in a URL path (the control API's `/tune/9.1`, the
+    /// served `/stream/7.ts` and `/auto/v7`): percent-decoded, then read as a number; when it is
+    /// none, the error's message says so in `notANumber`'s words.
+    public static func inPath(_ text: String?) throws(LineupValueError) -> ChannelNumber {
+        try reading(text.map { $0.removingPercentEncoding ?? $0 } ?? "")
+    }
+
+    /// `text` (a query parameter, a JSON field) as a channel number; when it is none, the
+    /// error's message says so in `notANumber`'s words.
+    public static func reading(_ text: String) throws(LineupValueError) -> ChannelNumber {
+        guard let number = ChannelNumber(text) else { throw LineupValueError(notANumber(text)) }
+        return number
+    }
+
     public static func < (a: ChannelNumber, b: ChannelNumber) -> Bool {
         (a.major, a.minor ?? -1) < (b.major, b.minor ?? -1)
     }

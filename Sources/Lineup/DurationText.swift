@@ -1,13 +1,22 @@
 import Foundation
 
 extension Duration {
-    /// The duration for people: `2 s`, `1.5 s`, `250 ms`. The one formatter every message uses.
+    /// The duration for people: `2 s`, `1.5 s`, `250 ms`, `95 s`, `5 min`, `2 min 30 s`. The
+    /// one formatter every message uses.
     public var spoken: String {
         let ms = milliseconds
         if ms < 1000 && ms != 0 { return "\(Int(ms.rounded())) ms" }
         let s = ms / 1000
+        if s >= 120 {
+            let whole = Int(s)
+            return whole % 60 == 0 ? "\(whole / 60) min" : "\(whole / 60) min \(whole % 60) s"
+        }
         return s == s.rounded() ? "\(Int(s)) s" : "\((s * 10).rounded() / 10) s"
     }
+
+    /// Whole seconds, rounded up, for people: `Try again in 30 s` (a wait that is not over
+    /// after the time said).
+    public var spokenWholeSecondsUp: String { Duration.seconds(Int64(seconds.rounded(.up))).spoken }
 
     /// The duration in seconds, fractions kept.
     public var seconds: Double {

@@ -18,8 +18,8 @@ public struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// reading of a channel number in a served path. `unknownChannel` when the text is no
     /// number, or no channel has it.
     static func channel(_ text: String?, in lineup: Lineup) throws(ServeError) -> Channel {
-        let text = text?.removingPercentEncoding ?? text ?? ""
-        guard let number = ChannelNumber(text) else { throw ServeError(.unknownChannel, ChannelNumber.notANumber(text)) }
+        let number: ChannelNumber
+        do { number = try ChannelNumber.inPath(text) } catch { throw ServeError(.unknownChannel, error.message) }
         guard let channel = lineup.channel(number: number) else { throw ServeError(.unknownChannel, "no channel \(number) in the lineup") }
         return channel
     }

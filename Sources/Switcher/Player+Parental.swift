@@ -122,20 +122,18 @@ extension Player {
         case .wrong(let left, let wait):
             showPINEntry(nil)
             logger.warning("a wrong PIN was given for channel \(channel.number)")
-            let text = if let wait { "Wrong PIN. Try again in \(Self.seconds(wait))" }
+            let text = if let wait { "Wrong PIN. Try again in \(Duration.seconds(wait).spokenWholeSecondsUp)" }
                 else if left <= 2 { "Wrong PIN (\(left) more before a wait)" }
                 else { "Wrong PIN" }
             showMessage(text)
             throw UnlockError(.wrongPIN, text.lowercased(), retryAfter: wait)
         case .mustWait(let seconds):
             showPINEntry(nil)
-            let text = "Too many wrong PINs. Try again in \(Self.seconds(seconds))"
+            let text = "Too many wrong PINs. Try again in \(Duration.seconds(seconds).spokenWholeSecondsUp)"
             showMessage(text)
             throw UnlockError(.tooManyAttempts, text.lowercased(), retryAfter: seconds)
         }
     }
-
-    private static func seconds(_ s: Double) -> String { "\(Int(s.rounded(.up))) s" }
 
     /// Shows `typed` PIN dots over the lock card (nil or 0 hides them). The digits never show.
     public func showPINEntry(_ typed: Int?) {

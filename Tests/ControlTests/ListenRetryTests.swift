@@ -51,9 +51,9 @@ struct ListenRetryTests {
         let again = schedule.failed("in use", at: at(500))
         #expect(again.wait == .seconds(2) && again.say, "a new run of failures starts afresh")
         #expect(schedule.summary == "every 2 s, then less often (every 30 s at most)")
-        #expect(ListenRetrySchedule.spoken(.seconds(95)) == "95 s")
-        #expect(ListenRetrySchedule.spoken(.seconds(300)) == "5 min")
-        #expect(ListenRetrySchedule.spoken(.milliseconds(50)) == "50 ms")
+        #expect(Duration.seconds(95).spoken == "95 s")
+        #expect(Duration.seconds(300).spoken == "5 min")
+        #expect(Duration.milliseconds(50).spoken == "50 ms")
     }
 
     /// The API's port held by another socket: each try's real bind fails and is said once; the box

@@ -31,5 +31,9 @@ import Testing
         #expect(Duration.seconds(2).spoken == "2 s")
         #expect(Duration.milliseconds(1500).spoken == "1.5 s")
         #expect(Duration.milliseconds(250).spoken == "250 ms")
+        #expect(Duration.seconds(95).spoken == "95 s")
+        #expect(Duration.seconds(300).spoken == "5 min")
+        #expect(Duration.seconds(150).spoken == "2 min 30 s")
+        #expect(Duration.milliseconds(29_200).spokenWholeSecondsUp == "30 s")
     }
 }
