@@ -35,11 +35,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds between flips (a viewer watching a moment).")
     var interval = 300
 
-    @Option(help: "Output size.")
-    var size = "1280x720"
-
-    @Option(help: "Output frame rate.")
-    var fps = 30
+    @OptionGroup(title: "Picture")
+    var picture: OutputSizeOptions
 
     @Option(help: "Generated streams: clean, ts-loop (MPEG-TS looped by ffmpeg: a lost keyframe at every loop), mixed (ts-loop with MPEG-2 576i, H.264 1080i and HEVC channels) or broadcast (six kinds: H.264/AAC, MPEG-2/MP2, H.264 1080i with two AC-3 languages, HEVC 10-bit PQ, H.264/E-AC-3, radio).")
     var streams = "clean"
@@ -66,8 +63,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard ["random", "sequential"].contains(order) else { throw ValidationError("--order must be random or sequential") }
-        let parts = size.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2 else { throw ValidationError("--size must be WIDTHxHEIGHT") }
+        let (width, height, fps) = try picture.resolved()
         guard let streamKind = BenchStreamKind(rawValue: streams) else { throw ValidationError("--streams must be one of \(BenchStreamKind.names)") }
         guard flips > 0, channels >= 2 else { throw ValidationError("--flips must be positive and --channels at least 2") }
         var logger = makeLogger(verbose: verbose)
@@ -109,7 +105,7 @@ struct BenchCommand: AsyncParsableCommand {
         let (policy, budget) = try warmth.resolve(lineup.settings)
 
         // Baseline: only the channel on screen runs.
-        let options = PlayerOptions(sink: .headless, width: parts[0], height: parts[1], fps: fps, warm: .none)
+        let options = PlayerOptions(sink: .headless, width: width, height: height, fps: fps, warm: .none)
         let player = try Player(lineup: lineup, options: options, logger: logger)
         try await player.start()
         guard await waitUntil(seconds: 20, { await player.status().channel != nil }) else {
@@ -170,7 +166,7 @@ struct BenchCommand: AsyncParsableCommand {
             channels: n, streams: self.lineup == nil ? self.streams : "lineup", policy: policy.description, budget: budget.description, order: order, flips: samples,
             kinds: streams.map { s in Dictionary(uniqueKeysWithValues: zip(lineup.channels.map(\.number.description), s.kinds)) } ?? [:],
             baseline: base, warm: warmUsage, warmChannels: warmCount, gopCacheBytes: gopBytes,
-            output: outputStats, peer: peerResult, size: size, fps: fps)
+            output: outputStats, peer: peerResult, size: "\(width)x\(height)", fps: fps)
         print(json ? report.json() : report.text())
     }
 

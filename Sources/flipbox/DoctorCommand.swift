@@ -127,7 +127,7 @@ struct DoctorCommand: AsyncParsableCommand {
         switch sink {
         case .kms:
             do {
-                let request = try play.display.modeRequest(size: play.size)
+                let request = try play.display.modeRequest(size: play.picture.size)
                 let choice = try DisplayChoice.choose(cards: found.cards, connectorName: play.display.connector, mode: request,
                                                       problems: found.problems, directory: directory)
                 findings.append(.ok("output", "kms: \(choice)"))

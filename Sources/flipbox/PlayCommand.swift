@@ -29,11 +29,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "auto, kms, window or headless.")
     var output: String = "auto"
 
-    @Option(help: "Output size WIDTHxHEIGHT (default 1280x720; with --output kms, the display's mode: see --mode).")
-    var size: String?
-
-    @Option(help: "Output frame rate (default 30; with --output kms, the display's refresh).")
-    var fps: Int?
+    @OptionGroup(title: "Picture")
+    var picture: OutputSizeOptions
 
     @OptionGroup(title: "Display")
     var display: DisplayOptions
@@ -94,8 +91,8 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = makeLogger(verbose: verbose)
         var options = try playerOptions(logger: logger)
-        if options.sink == .kms { try display.resolveKMS(into: &options, size: size, fps: fps, logger: logger) }
-        if options.sink == .window { try display.resolveWindow(into: &options, size: size, logger: logger) }
+        if options.sink == .kms { try display.resolveKMS(into: &options, size: picture.size, fps: picture.fps, logger: logger) }
+        if options.sink == .window { try display.resolveWindow(into: &options, size: picture.size, logger: logger) }
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
         var resolved = options
@@ -251,13 +248,7 @@ struct PlayCommand: AsyncParsableCommand {
             guard let s = OutputSink(rawValue: output) else { throw ValidationError("--output must be auto, kms, window or headless, not '\(output)'") }
             sink = s
         }
-        let size = self.size ?? "1280x720", fps = self.fps ?? 30
-        let parts = size.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (64...7680).contains(w), (64...4320).contains(h),
-              w % 2 == 0, h % 2 == 0 else {
-            throw ValidationError("--size must be WIDTHxHEIGHT with even numbers, e.g. 1280x720, not '\(size)'")
-        }
-        guard (1...120).contains(fps) else { throw ValidationError("--fps must be 1 to 120") }
+        let (w, h, fps) = try picture.resolved()
         guard let corner = LogoPlacement.Corner(rawValue: logoCorner) else {
             throw ValidationError("--logo-corner must be one of \(LogoPlacement.Corner.allCases.map(\.rawValue).joined(separator: ", "))")
         }

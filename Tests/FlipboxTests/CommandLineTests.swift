@@ -116,6 +116,22 @@ import Testing
         }
     }
 
+    /// `play` and `bench` read `--size` and `--fps` in one place, with the same words.
+    @Test func playAndBenchReadThePictureTheSameWay() async throws {
+        let cases: [([String], String)] = [
+            (["--size", "321x180"], "--size must be WIDTHxHEIGHT with even numbers from 64x64 to 7680x4320, e.g. 1280x720, not '321x180'"),
+            (["--size", "8000x4000"], "not '8000x4000'"),
+            (["--fps", "0"], "--fps must be 1 to 120, not 0"),
+        ]
+        for command in [["play", "--no-keys", "--output", "headless"], ["bench", "--flips", "1"]] {
+            for (args, message) in cases {
+                let r = try await onOwnThread { try run(command + args) }
+                #expect(r.status == 64, "\(command[0]) \(args): \(r.status) \(r.err)")
+                #expect(r.err.contains(message), "\(command[0]) \(args): \(r.err)")
+            }
+        }
+    }
+
     @Test func badParentalSettingsSayWhichAndWhy() async throws {
         let demo = FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path
         let cases: [([String], String)] = [
