@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Lineup
+import Output
 import Logging
 import Switcher
 

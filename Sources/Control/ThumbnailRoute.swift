@@ -1,5 +1,6 @@
 import Hummingbird
 import Lineup
+import Output
 import Switcher
 
 /// `GET /api/v1/channels/{number}/thumbnail.jpg[?width=N]`: a JPEG of a warm channel's latest

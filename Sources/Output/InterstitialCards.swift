@@ -46,7 +46,6 @@ public final class InterstitialCards: @unchecked Sendable {
     public let directory: String?
     private let format: VideoFormat
     private let logger: Logger
-    private let queue = DispatchQueue(label: "flipbox-cards")
     private let lock = NSLock()
     private var rendered: [String: Buffer] = [:]
     private var order: [String] = []
@@ -61,9 +60,8 @@ public final class InterstitialCards: @unchecked Sendable {
     /// The card `template` (a name such as `news`, nil for the default) filled with `fields`,
     /// as an output frame.
     public func render(template: String?, fields: CardFields) async -> Buffer {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.renderNow(template: template, fields: fields)) }
-        }
+        // A flip is waiting for its card: before any other still picture in line.
+        await StillImageExecutor.shared.perform(urgent: true) { self.renderNow(template: template, fields: fields) }
     }
 
     /// Blocking: renders on the calling thread.

@@ -19,7 +19,6 @@ public actor LogoOverlays {
     private var overlays: [String: Task<Overlay?, Never>] = [:]
 
     /// The thread logo images are decoded on, one at a time.
-    private static let decoding = DispatchQueue(label: "flipbox.logo-decoding", qos: .utility)
 
     public init(placement: LogoPlacement, width: Int, height: Int, cache: LogoCache, logger: Logger) {
         self.placement = placement
@@ -74,12 +73,10 @@ public actor LogoOverlays {
         }
     }
 
-    /// `ImageCodec.decode(file:maxWidth:maxHeight:)` on the decoding thread.
+    /// `ImageCodec.decode(file:maxWidth:maxHeight:)` on the still-image thread.
     static func decode(_ path: String, maxWidth: Int, maxHeight: Int) async throws -> BGRAImage {
-        try await withCheckedThrowingContinuation { continuation in
-            decoding.async {
-                continuation.resume(with: Result { try ImageCodec.decode(file: path, maxWidth: maxWidth, maxHeight: maxHeight) })
-            }
-        }
+        try await StillImageExecutor.shared.perform {
+            Result { try ImageCodec.decode(file: path, maxWidth: maxWidth, maxHeight: maxHeight) }
+        }.get()
     }
 }

@@ -172,9 +172,9 @@ extension Player {
         }
         guard let main = currentChannelIndex else { throw OverlayError(.notOpen, "no channel is on screen yet") }
         let number = lineup.channels[inWindow].number
-        let flip = Task { await self.flip(.tune(number)) }
+        async let flip = self.flip(.tune(number))
         _ = try await tunePiP(main)
-        return await flip.value
+        return await flip
     }
 
     /// Closes the window and stops its decoder.
@@ -338,14 +338,9 @@ extension Player {
         machine.current
     }
 
-    /// Runs blocking rendering (SVG, text, scaling) on the render queue: not the cooperative
-    /// pool, not the media thread. Cards have a queue of their own (InterstitialCards), so a
-    /// flip's card never waits behind an overlay.
+    /// Runs blocking rendering (SVG, text, scaling) on the still-image thread: not the
+    /// cooperative pool, not the media thread. A flip's card goes before it (InterstitialCards).
     static func render<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> T? {
-        await withCheckedContinuation { continuation in
-            overlayRenderQueue.async { continuation.resume(returning: try? work()) }
-        }
+        await StillImageExecutor.shared.perform { try? work() }
     }
 }
-
-private let overlayRenderQueue = DispatchQueue(label: "flipbox-overlays")

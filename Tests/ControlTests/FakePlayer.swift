@@ -3,6 +3,7 @@ import Foundation
 import GStreamer
 import Headend
 import Lineup
+import Output
 import Switcher
 
 /// A scripted `PlayerControl` for testing the HTTP and key layers' shapes; the real player is tested
