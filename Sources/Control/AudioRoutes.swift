@@ -31,7 +31,7 @@ extension APIRouteTable {
     }
 }
 
-/// One audio track: `{"track", "language", "languageName", "codec", "channels", "playing"}`;
+/// One audio track: `{"track", "language", "languageName", "codec", "channels", "description", "playing"}`;
 /// `track` numbers the channel's tracks from 1, as `POST /api/v1/audio/{track}` takes them.
 struct AudioTrackJSON: Encodable, Sendable {
     var track: Int
@@ -39,9 +39,11 @@ struct AudioTrackJSON: Encodable, Sendable {
     var languageName: String?
     var codec: String
     var channels: Int?
+    /// Audio description (a voice describing the picture).
+    var description: Bool
     var playing: Bool
 
-    enum CodingKeys: String, CodingKey { case track, language, languageName, codec, channels, playing }
+    enum CodingKeys: String, CodingKey { case track, language, languageName, codec, channels, description, playing }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -50,6 +52,7 @@ struct AudioTrackJSON: Encodable, Sendable {
         try c.encode(languageName, forKey: .languageName)
         try c.encode(codec, forKey: .codec)
         try c.encode(channels, forKey: .channels)
+        try c.encode(description, forKey: .description)
         try c.encode(playing, forKey: .playing)
     }
 
@@ -57,7 +60,7 @@ struct AudioTrackJSON: Encodable, Sendable {
     static func list(_ state: AudioState) -> [AudioTrackJSON] {
         state.tracks.enumerated().map { i, t in
             AudioTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, codec: t.family.displayName,
-                           channels: t.channels, playing: t.index == state.playing)
+                           channels: t.channels, description: t.describesPicture, playing: t.index == state.playing)
         }
     }
 }

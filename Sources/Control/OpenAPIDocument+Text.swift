@@ -1346,7 +1346,7 @@ extension OpenAPIDocument {
                   type: boolean
             AudioTrack:
               type: object
-              required: [track, language, languageName, codec, channels, playing]
+              required: [track, language, languageName, codec, channels, description, playing]
               properties:
                 track:
                   description: The track's number (from 1), as `POST /api/v1/audio/{track}` takes it.
@@ -1361,6 +1361,11 @@ extension OpenAPIDocument {
                   examples: [AAC, AAC (LATM), MPEG-1 Layer II, AC-3, E-AC-3]
                 channels:
                   type: [integer, "null"]
+                description:
+                  description: |
+                    Audio description: a voice that describes the picture (the stream's table marks it).
+                    Chosen unasked only with the setting `audio-description: true`.
+                  type: boolean
                 playing:
                   type: boolean
             Video:

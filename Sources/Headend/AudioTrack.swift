@@ -8,16 +8,21 @@ public struct AudioTrack: LanguageTrack, Hashable {
     /// ISO 639-2/T code (`deu`, `eng`), nil when the stream does not say.
     public var language: String?
     public var channels: Int?
+    /// Audio description: a voice that describes the picture for people who cannot see it.
+    /// Not chosen unasked unless the box is set to prefer it (`audio-description: true`).
+    public var describesPicture: Bool
 
-    public init(index: Int, family: AudioFamily, language: String?, channels: Int? = nil) {
+    public init(index: Int, family: AudioFamily, language: String?, channels: Int? = nil, describesPicture: Bool = false) {
         self.index = index
         self.family = family
         self.language = language
         self.channels = channels
+        self.describesPicture = describesPicture
     }
 
-    init(index: Int, caps: Caps, language: String?) {
-        self.init(index: index, family: AudioFamily(caps: caps), language: language, channels: caps.int("channels"))
+    init(index: Int, caps: Caps, language: String?, describesPicture: Bool = false) {
+        self.init(index: index, family: AudioFamily(caps: caps), language: language, channels: caps.int("channels"),
+                  describesPicture: describesPicture)
     }
 }
 
@@ -25,10 +30,16 @@ public struct AudioTrack: LanguageTrack, Hashable {
 public enum AudioSelection {
     /// The viewer's choice for this channel when the channel has it; else the first of
     /// `preferred` (ISO 639-2/T codes, in order) that a track speaks; else the first track.
-    /// Nil without tracks.
-    public static func choose(_ tracks: [AudioTrack], remembered: AudioChoice?, preferred: [String]) -> Int? {
-        guard let first = tracks.first else { return nil }
-        return TrackSelection.remembered(tracks, remembered) ?? TrackSelection.preferred(tracks, preferred) ?? first.index
+    /// Audio description tracks are left out of the last two unless `describing` (the box is set
+    /// to prefer them): then they come first, in the same order. Nil without tracks.
+    public static func choose(_ tracks: [AudioTrack], remembered: AudioChoice?, preferred: [String], describing: Bool = false) -> Int? {
+        guard !tracks.isEmpty else { return nil }
+        let wanted = tracks.filter { $0.describesPicture == describing }
+        let candidates = wanted.isEmpty ? tracks : wanted
+        // A language remembered finds the main sound in it before its description; a track the
+        // viewer picked by number (a description too) is theirs.
+        return TrackSelection.remembered(candidates, remembered) ?? TrackSelection.remembered(tracks, remembered)
+            ?? TrackSelection.preferred(candidates, preferred) ?? candidates[0].index
     }
 
     /// The track after `current` in stream order, wrapping; the first when `current` is not

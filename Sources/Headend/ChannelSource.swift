@@ -457,6 +457,10 @@ final class IngestRouter: @unchecked Sendable {
             case .audio(let d):
                 bin = try pipeline.addBranch(d)
                 cache.markAudioStream()
+                // In MPEG-TS the stream id ends in the PID (`…:1/00000102`).
+                if let key, let pid = Int(key, radix: 16), tables?.describesPicture(pid: pid) == true {
+                    cache.markAudioDescription(stream: stream)
+                }
                 readLanguage(of: bin, stream: stream, track: .audio)
                 if let sink = bin.appSink(named: "audio") {
                     sink.onSample { [cache] s in cache.append(s, track: .audio, stream: stream) }
@@ -516,6 +520,10 @@ final class ProgramMapWatcher: @unchecked Sendable {
     private let onChange: @Sendable (ProgramMapWatch.Change) -> Void
 
     init(onChange: @escaping @Sendable (ProgramMapWatch.Change) -> Void) { self.onChange = onChange }
+
+    /// Whether the stream on `pid` is audio description, as the programme's table says (read
+    /// before the demuxer adds the stream's pad: the table comes first).
+    func describesPicture(pid: Int) -> Bool { lock.withLock { watch.describingPIDs.contains(pid) } }
 
     /// Watches what enters `parsebin` (a transport stream, or anything else: then nothing is found).
     func watch(_ parsebin: Element) {

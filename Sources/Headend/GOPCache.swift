@@ -99,7 +99,10 @@ public final class GOPCache: @unchecked Sendable {
     public var audioTracks: [AudioTrack] {
         let caps = lock.withLock { audioCapsByStream }
         let languages = streamLock.withLock { languageByStream }
-        return caps.keys.sorted().map { AudioTrack(index: $0, caps: caps[$0]!, language: languages[$0]) }
+        let describing = streamLock.withLock { describingStreams }
+        return caps.keys.sorted().map {
+            AudioTrack(index: $0, caps: caps[$0]!, language: languages[$0], describesPicture: describing.contains($0))
+        }
     }
     /// The channel's subtitle streams that delivered, in stream order, with their languages; then
     /// the closed captions of its video, when it carries them.
@@ -125,6 +128,11 @@ public final class GOPCache: @unchecked Sendable {
     private var collectionHasVideo: Bool?
     private var languageByStream: [Int: String] = [:]
     private var subtitleLanguageByStream: [Int: String] = [:]
+    private var describingStreams: Set<Int> = []
+
+    /// Called by the ingest when audio stream `stream` is audio description (its programme
+    /// table says so).
+    public func markAudioDescription(stream: Int) { _ = streamLock.withLock { describingStreams.insert(stream) } }
 
     /// True once the ingest routed an audio stream here (its format may not be known yet).
     /// Readable under the cache lock, i.e. from a consumer.

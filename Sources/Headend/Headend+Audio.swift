@@ -18,7 +18,8 @@ extension Headend {
     /// channel, else the first preferred language, else the first stream.
     nonisolated func chosenAudio(_ source: ChannelSource) -> (stream: Int, caps: Caps?) {
         let tracks = source.cache.audioTracks
-        let stream = AudioSelection.choose(tracks, remembered: audioChoices[source.channel.id], preferred: preferredLanguages) ?? 0
+        let stream = AudioSelection.choose(tracks, remembered: audioChoices[source.channel.id], preferred: preferredLanguages,
+                                           describing: prefersAudioDescription) ?? 0
         return (stream, source.cache.audioCaps(stream: stream) ?? source.cache.audioCaps)
     }
 

@@ -45,6 +45,8 @@ public actor Headend {
     var spareFailures: Set<ChannelDecoder.Codec> = []
     /// The lineup's `audio-languages`, as ISO 639-2/T codes.
     let preferredLanguages: [String]
+    /// Audio description chosen unasked (`audio-description: true`).
+    let prefersAudioDescription: Bool
     /// The lineup's `subtitle-languages`, as ISO 639-2/T codes: subtitles in these show unasked.
     let preferredSubtitleLanguages: [String]
     /// The pictures of channels without video.
@@ -74,6 +76,7 @@ public actor Headend {
         self.target = target
         self.stills = StillPictures(target: target)
         preferredLanguages = Self.languages("audio-languages", lineup.settings.audioLanguages, logger: logger)
+        prefersAudioDescription = lineup.settings.audioDescription ?? false
         preferredSubtitleLanguages = Self.languages("subtitle-languages", lineup.settings.subtitleLanguages, logger: logger)
         self.logger = logger
         let resolved = budget

@@ -24,6 +24,10 @@ public struct ProgramMapWatch: Sendable {
         public struct Entry: Sendable, Hashable {
             public var kind: Int
             public var pid: Int
+            /// An audio stream that describes the picture for people who cannot see it: ISO 639
+            /// language descriptor with audio type 3 ("visual impaired commentary"), or DVB's
+            /// supplementary audio descriptor classifying it as audio description.
+            public var describesPicture = false
         }
     }
 
@@ -37,6 +41,10 @@ public struct ProgramMapWatch: Sendable {
             return pid == 0 ? "its programme list changed \(how)" : "its streams changed from \(old.streamList) to \(new.streamList) \(how)"
         }
     }
+
+    /// The PIDs of the programme's audio description streams (`Table.Entry.describesPicture`),
+    /// as the newest intact PMT lists them.
+    public var describingPIDs: Set<Int> { Set(pmt?.entries.filter(\.describesPicture).map(\.pid) ?? []) }
 
     /// The PMT PID of the first programme (the one the demuxer plays), once the PAT was read.
     public private(set) var programMapPID: Int?
@@ -161,10 +169,36 @@ public struct ProgramMapWatch: Sendable {
         var i = 12 + infoLength
         while i + 5 <= section.count - 4 {
             let esInfo = (Int(section[i + 3] & 0x0F) << 8) | Int(section[i + 4])
-            entries.append(.init(kind: Int(section[i]), pid: (Int(section[i + 1] & 0x1F) << 8) | Int(section[i + 2])))
+            let descriptors = section[min(i + 5, section.count - 4)..<min(i + 5 + esInfo, section.count - 4)]
+            entries.append(.init(kind: Int(section[i]), pid: (Int(section[i + 1] & 0x1F) << 8) | Int(section[i + 2]),
+                                 describesPicture: describesPicture(Array(descriptors))))
             i += 5 + esInfo
         }
         return entries
+    }
+
+    /// Whether an elementary stream's descriptors mark it as audio description: an ISO 639
+    /// language descriptor (tag 0x0A) whose audio type is 0x03, or a DVB supplementary audio
+    /// descriptor (extension 0x06 of tag 0x7F) whose editorial classification is 1.
+    static func describesPicture(_ descriptors: [UInt8]) -> Bool {
+        var i = 0
+        while i + 2 <= descriptors.count {
+            let tag = descriptors[i], length = Int(descriptors[i + 1])
+            let body = descriptors[(i + 2)..<min(i + 2 + length, descriptors.count)]
+            if tag == 0x0A {
+                // (language code, audio type) entries of four bytes.
+                var e = body.startIndex
+                while e + 4 <= body.endIndex {
+                    if body[e + 3] == 0x03 { return true }
+                    e += 4
+                }
+            }
+            if tag == 0x7F, body.count >= 2, body[body.startIndex] == 0x06, (body[body.startIndex + 1] >> 2) & 0x1F == 0x01 {
+                return true
+            }
+            i += 2 + length
+        }
+        return false
     }
 
     /// CRC-32/MPEG-2 of `bytes`; 0 over a whole section, its CRC included, when it is intact.

@@ -45,6 +45,8 @@ public struct LineupSettings: Sendable, Hashable {
     public var deinterlace: Deinterlace?
     /// Preferred audio languages, first choice first, as written (`deu`, `English`).
     public var audioLanguages: [String] = []
+    /// Audio description (a voice describing the picture) chosen unasked where a channel has it.
+    public var audioDescription: Bool?
     /// Languages whose subtitles show unasked, first choice first, as written.
     public var subtitleLanguages: [String] = []
     public var audioDevice: String?
@@ -109,7 +111,7 @@ public struct LineupSettings: Sendable, Hashable {
         "card-delay", "card-minimum", "tune-timeout", "skip", "flip-scope", "locked-flip", "locked", "start",
         "up-next-seconds", "banner-seconds", "interstitials", "interstitial",
         "timeshift", "timeshift-memory", "timeshift-warm", "resume-position",
-        "deinterlace", "audio-languages", "subtitle-languages", "audio-device", "normalize-audio",
+        "deinterlace", "audio-languages", "audio-description", "subtitle-languages", "audio-device", "normalize-audio",
         "allow-hosts", "serve-allow", "serve-max-clients",
         "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name",
         "guide-refresh", "parental",
@@ -255,6 +257,7 @@ public struct LineupSettings: Sendable, Hashable {
         case "resume-position": resumePosition = r.bool()
         case "deinterlace": deinterlace = Deinterlace(text) ?? r.fail("one of \(Deinterlace.names)")
         case "audio-languages": audioLanguages = r.words
+        case "audio-description": audioDescription = r.bool()
         case "subtitle-languages": subtitleLanguages = r.words
         case "audio-device": audioDevice = text
         case "normalize-audio": normalizeAudio = r.bool()

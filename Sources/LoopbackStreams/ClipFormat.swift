@@ -29,9 +29,13 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     public struct AudioTrack: Sendable, Hashable {
         public var toneHz: Int
         public var language: String?
-        public init(toneHz: Int, language: String? = nil) {
+        /// Audio description: muxed with audio type 3 ("visual impaired commentary") in its
+        /// ISO 639 language descriptor, as broadcasters mark it.
+        public var describesPicture: Bool
+        public init(toneHz: Int, language: String? = nil, describesPicture: Bool = false) {
             self.toneHz = toneHz
             self.language = language
+            self.describesPicture = describesPicture
         }
     }
 
@@ -145,7 +149,7 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         let base = "clip-\(hasVideo ? codec.rawValue : "radio")-\(width)x\(height)\(interlaced ? "i" : "p")\(fps)-g\(gopSeconds)-\(seconds)s-\(bitrateKbps)k-h\(hue)-t\(toneHz)\(colour.map { "-c" + String($0, radix: 16) } ?? "")"
         var extra = ""
         if audioCodec != .aac { extra += "-a" + audioCodec.rawValue }
-        if !audioTracks.isEmpty { extra += "-" + audioTracks.map { "\($0.toneHz)\($0.language ?? "")" }.joined(separator: "+") }
+        if !audioTracks.isEmpty { extra += "-" + audioTracks.map { "\($0.toneHz)\($0.language ?? "")\($0.describesPicture ? "ad" : "")" }.joined(separator: "+") }
         if let colours { extra += "-" + colours.rawValue }
         if fieldMotion { extra += "-fm" }
         if let structure { extra += "-" + structure.rawValue }
@@ -252,6 +256,7 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         }
         for (i, track) in tracks.enumerated() {
             if let language = track.language { audio += ["-metadata:s:a:\(i)", "language=\(language)"] }
+            if track.describesPicture { audio += ["-disposition:a:\(i)", "visual_impaired"] }
         }
         var mux = audioCodec == .latm ? ["-mpegts_flags", "latm"] : []
         if let layout {

@@ -21,6 +21,25 @@ import Testing
         #expect(AudioSelection.choose([], remembered: .track(0), preferred: ["eng"]) == nil)
     }
 
+    /// Audio description (a voice describing the picture) is never chosen unasked, unless the box
+    /// is set to prefer it; a viewer who picks it gets it.
+    @Test func audioDescriptionIsChosenOnlyWhenAskedFor() {
+        let t = [AudioTrack(index: 0, family: .aac, language: "eng", describesPicture: true),
+                 AudioTrack(index: 1, family: .aac, language: "eng"),
+                 AudioTrack(index: 2, family: .aac, language: "deu", describesPicture: true),
+                 AudioTrack(index: 3, family: .aac, language: "deu")]
+        #expect(AudioSelection.choose(t, remembered: nil, preferred: []) == 1, "the first main sound, not the description before it")
+        #expect(AudioSelection.choose(t, remembered: nil, preferred: ["deu"]) == 3)
+        #expect(AudioSelection.choose(t, remembered: .language("eng"), preferred: []) == 1)
+        #expect(AudioSelection.choose(t, remembered: .track(2), preferred: ["eng"]) == 2, "picked by the viewer")
+        #expect(AudioSelection.choose(t, remembered: nil, preferred: ["deu"], describing: true) == 2)
+        #expect(AudioSelection.choose(t, remembered: nil, preferred: [], describing: true) == 0)
+        let mainOnly = [AudioTrack(index: 0, family: .aac, language: "eng")]
+        #expect(AudioSelection.choose(mainOnly, remembered: nil, preferred: [], describing: true) == 0, "no description: the main sound")
+        let describedOnly = [AudioTrack(index: 0, family: .aac, language: "eng", describesPicture: true)]
+        #expect(AudioSelection.choose(describedOnly, remembered: nil, preferred: []) == 0, "only a description: better than silence")
+    }
+
     @Test func nextWrapsAndChoicesRememberLanguagesWhenTheyAreUnique() {
         let t = Self.tracks
         #expect(AudioSelection.next(t, after: 0) == 1)

@@ -160,6 +160,27 @@ extension HeadendTests {
             await rig.stop()
         }
 
+        /// English audio description (700 Hz) listed before the main English sound (1000 Hz), as
+        /// ffmpeg marks it (audio type 3): listed as a description, and the main sound plays
+        /// unasked; with `audio-description: true` the description plays.
+        @Test(arguments: [false, true]) func audioDescriptionPlaysOnlyWhenAskedFor(preferred: Bool) async throws {
+            var format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400)
+            format.audioTracks = [.init(toneHz: 700, language: "eng", describesPicture: true), .init(toneHz: 1000, language: "eng")]
+            let rig = try Rig([format], settings: preferred ? ["audio-description": "true"] : [:])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let listed = await eventually(within: 5) { rig.headend.audio(of: rig.channels[0]).tracks.count == 2 }
+            let audio = rig.headend.audio(of: rig.channels[0])
+            #expect(listed && audio.tracks.map(\.describesPicture) == [true, false], "tracks \(audio.tracks)")
+            #expect(audio.playing == (preferred ? 0 : 1), "\(audio)")
+            let recorder = Recorder()
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let (heard, over) = preferred ? (700.0, 1000.0) : (1000.0, 700.0)
+            #expect(await eventually(within: 5) { recorder.hears(heard, over: over) }, "\(Int(heard)) Hz plays")
+            await rig.headend.deactivate(feed: feed)
+            await rig.stop()
+        }
+
         @Test func hevc10BitPQIsConvertedForTheOutput() async throws {
             var format = ClipFormat.hd720HEVC
             format.width = 640

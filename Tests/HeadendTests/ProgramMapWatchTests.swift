@@ -100,6 +100,21 @@ extension HeadendTests {
             #expect(found.first.map { "\($0)" }?.hasPrefix("its programme list changed") == true)
         }
 
+        /// Audio description is known by the programme's table: ffmpeg marks it with audio type 3
+        /// in the ISO 639 descriptor; DVB's supplementary audio descriptor says it too.
+        @Test func anAudioDescriptionStreamIsKnownByItsTable() throws {
+            var format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 2, bitrateKbps: 300)
+            format.audioTracks = [.init(toneHz: 500, language: "eng", describesPicture: true), .init(toneHz: 300, language: "eng")]
+            var watch = ProgramMapWatch()
+            _ = watch.read([UInt8](try Data(contentsOf: URL(fileURLWithPath: try format.file(in: ClipFormat.cacheDirectory)))))
+            #expect(watch.describingPIDs == [257], "video on 256, the described sound on 257, the main sound on 258")
+            #expect(ProgramMapWatch.describesPicture([0x0A, 4] + Array("eng".utf8) + [0x03]))
+            #expect(!ProgramMapWatch.describesPicture([0x0A, 4] + Array("eng".utf8) + [0x00]))
+            #expect(ProgramMapWatch.describesPicture([0x7F, 2, 0x06, 0x01 << 2]), "supplementary audio: audio description")
+            #expect(!ProgramMapWatch.describesPicture([0x7F, 2, 0x06, 0x00]), "supplementary audio: main audio")
+            #expect(!ProgramMapWatch.describesPicture([0x0A, 200, 0x65]), "a descriptor cut short is read no further")
+        }
+
         @Test func aFileThatIsNotATransportStreamIsNotRead() throws {
             var watch = ProgramMapWatch()
             let mp4 = [UInt8](repeating: 0x47, count: 10) + (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
