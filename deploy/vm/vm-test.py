@@ -18,6 +18,7 @@ qemu-system-x86_64, not root, no debootstrap): it says why, once.
 import argparse
 import base64
 import json
+import math
 import os
 import shutil
 import socket
@@ -37,6 +38,10 @@ CHANNELS = {"1": (0xC8, 0x1E, 0x1E), "2": (0x1E, 0xA0, 0x1E), "3": (0x1E, 0x3C, 
 CLIPS = {"red": CHANNELS["1"], "green": CHANNELS["2"], "blue": CHANNELS["3"], "grey": CHANNELS["12"]}
 YELLOW, MAGENTA = (0xFF, 0xD0, 0x00), (0xE0, 0x00, 0xE0)
 LOGOS = {"1": YELLOW, "2": MAGENTA, "3": YELLOW, "12": MAGENTA}
+# Each clip's sound: a tone, heard through the guest's HDA sound card (--audio-device hw:0,0),
+# which QEMU writes to <run dir>/sound.wav.
+TONES = {"1": 500, "2": 1000, "3": 1500, "12": 2000}
+SOUND_RATE, SOUND_CHANNELS = 48000, 2
 BANNER_STRIPE = (0xFF, 0xD5, 0x4A)
 WIDTH, HEIGHT = 640, 480
 # How much longer every wait is under software emulation (a wait only matters when a check fails;
@@ -123,10 +128,12 @@ def make_media(etc):
     """The guest lineup's clips (solid colours, H.264) and logos (solid PNGs) under `etc`."""
     os.makedirs(os.path.join(etc, "media"), exist_ok=True)
     os.makedirs(os.path.join(etc, "logos"), exist_ok=True)
+    numbers = {name: number for number, name in zip(CHANNELS, CLIPS)}
     for name, (r, g, b) in CLIPS.items():
         run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", f"color=c=0x{r:02x}{g:02x}{b:02x}:s=160x120:r=10",
-             "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-g", "10", "-pix_fmt", "yuv420p", "-an",
-             os.path.join(etc, "media", f"{name}.mp4")])
+             "-f", "lavfi", "-i", f"sine=frequency={TONES[numbers[name]]}:sample_rate=48000",
+             "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-g", "10", "-pix_fmt", "yuv420p",
+             "-c:a", "aac", "-b:a", "64k", os.path.join(etc, "media", f"{name}.mp4")])
     for name, colour in (("yellow", YELLOW), ("magenta", MAGENTA)):
         with open(os.path.join(etc, "logos", f"{name}.png"), "wb") as f:
             f.write(png(160, 120, bytes(colour) * (160 * 120)))
@@ -331,7 +338,8 @@ def make_disk(rootfs, binary, work, emulated):
         with open(os.path.join(etc, "flipbox.env"), "w") as f:
             f.write("FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml\n"
                     "# Software emulation draws slowly: 10 frames a second is plenty for the checks.\n"
-                    "FLIPBOX_OPTIONS=--mode auto --fps 10\n")
+                    "# The sound goes to the HDA card's first device, named as an owner would name it.\n"
+                    "FLIPBOX_OPTIONS=--mode auto --fps 10 --audio-device hw:0,0\n")
         if emulated:
             # Software emulation runs the first start (GStreamer's plugin scan) many times slower
             # than a real box: more than the unit's 60 s.
@@ -361,6 +369,8 @@ def boot(rootfs, image, work, accel):
            "-drive", f"file={image},format=raw,if=virtio,cache=unsafe",
            "-device", f"virtio-gpu-pci,xres={WIDTH},yres={HEIGHT}",
            "-device", "virtio-keyboard-pci,id=kbd",
+           "-audiodev", f"wav,id=snd0,path={work}/sound.wav,out.frequency={SOUND_RATE},out.channels={SOUND_CHANNELS},out.format=s16",
+           "-device", "ich9-intel-hda,id=hda", "-device", "hda-output,audiodev=snd0,bus=hda.0",
            "-device", "virtio-serial-pci",
            "-chardev", f"socket,id=qga,path={work}/qga.sock,server=on,wait=off",
            "-device", "virtserialport,chardev=qga,name=org.qemu.guest_agent.0",
@@ -459,6 +469,48 @@ class Checks:
         self.check(picture.logo(LOGOS["1"]) > 0.08, "channel 1's logo is in the top-right corner",
                    f"{picture.logo(LOGOS['1']):.2%} of the corner")
         return ok
+
+    def tone(self, seconds=1.0):
+        """The loudest of the channels' tones in the newest `seconds` of what the guest played
+        (QEMU's sound.wav), with its share of the tones' power; (None, 0) in silence."""
+        path = os.path.join(self.work, "sound.wav")
+        frame = 2 * SOUND_CHANNELS
+        try:
+            size = os.path.getsize(path)
+            with open(path, "rb") as f:
+                f.seek(max(44, size - int(seconds * SOUND_RATE) * frame))
+                data = f.read()
+        except OSError:
+            return None, 0.0
+        count = len(data) // frame
+        if count < SOUND_RATE // 10:
+            return None, 0.0
+        left = struct.unpack(f"<{count * SOUND_CHANNELS}h", data[:count * frame])[::SOUND_CHANNELS]
+        power = {}
+        for number, hz in TONES.items():
+            # Goertzel: the power at one frequency.
+            k = 2 * math.cos(2 * math.pi * hz / SOUND_RATE)
+            s1 = s2 = 0.0
+            for x in left:
+                s1, s2 = x + k * s1 - s2, s1
+            power[number] = s1 * s1 + s2 * s2 - k * s1 * s2
+        total = sum(power.values())
+        if total < 1e9 * count / SOUND_RATE:
+            return None, 0.0
+        best = max(power, key=power.get)
+        return best, power[best] / total
+
+    def sound_of(self, number, timeout=30):
+        """Checks that channel `number`'s tone plays on the guest's sound card."""
+        deadline = time.monotonic() + timeout * PATIENCE
+        heard, share = self.tone()
+        while not (heard == number and share > 0.8) and time.monotonic() < deadline:
+            time.sleep(1)
+            heard, share = self.tone()
+        size = os.path.getsize(os.path.join(self.work, "sound.wav")) if os.path.exists(os.path.join(self.work, "sound.wav")) else 0
+        self.check(heard == number and share > 0.8,
+                   f"channel {number}'s sound ({TONES[number]} Hz) plays on the HDA card (--audio-device hw:0,0)",
+                   f"heard {f'channel {heard} ({share:.0%} of the tones)' if heard else 'silence'}; sound.wav {size} bytes")
 
     def key_flips(self):
         started = time.monotonic()
@@ -615,7 +667,9 @@ def main():
         say(f"the guest is up after {time.monotonic() - started:.0f} s")
         checks = Checks(qmp, agent, work, args.screenshots)
         if checks.boot_and_first_picture(args.boot_timeout):
+            checks.sound_of("1")
             checks.key_flips()
+            checks.sound_of("2")
             if not args.short:
                 checks.digits_tune()
                 checks.info_banner()
