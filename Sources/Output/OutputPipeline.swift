@@ -117,6 +117,11 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
                 }
             }
         }
+        // 20 ms of silence, so a sound card's sink has a buffer to preroll on: an audio sink that
+        // waits for its first buffer (alsasink, or the one autoaudiosink picks) would otherwise
+        // hold the output short of PLAYING until a channel's sound came, and no channel plays
+        // before the output has started (seen on the guest's HDA card: "the output did not start").
+        audioSource.push(Buffer(bytes: [UInt8](repeating: 0, count: 48000 / 50 * 2 * 2)))
         try await MediaExecutor.shared.run { [pipeline] in
             try pipeline.setState(.playing)
         }

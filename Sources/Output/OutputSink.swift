@@ -53,7 +53,7 @@ public enum OutputSink: String, Sendable, CaseIterable {
         switch self {
         case .headless: return "fakesink name=asink sync=false async=false"
         case .window, .kms:
-            if let device { return "alsasink name=asink device=\(device.alsaName)" }
+            if let device { return "alsasink name=asink device=\(device.alsaName) async=false" }
             return soundCard ? "autoaudiosink name=asink" : "fakesink name=asink sync=false async=false"
         }
     }

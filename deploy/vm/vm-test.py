@@ -304,6 +304,23 @@ def bundle_libraries(binary, root):
         say(f"copied {len(copied)} libraries the guest lacks: {', '.join(sorted(copied)[:6])}{' ...' if len(copied) > 6 else ''}")
 
 
+def add_mixer_tools(root, cache):
+    """Unpacks Debian's alsa-utils into the guest (not into the cached image): a box has it, and
+    its udev rule sets a new sound card's mixer to audible defaults (`alsactl init`); the
+    kernel starts an HDA card's outputs muted. The package is downloaded once into `cache`."""
+    debs = os.path.join(cache, "debs")
+    os.makedirs(debs, exist_ok=True)
+    found = [f for f in os.listdir(debs) if f.startswith("alsa-utils_") and f.endswith(".deb")]
+    if not found:
+        subprocess.run(["apt-get", "download", "-q", "-o", "APT::Sandbox::User=root", "alsa-utils"], cwd=debs, check=True, stdout=subprocess.DEVNULL)
+        found = [f for f in os.listdir(debs) if f.startswith("alsa-utils_") and f.endswith(".deb")]
+    # Through tar, keeping the root's directory links (/lib -> usr/lib on Debian 12): `dpkg-deb -x`
+    # would put a real /lib in their place and the guest would find no /sbin/init.
+    files = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", os.path.join(debs, sorted(found)[-1])], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "--keep-directory-symlink", "-C", root], stdin=files.stdout, check=True)
+    files.wait()
+
+
 def make_disk(rootfs, binary, work, emulated):
     """Installs Flipbox into an overlay of the cached root file system with deploy/install.sh
     (run as root in a chroot, as on a real box), adds the test lineup, and makes a disk image of
@@ -335,6 +352,7 @@ def make_disk(rootfs, binary, work, emulated):
         shutil.copy2(os.path.join(guest, "lineup.yaml"), os.path.join(etc, "lineup.yaml"))
         shutil.copy2(os.path.join(guest, "keymap.conf"), os.path.join(etc, "keymap.conf"))
         make_media(etc)
+        add_mixer_tools(merged, os.path.dirname(work))
         with open(os.path.join(etc, "flipbox.env"), "w") as f:
             f.write("FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml\n"
                     "# Software emulation draws slowly: 10 frames a second is plenty for the checks.\n"
@@ -499,6 +517,13 @@ class Checks:
             return None, 0.0
         best = max(power, key=power.get)
         return best, power[best] / total
+
+    def unmute(self):
+        """Sets the sound card's mixer to audible defaults (`alsactl init`, as alsa-utils' udev
+        rule does on a box; said here once more in case the rule ran before the card was up)."""
+        code, out = self.agent.run("/usr/sbin/alsactl", "init", timeout=60)
+        if code not in (0, 99):  # 99: "init" found no configuration for a control it tried
+            say(f"alsactl init said {code}: {out.strip()[:200]}")
 
     def sound_of(self, number, timeout=30):
         """Checks that channel `number`'s tone plays on the guest's sound card."""
@@ -667,6 +692,7 @@ def main():
         say(f"the guest is up after {time.monotonic() - started:.0f} s")
         checks = Checks(qmp, agent, work, args.screenshots)
         if checks.boot_and_first_picture(args.boot_timeout):
+            checks.unmute()
             checks.sound_of("1")
             checks.key_flips()
             checks.sound_of("2")
