@@ -189,6 +189,7 @@ extension Headend {
         }
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
+            if let observer = timeshiftDiskObserver { buffer.onDiskChange { [channel = source.channel] in observer(channel) } }
             let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, settings.memoryBytes), pins: false)
             if let warm = timeshiftBuffers[index] {
                 // A warm buffer started meanwhile: it has more behind it; keep that one.
@@ -210,6 +211,7 @@ extension Headend {
               let index = sources.firstIndex(where: { $0 === source }), timeshiftBuffers[index] == nil else { return }
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
+            if let observer = timeshiftDiskObserver { buffer.onDiskChange { [channel = source.channel] in observer(channel) } }
             buffer.isShown = false
             let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, buffer.backgroundBytes), pins: false)
             guard timeshiftBuffers[index] == nil else { tap.close(); buffer.close(); return }
@@ -467,6 +469,12 @@ extension Headend {
         decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink, still: nil)
         decoders[feed] = (decoder, entry.source)
         return decoder
+    }
+
+    /// Calls `observer` with the channel whose timeshift disk state changed (the disk refuses
+    /// segments, or takes them again), for buffers made from now on. Any thread.
+    public func observeTimeshiftDisk(_ observer: @escaping @Sendable (Channel) -> Void) {
+        timeshiftDiskObserver = observer
     }
 
     /// Where `feed` stands in time; nil when timeshift is off or the feed is not shown.

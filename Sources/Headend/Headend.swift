@@ -30,6 +30,8 @@ public actor Headend {
     /// feeds playing behind live (see Headend+Timeshift.swift).
     var timeshiftSettings: TimeshiftSettings?
     var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
+    /// Told when a buffer's disk starts or stops refusing segments (see `observeTimeshiftDisk`).
+    var timeshiftDiskObserver: (@Sendable (Channel) -> Void)?
     var timeshifted: [FeedID: TimeshiftedFeed] = [:]
     /// Per channel with a buffer: markers set over the API, cued breaks, what the viewer played.
     var timeshiftTimelines: [Int: TimeshiftTimeline] = [:]

@@ -80,6 +80,11 @@ public final class TimeshiftBuffer: @unchecked Sendable {
     private var refusedAt: Date?
     /// Why the disk refuses (the latest failed write), until a write succeeds.
     private var refusal: TimeshiftDiskRefusal?
+    private var diskObserver: (@Sendable () -> Void)?
+
+    /// Calls `observer` (on the disk queue) when the disk starts refusing segments and when it
+    /// takes them again: `diskRefusal` has changed.
+    public func onDiskChange(_ observer: @escaping @Sendable () -> Void) { lock.withLock { diskObserver = observer } }
     static let retryAfterRefusal: TimeInterval = 10
 
     /// A GOP: its entries in memory, or its file once written. Mutable fields are read and
@@ -306,7 +311,10 @@ public final class TimeshiftBuffer: @unchecked Sendable {
                         defer { self.refusedAt = nil; self.refusal = nil }
                         return self.refusal != nil
                     }
-                    if recovered { self.logger.notice("timeshift: \(self.settings.directory.path) takes segments again; older GOPs go to disk again") }
+                    if recovered {
+                        self.logger.notice("timeshift: \(self.settings.directory.path) takes segments again; older GOPs go to disk again")
+                        self.lock.withLock { self.diskObserver }?()
+                    }
                 } catch {
                     let refusal = TimeshiftDiskRefusal(error, directory: self.settings.directory, memoryBytes: self.settings.memoryBytes)
                     let (first, expired) = self.lock.withLock { () -> (Bool, [TimeshiftSegmentFile]) in
@@ -316,7 +324,10 @@ public final class TimeshiftBuffer: @unchecked Sendable {
                         return (first, self.closed || !self.shown ? [] : self.trimToMemory())
                     }
                     self.delete(expired)
-                    if first { self.logger.warning("timeshift: \(refusal.message)") }
+                    if first {
+                        self.logger.warning("timeshift: \(refusal.message)")
+                        self.lock.withLock { self.diskObserver }?()
+                    }
                 }
             }
             let remove = self.lock.withLock { () -> Bool in

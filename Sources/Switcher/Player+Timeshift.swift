@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Headend
+import Lineup
 import Output
 
 /// Pause and rewind on the channel on screen (timeshift). The headend keeps the buffer and
@@ -40,6 +41,14 @@ extension Player {
     }
 
     /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
+    /// The disk under `channel`'s timeshift buffer started or stopped refusing segments: the
+    /// event stream hears the new status when the channel is on screen.
+    func timeshiftDiskChanged(_ channel: Channel) async {
+        guard let feed = machine.shownFeed, let index = currentChannelIndex, lineup.channels[index].id == channel.id,
+              let status = await headend.status(feed: feed, guideMarkers: await navigationMarkers()) else { return }
+        hub.publish(.timeshift(status))
+    }
+
     public func timeshiftStatus() async -> TimeshiftStatus? {
         guard let feed = machine.shownFeed else { return nil }
         return await headend.status(feed: feed, guideMarkers: await navigationMarkers())

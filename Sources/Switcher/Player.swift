@@ -168,6 +168,9 @@ public actor Player {
     public func start() async throws {
         guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
         try await output.start()
+        await headend.observeTimeshiftDisk { [weak self] channel in
+            Task { await self?.timeshiftDiskChanged(channel) }
+        }
         await headend.setTimeshift(options.timeshift)
         let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)

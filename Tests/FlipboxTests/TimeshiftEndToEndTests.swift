@@ -147,9 +147,15 @@ import Testing
             #expect(fullWindow > 0 && timeshift()["disk"] as? String == "full", "still full, something held: \(windows)")
             #expect(box.process.isRunning)
 
+            // The event stream hears the change without being asked.
+            let events = try EventRecorder(url: "http://127.0.0.1:\(box.port)/api/v1/events")
+            Thread.sleep(forTimeInterval: 0.5)
             disk.free()
             let back = poll(seconds: 20, disk: "ok")
             #expect(back != nil, "the disk takes segments again: \(timeshift())")
+            Thread.sleep(forTimeInterval: 0.5)
+            let told = events.stop().filter { $0.event == "timeshift" }.map { $0.data["disk"] as? String ?? "?" }
+            #expect(told.contains("ok"), "a timeshift event with the disk taking segments again: \(told)")
             #expect(back?["diskMessage"] as? String == nil, "and no message stays: \(back ?? [:])")
             let grown = poll(seconds: 20, over: fullWindow + 5)
             #expect(grown != nil, "the window grows past what memory held (\(fullWindow) s): \(held(timeshift())) s")
