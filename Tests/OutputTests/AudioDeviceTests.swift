@@ -50,8 +50,10 @@ import Testing
 
     @Test func theChosenDeviceIsTheSinkOnADisplayNotHeadless() {
         let hdmi = AudioDevice(card: 0, device: 3, name: "HDMI 0")
-        #expect(OutputSink.kms.audioDescription(soundCard: true, device: hdmi) == "alsasink name=asink device=plughw:0,3")
-        #expect(OutputSink.window.audioDescription(soundCard: true, device: hdmi) == "alsasink name=asink device=plughw:0,3")
+        // async=false: the output must reach PLAYING before any channel's sound comes (the guest
+        // test's HDA card found an output that never started).
+        #expect(OutputSink.kms.audioDescription(soundCard: true, device: hdmi) == "alsasink name=asink device=plughw:0,3 async=false")
+        #expect(OutputSink.window.audioDescription(soundCard: true, device: hdmi) == "alsasink name=asink device=plughw:0,3 async=false")
         #expect(OutputSink.headless.audioDescription(soundCard: true, device: hdmi).hasPrefix("fakesink"))
         #expect(OutputSink.kms.audioDescription(soundCard: false).hasPrefix("fakesink"), "no sound card: silent, never failing")
         #expect(OutputSink.kms.audioDescription(soundCard: true) == "autoaudiosink name=asink")
