@@ -106,6 +106,12 @@ public actor ChannelSource {
     /// next segment; segments start at a keyframe, so the picture changes without a gap.
     private func followVariants() {
         guard let pipeline else { return }
+        tellVariantSpeed(to: pipeline)
+    }
+
+    /// Sets `variantSpeed` on the adaptive demuxers in `pipeline` and on a `urisourcebin` named
+    /// `src`: at connect, so HLS starts on the variant the tier asks for, and at each tier change.
+    private func tellVariantSpeed(to pipeline: Pipeline) {
         for demuxer in pipeline.descendants(factory: "hlsdemux") + pipeline.descendants(factory: "hlsdemux2") {
             demuxer.set("connection-speed", uint: variantSpeed)
         }
@@ -163,11 +169,7 @@ public actor ChannelSource {
             for case .property(let element, let name, let value) in plan.setup {
                 p.child(named: element)?.set(name, string: value)
             }
-            // Adaptive streams (HLS) start on the variant the tier asks for.
-            if let src = p.child(named: "src"), src.hasProperty("connection-speed") {
-                src.set("connection-speed", uint64: UInt(variantSpeed))
-            }
-            for demuxer in p.descendants(factory: "hlsdemux") { demuxer.set("connection-speed", uint: variantSpeed) }
+            tellVariantSpeed(to: p)
             // The demuxer does not follow a programme table changed under the same version: a
             // watch on the bytes entering it has the ingest read again at once.
             let tables = ProgramMapWatcher { [weak self] change in
