@@ -8,8 +8,9 @@ import Lineup
 ///
 /// The rules: a source that delivered nothing within `connectTimeout` of connecting has
 /// `failed`; one that delivered and then went silent for `stallTimeout` is `stalled`; both are
-/// torn down and connected again after a backoff (0.5 s doubling, to at most 10 s for a warm
-/// channel, 2 s for the channel on screen, and 0.5 s for a source the box only listens for; a
+/// torn down and connected again after a backoff (0.5 s doubling, to at most 1 s during the first
+/// minute of an outage so a source that comes back is seen within about a second, then 10 s for
+/// a warm channel and 2 s for the channel on screen; 0.5 s for a source the box only listens for; a
 /// channel with backup sources moves on to the next one, and tries a fresh backup at once). While it retries, the
 /// channel keeps saying why it is down; when data flows again it is warm (or hot) by itself.
 /// There is one timer, armed for the next deadline only: no polling.
@@ -78,6 +79,8 @@ public struct SourceSupervisor: Sendable {
     public private(set) var connection = Connection(value: 0)
     private var phase: Phase = .idle
     private var failures = 0
+    /// When the current run of failures began; nil while the source delivers.
+    private var downSince: ContinuousClock.Instant?
     private var hot = false
 
     public init(settings: Settings) { self.settings = settings }
@@ -90,6 +93,7 @@ public struct SourceSupervisor: Sendable {
     public mutating func start(at now: ContinuousClock.Instant) -> [Action] {
         guard phase == .idle else { return [] }
         failures = 0
+        downSince = nil
         return connect(at: now)
     }
 
@@ -120,6 +124,7 @@ public struct SourceSupervisor: Sendable {
             if case .delivering = phase { first = false } else { first = true }
             phase = .delivering(last: at)
             failures = 0
+            downSince = nil
             return first ? report(hot ? .hot : .warm) + [.wake(at: at + settings.stallTimeout)] : []
         case .idle, .retrying:
             return []
@@ -173,14 +178,20 @@ public struct SourceSupervisor: Sendable {
 
     // MARK: Rules
 
-    /// The longest wait before connecting again. A source the box listens for (UDP, RTP: no
-    /// server is asked anything) is tried again every half second, so a returning source is back
-    /// within that; a server is not asked more than every 2 s while the channel is on screen (a
-    /// viewer waits), every 10 s while it is only kept warm.
-    var retryCap: Duration {
+    /// The longest wait before connecting again, `down` into an outage. A source the box listens
+    /// for (UDP, RTP: no server is asked anything) is tried again every half second. A server is
+    /// asked every second during the first minute of an outage (most outages are a restart of
+    /// the sender or a dropped connection, and a viewer or the warm pool should have the channel
+    /// back within about a second of its return), then no more than every 2 s while the channel
+    /// is on screen (a viewer waits) and every 10 s while it is only kept warm.
+    func retryCap(down: Duration) -> Duration {
         if SourceSupervisor.listens(settings.sources[source]) { return .milliseconds(500) }
+        if down < Self.fastRetryWindow { return .seconds(1) }
         return hot ? .seconds(2) : .seconds(10)
     }
+
+    /// How long into an outage a server is still retried every second.
+    static let fastRetryWindow: Duration = .seconds(60)
 
     /// Whether the box only listens for `url` (data pushed to it), asking no server to connect.
     static func listens(_ url: String) -> Bool {
@@ -211,12 +222,13 @@ public struct SourceSupervisor: Sendable {
     /// Tears down and plans the next attempt: the next source when there are backups.
     private mutating func retry(at now: ContinuousClock.Instant) -> [Action] {
         failures += 1
+        if downSince == nil { downSince = now }
         if settings.sourceCount > 1 {
             source = (source + 1) % settings.sourceCount
             counts.failovers += 1
         }
         let freshBackup = settings.sourceCount > 1 && source != 0
-        let delay: Duration = freshBackup ? .milliseconds(100) : min(retryCap, .milliseconds(250 << min(failures, 6)))
+        let delay: Duration = freshBackup ? .milliseconds(100) : min(retryCap(down: now - (downSince ?? now)), .milliseconds(250 << min(failures, 6)))
         phase = .retrying(at: now + delay)
         connection = Connection(value: connection.value + 1)
         return [.teardown, .wake(at: now + delay)]

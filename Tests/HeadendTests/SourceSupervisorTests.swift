@@ -97,6 +97,11 @@ import Testing
         var m = machine([source])
         _ = m.start(at: at(0))
         _ = m.setHot(hot)
+        return retryDelays(in: &m, count: count)
+    }
+
+    /// The waits between attempts of `m`, started at 0 ms, after `count` failures in a row.
+    func retryDelays(in m: inout SourceSupervisor, count: Int) -> [Int] {
         var now = 0
         var delays: [Int] = []
         for _ in 0..<count {
@@ -110,12 +115,40 @@ import Testing
         return delays
     }
 
-    @Test func aServerIsAskedLessOftenUpToEveryTenSecondsWhileWarm() {
-        #expect(retryDelays("http://a/ch") == [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000])
+    /// The delays that start within the first `ms` of an outage made of `delays`.
+    func within(_ ms: Int, of delays: [Int]) -> [Int] {
+        var sum = 0
+        return delays.filter { d in defer { sum += d }; return sum < ms }
+    }
+
+    /// A server is asked every second during the first minute of an outage (a restarted sender
+    /// or a dropped connection is back within about a second), then up to every 10 s while the
+    /// channel is only warm.
+    @Test func aServerIsAskedEverySecondForAMinuteThenUpToEveryTenSecondsWhileWarm() {
+        let delays = retryDelays("http://a/ch.m3u8", count: 80)
+        #expect(Array(delays.prefix(4)) == [500, 1000, 1000, 1000])
+        let firstMinute = within(60_000, of: delays)
+        #expect(firstMinute.count > 50 && firstMinute.allSatisfy { $0 <= 1000 }, "\(firstMinute)")
+        #expect(delays[firstMinute.count...].allSatisfy { $0 == 10_000 }, "\(delays[firstMinute.count...])")
     }
 
     @Test func aServerIsAskedAtLeastEveryTwoSecondsWhileOnScreen() {
-        #expect(retryDelays("http://a/ch", hot: true) == [500, 1000, 2000, 2000, 2000, 2000, 2000, 2000])
+        let delays = retryDelays("http://a/ch", hot: true, count: 80)
+        #expect(within(60_000, of: delays).allSatisfy { $0 <= 1000 })
+        #expect(delays.suffix(10).allSatisfy { $0 == 2000 })
+    }
+
+    /// Data ends the outage: the next one starts again at half a second, fast for a minute.
+    @Test func dataEndsTheOutage() {
+        var m = machine(["http://a/ch"])
+        _ = m.start(at: at(0))
+        let now = retryDelays(in: &m, count: 70).reduce(0, +)  // more than a minute: the slow phase
+        _ = m.delivered(m.connection, at: at(now + 100))
+        let again = m.failed(m.connection, reason: "refused", at: at(now + 5_000))
+        #expect(wake(again) == .some(at(now + 5_500)))
+        _ = m.timerFired(at: at(now + 5_500), lastDelivery: nil)
+        let second = m.failed(m.connection, reason: "refused", at: at(now + 5_600))
+        #expect(wake(second) == .some(at(now + 6_600)))
     }
 
     @Test func aSourceTheBoxListensForIsTriedEveryHalfSecond() {
