@@ -179,7 +179,7 @@ public actor ChannelSource {
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
                 let cues = IngestRouter.SpliceCueReading(log: spliceCues, logger: logger, channel: "channel \(channel.number) \(channel.name)")
                 cues.watch(p)
-                let router = IngestRouter(pipeline: p, cache: cache, paced: plan.paced, pacedWithoutLength: plan.pacedWithoutLength, needsParsebin: plan.needsParsebin, logger: logger,
+                let router = IngestRouter(pipeline: p, cache: cache, pacing: plan.pacing, needsParsebin: plan.needsParsebin, logger: logger,
                                           spliceCues: cues, tables: tables)
                 router.attach(to: element)
                 self.router = router
@@ -289,12 +289,9 @@ final class StateBox: @unchecked Sendable {
 final class IngestRouter: @unchecked Sendable {
     private weak var pipeline: Pipeline?
     private let cache: GOPCache
-    /// The plan paces this kind of source (HTTP: a file or a VOD list would arrive at once).
-    private let pacedByPlan: Bool
-    /// Decided at the first stream: paced only when the plan paces it and the source has a
-    /// known length. A live HTTP stream (no Content-Length, no duration; an IPTV feed, another
-    /// Flipbox's `/stream/N.ts`) arrives in real time by itself and is taken as it comes, so a
-    /// head-end's burst of its cached GOP fills the cache at once instead of a GOP late.
+    /// The plan's rule for this kind of source.
+    private let pacing: IngestPacing
+    /// Decided by `pacing` at the first stream (whether it has a known length).
     private var decidedPaced: Bool?
     /// The decision, once the first stream came (for tests and the log).
     var paced: Bool? { lock.withLock { decidedPaced } }
@@ -314,16 +311,12 @@ final class IngestRouter: @unchecked Sendable {
     private var audioStreams = StreamNumbering()
     private var subtitleStreams = StreamNumbering()
 
-    /// Paced whatever the source's length: HLS, whose segments arrive in bursts live or not.
-    private let pacedWithoutLength: Bool
-
-    init(pipeline: Pipeline, cache: GOPCache, paced: Bool, pacedWithoutLength: Bool = false, needsParsebin: Bool, logger: Logger,
+    init(pipeline: Pipeline, cache: GOPCache, pacing: IngestPacing, needsParsebin: Bool, logger: Logger,
          spliceCues: SpliceCueReading? = nil, tables: ProgramMapWatcher? = nil) {
         self.tables = tables
-        self.pacedWithoutLength = pacedWithoutLength
         self.pipeline = pipeline
         self.cache = cache
-        self.pacedByPlan = paced
+        self.pacing = pacing
         self.needsParsebin = needsParsebin
         self.logger = logger
         self.spliceCues = spliceCues
@@ -392,10 +385,10 @@ final class IngestRouter: @unchecked Sendable {
         guard let pipeline else { return }
         let decided: Bool? = lock.withLock {
             guard decidedPaced == nil else { return nil }
-            decidedPaced = pacedByPlan && (pacedWithoutLength || pad.hasKnownLength)
+            decidedPaced = pacing.paces(hasKnownLength: pad.hasKnownLength)
             return decidedPaced
         }
-        if pacedByPlan, let decided {
+        if pacing == .realTimeWithALength, let decided {
             logger.debug("ingest \(decided ? "paced at real time (the source has a length)" : "taken as it arrives (a live stream)")")
         }
         // Each pad of an element whose pads carry whole streams (urisourcebin, hlsdemux) is an
@@ -428,7 +421,7 @@ final class IngestRouter: @unchecked Sendable {
         let mediaType = pad.caps?.mediaType ?? ""
         let key = pad.streamID.map { String($0.split(separator: "/").last ?? Substring($0)) }
         let (branch, stream): (IngestBranch, Int) = lock.withLock {
-            let paced = decidedPaced ?? pacedByPlan
+            let paced = decidedPaced ?? (pacing != .asItArrives)
             // A stream that comes back keeps its number (and is never over the limit).
             if mediaType.hasPrefix("audio/"), let known = audioStreams.known(key) {
                 return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)

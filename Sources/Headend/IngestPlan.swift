@@ -24,21 +24,18 @@ struct IngestPlan: Sendable {
     /// MPEG-TS does not (`tsdemux` refuses the segment flag, and the refused seek leaves it
     /// stopped): it loops by a flushing seek at its end.
     var loopsBySegments = true
-    /// Deliver at real time (appsinks sync on the clock) instead of as fast as data comes:
-    /// files, and HTTP, whose server may hand over a whole file or HLS playlist in a burst.
-    var paced: Bool
-    /// Paced even when the source has no length: HLS, whose segments come in bursts of several
-    /// seconds whether the list is live or not. (Other HTTP sources are paced only when they have
-    /// a length; a live stream arrives in real time by itself.)
-    var pacedWithoutLength = false
+    /// Whether data reaches the cache at real time or as it comes.
+    var pacing: IngestPacing
 
-    init(description: String, setup: [Setup], dynamicElement: String?, needsParsebin: Bool, loops: Bool, paced: Bool? = nil) {
+    init(description: String, setup: [Setup], dynamicElement: String?, needsParsebin: Bool, loops: Bool, pacing: IngestPacing? = nil) {
         self.description = description
         self.setup = setup
         self.dynamicElement = dynamicElement
         self.needsParsebin = needsParsebin
         self.loops = loops
-        self.paced = paced ?? loops
+        // A looped file is paced; one without a length (a FIFO, a recording still growing)
+        // is read as it is written.
+        self.pacing = pacing ?? (loops ? .realTimeWithALength : .asItArrives)
     }
 
     static func make(for url: String, lineupDirectory: String? = nil) throws -> IngestPlan {
@@ -69,19 +66,17 @@ struct IngestPlan: Sendable {
             // request fails (docs/reliability.md, "HTTP, HLS and PID changes"), and it refuses
             // the older `hlsdemux`. Each `src_%u` pad of the demuxer carries one variant's
             // segments (MPEG-TS, or elementary audio) and gets a parsebin, as urisourcebin's do.
-            var plan = IngestPlan(
+            return IngestPlan(
                 description: "souphttpsrc name=src retries=3 timeout=10 ! hlsdemux name=hls",
                 setup: [.property(element: "src", name: "location", value: url)],
-                dynamicElement: "hls", needsParsebin: true, loops: false, paced: true)
-            plan.pacedWithoutLength = true
-            return plan
+                dynamicElement: "hls", needsParsebin: true, loops: false, pacing: .realTime)
         case .http, .https:
             // A progressive file or a VOD/event HLS list arrives far faster than real time and
             // ends at once; paced, it plays like a live channel (and reconnects at its end).
             return IngestPlan(
                 description: "urisourcebin name=src",
                 setup: [.property(element: "src", name: "uri", value: url)],
-                dynamicElement: "src", needsParsebin: true, loops: false, paced: true)
+                dynamicElement: "src", needsParsebin: true, loops: false, pacing: .realTimeWithALength)
         case .rtsp, .rtsps, .srt:
             return IngestPlan(
                 description: "urisourcebin name=src",
@@ -197,5 +192,29 @@ enum IngestBranch {
             return .subtitle("\(sink) name=subtitle")
         }
         return .discard
+    }
+}
+
+/// Whether an ingest hands data to the cache at real time (its appsinks sync on the clock) or
+/// as fast as it comes.
+enum IngestPacing: Sendable, Equatable {
+    /// As it arrives: a source that sends in real time by itself (UDP, RTP, RTSP, SRT).
+    case asItArrives
+    /// At real time, always: HLS, whose segments come in bursts of several seconds whether the
+    /// list is live or not.
+    case realTime
+    /// At real time when the source has a length (a looped file; over HTTP a progressive file or
+    /// a VOD list, which the server would hand over at once); as it arrives when it has none (a
+    /// live HTTP stream, an IPTV feed, another Flipbox's `/stream/N.ts`: a head-end's burst of
+    /// its cached GOP then fills the cache at once instead of a GOP late).
+    case realTimeWithALength
+
+    /// Whether a source whose first stream does or does not have a known length is paced.
+    func paces(hasKnownLength: Bool) -> Bool {
+        switch self {
+        case .asItArrives: false
+        case .realTime: true
+        case .realTimeWithALength: hasKnownLength
+        }
     }
 }
