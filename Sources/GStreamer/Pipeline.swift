@@ -85,6 +85,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
         // left alive keeps its source element, and so its whole pipeline, alive for good.
         gst_bus_set_sync_handler(bus, { _, message, data in
             guard let message else { return GST_BUS_DROP }
+            SharedContexts.handle(message)
             CallbackBox<Handler>.from(data).value(message)
             gst_message_unref(message)
             return GST_BUS_DROP
