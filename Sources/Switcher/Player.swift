@@ -88,9 +88,9 @@ public struct PlayerOptions: Sendable {
 public actor Player {
     public nonisolated let lineup: Lineup
     public nonisolated let options: PlayerOptions
-    public nonisolated let output: OutputPipeline
-    public nonisolated let headend: Headend
-    public nonisolated let cards: InterstitialCards
+    nonisolated let output: OutputPipeline
+    nonisolated let headend: Headend
+    nonisolated let cards: InterstitialCards
     nonisolated let hub = EventHub<PlayerEvent>()
     private let logos: LogoOverlays
     let logoCache: LogoCache
@@ -126,35 +126,36 @@ public actor Player {
     /// Checks PINs under the wrong-PIN rule; nil without a state directory.
     nonisolated let pinGate: PINGate?
 
-    /// `programmes`: what is on (the XMLTV guide), for the banner, the cards and the status;
-    /// `reminders`: the viewer's reminders, proposed when their programme starts.
-    public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(),
-                programmes: (any ProgrammeGuide)? = nil, reminders: (any ReminderBook)? = nil, logger: Logger) throws {
+    /// A player that drives `parts` (built by the executable's composition root, or by
+    /// `PlayerParts.make`). `programmes`: what is on (the XMLTV guide), for the banner, the cards
+    /// and the status; `reminders`: the viewer's reminders, proposed when their programme starts.
+    public init(lineup: Lineup, options: PlayerOptions, parts: PlayerParts,
+                programmes: (any ProgrammeGuide)? = nil, reminders: (any ReminderBook)? = nil, logger: Logger) {
         self.lineup = lineup
         self.programmes = programmes
         self.reminders = reminders
         watch = ProgrammeWatch(upNextLead: options.upNextSeconds > 0 ? options.upNextSeconds : -1)
         self.options = options
         self.logger = logger
-        self.logoCache = logoCache
-        output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
-                                audioDevice: options.audioDevice, fullscreen: options.fullscreen, levelAudio: options.normalizeAudio, logger: logger)
-        cards = InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger)
-        logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
-        store = options.stateFile.map(LastChannelStore.init(path:))
+        output = parts.output
+        headend = parts.headend
+        cards = parts.cards
+        logos = parts.logos
+        logoCache = parts.logoCache
+        store = parts.store
+        pinGate = parts.pinGate
         banner = BannerMachine(afterFlip: Self.bannerDuration(options: options))
         machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
-        pinGate = (options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }).map(PINGate.init(directory:))
-        let hub = self.hub
-        let media = MediaEventRelay()
-        headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget, target: DecodeTarget(width: options.width, height: options.height, fps: options.fps),
-                          logger: logger) { channel, state in
-            hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
-            media.send(.sourceState(channel, state))
-        }
-        mediaEvents = media
-        media.player = self
+        mediaEvents = parts.mediaEvents
+        parts.mediaEvents.attach(player: self, hub: hub)
+    }
+
+    /// A player with the standard parts for `lineup` and `options` (`PlayerParts.make`).
+    public init(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(),
+                programmes: (any ProgrammeGuide)? = nil, reminders: (any ReminderBook)? = nil, logger: Logger) throws {
+        self.init(lineup: lineup, options: options, parts: try PlayerParts.make(lineup: lineup, options: options, logoCache: logoCache, logger: logger),
+                  programmes: programmes, reminders: reminders, logger: logger)
     }
 
     /// The channel to start on: the option, else the remembered channel, else the first.
@@ -613,23 +614,34 @@ enum PlayerJob: Hashable, Sendable {
 
 /// What the media thread tells the player: a channel's source state changed, or a feed's first
 /// frame reached the screen. Both are inputs to the switcher machine, so they share one queue.
-private enum MediaEvent: Sendable {
+enum MediaEvent: Sendable {
     case sourceState(Channel, ChannelState)
     case firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant)
 }
 
 /// Hands what the media thread reports to the player in the order it happened: one task at a
 /// time drains the queue, so a first frame is never overtaken by a later state change (or the
-/// other way round), as separate tasks could be.
-private final class MediaEventRelay: @unchecked Sendable {
+/// other way round), as separate tasks could be. Made with the parts (the head-end reports
+/// into it from its first state on); the player attaches itself when it is made.
+final class MediaEventRelay: @unchecked Sendable {
     private let lock = NSLock()
     private weak var target: Player?
+    private var hub: EventHub<PlayerEvent>?
     private var queue: [MediaEvent] = []
     private var draining = false
 
-    var player: Player? {
-        get { lock.withLock { target } }
-        set { lock.withLock { target = newValue } }
+    func attach(player: Player, hub: EventHub<PlayerEvent>) {
+        lock.withLock {
+            target = player
+            self.hub = hub
+        }
+    }
+
+    /// A channel's source changed state: said on the event stream at once, and queued for
+    /// the player's machine.
+    func sourceState(_ channel: Channel, _ state: ChannelState) {
+        lock.withLock { hub }?.publish(.channelState(channel: ChannelSummary(channel), state: state))
+        send(.sourceState(channel, state))
     }
 
     /// Queues the event; one task at a time delivers the queue in order.

@@ -106,7 +106,9 @@ struct BenchCommand: AsyncParsableCommand {
 
         // Baseline: only the channel on screen runs.
         let options = PlayerOptions(sink: .headless, width: width, height: height, fps: fps, warm: .none)
-        let player = try Player(lineup: lineup, options: options, logger: logger)
+        let parts = try PlayerParts.make(lineup: lineup, options: options, logger: logger)
+        let player = Player(lineup: lineup, options: options, parts: parts, logger: logger)
+        let headend = parts.headend, output = parts.output
         try await player.start()
         guard await waitUntil(seconds: 20, { await player.status().channel != nil }) else {
             await player.shutdown()
@@ -117,19 +119,19 @@ struct BenchCommand: AsyncParsableCommand {
         let base = try await measure(seconds: 4)
 
         say("warming \(policy) of \(n) channels (\(budget))")
-        await player.headend.setPolicy(policy)
-        await player.headend.setBudget(budget)
-        let plan = await player.headend.applyPolicy(current: 0, last: nil)
+        await headend.setPolicy(policy)
+        await headend.setBudget(budget)
+        let plan = await headend.applyPolicy(current: 0, last: nil)
         _ = await waitUntil(seconds: 20) {
-            plan.running.allSatisfy { player.headend.sources[$0].cache.canStartWarm }
+            plan.running.allSatisfy { headend.sources[$0].cache.canStartWarm }
         }
         try await Task.sleep(for: .milliseconds(2500))
         let warmUsage = try await measure(seconds: 4)
         let warmCount = await player.channels().filter { $0.state.tier == .warm }.count
-        let gopBytes = player.headend.sources.map(\.cache.byteCount).reduce(0, +)
+        let gopBytes = headend.sources.map(\.cache.byteCount).reduce(0, +)
 
         say("\(flips) \(order) flips, \(interval) ms apart")
-        player.output.resetStatistics()
+        output.resetStatistics()
         var samples: [FlipSample] = []
         var index = 0
         var rng = SystemRandomNumberGenerator()
@@ -148,13 +150,13 @@ struct BenchCommand: AsyncParsableCommand {
             var offset: Double?
             if result.ok, let feed = await player.shownFeedID {
                 try await Task.sleep(for: .milliseconds(150))
-                offset = player.output.timing(feed: feed)?.audioOffset?.milliseconds
+                offset = output.timing(feed: feed)?.audioOffset?.milliseconds
             }
             samples.append(FlipSample(result: result, audioOffsetMs: offset))
             if !json && (i + 1) % 50 == 0 { say("\(i + 1) flips") }
             try await Task.sleep(for: .milliseconds(interval + Int.random(in: 0...100, using: &rng)))
         }
-        let outputStats = player.output.statistics()
+        let outputStats = output.statistics()
         await player.shutdown()
 
         var peerResult: [String: Any]?

@@ -119,11 +119,15 @@ struct PlayCommand: AsyncParsableCommand {
         logger.debug("open-file limit: \(fileLimit)")
         try GStreamer.initialize()
         let guide = openGuide(lineup: lineup, stateDir: switcher.stateDir, logger: logger)
+        // The composition root: the parts (output, head-end, cards...) are made here, the player
+        // drives them, and what else needs the head-end or the output gets it from the parts.
+        let parts: PlayerParts
         let player: Player
         var notifier: SystemdNotifier<Player>?
         do {
-            player = try Player(lineup: lineup, options: resolved, programmes: guide.map(GuideProgrammes.init),
-                                reminders: guide.map { GuideReminders(store: $0.reminders) }, logger: logger)
+            parts = try PlayerParts.make(lineup: lineup, options: resolved, logger: logger)
+            player = Player(lineup: lineup, options: resolved, parts: parts, programmes: guide.map(GuideProgrammes.init),
+                            reminders: guide.map { GuideReminders(store: $0.reminders) }, logger: logger)
             let refreshed = player
             guide?.onRefresh { Task { await refreshed.guideChanged() } }
             notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment, player: player,
@@ -136,7 +140,7 @@ struct PlayCommand: AsyncParsableCommand {
         logger.notice("playing \(lineup.channels.count) channels from \(path) on \(resolved.sink.rawValue) \(resolved.width)x\(resolved.height)@\(resolved.fps), warm: \(resolved.warm)")
 
         let metrics = ControlMetrics()
-        let clips = ClipLibrary(headend: player.headend, logger: logger) { player.publishClip($0) }
+        let clips = ClipLibrary(headend: parts.headend, logger: logger) { player.publishClip($0) }
         // The picture and the keys do not need the API: an address it cannot listen on (taken, or
         // a LAN address not up yet at boot) is said, with the fix, and tried again while the box
         // plays. The configuration was validated above, so making the server does not throw.
@@ -158,13 +162,13 @@ struct PlayCommand: AsyncParsableCommand {
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
         if resolved.sink == .kms, let kms = resolved.kms, let connector = kms.connectorName {
             services.append(.init(service: DisplayHotplug(
-                output: player.output, connector: connector,
+                output: parts.output, connector: connector,
                 statusPath: ConnectorPresence.statusPath(devicePath: kms.devicePath, connector: connector), logger: logger)))
         }
         if serve {
             do {
                 let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
-                let server = StreamServer(headend: player.headend, settings: configuration.streams, logger: logger)
+                let server = StreamServer(headend: parts.headend, settings: configuration.streams, logger: logger)
                 metrics.addFigures { await server.metricFigures() }
                 services += try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
                     .map { .init(service: $0) }

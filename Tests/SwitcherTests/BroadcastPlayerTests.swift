@@ -4,7 +4,7 @@ import Headend
 import Lineup
 import Logging
 import LoopbackStreams
-import Switcher
+@testable import Switcher
 import TestSupport
 import Testing
 

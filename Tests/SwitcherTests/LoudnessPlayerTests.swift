@@ -2,7 +2,7 @@ import Foundation
 import GStreamer
 import Lineup
 import Logging
-import Switcher
+@testable import Switcher
 import TestSupport
 import Testing
 

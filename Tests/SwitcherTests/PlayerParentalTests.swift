@@ -4,7 +4,7 @@ import Lineup
 import Logging
 import Output
 import Parental
-import Switcher
+@testable import Switcher
 import Testing
 
 /// Locked content on a real player in process: no frame and no sound of it, the lock card

@@ -3,7 +3,7 @@ import GStreamer
 import Lineup
 import Logging
 import Output
-import Switcher
+@testable import Switcher
 import TestSupport
 import Testing
 

@@ -3,7 +3,7 @@ import GStreamer
 import Lineup
 import Logging
 import Output
-import Switcher
+@testable import Switcher
 import Testing
 
 /// TV standby (HDMI-CEC's standby and power-on, driven here directly): every channel cold and
