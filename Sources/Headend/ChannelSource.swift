@@ -365,8 +365,9 @@ final class IngestRouter: @unchecked Sendable {
     }
 
     /// A pad of the dynamic element went (an adaptive demuxer's previous variant): its parsebin
-    /// and branches are stopped and taken out, off the demuxer's thread, and the video is free
-    /// for the next stream if that pad had it.
+    /// and branches are stopped and taken out on the media thread (where pipelines change state;
+    /// never on the demuxer's own thread, which stopping them would wait for), and the video is
+    /// free for the next stream if that pad had it.
     private func removed(_ pad: Pad) {
         let name = pad.name
         let gone: [Element] = lock.withLock {
@@ -375,7 +376,7 @@ final class IngestRouter: @unchecked Sendable {
             return entry.elements
         }
         guard !gone.isEmpty, let pipeline else { return }
-        Task.detached { [weak pipeline] in
+        MediaExecutor.shared.schedule { [weak pipeline] in
             guard let pipeline else { return }
             for element in gone { pipeline.removeStopped(element) }
         }

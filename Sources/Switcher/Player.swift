@@ -169,8 +169,8 @@ public actor Player {
     public func start() async throws {
         guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
         try await output.start()
-        await headend.observeTimeshiftDisk { [weak self] channel in
-            Task { await self?.timeshiftDiskChanged(channel) }
+        await headend.observeTimeshiftDisk { [mediaEvents] channel in
+            mediaEvents.send(.timeshiftDisk(channel))
         }
         await headend.setTimeshift(options.timeshift)
         let start = startIndex()
@@ -612,11 +612,14 @@ enum PlayerJob: Hashable, Sendable {
     case guideClock
 }
 
-/// What the media thread tells the player: a channel's source state changed, or a feed's first
-/// frame reached the screen. Both are inputs to the switcher machine, so they share one queue.
+/// What the media thread tells the player: a channel's source state changed, a feed's first
+/// frame reached the screen, a timeshift disk changed. They are the player's inputs from below,
+/// so they share one queue.
 enum MediaEvent: Sendable {
     case sourceState(Channel, ChannelState)
     case firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant)
+    /// The timeshift disk of a channel refused segments, or takes them again.
+    case timeshiftDisk(Channel)
 }
 
 /// Hands what the media thread reports to the player in the order it happened: one task at a
@@ -658,6 +661,7 @@ final class MediaEventRelay: @unchecked Sendable {
                 switch next {
                 case .sourceState(let channel, let state): await player.sourceStateChanged(channel, state)
                 case .firstFrame(let id, let feed, let path, let at): await player.firstFrame(requestID: id, feed: feed, path: path, at: at)
+                case .timeshiftDisk(let channel): await player.timeshiftDiskChanged(channel)
                 }
             }
         }
