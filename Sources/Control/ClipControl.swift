@@ -6,7 +6,8 @@ import Lineup
 /// box; tests may bring their own). Errors are `ClipFailure`.
 public protocol ClipControl: Sendable {
     /// Starts a clip of `channel` and returns its job at once (progress follows as `clip` events).
-    func startClip(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer) async throws(ClipFailure) -> ClipJob
+    /// `exact`: cut at the asked times, re-encoding the partial GOPs at the ends.
+    func startClip(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer, exact: Bool) async throws(ClipFailure) -> ClipJob
     /// Every clip, newest first.
     func clips() async -> [ClipJob]
     func clip(id: String) async -> ClipJob?
@@ -17,8 +18,8 @@ public protocol ClipControl: Sendable {
 }
 
 extension ClipLibrary: ClipControl {
-    public func startClip(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer) async throws(ClipFailure) -> ClipJob {
-        try await start(channel: channel, from: from, to: to, format: format)
+    public func startClip(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer, exact: Bool) async throws(ClipFailure) -> ClipJob {
+        try await start(channel: channel, from: from, to: to, format: format, exact: exact)
     }
     public func clips() async -> [ClipJob] { list() }
     public func clip(id: String) async -> ClipJob? { job(id) }

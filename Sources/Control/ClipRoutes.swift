@@ -7,7 +7,8 @@ import Lineup
 ///
 /// - `POST /api/v1/clips` with `{"channel": "7", "from": "-60s", "to": "now", "format": "mp4"}`
 ///   (`from`/`to`: `now`, a time relative to the live edge such as `-60s` or `-1m30s`, or an ISO
-///   8601 time; `format`: `mp4` (default), `mkv` or `ts`): 202 with the job; its progress
+///   8601 time; `format`: `mp4` (default), `mkv` or `ts`; `exact`: true cuts at those times,
+///   re-encoding only the partial GOP at each end, instead of at keyframes): 202 with the job; its progress
 ///   follows as `clip` events on `/api/v1/events`. A bad body or a range outside the buffer is
 ///   400 (the message gives the buffer's range); a channel without a buffer 409; an unknown
 ///   channel 404.
@@ -26,8 +27,9 @@ struct ClipRoutes {
         var from: String
         var to: String?
         var format: String?
+        var exact: Bool
 
-        enum CodingKeys: CodingKey { case channel, from, to, format }
+        enum CodingKeys: CodingKey { case channel, from, to, format, exact }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             // The channel as "7", "9.1" or 7.
@@ -37,6 +39,7 @@ struct ClipRoutes {
             from = try c.decode(String.self, forKey: .from)
             to = try c.decodeIfPresent(String.self, forKey: .to)
             format = try c.decodeIfPresent(String.self, forKey: .format)
+            exact = try c.decodeIfPresent(Bool.self, forKey: .exact) ?? false
         }
     }
 
@@ -69,7 +72,7 @@ struct ClipRoutes {
                     return JSONResponse.error(.badRequest, "format must be mp4, mkv or ts, not '\(formatText)'")
                 }
                 do throws(ClipFailure) {
-                    return JSONResponse.make(.accepted, try await clips.startClip(channel: number, from: from, to: to, format: format))
+                    return JSONResponse.make(.accepted, try await clips.startClip(channel: number, from: from, to: to, format: format, exact: body.exact))
                 } catch {
                     return Self.answer(error)
                 }

@@ -904,9 +904,11 @@ extension OpenAPIDocument {
               operationId: startClip
               summary: |
                 Cuts a clip of a channel's timeshift buffer, remuxed without re-encoding, from the keyframe
-                at or before `from`. Answers at once with the job; its progress follows as `clip` events.
-                400 for a bad body or a range outside the buffer (the message gives the buffer's range),
-                404 for an unknown channel, 409 when the channel has no buffer.
+                at or before `from`; with `exact`, from `from` to `to` to the frame, re-encoding only the
+                partial GOP at each end. Answers at once with the job; its progress follows as `clip`
+                events. 400 for a bad body or a range outside the buffer (the message gives the buffer's
+                range), 404 for an unknown channel, 409 when the channel has no buffer or an exact cut of
+                its codec is not possible here.
               requestBody:
                 required: true
                 content:
@@ -928,6 +930,9 @@ extension OpenAPIDocument {
                           type: string
                           enum: [mp4, mkv, ts]
                           description: Default mp4.
+                        exact:
+                          type: boolean
+                          description: Cut at `from` and `to` to the frame (the partial GOPs at the ends re-encoded); default false, cut at keyframes.
               responses:
                 "202":
                   description: The job, writing.
@@ -1476,6 +1481,9 @@ extension OpenAPIDocument {
                 format:
                   type: string
                   enum: [mp4, mkv, ts]
+                exact:
+                  type: boolean
+                  description: Cut at the asked times rather than at keyframes.
                 from:
                   type: string
                   description: The range asked for, resolved (ISO 8601).
@@ -1489,7 +1497,7 @@ extension OpenAPIDocument {
                   description: 0 to 1.
                 duration:
                   type: number
-                  description: The clip's length in seconds (from the keyframe it starts at), once done.
+                  description: The clip's length in seconds (from the keyframe it starts at, or from `from` when exact), once done.
                 bytes:
                   type: integer
                 error:

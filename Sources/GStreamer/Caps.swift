@@ -48,5 +48,17 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
         return gst_structure_get_fraction(s, field, &n, &d) != 0 ? (Int(n), Int(d)) : nil
     }
 
+    /// These caps with `fields` of `other`'s first structure added where these have none.
+    public func adding(_ fields: [String], from other: Caps) -> Caps {
+        let copy = gst_caps_copy(pointer)!
+        if gst_caps_get_size(copy) > 0, gst_caps_get_size(other.pointer) > 0,
+           let mine = gst_caps_get_structure(copy, 0), let theirs = gst_caps_get_structure(other.pointer, 0) {
+            for field in fields where gst_structure_has_field(mine, field) == 0 {
+                if let value = gst_structure_get_value(theirs, field) { gst_structure_set_value(mine, field, value) }
+            }
+        }
+        return Caps(takingOwnership: copy)
+    }
+
     public static func == (a: Caps, b: Caps) -> Bool { gst_caps_is_equal(a.pointer, b.pointer) != 0 }
 }

@@ -21,6 +21,19 @@ public enum ClipContainer: String, Sendable, Codable, CaseIterable {
         return "MPEG-\(caps.int("mpegversion") ?? 2) video cannot go in an MP4 clip; ask for mkv or ts"
     }
 
+    /// The parser chain that puts the video of an exact clip in this container: H.264 and
+    /// H.265 with their parameter sets in band (`avc3`, `hev1`), so the re-encoded ends' sets and
+    /// the copied middle's can follow one another (TS carries them in band anyway). Nil: the
+    /// plain parser.
+    func exactParser(for caps: Caps) -> String? {
+        guard self != .ts else { return nil }
+        switch caps.mediaType {
+        case "video/x-h264": return "h264parse config-interval=-1 ! video/x-h264,stream-format=avc3,alignment=au"
+        case "video/x-h265": return "h265parse config-interval=-1 ! video/x-h265,stream-format=hev1,alignment=au"
+        default: return nil
+        }
+    }
+
     public var mimeType: String {
         switch self {
         case .mp4: "video/mp4"

@@ -8,13 +8,16 @@ public struct ClipJob: Sendable, Hashable, Codable {
     public var id: String
     public var channel: ChannelNumber
     public var format: ClipContainer
+    /// Cut at the asked times (the partial GOPs at the ends re-encoded), not at keyframes.
+    public var exact = false
     /// The range asked for (wall clock).
     public var from: Date
     public var to: Date
     public var state: State
     /// 0...1.
     public var progress: Double
-    /// The clip's length (from the keyframe it starts at), once done.
+    /// The clip's length (from the keyframe it starts at, or from the asked start when exact),
+    /// once done.
     public var duration: Double?
     public var bytes: Int?
     /// Why it failed.
@@ -30,7 +33,7 @@ public struct ClipJob: Sendable, Hashable, Codable {
 
     private static let stamp = Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted)
 
-    enum CodingKeys: String, CodingKey { case id, channel, format, from, to, state, progress, duration, bytes, error, created, writeSeconds, fileName }
+    enum CodingKeys: String, CodingKey { case id, channel, format, exact, from, to, state, progress, duration, bytes, error, created, writeSeconds, fileName }
 
     public init(id: String, channel: ChannelNumber, format: ClipContainer, from: Date, to: Date, created: Date) {
         self.id = id
@@ -50,6 +53,7 @@ public struct ClipJob: Sendable, Hashable, Codable {
         func date(_ key: CodingKeys) throws -> Date { try Self.time.parse(try c.decode(String.self, forKey: key)) }
         self.init(id: try c.decode(String.self, forKey: .id), channel: try c.decode(ChannelNumber.self, forKey: .channel),
                   format: try c.decode(ClipContainer.self, forKey: .format), from: try date(.from), to: try date(.to), created: try date(.created))
+        exact = try c.decodeIfPresent(Bool.self, forKey: .exact) ?? false
         state = try c.decode(State.self, forKey: .state)
         progress = try c.decode(Double.self, forKey: .progress)
         duration = try c.decodeIfPresent(Double.self, forKey: .duration)
@@ -63,6 +67,7 @@ public struct ClipJob: Sendable, Hashable, Codable {
         try c.encode(id, forKey: .id)
         try c.encode(channel, forKey: .channel)
         try c.encode(format, forKey: .format)
+        try c.encode(exact, forKey: .exact)
         try c.encode(Self.time.format(from), forKey: .from)
         try c.encode(Self.time.format(to), forKey: .to)
         try c.encode(state, forKey: .state)

@@ -44,18 +44,23 @@ public actor ClipLibrary {
         }
     }
 
-    /// Starts writing a clip of `channel` from `from` to `to`; returns the job at once. Throws
-    /// `.badRange` (with the buffer's range), `.notBuffered`, `.unknown` or `.unsupported`.
-    public func start(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer) async throws(ClipFailure) -> ClipJob {
+    /// Starts writing a clip of `channel` from `from` to `to`; returns the job at once. `exact`:
+    /// cut at those times (re-encoding the partial GOPs at the ends) instead of at keyframes.
+    /// Throws `.badRange` (with the buffer's range), `.notBuffered`, `.unknown` or `.unsupported`.
+    public func start(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer, exact: Bool = false) async throws(ClipFailure) -> ClipJob {
         let source = try await headend.clipSource(channel: channel)
         guard let held = source.buffer.range else { throw ClipFailure(.notBuffered, "channel \(channel) has nothing buffered yet") }
         let range = try ClipRange.resolve(from: from, to: to, buffer: held)
         if let caps = source.videoCaps, let refusal = format.refusal(video: caps) { throw ClipFailure(.unsupported, refusal) }
+        // Refused at once when the box cannot re-encode the codec, not later in the job.
+        if exact, let caps = source.videoCaps { _ = try PartialGOPEncoder.encoder(for: caps, kilobitsPerSecond: 1000) }
         let id = Self.newID()
-        let job = ClipJob(id: id, channel: channel, format: format, from: range.lowerBound, to: range.upperBound, created: Date())
+        var job = ClipJob(id: id, channel: channel, format: format, from: range.lowerBound, to: range.upperBound, created: Date())
+        job.exact = exact
         jobs[id] = job
         publish(job)
-        let writer = ClipWriter(buffer: source.buffer, audioCaps: source.audioCaps, container: format)
+        var writer = ClipWriter(buffer: source.buffer, audioCaps: source.audioCaps, container: format)
+        writer.exact = exact
         let file = self.file(job)
         let queue = self.queue
         writing[id] = Task {

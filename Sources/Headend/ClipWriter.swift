@@ -13,6 +13,9 @@ struct ClipWriter {
     /// Audio formats by stream, for audio entries that do not carry caps (the cache's).
     let audioCaps: [Int: Caps]
     let container: ClipContainer
+    /// Cut at the asked times, not at keyframes: the first and the last partial GOP are
+    /// re-encoded (`PartialGOPEncoder`), everything between is copied.
+    var exact = false
 
     /// The GOPs and the wall-clock span a clip of `range` takes from the buffer.
     func plan(_ range: ClosedRange<Date>) -> (gops: [TimeshiftBuffer.GOPInfo], start: Date)? {
@@ -40,24 +43,68 @@ struct ClipWriter {
         for entry in first where entry.track == .audio { if let caps = entry.caps { audio[entry.stream] = caps } }
         let streams = Set(first.filter { $0.track == .audio }.map(\.stream))
         audio = audio.filter { streams.contains($0.key) && (try? Self.parser(for: $0.value)) != nil }
-        let videoParser = try Self.parser(for: videoCaps)
-        let base = key.dts.isValid ? min(key.dts, key.pts) : key.pts
+        var videoParser = try Self.parser(for: videoCaps)
+        var keyBase = key.dts.isValid ? min(key.dts, key.pts) : key.pts
+        // An exact cut: the partial GOPs at the ends are re-encoded, on the job's queue.
+        var ends = ExactEnds()
+        if exact {
+            let writer = self
+            do { ends = try await Self.on(queue) { try writer.exactEnds(range, gops: gops, first: first) } } catch let failure as ClipFailure {
+                throw failure
+            } catch {
+                throw ClipFailure(.notBuffered, "part of the range left the buffer while the clip was written (\(error))")
+            }
+            if let from = ends.from { keyBase = from >= ends.delay ? from - ends.delay : 0 }
+            videoParser = container.exactParser(for: videoCaps) ?? videoParser
+        }
+        // The copied frames keep their caps, with what the re-encoded ends' caps say of the
+        // picture and the source's leave unsaid (the decoder's defaults the encoder wrote down):
+        // Matroska takes a change of parameter sets between them, not of the picture's format.
+        let described = [ends.head, ends.tail].compactMap { $0 }.first?.caps
+        let copiedCaps = described.map { videoCaps.adding(["colorimetry", "chroma-site", "interlace-mode"], from: $0) } ?? videoCaps
+        let startCaps = ends.head?.caps ?? copiedCaps
+        let base = keyBase
 
-        let pipeline = try await build(file: file, video: (videoCaps, videoParser), audio: audio)
+        let pipeline = try await build(file: file, video: (startCaps, videoParser), audio: audio)
         let video = pipeline.appSource(named: "video")
         let audioSources = Dictionary(uniqueKeysWithValues: audio.keys.map { ($0, pipeline.appSource(named: "audio\($0)")) })
         var last = start
+        let delay = ends.delay
         do {
             for (done, gop) in gops.enumerated() {
                 if Task.isCancelled { throw ClipFailure(.writing, "the clip was deleted while it was written") }
                 let isLast = done == gops.count - 1
+                // The re-encoded frames stand in for this GOP's video, with their own caps.
+                let encoded: PartialGOPEncoder.Result? = done == 0 ? ends.head : (isLast ? ends.tail : nil)
+                if let video, done > 0 {
+                    let wanted = encoded?.caps ?? copiedCaps
+                    let before = (done == 1 ? ends.head?.caps : nil) ?? copiedCaps
+                    if wanted != before { video.caps = wanted }
+                }
+                let audioFrom = ends.from ?? 0
                 let newest = try await Self.on(queue) { () throws -> Date? in
                     let entries = done == 0 ? first : try buffer.read(gop.serial)
                     var newest: Date?
+                    var lastDTS: ClockTime?
+                    if let encoded, let video {
+                        for b in encoded.buffers where b.pts.isValid && b.pts >= base {
+                            // No reordering in what was encoded: its decode time trails its
+                            // presentation by the source's delay, so the copied frames follow on.
+                            var dts = b.pts >= base + delay ? b.pts - delay - base : 0
+                            if let l = lastDTS, dts <= l { dts = l + 1 }
+                            lastDTS = dts
+                            video.push(b.retimed(pts: b.pts - base, dts: dts))
+                        }
+                    }
                     for entry in entries {
                         let at = buffer.wallTime(of: entry, in: gop.serial) ?? gop.start
                         if isLast, at > range.upperBound { continue }
                         guard entry.pts.isValid, entry.pts >= base else { continue }
+                        if entry.track == .video, encoded != nil {
+                            newest = max(newest ?? at, at)
+                            continue
+                        }
+                        if entry.track == .audio, exact, entry.pts < audioFrom { continue }
                         let source = entry.track == .video ? video : audioSources[entry.stream] ?? nil
                         guard let source else { continue }
                         let dts = entry.dts.isValid && entry.dts >= base ? entry.dts - base : ClockTime.none
@@ -83,7 +130,64 @@ struct ClipWriter {
         await Self.shutdown(pipeline)
         guard ended else { throw ClipFailure(.writing, "cannot write the clip: \(pipeline.firstError ?? "the muxer did not finish within 2 minutes")") }
         await progress(1)
+        if exact, let from = ends.fromWall { return max(0, min(last, ends.toWall ?? last).timeIntervalSince(from)) }
         return max(0, last.timeIntervalSince(start))
+    }
+
+    /// The re-encoded ends of an exact clip and where they cut.
+    struct ExactEnds: @unchecked Sendable {
+        /// The first GOP's frames from the asked start (nil: the start is its keyframe).
+        var head: PartialGOPEncoder.Result?
+        /// The last GOP's frames up to the asked end (nil: nothing of it is left out).
+        var tail: PartialGOPEncoder.Result?
+        /// The presentation time of the first frame shown; nil when the clip starts at a keyframe.
+        var from: ClockTime?
+        var fromWall: Date?
+        var toWall: Date?
+        /// How far the source's decode times trail its presentation times (B-frame reordering).
+        var delay: ClockTime = 0
+    }
+
+    /// Finds the frames at the asked start and end and re-encodes the partial GOPs there.
+    /// Blocking: reads segment files and runs the encoders.
+    func exactEnds(_ range: ClosedRange<Date>, gops: [TimeshiftBuffer.GOPInfo], first: [GOPCache.Entry]) throws -> ExactEnds {
+        var ends = ExactEnds()
+        let firstVideo = first.filter { $0.track == .video && $0.pts.isValid }
+        guard let key = firstVideo.first, let caps = key.caps else { return ends }
+        ends.delay = firstVideo.compactMap { $0.dts.isValid && $0.pts > $0.dts ? $0.pts - $0.dts : nil }.max() ?? 0
+        // The bitrate the source spends on this GOP, and a half more: the re-encoded frames
+        // are few, and a fresh keyframe costs more than the source's predicted frames did.
+        let ptsSpan = (firstVideo.map(\.pts).max() ?? key.pts) - key.pts
+        let seconds = max(Double(ptsSpan) / 1e9, 0.5)
+        let bytes = firstVideo.reduce(0) { $0 + $1.buffer.size }
+        let kbps = min(max(Int(Double(bytes) * 8 / seconds / 1000 * 1.5), 300), 50_000)
+        let encoder = PartialGOPEncoder(caps: caps, kilobitsPerSecond: kbps)
+        func wall(_ e: GOPCache.Entry, _ serial: UInt64) -> Date { buffer.wallTime(of: e, in: serial) ?? gops[0].start }
+
+        // The start: the first frame (by presentation) at or after the asked time.
+        let shown = firstVideo.filter { wall($0, gops[0].serial) >= range.lowerBound }
+        guard let fromEntry = shown.min(by: { $0.pts < $1.pts }) else { return ends }
+        ends.fromWall = wall(fromEntry, gops[0].serial)
+        let single = gops.count == 1
+        let toInFirst = single ? firstVideo.filter { wall($0, gops[0].serial) <= range.upperBound }.map(\.pts).max() : nil
+        let cutsFirstEnd = single && firstVideo.contains { wall($0, gops[0].serial) > range.upperBound }
+        if fromEntry.pts > key.pts || cutsFirstEnd {
+            ends.from = fromEntry.pts
+            ends.head = try encoder.encode(first, window: fromEntry.pts...(cutsFirstEnd ? (toInFirst ?? fromEntry.pts) : ClockTime.max))
+        }
+        if single {
+            ends.toWall = firstVideo.filter { wall($0, gops[0].serial) <= range.upperBound }.map { wall($0, gops[0].serial) }.max()
+            return ends
+        }
+        // The end: the last GOP's frames up to the asked time, when some of it is left out.
+        let lastGOP = gops[gops.count - 1]
+        let lastEntries = try buffer.read(lastGOP.serial).filter { $0.track == .video && $0.pts.isValid }
+        let kept = lastEntries.filter { wall($0, lastGOP.serial) <= range.upperBound }
+        ends.toWall = kept.map { wall($0, lastGOP.serial) }.max()
+        if kept.count < lastEntries.count, let to = kept.map(\.pts).max(), let lastKey = lastEntries.first, lastKey.isKeyframe {
+            ends.tail = try encoder.encode(lastEntries, window: lastKey.pts...to)
+        }
+        return ends
     }
 
     private func build(file: URL, video: (Caps, String), audio: [Int: Caps]) async throws(ClipFailure) -> Pipeline {

@@ -30,7 +30,8 @@ extension Duration {
 }
 
 extension Duration {
-    /// Parses `90s`, `2m`, `1h30m`, `500ms` (units h, m, s, ms; at most a day); nil otherwise.
+    /// Parses `90s`, `2m`, `1h30m`, `500ms`, `6.25s` (units h, m, s, ms; seconds may have up to
+    /// three decimals; at most a day); nil otherwise.
     public init?(compact text: some StringProtocol) {
         var rest = Substring(text)
         var total: Int64 = 0
@@ -39,13 +40,15 @@ extension Duration {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             guard !digits.isEmpty, digits.count <= 6, let value = Int64(digits) else { return nil }
             rest = rest.dropFirst(digits.count)
+            let millis = Self.fractionMilliseconds(&rest)
+            if millis == -1 { return nil }
             let unit = rest.prefix { $0.isLetter }
             rest = rest.dropFirst(unit.count)
             switch unit {
-            case "h": total += value * 3_600_000
-            case "m": total += value * 60_000
-            case "s": total += value * 1000
-            case "ms": total += value
+            case "h" where millis == 0: total += value * 3_600_000
+            case "m" where millis == 0: total += value * 60_000
+            case "s": total += value * 1000 + millis
+            case "ms" where millis == 0: total += value
             default: return nil
             }
         }
@@ -55,9 +58,20 @@ extension Duration {
 }
 
 extension Duration {
+    /// Reads `.25` (a decimal point and one to three digits) off the front of `rest` as
+    /// milliseconds (250); 0 when `rest` does not start with a point; -1 when the fraction is
+    /// malformed.
+    fileprivate static func fractionMilliseconds(_ rest: inout Substring) -> Int64 {
+        guard rest.first == "." else { return 0 }
+        let digits = rest.dropFirst().prefix { $0.isASCII && $0.isNumber }
+        guard (1...3).contains(digits.count), let value = Int64(digits) else { return -1 }
+        rest = rest.dropFirst(1 + digits.count)
+        return value * [100, 10, 1][digits.count - 1]
+    }
+
     /// Parses a signed amount of time: `-30s`, `+10s`, `-1m30s`, `-1h`, `-90` (bare seconds),
-    /// `-500ms`, `45s` (no sign: forward); at most a day either way; nil otherwise. Seeks and
-    /// clip ends use it.
+    /// `-500ms`, `-6.25s`, `45s` (no sign: forward); at most a day either way; nil otherwise.
+    /// Seeks and clip ends use it.
     public init?(signed text: some StringProtocol) {
         var rest = Substring(text).drop { $0 == " " }
         while rest.last == " " { rest = rest.dropLast() }
@@ -67,9 +81,14 @@ extension Duration {
             rest = rest.dropFirst()
         }
         guard !rest.isEmpty else { return nil }
-        if rest.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            guard rest.count <= 6, let seconds = Int64(rest), seconds <= 86_400 else { return nil }
-            self = .seconds(sign * seconds)
+        if rest.allSatisfy({ ($0.isASCII && $0.isNumber) || $0 == "." }) {
+            // Bare seconds: `90`, `6.5`.
+            let whole = rest.prefix { $0 != "." }
+            var fraction = rest.dropFirst(whole.count)
+            let millis = Self.fractionMilliseconds(&fraction)
+            guard !whole.isEmpty, whole.count <= 6, millis >= 0, fraction.isEmpty, let seconds = Int64(whole),
+                  seconds * 1000 + millis <= 86_400_000 else { return nil }
+            self = .milliseconds(sign * (seconds * 1000 + millis))
             return
         }
         guard let amount = Duration(compact: rest) else { return nil }

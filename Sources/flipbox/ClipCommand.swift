@@ -10,10 +10,11 @@ import FoundationNetworking
 struct ClipCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clip",
-        abstract: "Save a clip of a channel's timeshift buffer from the running box (no re-encoding).",
+        abstract: "Save a clip of a channel's timeshift buffer from the running box (no re-encoding, or only at its ends with --exact).",
         discussion: """
             FROM and TO are now, a time before the live edge (-60s, -1m30s, -90) or an ISO 8601 time. \
-            The clip starts at the keyframe at or before FROM. The format follows the output's \
+            The clip starts at the keyframe at or before FROM; with --exact it starts at FROM and \
+            ends at TO to the frame (only the partial GOP at each end is re-encoded). The format follows the output's \
             extension (.mp4, .mkv, .ts) unless --format says. Exit status 1 when the box refuses \
             (the message says why, with the buffer's range for a range outside it).
             """)
@@ -33,6 +34,9 @@ struct ClipCommand: AsyncParsableCommand {
 
     @Option(help: "mp4, mkv or ts. Default: from the output's extension, else mp4.")
     var format: String?
+
+    @Flag(help: "Cut at FROM and TO to the frame, re-encoding only the partial GOP at each end (default: cut at keyframes, nothing re-encoded).")
+    var exact = false
 
     @Option(help: "The box's control API.")
     var url = "http://127.0.0.1:8642"
@@ -56,7 +60,7 @@ struct ClipCommand: AsyncParsableCommand {
                              token: token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"])
         let started = ContinuousClock.now
         do {
-            let body = try JSONSerialization.data(withJSONObject: ["channel": channel, "from": from, "to": to, "format": chosen])
+            let body = try JSONSerialization.data(withJSONObject: ["channel": channel, "from": from, "to": to, "format": chosen, "exact": exact] as [String: Any])
             let (status, answer) = try await api.send("POST", "/api/v1/clips", body: body)
             guard status == 202, let job = try? JSONDecoder().decode(ClipJob.self, from: answer) else { throw ClipClient.refusal(status, answer) }
             while true {

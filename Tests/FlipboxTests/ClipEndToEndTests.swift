@@ -133,4 +133,103 @@ import Testing
             #expect(!left.contains { $0.hasPrefix(id) }, "\(left)")
         }
     }
+
+    /// The frames of `file` as 32x18 grey pictures (576 bytes each), in presentation order,
+    /// and what ffmpeg said decoding it (empty: it decoded without a complaint).
+    static func tinyFrames(_ file: String) throws -> (frames: [[UInt8]], complaints: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-hide_banner", "-v", "error", "-i", file, "-an", "-fps_mode", "passthrough", "-vf", "scale=32:18,format=gray", "-f", "rawvideo", "-"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let complaints = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let bytes = [UInt8](data)
+        return (stride(from: 0, to: bytes.count - 575, by: 576).map { Array(bytes[$0..<$0 + 576]) }, complaints)
+    }
+
+    /// The source frame `frame` looks most like, and how far off it is (mean difference per pixel).
+    static func closest(_ frame: [UInt8], in source: [[UInt8]]) -> (index: Int, difference: Double) {
+        var best = (index: -1, difference: Double.infinity)
+        for (i, candidate) in source.enumerated() {
+            var sum = 0
+            for j in 0..<576 { sum += abs(Int(frame[j]) - Int(candidate[j])) }
+            let d = Double(sum) / 576
+            if d < best.difference { best = (i, d) }
+        }
+        return best
+    }
+
+    /// `exact` clips start and end on the asked frames: their length is what was asked (not up
+    /// to a GOP more), every frame decodes, and frame after frame they are the source's frames
+    /// in order, across the seams between the re-encoded ends and the copied middle. The
+    /// source has B-frames (H.264 Main), so decode and presentation order differ at the seams.
+    @Test func exactClipsCutAtTheAskedFramesInEveryContainer() async throws {
+        try await onOwnThread {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-exact-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let source = dir.appendingPathComponent("source.mp4").path
+            let made = try Self.run("/usr/bin/ffmpeg", [
+                "-hide_banner", "-loglevel", "error", "-y",
+                "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=30", "-f", "lavfi", "-i", "sine=frequency=440:duration=30",
+                "-c:v", "libx264", "-profile:v", "main", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-bf", "2",
+                "-b:v", "800k", "-c:a", "aac", "-b:a", "64k", source,
+            ])
+            #expect(made.status == 0)
+            let sourceFrames = try Self.tinyFrames(source).frames
+            #expect(sourceFrames.count >= 740, "\(sourceFrames.count) source frames")
+            let lineup = dir.appendingPathComponent("lineup.yaml")
+            try """
+                channels:
+                  - number: 1
+                    name: File
+                    source: \(source)
+                """.write(to: lineup, atomically: true, encoding: .utf8)
+            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--warm", "none"],
+                                         port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
+            defer { box.stop() }
+            #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))")
+            // Well past the start, whose first GOPs arrive in a burst (their wall times bunched).
+            Thread.sleep(forTimeInterval: 14)
+            for format in ["mp4", "mkv", "ts"] {
+                // 3.48 s asked, starting and ending between keyframes (the GOP is 1 s).
+                let started = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-6.62s", "to": "-3.14s", "format": "\#(format)", "exact": true}"#)
+                #expect(started.status == 202, "\(format): \(started.body)")
+                let job = (try? JSONSerialization.jsonObject(with: Data(started.body.utf8))) as? [String: Any] ?? [:]
+                guard let id = job["id"] as? String else { continue }
+                #expect(job["exact"] as? Bool == true)
+                var download: (status: Int, body: [UInt8]) = (0, [])
+                for _ in 0..<150 {
+                    download = box.request("GET", "/api/v1/clips/\(id)")
+                    if download.status != 202 { break }
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
+                #expect(download.status == 200, "\(format): \(String(decoding: download.body.prefix(300), as: UTF8.self))")
+                let clip = dir.appendingPathComponent("exact.\(format)").path
+                try Data(download.body).write(to: URL(fileURLWithPath: clip))
+                let probe = try Self.probe(clip)
+                #expect(probe.video["codec_name"] as? String == "h264" && probe.video["width"] as? Int == 320, "\(format): \(probe.video)")
+                let (frames, complaints) = try Self.tinyFrames(clip)
+                #expect(complaints.isEmpty, "\(format): ffmpeg decoding the clip said: \(complaints.prefix(500))")
+                // 3.48 s at 25 fps: 87 frames, give or take one at each end.
+                #expect(abs(frames.count - 87) <= 2, "\(format): \(frames.count) frames for 3.48 s")
+                guard let firstFrame = frames.first else { continue }
+                let start = Self.closest(firstFrame, in: sourceFrames)
+                var outOfOrder: [String] = []
+                for (k, frame) in frames.enumerated() {
+                    let expected = (start.index + k) % sourceFrames.count
+                    let found = Self.closest(frame, in: sourceFrames)
+                    if found.index != expected || found.difference > 6 { outOfOrder.append("frame \(k): source \(found.index) (\(String(format: "%.1f", found.difference))), expected \(expected)") }
+                }
+                #expect(outOfOrder.isEmpty, "\(format): the clip's frames are not the source's in order: \(outOfOrder.prefix(8))")
+            }
+            // An exact cut where the box cannot re-encode is refused at once; a non-boolean is a bad request.
+            let badExact = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-3s", "exact": "yes"}"#)
+            #expect(badExact.status == 400, "\(badExact.body)")
+        }
+    }
 }
