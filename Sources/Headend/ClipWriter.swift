@@ -29,12 +29,9 @@ struct ClipWriter {
     /// buffers pushed (which waits while the muxer is behind) on `queue`, never on the media
     /// thread or a Swift concurrency thread.
     func write(_ range: ClosedRange<Date>, to file: URL, queue: DispatchQueue, progress: @Sendable (Double) async -> Void) async throws(ClipFailure) -> Double {
-        guard let (gops, start) = plan(range) else { throw ClipFailure(.notBuffered, "nothing buffered in that range") }
+        guard let planned = plan(range) else { throw ClipFailure(.notBuffered, "nothing buffered in that range") }
         let buffer = self.buffer
-        let first: [GOPCache.Entry]
-        do { first = try await Self.on(queue) { try buffer.read(gops[0].serial) } } catch {
-            throw ClipFailure(.notBuffered, "the start of the range left the buffer (\(error))")
-        }
+        let (gops, start, first) = try await opening(planned.gops, range, queue: queue)
         guard let key = first.first, key.isKeyframe, let videoCaps = key.caps else {
             throw ClipFailure(.notBuffered, "the buffer holds no keyframe to start the clip at")
         }
@@ -70,6 +67,7 @@ struct ClipWriter {
         let audioSources = Dictionary(uniqueKeysWithValues: audio.keys.map { ($0, pipeline.appSource(named: "audio\($0)")) })
         var last = start
         let delay = ends.delay
+        let lastGOPEntries = ends.lastGOPEntries
         do {
             for (done, gop) in gops.enumerated() {
                 if Task.isCancelled { throw ClipFailure(.writing, "the clip was deleted while it was written") }
@@ -83,7 +81,7 @@ struct ClipWriter {
                 }
                 let audioFrom = ends.from ?? 0
                 let newest = try await Self.on(queue) { () throws -> Date? in
-                    let entries = done == 0 ? first : try buffer.read(gop.serial)
+                    let entries = try done == 0 ? first : (isLast ? lastGOPEntries : nil) ?? buffer.read(gop.serial)
                     var newest: Date?
                     var lastDTS: ClockTime?
                     if let encoded, let video {
@@ -134,6 +132,29 @@ struct ClipWriter {
         return max(0, last.timeIntervalSince(start))
     }
 
+    /// The GOPs to write, the wall time the clip starts at, and the first GOP's entries (read on
+    /// `queue`). An exact start after the first GOP's last frame (in the moment before the next
+    /// keyframe) is that keyframe: the first GOP then holds nothing to show and is left out.
+    private func opening(_ planned: [TimeshiftBuffer.GOPInfo], _ range: ClosedRange<Date>, queue: DispatchQueue) async throws(ClipFailure)
+        -> ([TimeshiftBuffer.GOPInfo], Date, [GOPCache.Entry]) {
+        let buffer = self.buffer, lower = range.lowerBound, exact = self.exact
+        do {
+            return try await Self.on(queue) {
+                var gops = planned
+                var first = try buffer.read(gops[0].serial)
+                let opening = gops[0]
+                if exact, gops.count > 1,
+                   !first.contains(where: { $0.track == .video && (buffer.wallTime(of: $0, in: opening.serial) ?? opening.start) >= lower }) {
+                    gops.removeFirst()
+                    first = try buffer.read(gops[0].serial)
+                }
+                return (gops, gops[0].start, first)
+            }
+        } catch {
+            throw ClipFailure(.notBuffered, "the start of the range left the buffer (\(error))")
+        }
+    }
+
     /// The re-encoded ends of an exact clip and where they cut.
     struct ExactEnds: @unchecked Sendable {
         /// The first GOP's frames from the asked start (nil: the start is its keyframe).
@@ -146,6 +167,8 @@ struct ClipWriter {
         var toWall: Date?
         /// How far the source's decode times trail its presentation times (B-frame reordering).
         var delay: ClockTime = 0
+        /// The last GOP's entries as the end was decided on them (when it is not the first).
+        var lastGOPEntries: [GOPCache.Entry]?
     }
 
     /// Finds the frames at the asked start and end and re-encodes the partial GOPs there.
@@ -181,7 +204,10 @@ struct ClipWriter {
         }
         // The end: the last GOP's frames up to the asked time, when some of it is left out.
         let lastGOP = gops[gops.count - 1]
-        let lastEntries = try buffer.read(lastGOP.serial).filter { $0.track == .video && $0.pts.isValid }
+        let lastAll = try buffer.read(lastGOP.serial)
+        // The writer uses these same entries: read again, an open GOP could have grown.
+        ends.lastGOPEntries = lastAll
+        let lastEntries = lastAll.filter { $0.track == .video && $0.pts.isValid }
         let kept = lastEntries.filter { wall($0, lastGOP.serial) <= range.upperBound }
         ends.toWall = kept.map { wall($0, lastGOP.serial) }.max()
         if kept.count < lastEntries.count, let to = kept.map(\.pts).max(), let lastKey = lastEntries.first, lastKey.isKeyframe {

@@ -19,6 +19,18 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// Waits (up to 30 s) for clip `id` to be written and saves it at `path`.
+    static func download(_ id: String, from box: FlipboxProcess, to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var download: (status: Int, body: [UInt8]) = (0, [])
+        for _ in 0..<150 {
+            download = box.request("GET", "/api/v1/clips/\(id)")
+            if download.status != 202 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(download.status == 200, "\(path): \(String(decoding: download.body.prefix(300), as: UTF8.self))", sourceLocation: sourceLocation)
+        try Data(download.body).write(to: URL(fileURLWithPath: path))
+    }
+
     /// ffprobe's first video stream and the container's duration.
     static func probe(_ file: String) throws -> (video: [String: Any], duration: Double, streams: Int) {
         let r = try run("/usr/bin/ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json", file])
@@ -78,15 +90,8 @@ import Testing
             #expect(started.status == 202, "\(started.body)")
             let job = (try? JSONSerialization.jsonObject(with: Data(started.body.utf8))) as? [String: Any] ?? [:]
             let id = try #require(job["id"] as? String)
-            var download: (status: Int, body: [UInt8]) = (0, [])
-            for _ in 0..<150 {
-                download = box.request("GET", "/api/v1/clips/\(id)")
-                if download.status != 202 { break }
-                Thread.sleep(forTimeInterval: 0.2)
-            }
-            #expect(download.status == 200, "\(String(decoding: download.body.prefix(300), as: UTF8.self))")
             let clip = dir.appendingPathComponent("clip.mp4").path
-            try Data(download.body).write(to: URL(fileURLWithPath: clip))
+            try Self.download(id, from: box, to: clip)
 
             let original = try Self.probe(source), cut = try Self.probe(clip)
             for key in ["codec_name", "profile", "width", "height", "pix_fmt"] {
@@ -202,15 +207,8 @@ import Testing
                 let job = (try? JSONSerialization.jsonObject(with: Data(started.body.utf8))) as? [String: Any] ?? [:]
                 guard let id = job["id"] as? String else { continue }
                 #expect(job["exact"] as? Bool == true)
-                var download: (status: Int, body: [UInt8]) = (0, [])
-                for _ in 0..<150 {
-                    download = box.request("GET", "/api/v1/clips/\(id)")
-                    if download.status != 202 { break }
-                    Thread.sleep(forTimeInterval: 0.2)
-                }
-                #expect(download.status == 200, "\(format): \(String(decoding: download.body.prefix(300), as: UTF8.self))")
                 let clip = dir.appendingPathComponent("exact.\(format)").path
-                try Data(download.body).write(to: URL(fileURLWithPath: clip))
+                try Self.download(id, from: box, to: clip)
                 let probe = try Self.probe(clip)
                 #expect(probe.video["codec_name"] as? String == "h264" && probe.video["width"] as? Int == 320, "\(format): \(probe.video)")
                 let (frames, complaints) = try Self.tinyFrames(clip)
