@@ -144,17 +144,17 @@ struct SoakAPI: Sendable {
     }
 
     /// Removes from `returns` the channels that are warm or hot again and gives their recovery
-    /// times (seconds from the source's return).
-    func recoveries(of returns: inout [(channel: Int, at: ContinuousClock.Instant)], since: ContinuousClock.Instant) async -> [Double] {
+    /// times (seconds from the source's return), with the channel (its index).
+    func recoveries(of returns: inout [(channel: Int, at: ContinuousClock.Instant)], since: ContinuousClock.Instant) async -> [(channel: Int, seconds: Double)] {
         guard !returns.isEmpty else { return [] }
         let states = await channelStates()
         let now = ContinuousClock.now
-        var done: [Double] = []
+        var done: [(channel: Int, seconds: Double)] = []
         returns.removeAll { r in
             guard r.channel < states.count, states[r.channel] == "warm" || states[r.channel] == "hot" else {
                 return now - r.at > .seconds(60)
             }
-            done.append(SoakCommand.seconds(now - r.at))
+            done.append((r.channel, SoakCommand.seconds(now - r.at)))
             return true
         }
         return done

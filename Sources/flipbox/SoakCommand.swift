@@ -88,7 +88,10 @@ struct SoakCommand: AsyncParsableCommand {
                 lastChaos = clock.now
                 for r in sources.takeReturns() { stats.returns.append((r.channel, clock.now)) }
                 var returns = stats.returns
-                stats.recoveries += await api.recoveries(of: &returns, since: began)
+                for r in await api.recoveries(of: &returns, since: began) {
+                    stats.recoveries.append(r.seconds)
+                    stats.recoveryByChannel[r.channel, default: []].append(r.seconds)
+                }
                 stats.returns = returns
             }
             if clock.now - lastDisplayRead > .seconds(5) {

@@ -95,6 +95,8 @@ struct SoakStatistics {
     /// Sources that came back and whose channel is not up again yet.
     var returns: [(channel: Int, at: ContinuousClock.Instant)] = []
     var recoveries: [Double] = []
+    /// The same, by channel (index into the lineup).
+    var recoveryByChannel: [Int: [Double]] = [:]
 
     mutating func add(_ a: SoakAPI.Answer) {
         guard let status = a.status else { unanswered += 1; return }
@@ -177,7 +179,10 @@ struct SoakReport {
             "cold_flips": ["count": s.coldLatencies.count, "p50_ms": r1(Self.percentile(s.coldLatencies, 0.5)),
                            "max_ms": r1(s.coldLatencies.max())],
             "recovery_s": ["count": s.recoveries.count, "p50": r1(Self.percentile(s.recoveries, 0.5)),
-                           "max": r1(s.recoveries.max()), "not_recovered": s.returns.count],
+                           "max": r1(s.recoveries.max()), "not_recovered": s.returns.count,
+                           "max_by_channel": Dictionary(uniqueKeysWithValues: s.recoveryByChannel.map { channel, times in
+                               ("\(channel + 1) \(channel < channels.count ? channels[channel] : "?")", r1(times.max()))
+                           })],
             "after_warmup": reading(warm), "end": reading(end),
             "rss_drift": r1(rssDrift.map { $0 * 100 }), "open_files_drift": r1(fileDrift.map { $0 * 100 }),
             "pipelines_equal": pipelinesEqual, "player_log": log, "player_exit": playerExit,
