@@ -164,8 +164,10 @@ public final class TransportStreamSender: @unchecked Sendable {
                 continue
             }
             if lastMode != .stream {
-                // Back from silence or garbage: carry on where the clip was, from now.
-                passStart = Self.now() - (current.dueTimes[index] - current.dueTimes[loopStartIndex])
+                // Back from silence or garbage: carry on where the clip was, from now (at its end
+                // when the pass had just ended: the loop below then starts the next pass).
+                let at = min(index, current.dueTimes.count - 1)
+                passStart = Self.now() - (current.dueTimes[at] - current.dueTimes[min(loopStartIndex, at)])
                 lastMode = .stream
             }
             if index >= current.packetCount {
