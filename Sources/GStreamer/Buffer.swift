@@ -45,6 +45,17 @@ public final class Buffer: @unchecked Sendable {
         return Array(out.prefix(Int(n)))
     }
 
+    /// A copy of the bytes and the metadata that belongs to no buffer pool. A frame that comes
+    /// out of a pipeline belongs to that pipeline's pool, and keeps the pool (its memory and the
+    /// two sockets of its wait handle) alive as long as it lives: a frame kept for long (a cached
+    /// card) is copied out.
+    public func detached() -> Buffer {
+        Buffer(takingOwnership: gst_buffer_copy_deep(pointer))
+    }
+
+    /// Whether the buffer belongs to a buffer pool (and keeps it alive).
+    public var isFromPool: Bool { pointer.pointee.pool != nil }
+
     /// A buffer sharing this one's memory with new timestamps (and offset, when given).
     public func retimed(pts: ClockTime, dts: ClockTime, duration: ClockTime? = nil, offset: UInt? = nil, discont: Bool = false) -> Buffer {
         let copy = fb_buffer_copy_metadata_only(pointer)!

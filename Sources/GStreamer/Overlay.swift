@@ -141,10 +141,11 @@ public final class VideoFormat: @unchecked Sendable {
         return try converted(src, caps: srcCaps)
     }
 
-    /// `frame` (of `caps`) converted and scaled to this format.
+    /// `frame` (of `caps`) converted and scaled to this format; a buffer of its own (the
+    /// conversion's pool is not kept alive by it: callers keep these frames, as cards and stills).
     public func converted(_ frame: Buffer, caps: Caps) throws(GStreamerError) -> Buffer {
         let out = try Sample(buffer: frame, caps: caps).converted(to: self.caps)
         guard let buffer = out.buffer else { throw GStreamerError(code: .encode, message: "cannot convert a picture to an output frame") }
-        return buffer
+        return buffer.detached()
     }
 }

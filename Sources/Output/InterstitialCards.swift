@@ -49,7 +49,15 @@ public final class InterstitialCards: @unchecked Sendable {
     private let lock = NSLock()
     private var rendered: [String: Buffer] = [:]
     private var order: [String] = []
+    private var renderedBytes = 0
+    /// At most this much memory of rendered cards is kept (about 11 cards at 720p, 5 at 1080p),
+    /// and at most `renderedCount` of them; the oldest go first.
+    static let renderedBudget = 16 << 20
+    static let renderedCount = 32
     private var reported: Set<String> = []
+
+    /// The rendered cards kept, and their bytes.
+    var renderedCache: (count: Int, bytes: Int) { lock.withLock { (rendered.count, renderedBytes) } }
 
     public init(directory: String?, format: VideoFormat, logger: Logger) {
         self.directory = directory
@@ -100,9 +108,13 @@ public final class InterstitialCards: @unchecked Sendable {
             let image = try ImageCodec.renderSVG(svg)
             let frame = try format.frame(image: image)
             lock.withLock {
-                rendered[key] = frame
-                order.append(key)
-                if order.count > 32 { rendered.removeValue(forKey: order.removeFirst()) }
+                if rendered.updateValue(frame, forKey: key) == nil {
+                    order.append(key)
+                    renderedBytes += frame.size
+                }
+                while order.count > 1, renderedBytes > Self.renderedBudget || order.count > Self.renderedCount {
+                    if let old = rendered.removeValue(forKey: order.removeFirst()) { renderedBytes -= old.size }
+                }
             }
             return frame
         } catch {
