@@ -19,6 +19,32 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// `source.mp4` in `dir`: a test picture and a tone, H.264 Main and AAC, a keyframe every
+    /// second (25 frames), with `encoding`'s bitrates and B-frames.
+    static func makeSource(in dir: URL, size: String, seconds: Int, encoding: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let source = dir.appendingPathComponent("source.mp4").path
+        let made = try run("/usr/bin/ffmpeg", [
+            "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=\(seconds)", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)",
+            "-c:v", "libx264", "-profile:v", "main", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-c:a", "aac",
+        ] + encoding + [source])
+        #expect(made.status == 0, sourceLocation: sourceLocation)
+        return source
+    }
+
+    /// `lineup.yaml` in `dir`: channel 1 plays `source`, then the channels in `more`.
+    static func writeLineup(in dir: URL, source: String, more: String = "") throws -> URL {
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try """
+            channels:
+              - number: 1
+                name: File
+                source: \(source)
+
+            """.appending(more).write(to: lineup, atomically: true, encoding: .utf8)
+        return lineup
+    }
+
     /// Waits (up to 30 s) for clip `id` to be written and saves it at `path`.
     static func download(_ id: String, from box: FlipboxProcess, to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         var download: (status: Int, body: [UInt8]) = (0, [])
@@ -60,24 +86,13 @@ import Testing
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-clips-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             // A 1-minute H.264 Main + AAC file at 1.5 Mb/s, a keyframe every second (25 frames).
-            let source = dir.appendingPathComponent("source.mp4").path
-            let made = try Self.run("/usr/bin/ffmpeg", [
-                "-hide_banner", "-loglevel", "error", "-y",
-                "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=60", "-f", "lavfi", "-i", "sine=frequency=440:duration=60",
-                "-c:v", "libx264", "-profile:v", "main", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0",
-                "-b:v", "1500k", "-maxrate", "1500k", "-bufsize", "1500k", "-c:a", "aac", "-b:a", "96k", source,
-            ])
-            #expect(made.status == 0)
-            let lineup = dir.appendingPathComponent("lineup.yaml")
-            try """
-                channels:
-                  - number: 1
-                    name: File
-                    source: \(source)
+            let source = try Self.makeSource(in: dir, size: "640x360", seconds: 60,
+                                             encoding: ["-b:v", "1500k", "-maxrate", "1500k", "-bufsize", "1500k", "-b:a", "96k"])
+            let lineup = try Self.writeLineup(in: dir, source: source, more: """
                   - number: 2
                     name: Never Shown
                     source: test://color/0000ff?size=160x90&fps=15
-                """.write(to: lineup, atomically: true, encoding: .utf8)
+                """)
             // 256 KB of memory: the clips read most of their GOPs back from segment files.
             let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--timeshift-memory", "256KB", "--warm", "none"],
                                          port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
@@ -177,23 +192,10 @@ import Testing
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-exact-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
-            let source = dir.appendingPathComponent("source.mp4").path
-            let made = try Self.run("/usr/bin/ffmpeg", [
-                "-hide_banner", "-loglevel", "error", "-y",
-                "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=30", "-f", "lavfi", "-i", "sine=frequency=440:duration=30",
-                "-c:v", "libx264", "-profile:v", "main", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-bf", "2",
-                "-b:v", "800k", "-c:a", "aac", "-b:a", "64k", source,
-            ])
-            #expect(made.status == 0)
+            let source = try Self.makeSource(in: dir, size: "320x180", seconds: 30, encoding: ["-bf", "2", "-b:v", "800k", "-b:a", "64k"])
             let sourceFrames = try Self.tinyFrames(source).frames
             #expect(sourceFrames.count >= 740, "\(sourceFrames.count) source frames")
-            let lineup = dir.appendingPathComponent("lineup.yaml")
-            try """
-                channels:
-                  - number: 1
-                    name: File
-                    source: \(source)
-                """.write(to: lineup, atomically: true, encoding: .utf8)
+            let lineup = try Self.writeLineup(in: dir, source: source)
             let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--warm", "none"],
                                          port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
             defer { box.stop() }
