@@ -19,6 +19,13 @@ static const GstClockTime fb_clock_time_none = GST_CLOCK_TIME_NONE;
 
 /* glibc's cap on malloc arenas (M_ARENA_MAX is a macro Swift cannot see). Non-zero on success. */
 static inline int fb_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
+/* glibc's heap (mallinfo2, which Swift's Glibc module does not import): bytes handed out
+   (arena chunks in use plus mmapped blocks), and bytes free but kept in the arenas. */
+static inline void fb_malloc_heap(size_t *in_use, size_t *kept_free) {
+    struct mallinfo2 info = mallinfo2();
+    *in_use = info.uordblks + info.hblkhd;
+    *kept_free = info.fordblks;
+}
 
 static inline GstElement *fb_element(gpointer p) { return GST_ELEMENT(p); }
 static inline GstBin *fb_bin(gpointer p) { return GST_BIN(p); }

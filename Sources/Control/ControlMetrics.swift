@@ -15,7 +15,8 @@ import Switcher
 /// - `flipbox_channels{state}`: channels in each state, read from the player at each scrape.
 /// - `flipbox_http_requests_total{route,method,status}`: every answer of the control API.
 /// - `flipbox_pipelines`, `flipbox_open_files`, `flipbox_open_files_limit`,
-///   `flipbox_resident_memory_bytes`: the process figures of `/api/v1/status`.
+///   `flipbox_resident_memory_bytes`, `flipbox_heap_in_use_bytes`, `flipbox_heap_free_bytes`:
+///   the process figures of `/api/v1/status`.
 ///
 /// Flip and card figures come from the player's event stream (``observe(_:)``), so they count
 /// flips from keys, the API and the web remote alike. Thread-safe: the registry locks.
@@ -108,6 +109,8 @@ public final class ControlMetrics: Sendable {
             registry.makeGauge(descriptor: Self.name("open_files", "", "Open file descriptors")).set(Double(resources.openFiles))
             registry.makeGauge(descriptor: Self.name("open_files", "limit", "The soft limit on open files")).set(Double(resources.fileLimit))
             registry.makeGauge(descriptor: Self.name("resident_memory", "bytes", "Resident memory")).set(Double(resources.residentBytes))
+            registry.makeGauge(descriptor: Self.name("heap_in_use", "bytes", "C heap bytes the process holds (a leak grows this)")).set(Double(resources.heapInUseBytes))
+            registry.makeGauge(descriptor: Self.name("heap_free", "bytes", "C heap bytes freed but kept by the allocator")).set(Double(resources.heapFreeBytes))
         }
         return registry.emitToBuffer()
     }

@@ -1470,6 +1470,15 @@ extension OpenAPIDocument {
                       type: integer
                     residentBytes:
                       type: integer
+                    elements:
+                      description: GStreamer elements that were in a pipeline and are not freed yet.
+                      type: integer
+                    heapInUseBytes:
+                      description: C heap bytes the process holds (glibc mallinfo2); a leak grows this.
+                      type: integer
+                    heapFreeBytes:
+                      description: C heap bytes freed but kept by the allocator; its retention grows this, not a leak.
+                      type: integer
             ClipJob:
               type: object
               required: [id, channel, format, from, to, state, progress, created, fileName]

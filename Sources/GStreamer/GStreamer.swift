@@ -25,6 +25,16 @@ public enum GStreamer {
         fb_malloc_arena_max(Int32(count)) != 0
     }
 
+    /// The C allocator's heap now (glibc's `mallinfo2`): bytes handed out to the program (every
+    /// Swift, GLib and GStreamer allocation), and bytes freed but kept by the allocator's arenas.
+    /// Resident memory that grows while `inUse` stays flat is the allocator's, not a leak. Walks
+    /// every arena under its lock: for a status request, not a streaming thread.
+    public static func allocatorHeap() -> (inUse: Int, keptFree: Int) {
+        var inUse = 0, kept = 0
+        fb_malloc_heap(&inUse, &kept)
+        return (inUse, kept)
+    }
+
     /// The GStreamer library version, e.g. `1.22.0`.
     public static var version: String {
         var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0

@@ -6,7 +6,7 @@ import Musl
 import Foundation
 import GStreamer
 
-/// What the process holds right now: GStreamer pipelines, open files and resident memory.
+/// What the process holds right now: GStreamer pipelines, open files, resident memory and the C heap.
 ///
 /// Read from the kernel (`/proc/self`) and from `PipelineCensus`, so a leak anywhere shows up,
 /// whoever holds the reference. Reading costs a directory listing; fine for a status request,
@@ -22,13 +22,20 @@ public struct ProcessResources: Sendable, Hashable, Codable {
     public var fileLimit: Int
     /// Resident memory in bytes.
     public var residentBytes: Int
+    /// Of the C heap: bytes the program holds (allocated and not freed), and bytes freed but kept
+    /// by the allocator. A leak grows the first; the allocator's retention only the second.
+    public var heapInUseBytes: Int
+    public var heapFreeBytes: Int
 
-    public init(pipelines: Int, elements: Int, openFiles: Int, fileLimit: Int, residentBytes: Int) {
+    public init(pipelines: Int, elements: Int, openFiles: Int, fileLimit: Int, residentBytes: Int,
+                heapInUseBytes: Int = 0, heapFreeBytes: Int = 0) {
         self.pipelines = pipelines
         self.elements = elements
         self.openFiles = openFiles
         self.fileLimit = fileLimit
         self.residentBytes = residentBytes
+        self.heapInUseBytes = heapInUseBytes
+        self.heapFreeBytes = heapFreeBytes
     }
 
     /// The figures now.
@@ -37,8 +44,10 @@ public struct ProcessResources: Sendable, Hashable, Codable {
         // statm: size resident shared text lib data dt, in pages.
         let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
         let residentPages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        let heap = GStreamer.allocatorHeap()
         return ProcessResources(pipelines: PipelineCensus.alive, elements: PipelineCensus.elementsAlive, openFiles: openFiles, fileLimit: fileLimit().soft,
-                                residentBytes: residentPages * Int(sysconf(Int32(_SC_PAGESIZE))))
+                                residentBytes: residentPages * Int(sysconf(Int32(_SC_PAGESIZE))),
+                                heapInUseBytes: heap.inUse, heapFreeBytes: heap.keptFree)
     }
 
     /// `getrlimit(2)` for `RLIMIT_NOFILE`.

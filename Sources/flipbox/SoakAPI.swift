@@ -128,7 +128,8 @@ struct SoakAPI: Sendable {
               let r = status["resources"] as? [String: Any],
               let pipelines = r["pipelines"] as? Int, let files = r["openFiles"] as? Int,
               let resident = r["residentBytes"] as? Int else { return nil }
-        return SoakReading(pipelines: pipelines, openFiles: files, residentBytes: resident)
+        return SoakReading(pipelines: pipelines, openFiles: files, residentBytes: resident,
+                           heapInUseBytes: r["heapInUseBytes"] as? Int ?? 0, heapFreeBytes: r["heapFreeBytes"] as? Int ?? 0)
     }
 
     /// Each channel's state (`warm`, `hot`, `stalled`...), in lineup order.

@@ -77,6 +77,8 @@ struct SoakCommand: AsyncParsableCommand {
         var lastChaos = clock.now
         var display = SoakOutputWatch()
         var lastDisplayRead = clock.now
+        var memory: [SoakReport.MemoryPoint] = []
+        var lastMemoryRead = clock.now
         var measuredFrom: Date?
         func elapsed() -> Double { Self.seconds(clock.now - began) }
 
@@ -97,6 +99,12 @@ struct SoakCommand: AsyncParsableCommand {
             if clock.now - lastDisplayRead > .seconds(5) {
                 lastDisplayRead = clock.now
                 if let body = await api.output() { display.add(body) }
+            }
+            if clock.now - lastMemoryRead >= .seconds(60) {
+                lastMemoryRead = clock.now
+                if let r = await api.resources() {
+                    memory.append(.init(minute: Int((elapsed() / 60).rounded()), resident: r.residentBytes, heapInUse: r.heapInUseBytes, heapFree: r.heapFreeBytes))
+                }
             }
         }
         var nextDwell = Int.random(in: 60...120, using: &rng)
@@ -145,7 +153,7 @@ struct SoakCommand: AsyncParsableCommand {
         let report = SoakReport(seconds: elapsed(), requests: sent, statistics: stats, warm: warmReading, end: endReading, display: verdict,
                                 channels: sources.channels.map(\.behaviour.rawValue),
                                 events: Dictionary(uniqueKeysWithValues: SoakSources.Event.allCases.map { ($0.rawValue, sources.events[$0] ?? 0) }),
-                                servers: sources.serverFigures, playerExit: player.exitDescription, log: player.logPath)
+                                servers: sources.serverFigures, memory: memory, playerExit: player.exitDescription, log: player.logPath)
         print(json ? report.json() : report.text())
         if !report.passed { throw ExitCode(1) }
     }

@@ -5,6 +5,9 @@ struct SoakReading {
     var pipelines: Int
     var openFiles: Int
     var residentBytes: Int
+    /// The C heap: held by the player (a leak grows it), and freed but kept by the allocator.
+    var heapInUseBytes = 0
+    var heapFreeBytes = 0
     /// The player's open files by kind (`socket`, `pipe`, `eventfd`, `file`...), from its
     /// `/proc/PID/fd`: where a drift comes from.
     var fileKinds: [String: Int] = [:]
@@ -14,7 +17,8 @@ struct SoakReading {
         guard !readings.isEmpty else { return nil }
         func mid(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
         return SoakReading(pipelines: mid(readings.map(\.pipelines)), openFiles: mid(readings.map(\.openFiles)),
-                           residentBytes: mid(readings.map(\.residentBytes)))
+                           residentBytes: mid(readings.map(\.residentBytes)), heapInUseBytes: mid(readings.map(\.heapInUseBytes)),
+                           heapFreeBytes: mid(readings.map(\.heapFreeBytes)))
     }
 
     /// The kind of an open file from its `/proc/PID/fd` link: `socket:[123]` is `socket`,
@@ -129,9 +133,19 @@ struct SoakReport {
     var events: [String: Int]
     /// What the HTTP and HLS servers did for the player (`SoakSources.serverFigures`).
     var servers: [String: [String: Int]]
+    /// The player's memory once a minute while flipping (one reading each, not settled): whether
+    /// it levels off, and whether the heap it holds or only what the allocator keeps moves.
+    var memory: [MemoryPoint] = []
     /// How the player ended: `running` at the end of a run, or its signal or exit status.
     var playerExit: String
     var log: String
+
+    struct MemoryPoint {
+        var minute: Int
+        var resident: Int
+        var heapInUse: Int
+        var heapFree: Int
+    }
 
     /// Relative change from the warm-up reading to the end.
     static func drift(_ a: Int?, _ b: Int?) -> Double? {
@@ -140,6 +154,9 @@ struct SoakReport {
     }
 
     var rssDrift: Double? { Self.drift(warm?.residentBytes, end?.residentBytes) }
+    /// The heap the player holds: what a leak moves (resident memory also moves with what the
+    /// allocator keeps).
+    var heapDrift: Double? { Self.drift(warm?.heapInUseBytes, end?.heapInUseBytes) }
     var fileDrift: Double? { Self.drift(warm?.openFiles, end?.openFiles) }
     var pipelinesEqual: Bool { warm != nil && warm?.pipelines == end?.pipelines }
 
@@ -165,7 +182,8 @@ struct SoakReport {
         func r1(_ v: Double?) -> Any { v.map { ($0 * 10).rounded() / 10 } ?? NSNull() }
         func r1000(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
         func reading(_ r: SoakReading?) -> Any {
-            r.map { ["pipelines": $0.pipelines, "openFiles": $0.openFiles, "residentMB": r1(Double($0.residentBytes) / 1_048_576)] } ?? NSNull()
+            r.map { ["pipelines": $0.pipelines, "openFiles": $0.openFiles, "residentMB": r1(Double($0.residentBytes) / 1_048_576),
+                     "heapInUseMB": r1(Double($0.heapInUseBytes) / 1_048_576), "heapFreeMB": r1(Double($0.heapFreeBytes) / 1_048_576)] } ?? NSNull()
         }
         return [
             "passed": passed, "seconds": r1(seconds), "requests": requests, "channels": channels,
@@ -184,7 +202,7 @@ struct SoakReport {
                                ("\(channel + 1) \(channel < channels.count ? channels[channel] : "?")", r1(times.max()))
                            })],
             "after_warmup": reading(warm), "end": reading(end),
-            "rss_drift": r1(rssDrift.map { $0 * 100 }), "open_files_drift": r1(fileDrift.map { $0 * 100 }),
+            "rss_drift": r1(rssDrift.map { $0 * 100 }), "heap_drift": r1(heapDrift.map { $0 * 100 }), "open_files_drift": r1(fileDrift.map { $0 * 100 }),
             "pipelines_equal": pipelinesEqual, "player_log": log, "player_exit": playerExit,
             "display": [
                 "gaps_over_100ms": display.gapsOver100Ms, "longest_gap_ms": r1(display.longestGapMs),
@@ -194,6 +212,8 @@ struct SoakReport {
                 "longest_still_s": r1000(display.longestStillSeconds), "longest_still_channel": display.longestStill?.channel ?? NSNull(),
                 "stills_over_gop": display.stillsOverGOP, "stills_during_outages": display.stillsExcused, "stills_seen": display.stillsSeen, "frames_shown": display.framesShown, "gop_s": display.gop,
             ] as [String: Any],
+            "memory_by_minute": memory.map { ["minute": $0.minute, "residentMB": r1(Double($0.resident) / 1_048_576),
+                                              "heapInUseMB": r1(Double($0.heapInUse) / 1_048_576), "heapFreeMB": r1(Double($0.heapFree) / 1_048_576)] },
             "open_files_by_kind": fileKindChanges.map { ["kind": $0.kind, "after_warmup": $0.warm, "end": $0.end] },
         ]
     }
@@ -207,7 +227,8 @@ struct SoakReport {
         let s = statistics
         func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
         func r(_ x: SoakReading?) -> String {
-            x.map { "\($0.pipelines) pipelines, \($0.openFiles) open files, \(f(Double($0.residentBytes) / 1_048_576)) MB resident" } ?? "not read"
+            x.map { "\($0.pipelines) pipelines, \($0.openFiles) open files, \(f(Double($0.residentBytes) / 1_048_576)) MB resident, "
+                + "heap \(f(Double($0.heapInUseBytes) / 1_048_576)) MB held + \(f(Double($0.heapFreeBytes) / 1_048_576)) MB kept free" } ?? "not read"
         }
         return """
             Flipbox soak: \(requests) requests in \(f(seconds)) s over \(channels.count) hostile channels (\(channels.joined(separator: ", ")))
@@ -224,7 +245,7 @@ struct SoakReport {
             after warm-up: \(r(warm))
             at the end:    \(r(end))
             display: longest gap \(f(display.longestGapMs)) ms\(display.longestGap?.channel.map { " (channel \($0))" } ?? ""), \(display.gapsOver100Ms) over 100 ms; longest unchanging picture on a flowing channel \(String(format: "%.2f", display.longestStillSeconds)) s\(display.longestStill?.channel.map { " (channel \($0))" } ?? ""), \(display.stillsOverGOP) over one GOP (\(f(display.gop)) s), \(display.stillsExcused) more during source outages (\(display.stillsSeen) runs of 0.5 s or more seen)
-            drift: resident \(f(rssDrift.map { $0 * 100 })) %, open files \(f(fileDrift.map { $0 * 100 })) %, pipelines \(pipelinesEqual ? "equal" : "differ")
+            drift: resident \(f(rssDrift.map { $0 * 100 })) %, heap held \(f(heapDrift.map { $0 * 100 })) %, open files \(f(fileDrift.map { $0 * 100 })) %, pipelines \(pipelinesEqual ? "equal" : "differ")
             open files by kind (after warm-up → end): \(fileKindChanges.map { "\($0.kind) \($0.warm) → \($0.end)" }.joined(separator: ", "))
             player log: \(log)
             """
