@@ -43,14 +43,21 @@ public struct ChannelMedia: Sendable, Hashable {
     }
 }
 
+extension Caps {
+    /// Whether compressed video of these caps (a parser's) is coded as fields: mpegvideoparse
+    /// says `interlace-mode`; h264parse and h265parse say `coded-picture-structure=field`
+    /// (also for MBAFF, whose SPS allows field coding).
+    var describesInterlacedVideo: Bool {
+        string("coded-picture-structure") == "field" || (string("interlace-mode") ?? "progressive") != "progressive"
+    }
+}
+
 extension ChannelMedia.Video {
     init(caps: Caps) {
         let size = caps.int("width").flatMap { w in caps.int("height").map { (w, $0) } }
         let rate = caps.fraction("framerate").flatMap { $0.1 > 0 && $0.0 > 0 ? Double($0.0) / Double($0.1) : nil }
-        // mpegvideoparse says interlace-mode; h264parse says coded-picture-structure=field.
-        let mode = caps.string("coded-picture-structure") == "field" ? "interleaved" : caps.string("interlace-mode") ?? "progressive"
         self.init(family: VideoFamily(caps: caps), mediaType: caps.mediaType, width: size?.0, height: size?.1,
-                  framesPerSecond: rate, interlaced: mode != "progressive",
+                  framesPerSecond: rate, interlaced: caps.describesInterlacedVideo,
                   colour: Colorimetry(caps.string("colorimetry"), height: size?.1 ?? 720))
     }
 }

@@ -52,8 +52,8 @@ public actor ClipLibrary {
         guard let held = source.buffer.range else { throw ClipFailure(.notBuffered, "channel \(channel) has nothing buffered yet") }
         let range = try ClipRange.resolve(from: from, to: to, buffer: held)
         if let caps = source.videoCaps, let refusal = format.refusal(video: caps) { throw ClipFailure(.unsupported, refusal) }
-        // Refused at once when the box cannot re-encode the codec, not later in the job.
-        if exact, let caps = source.videoCaps { _ = try PartialGOPEncoder.encoder(for: caps, kilobitsPerSecond: 1000) }
+        // Refused at once when the box cannot re-encode the picture, not later in the job.
+        if exact, let caps = source.videoCaps { try PartialGOPEncoder.check(caps) }
         let id = Self.newID()
         var job = ClipJob(id: id, channel: channel, format: format, from: range.lowerBound, to: range.upperBound, created: Date())
         job.exact = exact

@@ -26,6 +26,15 @@ struct PartialGOPEncoder {
         let buffers: [Buffer]
     }
 
+    /// Throws `.unsupported` when video of `caps` cannot be cut exactly here: interlaced
+    /// pictures (which the encoders here would not keep), or a codec with no encoder on the box.
+    static func check(_ caps: Caps) throws(ClipFailure) {
+        if caps.describesInterlacedVideo {
+            throw ClipFailure(.unsupported, "an exact cut of interlaced video is not possible; ask for a clip cut at keyframes")
+        }
+        _ = try encoder(for: caps, kilobitsPerSecond: 1000)
+    }
+
     /// The encoder chain for the source's codec, ending in its parser in the source's stream
     /// format; throws `.unsupported` when the codec or the encoder is not there.
     static func encoder(for caps: Caps, kilobitsPerSecond kbps: Int) throws(ClipFailure) -> String {
@@ -61,9 +70,7 @@ struct PartialGOPEncoder {
     /// frames whose presentation time is in `window`. Throws `.writing` when a pipeline fails
     /// and `.unsupported` for interlaced pictures (which the encoders here would not keep).
     func encode(_ entries: [GOPCache.Entry], window: ClosedRange<ClockTime>) throws(ClipFailure) -> Result {
-        if let mode = caps.string("interlace-mode"), mode != "progressive" {
-            throw ClipFailure(.unsupported, "an exact cut of interlaced video is not possible; ask for a clip cut at keyframes")
-        }
+        try Self.check(caps)
         let parser = try ClipWriter.parser(for: caps)
         let encoderChain = try Self.encoder(for: caps, kilobitsPerSecond: kilobitsPerSecond)
         let source = "format=time is-live=false do-timestamp=false block=true max-bytes=16000000"

@@ -227,9 +227,41 @@ import Testing
                 }
                 #expect(outOfOrder.isEmpty, "\(format): the clip's frames are not the source's in order: \(outOfOrder.prefix(8))")
             }
-            // An exact cut where the box cannot re-encode is refused at once; a non-boolean is a bad request.
+            // A non-boolean is a bad request.
             let badExact = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-3s", "exact": "yes"}"#)
             #expect(badExact.status == 400, "\(badExact.body)")
+        }
+    }
+
+    /// An exact cut of interlaced video (which the encoders here would make progressive) is
+    /// refused when asked (409, saying why and what to ask instead), not later in the job; the
+    /// same clip cut at keyframes is written.
+    @Test func exactClipsOfInterlacedVideoAreRefusedAtOnce() async throws {
+        try await onOwnThread {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-exact-i-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            // 576i25: H.264 coded as fields (MBAFF).
+            let source = try Self.makeSource(in: dir, size: "720x576", seconds: 20,
+                                             encoding: ["-flags", "+ildct+ilme", "-x264opts", "tff=1", "-b:v", "1500k", "-b:a", "64k"])
+            let lineup = try Self.writeLineup(in: dir, source: source)
+            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--warm", "none"],
+                                         port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
+            defer { box.stop() }
+            #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))")
+            Thread.sleep(forTimeInterval: 6)
+            let exact = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-4.5s", "to": "-1.5s", "exact": true}"#)
+            #expect(exact.status == 409 && exact.body.contains("interlaced") && exact.body.contains("keyframes"), "\(exact.status) \(exact.body)")
+            #expect((box.json("GET", "/api/v1/clips").object["clips"] as? [[String: Any]])?.isEmpty == true, "a refused clip leaves no job")
+            let cut = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-4.5s", "to": "-1.5s"}"#)
+            #expect(cut.status == 202, "\(cut.body)")
+            let job = (try? JSONSerialization.jsonObject(with: Data(cut.body.utf8))) as? [String: Any] ?? [:]
+            let id = try #require(job["id"] as? String)
+            let clip = dir.appendingPathComponent("clip.mp4").path
+            try Self.download(id, from: box, to: clip)
+            let probe = try Self.probe(clip)
+            #expect(["tt", "bb", "tb", "bt"].contains(probe.video["field_order"] as? String ?? "") && probe.video["width"] as? Int == 720,
+                    "still interlaced: \(probe.video)")
         }
     }
 }
