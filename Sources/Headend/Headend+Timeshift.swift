@@ -133,27 +133,26 @@ public enum TimeshiftFailureCode: String, FailureCode {
     }
 }
 
-/// A channel's timeshift buffer and the unpinned tap that fills it.
-final class TimeshiftRecording: Sendable {
-    let buffer: TimeshiftBuffer
-    let tap: IngestTap
-    let filling: Task<Void, Never>
+/// A channel's timeshift buffer, filled where its ingest arrives: the channel's GOP cache hands
+/// the buffer its cached GOP, then every entry, on the ingest's streaming threads. No queue and
+/// no task between them: `TimeshiftBuffer.append` only takes the buffer's lock and schedules
+/// disk writes on the disk queue, it never waits for the disk, and one wake-up of a consumer
+/// task per entry cost more than the append itself.
+public final class TimeshiftRecording: Sendable {
+    public let buffer: TimeshiftBuffer
+    private let cache: GOPCache
+    private let consumer: GOPCache.Consumer
 
-    init(buffer: TimeshiftBuffer, tap: IngestTap) {
+    init(buffer: TimeshiftBuffer, cache: GOPCache, id: TapID) {
         self.buffer = buffer
-        self.tap = tap
-        filling = Task.detached(priority: .utility) {
-            do {
-                for try await entry in tap { buffer.append(entry) }
-            } catch {
-                // Dropped as too slow (the disk queue is behind): the buffer keeps what it has.
-            }
-        }
+        self.cache = cache
+        consumer = .tap(id)
+        cache.attachSeeded(consumer) { entry in buffer.append(entry) }
     }
 
-    func close() {
-        tap.close()
-        filling.cancel()
+    /// Stops filling the buffer and closes it (its segment files go). Idempotent.
+    public func close() {
+        cache.detach(consumer)
         buffer.close()
     }
 }
@@ -190,15 +189,7 @@ extension Headend {
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
             if let observer = timeshiftDiskObserver { buffer.onDiskChange { [channel = source.channel] in observer(channel) } }
-            let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, settings.memoryBytes), pins: false)
-            if let warm = timeshiftBuffers[index] {
-                // A warm buffer started meanwhile: it has more behind it; keep that one.
-                tap.close()
-                buffer.close()
-                warm.buffer.isShown = true
-                return
-            }
-            timeshiftBuffers[index] = TimeshiftRecording(buffer: buffer, tap: tap)
+            timeshiftBuffers[index] = record(source, into: buffer)
         } catch {
             logger.warning("channel \(source.channel.number): no timeshift: \(error)")
         }
@@ -213,12 +204,24 @@ extension Headend {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
             if let observer = timeshiftDiskObserver { buffer.onDiskChange { [channel = source.channel] in observer(channel) } }
             buffer.isShown = false
-            let tap = try await tap(source.channel, maxQueuedBytes: max(IngestTap.defaultMaxQueuedBytes, buffer.backgroundBytes), pins: false)
-            guard timeshiftBuffers[index] == nil else { tap.close(); buffer.close(); return }
-            timeshiftBuffers[index] = TimeshiftRecording(buffer: buffer, tap: tap)
+            timeshiftBuffers[index] = record(source, into: buffer)
         } catch {
             logger.warning("channel \(source.channel.number): no warm timeshift: \(error)")
         }
+    }
+
+    /// Starts filling `buffer` from `source`'s ingest (see `TimeshiftRecording`).
+    func record(_ source: ChannelSource, into buffer: TimeshiftBuffer) -> TimeshiftRecording {
+        let id = newTapID()
+        return TimeshiftRecording(buffer: buffer, cache: source.cache, id: id)
+    }
+
+    /// Fills `buffer` from `channel`'s ingest until the recording is closed, as a shown channel's
+    /// timeshift does (`flipbox bench --timeshift` measures what that costs). The channel is not
+    /// started or kept running for it.
+    public func record(_ channel: Channel, into buffer: TimeshiftBuffer) throws -> TimeshiftRecording {
+        guard let source = source(for: channel) else { throw GStreamerError(code: .io, message: "unknown channel \(channel.number)") }
+        return record(source, into: buffer)
     }
 
     /// Drops a channel's buffer (its channel stopped, or timeshift was turned off).

@@ -317,8 +317,7 @@ public actor Headend {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
         guard !isShutDown else { throw TapEnd.headendStopped }
-        let id = TapID(value: nextTap)
-        nextTap += 1
+        let id = newTapID()
         let release: @Sendable (TapID) -> Void = { [weak self] id in
             Task { await self?.untap(id) }
         }
@@ -329,6 +328,12 @@ public actor Headend {
         taps[id] = (queue, source, pins)
         if !(await source.isRunning) { await source.start() }
         return IngestTap(id: id, channel: channel, start: start, queue: queue, release: release)
+    }
+
+    /// A tap id never used before (taps and timeshift recordings share the space).
+    func newTapID() -> TapID {
+        defer { nextTap += 1 }
+        return TapID(value: nextTap)
     }
 
     /// Forgets a closed or dropped tap; its channel may go cold at the next plan.
