@@ -46,11 +46,7 @@ struct ClipWriter {
         var ends = ExactEnds()
         if exact {
             let writer = self
-            do { ends = try await Self.on(queue) { try writer.exactEnds(range, gops: gops, first: first) } } catch let failure as ClipFailure {
-                throw failure
-            } catch {
-                throw ClipFailure(.notBuffered, "part of the range left the buffer while the clip was written (\(error))")
-            }
+            ends = try await Self.reading(on: queue) { try writer.exactEnds(range, gops: gops, first: first) }
             if let from = ends.from { keyBase = from >= ends.delay ? from - ends.delay : 0 }
             videoParser = container.exactParser(for: videoCaps) ?? videoParser
         }
@@ -68,7 +64,7 @@ struct ClipWriter {
         var last = start
         let delay = ends.delay
         let lastGOPEntries = ends.lastGOPEntries
-        do {
+        do throws(ClipFailure) {
             for (done, gop) in gops.enumerated() {
                 if Task.isCancelled { throw ClipFailure(.writing, "the clip was deleted while it was written") }
                 let isLast = done == gops.count - 1
@@ -80,7 +76,7 @@ struct ClipWriter {
                     if wanted != before { video.caps = wanted }
                 }
                 let audioFrom = ends.from ?? 0
-                let newest = try await Self.on(queue) { () throws -> Date? in
+                let newest = try await Self.reading(on: queue) { () throws -> Date? in
                     let entries = try done == 0 ? first : (isLast ? lastGOPEntries : nil) ?? buffer.read(gop.serial)
                     var newest: Date?
                     var lastDTS: ClockTime?
@@ -115,12 +111,9 @@ struct ClipWriter {
                 if let error = pipeline.firstError { throw ClipFailure(.writing, "cannot write the clip: \(error)") }
                 await progress(Double(done + 1) / Double(gops.count + 1))
             }
-        } catch let failure as ClipFailure {
-            await Self.shutdown(pipeline)
-            throw failure
         } catch {
             await Self.shutdown(pipeline)
-            throw ClipFailure(.notBuffered, "part of the range left the buffer while the clip was written (\(error))")
+            throw error
         }
         video?.endOfStream()
         for source in audioSources.values { source?.endOfStream() }
@@ -271,6 +264,14 @@ struct ClipWriter {
 
     private static func shutdown(_ pipeline: Pipeline) async {
         _ = try? await MediaExecutor.shared.run { pipeline.shutdown() }
+    }
+
+    /// Runs blocking `body` on `queue`: a `ClipFailure` it throws passes as it is, any other
+    /// error (a GOP that left the buffer before it was read back) is `.notBuffered`.
+    private static func reading<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) async throws(ClipFailure) -> T {
+        do { return try await on(queue, body) } catch let failure as ClipFailure { throw failure } catch {
+            throw ClipFailure(.notBuffered, "part of the range left the buffer while the clip was written (\(error))")
+        }
     }
 
     /// Runs blocking `body` on `queue`.

@@ -223,7 +223,7 @@ public struct SwitcherMachine: Sendable {
             return (id, effects)
         }
 
-        var next = Flight(id: id, request: request, target: target, startedAt: now)
+        let next = Flight(id: id, request: request, target: target, startedAt: now)
         effects.append(.activate(requestID: id, channel: target))
         effects.append(.schedule(.timeout(requestID: id), at: now + settings.tuneTimeout))
         if carryCard {
