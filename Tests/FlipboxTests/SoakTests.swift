@@ -55,5 +55,16 @@ import Testing
                 "the player fetched no HLS playlist or segment: \(servers)")
         let recovery = report["recovery_s"] as? [String: Any]
         #expect((recovery?["count"] as? Int ?? 0) > 0, "no returning source recovered: \(recovery ?? [:])")
+        // Which channel took longest to come back: the channel that dies is among them.
+        let byChannel = recovery?["max_by_channel"] as? [String: Any] ?? [:]
+        #expect(byChannel.keys.contains { $0.hasSuffix(" dies") }, "\(byChannel)")
+        // Memory once a minute, with the C heap held (mostly resident: mmapped blocks not yet
+        // touched count in the heap, not in what is resident).
+        let memory = report["memory_by_minute"] as? [[String: Any]] ?? []
+        #expect(!memory.isEmpty, "no memory readings by minute")
+        for point in memory {
+            let heap = point["heapInUseMB"] as? Double ?? 0, resident = point["residentMB"] as? Double ?? 0
+            #expect(heap > 1 && heap < 2 * resident, "heap \(heap) MB held, \(resident) MB resident: \(point)")
+        }
     }
 }
