@@ -61,22 +61,28 @@ struct DisplayOptions: ParsableArguments {
 
     /// `--output auto`: a window under X11/Wayland; KMS when a display is connected and Flipbox
     /// runs as a service (no terminal) or on a text console; headless otherwise. Started by
-    /// systemd, it waits up to `serviceDisplayWait` for a display before it settles for headless.
+    /// systemd, it waits up to `serviceDisplayWait` for a display before it settles for headless
+    /// (and `DisplayArrival` restarts it onto a display that comes later).
     func automaticSink(logger: Logger?) -> OutputSink {
         let stdinIsTerminal = isatty(0) == 1
         func connected() -> Bool {
             DisplayProbe.cards(in: Self.deviceDirectory).cards.contains { !$0.connectedConnectors.isEmpty }
         }
         let sink = OutputSink.automatic(stdinIsTerminal: stdinIsTerminal, displayConnected: connected())
-        guard sink == .headless, Self.startedBySystemd, OutputSink.automatic(stdinIsTerminal: stdinIsTerminal, displayConnected: true) == .kms else {
-            return sink
-        }
+        guard sink == .headless, waitsForDisplayWhenHeadless else { return sink }
         logger?.notice("display: none connected yet; waiting up to \(Self.serviceDisplayWait) for one (a GPU driver may still be loading)")
         guard Self.waitFor(Self.serviceDisplayWait, connected) else {
-            logger?.notice("display: none connected: playing headless (the HTTP API and snapshots work)")
+            logger?.notice("display: none connected: playing headless (the HTTP API and snapshots work) until one is, then restarting onto it")
             return .headless
         }
         return .kms
+    }
+
+    /// Whether `--output auto` would draw on a display if one were connected, as a service does
+    /// (started by systemd, no terminal): then a headless start was for want of a display, and
+    /// one that comes later is worth a restart (`DisplayArrival`).
+    var waitsForDisplayWhenHeadless: Bool {
+        Self.startedBySystemd && OutputSink.automatic(stdinIsTerminal: isatty(0) == 1, displayConnected: true) == .kms
     }
 
     /// Polls `condition` every 250 ms until it holds or `limit` passed; whether it held.

@@ -144,7 +144,7 @@ struct DoctorCommand: AsyncParsableCommand {
             }
         case .headless:
             findings.append(play.output == "auto"
-                ? .note("output", "auto: no display connected, so headless (the HTTP API and snapshots work)", fix: "connect the TV and turn it on, then restart")
+                ? .note("output", "auto: no display connected, so headless (the HTTP API and snapshots work)", fix: "connect the TV and turn it on: the service moves onto it by itself; `flipbox play` by hand: start it again")
                 : .ok("output", "headless: no display used"))
         case .window:
             let fullscreen = play.display.fullscreen ?? (asService || isatty(0) != 1)

@@ -165,6 +165,11 @@ struct PlayCommand: AsyncParsableCommand {
                 output: parts.output, connector: connector,
                 statusPath: ConnectorPresence.statusPath(devicePath: kms.devicePath, connector: connector), logger: logger)))
         }
+        if resolved.sink == .headless, output == "auto", display.waitsForDisplayWhenHeadless {
+            // Started with the TV off: a display that comes later restarts the service onto it.
+            services.append(.init(service: DisplayArrival(deviceDirectory: DisplayOptions.deviceDirectory, logger: logger),
+                                  successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         if serve {
             do {
                 let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)

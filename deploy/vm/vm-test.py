@@ -607,6 +607,32 @@ class Checks:
         finally:
             self.agent.shell(f"echo detect > {status}")
 
+    def display_arrives_later(self, last):
+        """The TV off when the box starts: the service waits for a display, settles for headless,
+        and when the display comes (the connector forced on) restarts onto it, on the last channel."""
+        status = "/sys/class/drm/card0-Virtual-1/status"
+        try:
+            self.agent.shell(f"echo off > {status}")
+            self.agent.run("/bin/systemctl", "restart", "--no-block", "flipbox")
+            # The service waits 30 s for a display before it plays headless.
+            deadline = time.monotonic() + 40 + 30 * PATIENCE
+            journal = ""
+            while time.monotonic() < deadline and "playing headless" not in journal:
+                time.sleep(1)
+                _, journal = self.agent.run("/bin/journalctl", "-u", "flipbox", "--no-pager", "-o", "cat", "--grep", "display: ")
+            self.check("playing headless" in journal, "started with the display off: the service plays headless", journal[-400:])
+            _, headless_pid, _ = self.service()
+            self.agent.shell(f"echo on > {status}")
+            new_pid, _ = self.wait_active(60, not_pid=headless_pid)
+            picture, seconds = self.wait_channel(last, 60)
+            self.picture("08-display-after-start")
+            _, journal = self.agent.run("/bin/journalctl", "-u", "flipbox", "--no-pager", "-o", "cat", "--grep", "display: ")
+            self.check("restarting to draw on it" in journal and new_pid is not None and seconds is not None,
+                       f"a display connected later: the service restarts onto it, channel {last} on screen",
+                       f"new pid {new_pid}, {self.describe(picture)}; {journal[-400:]}")
+        finally:
+            self.agent.shell(f"echo detect > {status}")
+
     def watchdog_restarts(self, last):
         _, pid, _ = self.service()
         self.agent.run("/bin/kill", "-STOP", pid)
@@ -711,6 +737,7 @@ def main():
             checks.restart_returns(last)
             if not args.short:
                 checks.hotplug_recovers(last)
+                checks.display_arrives_later(last)
                 checks.watchdog_restarts(last)
                 checks.doctor()
     except Exception as error:
