@@ -68,6 +68,12 @@ extension Headend {
         decoder.showSubtitles(track)
     }
 
+    /// The teletext branch of `decoder` failed (media thread): it is taken out, the picture
+    /// plays on without it.
+    func teletextFailed(_ decoder: ChannelDecoder) {
+        decoder.stopTeletext()
+    }
+
     private static func listing(_ tracks: [SubtitleTrack]) -> String {
         tracks.isEmpty ? "" : "; it has " + tracks.map { $0.language ?? $0.format }.joined(separator: ", ")
     }
