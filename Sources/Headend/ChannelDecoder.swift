@@ -597,13 +597,16 @@ final class ChannelDecoder: @unchecked Sendable {
     }
 
     /// Pushes teletext data to the shown page's branch on the picture's timeline (lock held): as
-    /// far after the newest frame as the source has it; data from before that frame (kept data
-    /// fed to a new branch, or a page sent late) or from across a jump in the source's clock is
-    /// due at once, in the order it came, so the page on screen ends up the newest one sent.
+    /// far from the newest frame as the source has it (so with the frame of its moment, or at
+    /// once when that frame has played or never will: kept data fed to a new branch); data more
+    /// than `jump` before that frame (or before a jump in the source's clock) is due at once, and
+    /// data more than `jump` after it with that frame. What is due at once goes in the order it
+    /// came, so the page on screen ends up the newest one sent.
     private func pushTeletextLocked(_ entry: GOPCache.Entry) {
         guard let branch = teletext, let last = lastVideo, entry.pts.isValid else { return }
         let distance = Int64(bitPattern: UInt64(entry.pts)) - last.source
-        let at = last.shifted + (distance < 0 || distance > Self.jump ? 0 : distance)
+        let at = distance < -Self.jump ? Int64(bitPattern: UInt64(pipeline.runningTimeNow))
+            : last.shifted + (distance > Self.jump ? 0 : distance)
         branch.source.push(entry.buffer.retimed(pts: ClockTime(max(0, at)), dts: .none))
     }
 

@@ -61,8 +61,8 @@ struct TeletextClip: Sendable {
         var page: UInt8
         /// 0x02 subtitles, 0x05 for the hard of hearing.
         var type: UInt8 = 0x02
-        /// What the page shows on row 22, sent once a second; nil for a page the table names and
-        /// the stream never sends.
+        /// What the page shows on row 22, sent every `period` seconds; nil for a page the table
+        /// names and the stream never sends.
         var text: String?
 
         var number: Int { magazine * 100 + Int(page >> 4) * 10 + Int(page & 0xF) }
@@ -84,11 +84,13 @@ struct TeletextClip: Sendable {
     var table: Table = .pages
     /// Random bytes in place of every data unit's data (addresses, headers and text broken).
     var corrupt = false
+    /// Seconds between two transmissions of a page.
+    var period = 1
     var fps = 25
     var seconds = 6
 
     /// The data of one PES a frame: a data identifier and two data units per page (header and
-    /// row once a second, else a time-filling header of the magazine and stuffing).
+    /// row every `period` seconds, else a time-filling header of the magazine and stuffing).
     func teletextData() -> [UInt8] {
         var random = SplitMix(seed: 15)
         var out: [UInt8] = []
@@ -100,7 +102,7 @@ struct TeletextClip: Sendable {
                     pes += TeletextWriter.stuffing + TeletextWriter.stuffing
                     continue
                 }
-                if frame % fps == 0 {
+                if frame % (fps * period) == 0 {
                     pes += TeletextWriter.dataUnit(TeletextWriter.header(magazine: page.magazine, page: page.page, erase: true, subtitle: true), line: line)
                     pes += TeletextWriter.dataUnit(TeletextWriter.row(magazine: page.magazine, row: 22, text: text), line: line + 1)
                 } else {

@@ -104,6 +104,36 @@ import Testing
         await player.shutdown()
     }
 
+    /// A warm flip builds the page on screen from the teletext the cache kept: a page sent every
+    /// two seconds shows at once after each flip, not at its next transmission (which takes a
+    /// second on average: four flips all under 0.8 s would be a 1-in-40 chance).
+    @Test func aWarmFlipShowsThePageSentBeforeIt() async throws {
+        try GStreamer.initialize()
+        let sparse = TeletextClip(name: "deu888-every2s", pages: [.init(language: "deu", magazine: 8, page: 0x88, text: "HELLO")], period: 2)
+        let plain = ClipFormat(codec: .h264, width: 720, height: 576, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x102040)
+        let (senders, channels) = try senders([try sparse.file(in: ClipFormat.cacheDirectory), try plain.file(in: ClipFormat.cacheDirectory)])
+        defer { for s in senders { s.stop() } }
+        let player = try player(channels, settings: ["subtitle-languages": "deu"])
+        try await player.start()
+        let check = SubtitlePlayerTests()
+        #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
+        #expect(await check.shows(true, player, Self.middle), "the page shows")
+        #expect(await waitUntil(10) { await player.channels().allSatisfy { $0.state.tier != .cold } })
+        for round in 0..<4 {
+            let away = await player.flip(.tune(ChannelNumber(2)))
+            #expect(away.ok, "\(away.error ?? "")")
+            #expect(await check.shows(false, player, Self.middle, within: 3, steady: 0.5), "round \(round): no page on the plain channel")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 300...1700)))
+            let back = await player.flip(.tune(ChannelNumber(1)))
+            #expect(back.ok && back.path == .warm, "round \(round): \(back)")
+            let flipped = ContinuousClock.now
+            let shown = await waitUntil(3) { await check.brightShare(player, Self.middle).map { $0 > 0.02 } ?? false }
+            let after = ContinuousClock.now - flipped
+            #expect(shown && after < .milliseconds(800), "round \(round): the page showed \(after) after the flip completed")
+        }
+        await player.shutdown()
+    }
+
     /// Bad teletext never stops a channel: a stream whose table names no page lists no track; a
     /// page named but never sent, and a stream of broken data, show nothing and the channel plays
     /// on (flips to and from it complete, and a good page shows after them).
