@@ -397,8 +397,10 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The subtitles drawn from now on (nil: none; media thread): DVB stream `track.index`, a
     /// teletext page, or the closed captions. A DVB stream shows its newest page at once (while
     /// its time-out lasts); a teletext page as soon as what was kept of its stream completes it.
-    func showSubtitles(_ track: SubtitleTrack?) {
-        guard videoSource != nil else { return }
+    /// Returns why a teletext page cannot be decoded, nil when it can (or none is asked for).
+    @discardableResult
+    func showSubtitles(_ track: SubtitleTrack?) -> String? {
+        guard videoSource != nil else { return nil }
         pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
         // A teletext page is decoded by a fresh branch (a decoder of its own page and stream,
         // without what it held of another), fed with what was kept of its stream.
@@ -413,8 +415,9 @@ final class ChannelDecoder: @unchecked Sendable {
         overlay?.set("text", string: "")
         overlay?.set("silent", track?.page == nil)
         var fresh: (bin: Bin, source: AppSource, generation: Int)?
+        var problem: String?
         if case .teletext(let page, _) = track?.kind {
-            fresh = try? addTeletextBranch(page: page, generation: generation)
+            do { fresh = try addTeletextBranch(page: page, generation: generation) } catch { problem = "\(error)" }
         }
         let overlays = lock.withLock {
             subtitles = track
@@ -426,6 +429,7 @@ final class ChannelDecoder: @unchecked Sendable {
             return captionOverlays
         }
         showCaptions(overlays)
+        return problem
     }
 
     /// Whether the element named `name` belongs to a teletext branch (its errors stop that

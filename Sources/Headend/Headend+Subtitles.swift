@@ -54,7 +54,9 @@ extension Headend {
                                                kind: "subtitle track", speech: "subtitles")
         }
         subtitleChoices[channel.id] = target.map { .track(TrackSelection.choice(for: $0, among: tracks)) } ?? .off
-        entry.decoder?.showSubtitles(target)
+        if let problem = entry.decoder?.showSubtitles(target) {
+            logger.warning("channel \(channel.number) \(channel.name): teletext page \(target?.page ?? 0) cannot be decoded (\(problem)); is GStreamer's teletextdec installed (gstreamer1.0-plugins-bad)? Run flipbox doctor")
+        }
         logger.info("channel \(channel.number) \(channel.name): subtitles \(target.map { "\($0.format) \($0.languageName ?? $0.language ?? "")" } ?? "off")")
         return SubtitleState(tracks: tracks, showing: target?.index)
     }
