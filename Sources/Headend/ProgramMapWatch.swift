@@ -256,6 +256,12 @@ public struct ProgramMapWatch: Sendable {
 }
 
 extension ProgramMapWatch.Table {
-    /// "H.264 on PID 256, AAC on PID 257".
-    var streamList: String { entries.map { "\(ProgramMapWatch.StreamType.name($0.kind)) on PID \($0.pid)" }.joined(separator: ", ") }
+    /// "H.264 on PID 256, AAC on PID 257, private data (teletext pages 888 deu, 777 eng) on PID 258".
+    var streamList: String {
+        entries.map { entry in
+            let pages = entry.teletextPages.map { [$0.number.map(String.init) ?? "?", $0.language].compactMap { $0 }.joined(separator: " ") }
+            let teletext = pages.isEmpty ? "" : " (teletext pages \(pages.joined(separator: ", ")))"
+            return "\(ProgramMapWatch.StreamType.name(entry.kind))\(teletext) on PID \(entry.pid)"
+        }.joined(separator: ", ")
+    }
 }

@@ -27,6 +27,12 @@ extension HeadendTests {
             #expect(ProgramMapWatch.teletextPages([0x56, 200] + Self.page("deu", type: 2, magazine: 8, 0x88)).count == 1,
                     "a descriptor longer than the data is read as far as it goes")
             #expect(ProgramMapWatch.teletextPages([0x56, 5, 0xFF, 0x00, 0x01, 0x10, 0x88]).first?.language == nil, "no letters, no language")
+
+            // A table that names other pages is a change, and the log says which.
+            typealias Entry = ProgramMapWatch.Table.Entry
+            let old = ProgramMapWatch.Table(version: 0, entries: [Entry(kind: 0x1B, pid: 256), Entry(kind: 0x06, pid: 258, teletextPages: [pages[0]])])
+            let new = ProgramMapWatch.Table(version: 1, entries: [Entry(kind: 0x1B, pid: 256), Entry(kind: 0x06, pid: 258, teletextPages: pages)])
+            #expect("\(ProgramMapWatch.Change(pid: 4096, old: old, new: new))" == "its streams changed from H.264 on PID 256, private data (teletext pages 888 ger) on PID 258 to H.264 on PID 256, private data (teletext pages 888 ger, 777 eng, 100 fra, ? ita) on PID 258 (table version 0 to 1)")
         }
 
         /// Teletext data from `appsrc` as subtitle stream 1 of `cache`, next to the picture and the
