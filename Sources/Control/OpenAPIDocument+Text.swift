@@ -328,7 +328,7 @@ extension OpenAPIDocument {
           /api/v1/subtitles:
             get:
               operationId: subtitles
-              summary: The subtitle tracks of the channel on screen (DVB subtitles, closed captions) and the one shown.
+              summary: The subtitle tracks of the channel on screen (DVB subtitles, teletext pages, closed captions) and the one shown.
               responses:
                 "200":
                   $ref: "#/components/responses/Subtitles"
@@ -1333,7 +1333,7 @@ extension OpenAPIDocument {
                   type: boolean
             SubtitleTrack:
               type: object
-              required: [track, language, languageName, format, showing]
+              required: [track, language, languageName, format, page, showing]
               properties:
                 track:
                   description: The track's number (from 1), as `POST /api/v1/subtitles/{track}` takes it.
@@ -1344,9 +1344,12 @@ extension OpenAPIDocument {
                 languageName:
                   type: [string, "null"]
                 format:
-                  description: DVB subtitles, or CEA-608/708 closed captions carried in the video.
+                  description: DVB subtitles, a teletext subtitle page, or CEA-608/708 closed captions carried in the video.
                   type: string
-                  enum: [DVB, CC1]
+                  enum: [DVB, Teletext, CC1]
+                page:
+                  description: The teletext page (`888`), as the programme table names it; null for other tracks.
+                  type: [integer, "null"]
                 showing:
                   type: boolean
             AudioTrack:

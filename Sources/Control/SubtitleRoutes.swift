@@ -4,7 +4,7 @@ import Hummingbird
 import Switcher
 
 /// The subtitle endpoints: `GET /api/v1/subtitles` lists the subtitle tracks of the channel on
-/// screen (DVB streams, then the closed captions its video carries) and the one shown;
+/// screen (DVB streams and teletext pages, then the closed captions its video carries) and the one shown;
 /// `POST /api/v1/subtitles/{track}` shows `next` (the tracks in turn, then off), `off`, `cc`, a
 /// track number (from 1) or a language (`deu`, `German`), remembered for the channel. Bad track
 /// 400, no such track 404 (the message lists what the channel has), no channel 409.
@@ -18,17 +18,19 @@ struct SubtitleRoutes<Player: SubtitleControl> {
     }
 }
 
-/// One subtitle track: `{"track", "language", "languageName", "format", "showing"}`; `track`
-/// numbers the channel's tracks from 1, as `POST /api/v1/subtitles/{track}` takes them;
-/// `format` is `DVB` or `CC1` (closed captions).
+/// One subtitle track: `{"track", "language", "languageName", "format", "page", "showing"}`;
+/// `track` numbers the channel's tracks from 1, as `POST /api/v1/subtitles/{track}` takes them;
+/// `format` is `DVB`, `Teletext` or `CC1` (closed captions); `page` the teletext page (`888`),
+/// null for the others.
 struct SubtitleTrackJSON: Encodable, Sendable {
     var track: Int
     var language: String?
     var languageName: String?
     var format: String
+    var page: Int?
     var showing: Bool
 
-    enum CodingKeys: String, CodingKey { case track, language, languageName, format, showing }
+    enum CodingKeys: String, CodingKey { case track, language, languageName, format, page, showing }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -36,6 +38,7 @@ struct SubtitleTrackJSON: Encodable, Sendable {
         try c.encode(language, forKey: .language)
         try c.encode(languageName, forKey: .languageName)
         try c.encode(format, forKey: .format)
+        try c.encode(page, forKey: .page)
         try c.encode(showing, forKey: .showing)
     }
 
@@ -43,7 +46,7 @@ struct SubtitleTrackJSON: Encodable, Sendable {
     static func list(_ state: SubtitleState) -> [SubtitleTrackJSON] {
         state.tracks.enumerated().map { i, t in
             SubtitleTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, format: t.format,
-                              showing: t.index == state.showing)
+                              page: t.page, showing: t.index == state.showing)
         }
     }
 }

@@ -90,8 +90,10 @@ extension Deinterlace {
 ///
 /// Subtitles are drawn into the decoded picture, so they come and go with the channel's own
 /// frames and never reach another channel's: DVB subtitle pages of the chosen stream go to
-/// `dvbsuboverlay`, and the closed captions the video carries (`ccextractor` ahead of the
-/// decoder) to `cc708overlay`. Both pass frames through untouched while off (the default).
+/// `dvbsuboverlay`, the closed captions the video carries (`ccextractor` ahead of the
+/// decoder) to `cc708overlay`, and the chosen teletext page's text (`teletextdec`, in a branch
+/// of its own while shown) to a `textoverlay`. All pass frames through untouched while off (the
+/// default).
 final class ChannelDecoder: @unchecked Sendable {
     /// The families a decoder is built for; spare decoders are kept per family.
     struct Codec: Sendable, Hashable, CustomStringConvertible {
@@ -161,6 +163,13 @@ final class ChannelDecoder: @unchecked Sendable {
     /// (then `cc708overlay` draws them and the 608 text stays hidden).
     private var captions608 = CEA608Screen()
     private var carries708 = false
+    /// The branch decoding the teletext page shown (nil while none is), and a number that tells
+    /// its text from that of the branches before it.
+    private var teletext: (bin: Bin, source: AppSource, generation: Int)?
+    private var teletextGeneration = 0
+    /// The newest entries of each teletext stream (`GOPCache.teletextEntriesKept`), so a page
+    /// chosen later is built from what was sent of it.
+    private var recentTeletext: [Int: [GOPCache.Entry]] = [:]
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -228,13 +237,15 @@ final class ChannelDecoder: @unchecked Sendable {
         }
     }
 
-    /// Draws DVB subtitle pages and closed captions into the frames, both off at first; the
-    /// caps after them make them blend (an overlay would otherwise hand its drawing on as meta
-    /// that the output does not draw).
+    /// Draws DVB subtitle pages, closed captions and teletext subtitles into the frames, all off
+    /// at first; the caps after them make them blend (an overlay would otherwise hand its
+    /// drawing on as meta that the output does not draw).
     private static let subtitleOverlays =
         "dvbsuboverlay name=subtitles enable=false ! cc708overlay name=captions silent=true ! "
         + "textoverlay name=captions608 silent=true wait-text=false valignment=bottom halignment=center line-alignment=left "
-        + "font-desc=\"Monospace 18\" shaded-background=true ! video/x-raw"
+        + "font-desc=\"Monospace 18\" shaded-background=true ! "
+        + "textoverlay name=teletext silent=true wait-text=false valignment=bottom halignment=center line-alignment=center "
+        + "font-desc=\"Sans Bold 18\" shaded-background=true ! video/x-raw"
 
     private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
         let bin = try pipeline.addBranch("""
@@ -383,17 +394,81 @@ final class ChannelDecoder: @unchecked Sendable {
         pipeline.removeStopped(old.bin)
     }
 
-    /// The subtitles drawn from now on (nil: none; any thread): DVB stream `track.index`, or the
-    /// closed captions. A DVB stream shows its newest page at once (while its time-out lasts).
-    func showSubtitles(_ track: SubtitleTrack?) {
-        guard videoSource != nil else { return }
+    /// The subtitles drawn from now on (nil: none; media thread): DVB stream `track.index`, a
+    /// teletext page, or the closed captions. A DVB stream shows its newest page at once (while
+    /// its time-out lasts); a teletext page as soon as what was kept of its stream completes it.
+    /// Returns why a teletext page cannot be decoded, nil when it can (or none is asked for).
+    @discardableResult
+    func showSubtitles(_ track: SubtitleTrack?) -> String? {
+        guard videoSource != nil else { return nil }
         pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
+        // A teletext page is decoded by a fresh branch (a decoder of its own page and stream,
+        // without what it held of another), fed with what was kept of its stream.
+        let (stale, generation) = lock.withLock {
+            let stale = teletext
+            teletext = nil
+            teletextGeneration += 1
+            return (stale, teletextGeneration)
+        }
+        if let stale { pipeline.removeStopped(stale.bin) }
+        let overlay = pipeline.child(named: "teletext")
+        overlay?.set("text", string: "")
+        overlay?.set("silent", track?.page == nil)
+        var fresh: (bin: Bin, source: AppSource, generation: Int)?
+        var problem: String?
+        if case .teletext(let page, _) = track?.kind {
+            do { fresh = try addTeletextBranch(page: page, generation: generation) } catch { problem = "\(error)" }
+        }
         let overlays = lock.withLock {
             subtitles = track
             if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
+            if let fresh, case .teletext(_, let stream) = track?.kind, teletextGeneration == generation {
+                teletext = fresh
+                for entry in recentTeletext[stream] ?? [] { pushTeletextLocked(entry) }
+            }
             return captionOverlays
         }
         showCaptions(overlays)
+        return problem
+    }
+
+    /// Whether the element named `name` belongs to a teletext branch (its errors stop that
+    /// branch, not the decoder).
+    static func isTeletextElement(_ name: String) -> Bool { name.hasPrefix("ttx") }
+
+    /// Takes the teletext branch out and hides its text (media thread); the choice stays, and
+    /// showing it again builds a new branch.
+    func stopTeletext() {
+        let stale = lock.withLock {
+            defer { teletext = nil; teletextGeneration += 1 }
+            return teletext
+        }
+        pipeline.child(named: "teletext")?.set("silent", true)
+        if let stale { pipeline.removeStopped(stale.bin) }
+    }
+
+    /// Adds and starts a branch that decodes teletext page `page` (`888`) to text and shows it
+    /// in the `teletext` overlay while `generation` is the newest (media thread).
+    private func addTeletextBranch(page: Int, generation: Int) throws -> (bin: Bin, source: AppSource, generation: Int) {
+        let bin = try pipeline.addBranch("""
+            appsrc name=ttxsrc format=time is-live=true min-latency=0 caps=\(GOPCache.teletextMediaType) ! \
+            teletextdec name=ttxdec page=\(min(max(page, 100), 899)) subtitles-mode=true ! text/x-raw,format=utf-8 ! \
+            appsink name=ttxout sync=true async=false qos=false max-buffers=8
+            """)
+        guard let source = bin.appSource(named: "ttxsrc"), let out = bin.appSink(named: "ttxout") else {
+            pipeline.removeStopped(bin)
+            throw GStreamerError(code: .pipelineDescription, message: "internal: teletext branch incomplete")
+        }
+        // One line of text per row of the page (the default template writes a backslash and an n).
+        bin.child(named: "ttxdec")?.set("subtitles-template", string: "%s\n")
+        out.onSample { [weak self] sample in
+            guard let self, let text = sample.buffer?.bytes() else { return }
+            let shown = String(decoding: text.prefix { $0 != 0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard self.lock.withLock({ self.teletext?.generation == generation }) else { return }
+            self.pipeline.child(named: "teletext")?.set("text", string: shown)
+        }
+        bin.syncStateWithParent()
+        return (bin, source, generation)
     }
 
     /// Decodes the CEA-608 pairs of one frame's `cc_data` (streaming thread) and shows the text
@@ -445,6 +520,14 @@ final class ChannelDecoder: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if entry.track == .subtitle {
+            if Self.isTeletext(entry) {
+                var kept = recentTeletext[entry.stream] ?? []
+                kept.append(entry)
+                if kept.count > GOPCache.teletextEntriesKept { kept.removeFirst(kept.count - GOPCache.teletextEntriesKept) }
+                recentTeletext[entry.stream] = kept
+                if case .teletext(_, entry.stream) = subtitles?.kind { pushTeletextLocked(entry) }
+                return
+            }
             newestPages[entry.stream] = entry
             if subtitles?.kind == .dvb, subtitles?.index == entry.stream { pushPageLocked(entry) }
             return
@@ -509,6 +592,26 @@ final class ChannelDecoder: @unchecked Sendable {
         guard distance >= -Self.jump else { return }
         let at = last.shifted + (distance > Self.jump ? 0 : distance)
         pushLocked(page, offset: at - Int64(bitPattern: UInt64(page.pts)))
+    }
+
+    /// Whether a subtitle entry is teletext: EBU data in PES (ETSI EN 300 472) opens with a
+    /// data identifier 0x10-0x1F; DVB subtitles with 0x20.
+    private static func isTeletext(_ entry: GOPCache.Entry) -> Bool {
+        entry.buffer.withBytes { $0.first.map { (0x10...0x1F).contains($0) } } == true
+    }
+
+    /// Pushes teletext data to the shown page's branch on the picture's timeline (lock held): as
+    /// far from the newest frame as the source has it (so with the frame of its moment, or at
+    /// once when that frame has played or never will: kept data fed to a new branch); data more
+    /// than `jump` before that frame (or before a jump in the source's clock) is due at once, and
+    /// data more than `jump` after it with that frame. What is due at once goes in the order it
+    /// came, so the page on screen ends up the newest one sent.
+    private func pushTeletextLocked(_ entry: GOPCache.Entry) {
+        guard let branch = teletext, let last = lastVideo, entry.pts.isValid else { return }
+        let distance = Int64(bitPattern: UInt64(entry.pts)) - last.source
+        let at = distance < -Self.jump ? Int64(bitPattern: UInt64(pipeline.runningTimeNow))
+            : last.shifted + (distance > Self.jump ? 0 : distance)
+        branch.source.push(entry.buffer.retimed(pts: ClockTime(max(0, at)), dts: .none))
     }
 
     /// Keeps `entry` among the recent audio (lock held), letting go of what has played.

@@ -283,8 +283,8 @@ final class StateBox: @unchecked Sendable {
 
 /// Routes the dynamic pads of an ingest (`parsebin`/`urisourcebin`) to the GOP cache: the
 /// first video stream, up to `IngestBranch.maxAudioStreams` audio streams and up to
-/// `IngestBranch.maxSubtitleStreams` DVB subtitle streams (each kind numbered in the order they
-/// appear, with the language their tags name), everything else to a fakesink.
+/// `IngestBranch.maxSubtitleStreams` DVB subtitle and teletext streams (each kind numbered in
+/// the order they appear, with the language their tags name), everything else to a fakesink.
 /// Runs on streaming threads (pad-added): adds and links elements, never changes pipeline state.
 final class IngestRouter: @unchecked Sendable {
     private weak var pipeline: Pipeline?
@@ -427,7 +427,7 @@ final class IngestRouter: @unchecked Sendable {
             if mediaType.hasPrefix("audio/"), let known = audioStreams.known(key) {
                 return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)
             }
-            if mediaType.hasPrefix("subpicture/"), let known = subtitleStreams.known(key) {
+            if IngestBranch.isSubtitles(mediaType), let known = subtitleStreams.known(key) {
                 return (IngestBranch.choose(mediaType: mediaType, haveVideo: true, audioStreams: 0, paced: paced), known)
             }
             let haveVideo = videoOwner.map { $0 >= owner } ?? false
@@ -465,6 +465,7 @@ final class IngestRouter: @unchecked Sendable {
             case .subtitle(let d):
                 bin = try pipeline.addBranch(d)
                 readLanguage(of: bin, stream: stream, track: .subtitle)
+                if mediaType == GOPCache.teletextMediaType { readTeletextPages(pid: key.flatMap { Int($0, radix: 16) }, stream: stream) }
                 bin.appSink(named: "subtitle")?.onSample { [cache] s in cache.append(s, track: .subtitle, stream: stream) }
             case .discard:
                 bin = try pipeline.addBranch("fakesink sync=false async=false")
@@ -474,6 +475,17 @@ final class IngestRouter: @unchecked Sendable {
             bin.syncStateWithParent()
         } catch {
             logger.warning("cannot route \(mediaType) stream: \(error)")
+        }
+    }
+
+    /// Records the pages the programme table names for the teletext stream on `pid` (read before
+    /// the demuxer added the stream's pad). A stream that names no subtitle page is listed as no
+    /// track: no page could be chosen to show.
+    private func readTeletextPages(pid: Int?, stream: Int) {
+        let pages = pid.flatMap { tables?.teletextPages(pid: $0) } ?? []
+        cache.setTeletextPages(pages, stream: stream)
+        if !pages.contains(where: { $0.isSubtitles && $0.number != nil }) {
+            logger.info("the teletext stream\(pid.map { " on PID \($0)" } ?? "") names no subtitle page in its programme table (teletext descriptor); its subtitles cannot be shown")
         }
     }
 
@@ -520,6 +532,9 @@ final class ProgramMapWatcher: @unchecked Sendable {
     /// Whether the stream on `pid` is audio description, as the programme's table says (read
     /// before the demuxer adds the stream's pad: the table comes first).
     func describesPicture(pid: Int) -> Bool { lock.withLock { watch.describingPIDs.contains(pid) } }
+
+    /// The pages the teletext descriptor of the stream on `pid` names (`ProgramMapWatch.teletextPages`).
+    func teletextPages(pid: Int) -> [TeletextPage]? { lock.withLock { watch.teletextPages(pid: pid) } }
 
     /// Watches what enters `parsebin` (a transport stream, or anything else: then nothing is found).
     func watch(_ parsebin: Element) {

@@ -14,7 +14,8 @@ import GStreamer
 /// in arrival order, under the same lock, so nothing is lost or doubled between the two.
 public final class GOPCache: @unchecked Sendable {
     public enum Track: Sendable { case video, audio
-        /// A DVB subtitle stream (`subpicture/x-dvb`): only decoders get it, not ingest taps.
+        /// A subtitle stream (DVB `subpicture/x-dvb`, or teletext `application/x-teletext`): only
+        /// decoders get it, not ingest taps.
         case subtitle
     }
 
@@ -104,14 +105,31 @@ public final class GOPCache: @unchecked Sendable {
             AudioTrack(index: $0, caps: caps[$0]!, language: languages[$0], describesPicture: describing.contains($0))
         }
     }
-    /// The channel's subtitle streams that delivered, in stream order, with their languages; then
-    /// the closed captions of its video, when it carries them.
+    /// The channel's subtitle streams that delivered, in stream order, with their languages (a
+    /// teletext stream as the subtitle pages its programme table names, in the table's order);
+    /// then the closed captions of its video, when it carries them.
     public var subtitleTracks: [SubtitleTrack] {
         let (caps, captions) = lock.withLock { (subtitleCapsByStream, captionsSeen) }
-        let languages = streamLock.withLock { subtitleLanguageByStream }
-        return caps.keys.sorted().map { SubtitleTrack(index: $0, kind: .dvb, language: languages[$0]) }
-            + (captions ? [SubtitleTrack.closedCaptions] : [])
+        let (languages, pages) = streamLock.withLock { (subtitleLanguageByStream, teletextPagesByStream) }
+        return caps.keys.sorted().flatMap { stream -> [SubtitleTrack] in
+            guard caps[stream]?.mediaType == Self.teletextMediaType else {
+                return [SubtitleTrack(index: stream, kind: .dvb, language: languages[stream])]
+            }
+            var seen: Set<Int> = []
+            return (pages[stream] ?? []).compactMap { page in
+                guard page.isSubtitles, let number = page.number, seen.insert(number).inserted else { return nil }
+                return SubtitleTrack(index: SubtitleTrack.teletextIndex(stream: stream, page: number), kind: .teletext(page: number, stream: stream),
+                                     language: page.language.flatMap(LanguageCode.normalized))
+            }
+        } + (captions ? [SubtitleTrack.closedCaptions] : [])
     }
+
+    /// The caps of a teletext stream's data (as `tsdemux` names them).
+    public static let teletextMediaType = "application/x-teletext"
+    /// Entries of a teletext stream kept for a flip: a page is sent once and stays on screen until
+    /// the next, and may take several entries to build, so the newest entries of the stream (about
+    /// 2.5 s of a full teletext service, one entry a frame) go on from GOP to GOP.
+    public static let teletextEntriesKept = 64
     /// The caps of subtitle stream `stream` (nil until it delivered).
     public func subtitleCaps(stream: Int) -> Caps? { lock.withLock { subtitleCapsByStream[stream] } }
     /// True when a keyframe is cached (a flip here is a warm flip).
@@ -128,6 +146,7 @@ public final class GOPCache: @unchecked Sendable {
     private var collectionHasVideo: Bool?
     private var languageByStream: [Int: String] = [:]
     private var subtitleLanguageByStream: [Int: String] = [:]
+    private var teletextPagesByStream: [Int: [TeletextPage]] = [:]
     private var describingStreams: Set<Int> = []
 
     /// Called by the ingest when audio stream `stream` is audio description (its programme
@@ -160,6 +179,12 @@ public final class GOPCache: @unchecked Sendable {
         streamLock.withLock {
             if track == .subtitle { subtitleLanguageByStream[stream] = language } else { languageByStream[stream] = language }
         }
+    }
+
+    /// Called by the ingest when subtitle stream `stream` is teletext: the pages its programme
+    /// table names.
+    public func setTeletextPages(_ pages: [TeletextPage], stream: Int) {
+        streamLock.withLock { teletextPagesByStream[stream] = pages }
     }
 
     /// A radio channel: audio and no video stream, as the demuxer lists them (or the lineup
@@ -262,10 +287,18 @@ public final class GOPCache: @unchecked Sendable {
             if wholeGOP { measuredGOPBytes = bytes }
             var carried = entries.filter { $0.track == .audio && $0.pts.isValid && $0.pts >= entry.pts }
             // A subtitle page stays on screen until the next: the newest of each stream goes on
-            // (it may have come GOPs ago; the decoder shows it while its time-out lasts).
-            var pages: [Int: Entry] = [:]
-            for old in previous + entries where old.track == .subtitle { pages[old.stream] = old }
-            carried += pages.keys.sorted().map { pages[$0]! }
+            // (it may have come GOPs ago; the decoder shows it while its time-out lasts); of a
+            // teletext stream, its newest `teletextEntriesKept` entries.
+            // (What `previous` carried, `entries` carried on too: teletext is taken from `entries`.)
+            var pages: [Int: [Entry]] = [:]
+            let teletext = Set(subtitleCapsByStream.filter { $0.value.mediaType == Self.teletextMediaType }.keys)
+            for old in previous where old.track == .subtitle && !teletext.contains(old.stream) { pages[old.stream] = [old] }
+            for old in entries where old.track == .subtitle {
+                guard teletext.contains(old.stream) else { pages[old.stream] = [old]; continue }
+                pages[old.stream, default: []].append(old)
+                if pages[old.stream]!.count > Self.teletextEntriesKept { pages[old.stream]!.removeFirst() }
+            }
+            carried += pages.keys.sorted().flatMap { pages[$0]! }
             // The GOP just completed stays until this one has enough frames for a decoder,
             // unless the format changed (a decoder cannot go from one codec to the next).
             let sameFormat = entries.first?.caps.map { old in entry.caps.map { $0.mediaType == old.mediaType } ?? false } ?? false
@@ -376,6 +409,7 @@ public final class GOPCache: @unchecked Sendable {
             firstAudioPTS = .none
             streamLock.withLock {
                 subtitleLanguageByStream = [:]
+                teletextPagesByStream = [:]
                 audioOnlyByTime = false
                 audioStream = false
                 videoStream = false

@@ -54,7 +54,9 @@ extension Headend {
                                                kind: "subtitle track", speech: "subtitles")
         }
         subtitleChoices[channel.id] = target.map { .track(TrackSelection.choice(for: $0, among: tracks)) } ?? .off
-        entry.decoder?.showSubtitles(target)
+        if let problem = entry.decoder?.showSubtitles(target) {
+            logger.warning("channel \(channel.number) \(channel.name): teletext page \(target?.page ?? 0) cannot be decoded (\(problem)); is GStreamer's teletextdec installed (gstreamer1.0-plugins-bad)? Run flipbox doctor")
+        }
         logger.info("channel \(channel.number) \(channel.name): subtitles \(target.map { "\($0.format) \($0.languageName ?? $0.language ?? "")" } ?? "off")")
         return SubtitleState(tracks: tracks, showing: target?.index)
     }
@@ -66,6 +68,12 @@ extension Headend {
         guard let entry = decoders[feed], let decoder = entry.decoder, decoder.shownSubtitles == nil,
               subtitleChoices[entry.source.channel.id] != .off, let track = chosenSubtitles(entry.source) else { return }
         decoder.showSubtitles(track)
+    }
+
+    /// The teletext branch of `decoder` failed (media thread): it is taken out, the picture
+    /// plays on without it.
+    func teletextFailed(_ decoder: ChannelDecoder) {
+        decoder.stopTeletext()
     }
 
     private static func listing(_ tracks: [SubtitleTrack]) -> String {

@@ -254,7 +254,10 @@ public actor Headend {
         let logger = self.logger
         Task { [weak self] in
             for await m in decoder.messages {
-                if case .error(let src, let text, let debug) = m {
+                if case .error(let src, let text, let debug) = m, ChannelDecoder.isTeletextElement(src) {
+                    logger.warning("channel \(number): its teletext page cannot be decoded (\(text)); teletext subtitles stay off until chosen again [\(debug ?? "")]")
+                    await self?.teletextFailed(decoder)
+                } else if case .error(let src, let text, let debug) = m {
                     logger.error("decoding channel \(number) failed in \(src): \(text); a new decoder starts at the next keyframe [\(debug ?? "")]")
                     await self?.decoderFailed(feed: feed, decoder: decoder)
                     return

@@ -154,7 +154,7 @@ struct IngestPlan: Sendable {
 enum IngestBranch {
     case video(String)
     case audio(String)
-    /// A DVB subtitle stream (`subpicture/x-dvb`).
+    /// A subtitle stream: DVB (`subpicture/x-dvb`) or teletext (`application/x-teletext`).
     case subtitle(String)
     case discard
 
@@ -164,7 +164,7 @@ enum IngestBranch {
     static let maxSubtitleStreams = 8
 
     /// Chooses by caps: the first video stream and up to `maxAudioStreams` audio streams are
-    /// kept, and up to `maxSubtitleStreams` DVB subtitle streams; `audioStreams` and
+    /// kept, and up to `maxSubtitleStreams` DVB subtitle and teletext streams; `audioStreams` and
     /// `subtitleStreams` say how many are kept already.
     static func choose(mediaType: String, haveVideo: Bool, audioStreams: Int, subtitleStreams: Int = 0, paced: Bool) -> IngestBranch {
         // A paced (looped file or HTTP) ingest syncs each appsink on the clock and one demuxer
@@ -188,10 +188,17 @@ enum IngestBranch {
         if mediaType.hasPrefix("audio/") && audioStreams < maxAudioStreams {
             return .audio("\(sink) name=audio")
         }
-        if mediaType == "subpicture/x-dvb" && subtitleStreams < maxSubtitleStreams {
+        if isSubtitles(mediaType) && subtitleStreams < maxSubtitleStreams {
             return .subtitle("\(sink) name=subtitle")
         }
         return .discard
+    }
+}
+
+extension IngestBranch {
+    /// Whether streams of `mediaType` are subtitles the ingest keeps: DVB subtitles or teletext.
+    static func isSubtitles(_ mediaType: String) -> Bool {
+        mediaType == "subpicture/x-dvb" || mediaType == GOPCache.teletextMediaType
     }
 }
 

@@ -28,6 +28,8 @@ public struct ProgramMapWatch: Sendable {
             /// language descriptor with audio type 3 ("visual impaired commentary"), or DVB's
             /// supplementary audio descriptor classifying it as audio description.
             public var describesPicture = false
+            /// The pages a teletext stream's descriptor names (empty for other streams).
+            public var teletextPages: [TeletextPage] = []
         }
     }
 
@@ -45,6 +47,14 @@ public struct ProgramMapWatch: Sendable {
     /// The PIDs of the programme's audio description streams (`Table.Entry.describesPicture`),
     /// as the newest intact PMT lists them.
     public var describingPIDs: Set<Int> { Set(pmt?.entries.filter(\.describesPicture).map(\.pid) ?? []) }
+
+    /// The pages the teletext descriptor of the private stream on `pid` names, as the newest
+    /// intact PMT has them (empty when it names none); nil before the table is read, or when it
+    /// lists no private stream on `pid`.
+    public func teletextPages(pid: Int) -> [TeletextPage]? {
+        guard let entry = pmt?.entries.first(where: { $0.pid == pid }), entry.kind == 0x06 else { return nil }
+        return entry.teletextPages
+    }
 
     /// The PMT PID of the first programme (the one the demuxer plays), once the PAT was read.
     public private(set) var programMapPID: Int?
@@ -171,7 +181,8 @@ public struct ProgramMapWatch: Sendable {
             let esInfo = (Int(section[i + 3] & 0x0F) << 8) | Int(section[i + 4])
             let descriptors = section[min(i + 5, section.count - 4)..<min(i + 5 + esInfo, section.count - 4)]
             entries.append(.init(kind: Int(section[i]), pid: (Int(section[i + 1] & 0x1F) << 8) | Int(section[i + 2]),
-                                 describesPicture: describesPicture(Array(descriptors))))
+                                 describesPicture: describesPicture(Array(descriptors)),
+                                 teletextPages: teletextPages(Array(descriptors))))
             i += 5 + esInfo
         }
         return entries
@@ -199,6 +210,18 @@ public struct ProgramMapWatch: Sendable {
             i += 2 + length
         }
         return false
+    }
+
+    /// The pages of the teletext descriptors (tag 0x56) among an elementary stream's descriptors.
+    static func teletextPages(_ descriptors: [UInt8]) -> [TeletextPage] {
+        var pages: [TeletextPage] = []
+        var i = 0
+        while i + 2 <= descriptors.count {
+            let tag = descriptors[i], length = Int(descriptors[i + 1])
+            if tag == 0x56 { pages += TeletextPage.pages(descriptor: descriptors[(i + 2)..<min(i + 2 + length, descriptors.count)]) }
+            i += 2 + length
+        }
+        return pages
     }
 
     /// CRC-32/MPEG-2 of `bytes`; 0 over a whole section, its CRC included, when it is intact.
@@ -233,6 +256,12 @@ public struct ProgramMapWatch: Sendable {
 }
 
 extension ProgramMapWatch.Table {
-    /// "H.264 on PID 256, AAC on PID 257".
-    var streamList: String { entries.map { "\(ProgramMapWatch.StreamType.name($0.kind)) on PID \($0.pid)" }.joined(separator: ", ") }
+    /// "H.264 on PID 256, AAC on PID 257, private data (teletext pages 888 deu, 777 eng) on PID 258".
+    var streamList: String {
+        entries.map { entry in
+            let pages = entry.teletextPages.map { [$0.number.map(String.init) ?? "?", $0.language].compactMap { $0 }.joined(separator: " ") }
+            let teletext = pages.isEmpty ? "" : " (teletext pages \(pages.joined(separator: ", ")))"
+            return "\(ProgramMapWatch.StreamType.name(entry.kind))\(teletext) on PID \(entry.pid)"
+        }.joined(separator: ", ")
+    }
 }

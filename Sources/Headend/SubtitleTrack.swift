@@ -1,17 +1,20 @@
 import GStreamer
 
-/// One subtitle track of a channel: a DVB subtitle stream, or the closed captions (CEA-608/708)
-/// its video carries.
+/// One subtitle track of a channel: a DVB subtitle stream, a subtitle page of a teletext stream,
+/// or the closed captions (CEA-608/708) its video carries.
 public struct SubtitleTrack: LanguageTrack, Hashable {
     public enum Kind: Sendable, Hashable {
         /// DVB subtitles (ETSI EN 300 743): bitmaps in a stream of their own.
         case dvb
         /// CEA-608/708 captions in the video (H.264 SEI), drawn from their service 1.
         case closedCaptions
+        /// Teletext subtitles (ETSI EN 300 706): page `page` (`888`) of the ingest's subtitle
+        /// stream `stream`.
+        case teletext(page: Int, stream: Int)
     }
 
     /// The subtitle stream's number in the ingest (0 for the first found); `captionsIndex` for
-    /// the closed captions.
+    /// the closed captions; `teletextIndex` for a teletext page.
     public var index: Int
     public var kind: Kind
     /// ISO 639-2/T code (`deu`), nil when the stream does not say (captions never do).
@@ -27,12 +30,22 @@ public struct SubtitleTrack: LanguageTrack, Hashable {
     public static let captionsIndex = 1000
     public static let closedCaptions = SubtitleTrack(index: captionsIndex, kind: .closedCaptions, language: nil)
 
-    /// `DVB` or `CC1` (as a set-top box names them).
+    /// The number a teletext page goes by: unique per stream and page, stable while the source
+    /// runs (and after the captions').
+    public static func teletextIndex(stream: Int, page: Int) -> Int { 10_000 + stream * 1000 + page }
+
+    /// `DVB`, `Teletext` or `CC1` (as a set-top box names them).
     public var format: String {
         switch kind {
         case .dvb: "DVB"
         case .closedCaptions: "CC1"
+        case .teletext: "Teletext"
         }
+    }
+
+    /// The teletext page (`888`); nil for other tracks.
+    public var page: Int? {
+        if case .teletext(let page, _) = kind { page } else { nil }
     }
 }
 

@@ -35,7 +35,7 @@ extension Player {
         let state = try await headend.selectSubtitles(request, feed: feed)
         if let position = state.tracks.firstIndex(where: { $0.index == state.showing }) {
             let track = state.tracks[position]
-            showMessage("Subtitles: \(track.languageName ?? track.language ?? track.format) · \(track.format) (\(position + 1)/\(state.tracks.count))")
+            showMessage("Subtitles: \(track.languageName ?? track.language ?? track.format) · \(track.format)\(track.page.map { " \($0)" } ?? "") (\(position + 1)/\(state.tracks.count))")
         } else {
             showMessage(state.tracks.isEmpty ? "No subtitles" : "Subtitles off")
         }

@@ -8,7 +8,7 @@ enum RequiredElements {
     /// plumbing, the cards (SVG) and logos (PNG, SVG).
     static let always = ["appsrc", "appsink", "queue", "videoconvert", "videoscale", "audioconvert", "audioresample",
                          "parsebin", "h264parse", "avdec_h264", "aacparse", "avdec_aac", "rsvgdec", "pngdec",
-                         "ccextractor", "dvbsuboverlay", "cc708overlay", "textoverlay"]
+                         "ccextractor", "dvbsuboverlay", "cc708overlay", "textoverlay", "teletextdec"]
 
     /// What a channel source's ingest uses.
     static func forSource(_ source: String) -> [String] {
@@ -51,7 +51,7 @@ enum RequiredElements {
         case "avdec_h264", "avdec_aac", "avenc_aac": "gstreamer1.0-libav"
         case "x264enc": "gstreamer1.0-plugins-ugly"
         case "tsdemux", "h264parse", "rsvgdec", "kmssink", "hlsdemux", "srtsrc", "ccextractor", "dvbsuboverlay",
-             "cc708overlay": "gstreamer1.0-plugins-bad"
+             "cc708overlay", "teletextdec": "gstreamer1.0-plugins-bad"
         case "aacparse", "udpsrc", "rtpjitterbuffer", "rtpmp2tdepay", "souphttpsrc", "rtspsrc", "qtdemux",
              "matroskademux", "pngdec", "autoaudiosink": "gstreamer1.0-plugins-good"
         case "ximagesink": "gstreamer1.0-x"

@@ -10,8 +10,8 @@ import Testing
 /// The subtitle endpoints: statuses, bodies, error shapes and what reaches the player. Showing
 /// them is tested on real streams in SwitcherTests (SubtitlePlayerTests).
 @Suite struct SubtitleRouteTests {
-    /// A player whose channel on screen has German and English DVB subtitles and closed
-    /// captions; it picks with the real selection rules.
+    /// A player whose channel on screen has German DVB subtitles, an English teletext page and
+    /// closed captions; it picks with the real selection rules.
     final class SubtitlePlayer: PlayerControl, @unchecked Sendable {
         let base = FakePlayer()
         let onScreen: Bool
@@ -19,7 +19,8 @@ import Testing
         private var showing: Int?
         private var log: [String] = []
         var calls: [String] { lock.withLock { log } }
-        static let tracks = [SubtitleTrack(index: 0, kind: .dvb, language: "deu"), SubtitleTrack(index: 1, kind: .dvb, language: "eng"),
+        static let tracks = [SubtitleTrack(index: 0, kind: .dvb, language: "deu"),
+                             SubtitleTrack(index: SubtitleTrack.teletextIndex(stream: 1, page: 888), kind: .teletext(page: 888, stream: 1), language: "eng"),
                              SubtitleTrack.closedCaptions]
 
         init(onScreen: Bool = true) { self.onScreen = onScreen }
@@ -65,7 +66,9 @@ import Testing
             #expect(tracks.map { $0["track"] as? Int } == [1, 2, 3])
             #expect(tracks.map { $0["language"] as? String } == ["deu", "eng", nil])
             #expect(tracks.map { $0["languageName"] as? String } == ["German", "English", nil])
-            #expect(tracks.map { $0["format"] as? String } == ["DVB", "DVB", "CC1"])
+            #expect(tracks.map { $0["format"] as? String } == ["DVB", "Teletext", "CC1"])
+            #expect(tracks.map { $0["page"] as? Int } == [nil, 888, nil])
+            #expect(tracks.allSatisfy { $0.keys.contains("page") }, "page is null for the others, not left out")
             #expect(tracks.map { $0["showing"] as? Bool } == [false, false, false])
             #expect(body["showing"] is NSNull, "off at first")
             #expect((body["channel"] as? [String: Any])?["number"] as? String == "7")
