@@ -18,23 +18,26 @@ struct SubtitleRoutes<Player: SubtitleControl> {
     }
 }
 
-/// One subtitle track: `{"track", "language", "languageName", "format", "showing"}`; `track`
-/// numbers the channel's tracks from 1, as `POST /api/v1/subtitles/{track}` takes them;
-/// `format` is `DVB` or `CC1` (closed captions).
+/// One subtitle track: `{"track", "language", "languageName", "name", "format", "showing"}`;
+/// `track` numbers the channel's tracks from 1, as `POST /api/v1/subtitles/{track}` takes them;
+/// `name` is what the provider calls it (an HLS rendition's `NAME`, else null); `format` is
+/// `DVB`, `CC1` (closed captions) or `WebVTT`.
 struct SubtitleTrackJSON: Encodable, Sendable {
     var track: Int
     var language: String?
     var languageName: String?
+    var name: String?
     var format: String
     var showing: Bool
 
-    enum CodingKeys: String, CodingKey { case track, language, languageName, format, showing }
+    enum CodingKeys: String, CodingKey { case track, language, languageName, name, format, showing }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(track, forKey: .track)
         try c.encode(language, forKey: .language)
         try c.encode(languageName, forKey: .languageName)
+        try c.encode(name, forKey: .name)
         try c.encode(format, forKey: .format)
         try c.encode(showing, forKey: .showing)
     }
@@ -42,7 +45,7 @@ struct SubtitleTrackJSON: Encodable, Sendable {
     /// The tracks of `state`, numbered from 1.
     static func list(_ state: SubtitleState) -> [SubtitleTrackJSON] {
         state.tracks.enumerated().map { i, t in
-            SubtitleTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, format: t.format,
+            SubtitleTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, name: t.name, format: t.format,
                               showing: t.index == state.showing)
         }
     }

@@ -91,7 +91,9 @@ extension Deinterlace {
 /// Subtitles are drawn into the decoded picture, so they come and go with the channel's own
 /// frames and never reach another channel's: DVB subtitle pages of the chosen stream go to
 /// `dvbsuboverlay`, and the closed captions the video carries (`ccextractor` ahead of the
-/// decoder) to `cc708overlay`. Both pass frames through untouched while off (the default).
+/// decoder) to `cc708overlay`, and the cues of a WebVTT rendition to a `textoverlay` of its own,
+/// set frame by frame from the cue that covers the frame's time. All pass frames through
+/// untouched while off (the default).
 final class ChannelDecoder: @unchecked Sendable {
     /// The families a decoder is built for; spare decoders are kept per family.
     struct Codec: Sendable, Hashable, CustomStringConvertible {
@@ -161,6 +163,9 @@ final class ChannelDecoder: @unchecked Sendable {
     /// (then `cc708overlay` draws them and the 608 text stays hidden).
     private var captions608 = CEA608Screen()
     private var carries708 = false
+    /// The cues of the WebVTT track shown, and the text on screen now.
+    private var webVTT: WebVTTSubtitles?
+    private var webVTTText = ""
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -211,6 +216,10 @@ final class ChannelDecoder: @unchecked Sendable {
             sink.presentVideo(b, feed: feed)
         }
         attachAudioOutput(audio)
+        // WebVTT: each frame gets the text of the cue at its time, before the overlay draws it.
+        pipeline.child(named: "webvtt")?.staticPad("video_sink")?.onBuffer { [weak self] buffer in
+            self?.showCue(at: buffer.pts)
+        }
         // CEA-608 captions are read from the frames going in (`cc708overlay` draws only 708).
         pipeline.child(named: "vsrc")?.staticPad("src")?.onBuffer { [weak self] buffer in
             let triplets = buffer.captionTriplets
@@ -234,7 +243,9 @@ final class ChannelDecoder: @unchecked Sendable {
     private static let subtitleOverlays =
         "dvbsuboverlay name=subtitles enable=false ! cc708overlay name=captions silent=true ! "
         + "textoverlay name=captions608 silent=true wait-text=false valignment=bottom halignment=center line-alignment=left "
-        + "font-desc=\"Monospace 18\" shaded-background=true ! video/x-raw"
+        + "font-desc=\"Monospace 18\" shaded-background=true ! "
+        + "textoverlay name=webvtt silent=true wait-text=false valignment=bottom halignment=center line-alignment=center "
+        + "font-desc=\"Sans 20\" shaded-background=true ! video/x-raw"
 
     private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
         let bin = try pipeline.addBranch("""
@@ -383,17 +394,37 @@ final class ChannelDecoder: @unchecked Sendable {
         pipeline.removeStopped(old.bin)
     }
 
-    /// The subtitles drawn from now on (nil: none; any thread): DVB stream `track.index`, or the
-    /// closed captions. A DVB stream shows its newest page at once (while its time-out lasts).
-    func showSubtitles(_ track: SubtitleTrack?) {
+    /// The subtitles drawn from now on (nil: none; any thread): DVB stream `track.index`, the
+    /// closed captions, or a WebVTT rendition whose cues `webVTT` has. A DVB stream shows its
+    /// newest page at once (while its time-out lasts), a WebVTT cue from the next frame on.
+    func showSubtitles(_ track: SubtitleTrack?, webVTT cues: WebVTTSubtitles? = nil) {
         guard videoSource != nil else { return }
         pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
         let overlays = lock.withLock {
             subtitles = track
+            webVTT = track?.kind == .webVTT ? cues : nil
             if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
             return captionOverlays
         }
         showCaptions(overlays)
+    }
+
+    /// Sets the WebVTT overlay's text to the cue at the frame time `pts` (streaming thread,
+    /// before the overlay draws the frame); silent when no cue shows.
+    private func showCue(at pts: ClockTime) {
+        let change: String?? = lock.withLock {
+            var text = ""
+            if let webVTT, let track = subtitles, pts.isValid, let (videoOffset, _) = offsets {
+                let source = Int64(bitPattern: UInt64(pts)) - videoOffset
+                if source >= 0 { text = webVTT.text(track: track.index, at: ClockTime(source)) ?? "" }
+            }
+            guard text != webVTTText else { return nil }
+            webVTTText = text
+            return .some(text.isEmpty ? nil : text)
+        }
+        guard let change, let overlay = pipeline.child(named: "webvtt") else { return }
+        if let text = change { overlay.set("text", string: text) }
+        overlay.set("silent", change == nil)
     }
 
     /// Decodes the CEA-608 pairs of one frame's `cc_data` (streaming thread) and shows the text

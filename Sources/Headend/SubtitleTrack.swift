@@ -1,13 +1,15 @@
 import GStreamer
 
-/// One subtitle track of a channel: a DVB subtitle stream, or the closed captions (CEA-608/708)
-/// its video carries.
+/// One subtitle track of a channel: a DVB subtitle stream, the closed captions (CEA-608/708)
+/// its video carries, or a WebVTT rendition of an HLS channel.
 public struct SubtitleTrack: LanguageTrack, Hashable {
     public enum Kind: Sendable, Hashable {
         /// DVB subtitles (ETSI EN 300 743): bitmaps in a stream of their own.
         case dvb
         /// CEA-608/708 captions in the video (H.264 SEI), drawn from their service 1.
         case closedCaptions
+        /// WebVTT cues of an HLS subtitle rendition (`#EXT-X-MEDIA:TYPE=SUBTITLES`), drawn as text.
+        case webVTT
     }
 
     /// The subtitle stream's number in the ingest (0 for the first found); `captionsIndex` for
@@ -16,22 +18,30 @@ public struct SubtitleTrack: LanguageTrack, Hashable {
     public var kind: Kind
     /// ISO 639-2/T code (`deu`), nil when the stream does not say (captions never do).
     public var language: String?
+    /// What the provider calls the track (an HLS rendition's `NAME`), nil when it does not say.
+    public var name: String?
+    /// Whether `subtitle-languages` may choose it (not an HLS rendition marked `FORCED` or
+    /// without `AUTOSELECT`).
+    public var autoSelect: Bool
 
-    public init(index: Int, kind: Kind, language: String?) {
+    public init(index: Int, kind: Kind, language: String?, name: String? = nil, autoSelect: Bool = true) {
         self.index = index
         self.kind = kind
         self.language = language
+        self.name = name
+        self.autoSelect = autoSelect
     }
 
     /// The number the closed captions go by (after any DVB stream a channel can have).
     public static let captionsIndex = 1000
     public static let closedCaptions = SubtitleTrack(index: captionsIndex, kind: .closedCaptions, language: nil)
 
-    /// `DVB` or `CC1` (as a set-top box names them).
+    /// `DVB`, `CC1` or `WebVTT` (as a set-top box names them).
     public var format: String {
         switch kind {
         case .dvb: "DVB"
         case .closedCaptions: "CC1"
+        case .webVTT: "WebVTT"
         }
     }
 }
@@ -52,7 +62,7 @@ public enum SubtitleSelection {
         case .track(let choice): if let index = TrackSelection.remembered(tracks, choice) { return index }
         case nil: break
         }
-        return TrackSelection.preferred(tracks, preferred)
+        return TrackSelection.preferred(tracks.filter(\.autoSelect), preferred)
     }
 
     /// The track after `current`, and off after the last (then the first again).
