@@ -31,8 +31,8 @@ public final class WebVTTSubtitles: @unchecked Sendable {
     let clock = MPEGTSClock()
     private let logger: Logger
     private let label: String
-    /// Made at the first start (most channels are no HLS with subtitles).
-    private var sessionValue: URLSession?
+    /// One session for every channel's renditions, made at the first request.
+    private static let session = HTTPTransfer.session(deadline: 10) { $0.httpMaximumConnectionsPerHost = 16 }
     private let lock = NSLock()
     private var renditions: [HLSSubtitleRendition] = []
     private var cues: [Int: [Cue]] = [:]
@@ -198,15 +198,9 @@ public final class WebVTTSubtitles: @unchecked Sendable {
     private func fetchText(_ url: URL, deadline: TimeInterval) async throws -> String {
         var request = URLRequest(url: url)
         request.setValue("Flipbox", forHTTPHeaderField: "User-Agent")
-        let session = lock.withLock {
-            if let sessionValue { return sessionValue }
-            let made = HTTPTransfer.session(deadline: 10)
-            sessionValue = made
-            return made
-        }
         let data: Data, response: URLResponse
         do {
-            (data, response) = try await HTTPTransfer.data(for: request, session: session, deadline: deadline)
+            (data, response) = try await HTTPTransfer.data(for: request, session: Self.session, deadline: deadline)
         } catch let error as URLError where error.code == .timedOut {
             throw Problem("\(url.absoluteString) did not answer within \(Int(deadline)) s")
         } catch let error as URLError {
