@@ -13,7 +13,8 @@ import Logging
 ///
 /// Nothing here can stall the video: every request has a deadline, a rendition that fails is
 /// retried at its next reload, and each kind of problem is logged once per rendition.
-/// Thread-safe; `tracks` and `text(track:at:)` may be called from any thread.
+/// `start` and `stop` are called by the channel source (its executor); `tracks` and
+/// `text(track:at:)` from any thread.
 public final class WebVTTSubtitles: @unchecked Sendable {
     /// The number a rendition's track goes by: `firstIndex` + its position in the master.
     public static let firstIndex = 2000
