@@ -17,6 +17,7 @@ public final class MPEGTSClock: @unchecked Sendable {
     private var carry: [Int: [UInt8]] = [:]
     private var pair: (pts: Int64, runningTime: ClockTime)?
     private var activeValue = false
+    private var jumpCount = 0
 
     public init() {}
 
@@ -41,7 +42,12 @@ public final class MPEGTSClock: @unchecked Sendable {
             guard var queue = pending[owner], !queue.isEmpty else { return }
             let pts = queue.removeFirst()
             pending[owner] = queue
-            if let pts, runningTime.isValid { pair = (pts, runningTime) }
+            guard let pts, runningTime.isValid else { return }
+            // The running time of PTS 0 by this pair and by the one before: a jump in the
+            // stream's timestamps (a discontinuity) moves it.
+            func zero(_ p: (pts: Int64, runningTime: ClockTime)) -> Int64 { Int64(bitPattern: UInt64(p.runningTime)) - p.pts * 100_000 / 9 }
+            if let old = pair, abs(zero((pts, runningTime)) - zero(old)) > Int64(ClockTime.second) { jumpCount += 1 }
+            pair = (pts, runningTime)
         }
     }
 
@@ -55,6 +61,9 @@ public final class MPEGTSClock: @unchecked Sendable {
         let t = Int64(bitPattern: UInt64(pair.runningTime)) + d * 1_000_000_000 / 90_000
         return t < 0 ? nil : ClockTime(t)
     }
+
+    /// How many times the mapping moved (a discontinuity in the video's timestamps, a wrap).
+    public var jumps: Int { lock.withLock { jumpCount } }
 
     /// The running time of the newest video frame paired; nil before the first.
     public var newestRunningTime: ClockTime? { lock.withLock { pair?.runningTime } }

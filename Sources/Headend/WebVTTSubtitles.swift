@@ -27,7 +27,13 @@ public final class WebVTTSubtitles: @unchecked Sendable {
         var start: ClockTime
         var end: ClockTime
         var text: String
+        /// Its MPEG-TS times, to place it again when the mapping moves.
+        var mpeg: (start: Int64, end: Int64)
     }
+
+    /// A cue placed further ahead of the newest video frame than this is misplaced (a jump in
+    /// the timestamps the video has not made yet) and waits.
+    static let horizon = 120 * ClockTime.second
 
     let clock = MPEGTSClock()
     private let logger: Logger
@@ -39,6 +45,10 @@ public final class WebVTTSubtitles: @unchecked Sendable {
     private var cues: [Int: [Cue]] = [:]
     /// Cues read before the video's clock was known (MPEG-TS times), placed once it is.
     private var unplaced: [Int: [(start: Int64, end: Int64, text: String)]] = [:]
+    /// `clock.jumps` when the cues were last placed.
+    private var placedAtJumps = 0
+    /// Whether `unplaced` changed since it was last tried.
+    private var newlyRead = false
     private var task: Task<Void, Never>?
     private var tracksFound: (@Sendable () -> Void)?
 
@@ -164,10 +174,11 @@ public final class WebVTTSubtitles: @unchecked Sendable {
 
     /// Keeps the cues of `file` for `track`, placed on the ingest's running time (once the
     /// video's clock is known).
-    private func take(_ file: WebVTTFile, track: Int) {
+    func take(_ file: WebVTTFile, track: Int) {
         let read = file.cues.map { (start: file.mpegTime($0.start), end: file.mpegTime($0.end), text: $0.text) }
         lock.withLock {
             unplaced[track, default: []].append(contentsOf: read)
+            newlyRead = true
             // Video whose clock cannot be read (no MPEG-TS): only the newest wait.
             if let n = unplaced[track]?.count, n > Self.maxCues { unplaced[track]?.removeFirst(n - Self.maxCues) }
         }
@@ -175,24 +186,38 @@ public final class WebVTTSubtitles: @unchecked Sendable {
     }
 
     /// Places the cues waiting for the video's clock, when it is known; cues that ended well
-    /// before the newest video frame are let go.
+    /// before the newest video frame are let go. When the mapping moved (a discontinuity),
+    /// the cues still ahead were placed by the old one: they are placed again.
     private func placeWaiting() {
         guard let now = clock.newestRunningTime else { return }
+        let jumps = clock.jumps
         lock.withLock {
-            guard !unplaced.isEmpty else { return }
+            if jumps != placedAtJumps {
+                placedAtJumps = jumps
+                newlyRead = true
+                for (track, list) in cues {
+                    let ahead = list.filter { $0.start > now }
+                    cues[track] = list.filter { $0.start <= now }
+                    unplaced[track, default: []].append(contentsOf: ahead.map { ($0.mpeg.start, $0.mpeg.end, $0.text) })
+                }
+            }
+            guard newlyRead else { return }
+            newlyRead = false
+            var waiting: [Int: [(start: Int64, end: Int64, text: String)]] = [:]
             for (track, read) in unplaced {
                 var kept = (cues[track] ?? []).filter { $0.end + 10 * ClockTime.second >= now }
                 for r in read {
                     guard let start = clock.runningTime(ofMPEG: r.start), let end = clock.runningTime(ofMPEG: r.end), end > start,
-                          end + 10 * ClockTime.second >= now,
-                          !kept.contains(where: { $0.start == start && $0.text == r.text }) else { continue }
-                    kept.append(Cue(start: start, end: end, text: r.text))
+                          end + 10 * ClockTime.second >= now else { continue }
+                    guard start <= now + Self.horizon else { waiting[track, default: []].append(r); continue }
+                    guard !kept.contains(where: { $0.start == start && $0.text == r.text }) else { continue }
+                    kept.append(Cue(start: start, end: end, text: r.text, mpeg: (r.start, r.end)))
                 }
                 kept.sort { $0.start < $1.start }
                 if kept.count > Self.maxCues { kept.removeFirst(kept.count - Self.maxCues) }
                 cues[track] = kept
             }
-            unplaced = [:]
+            unplaced = waiting.mapValues { Array($0.suffix(Self.maxCues)) }
         }
     }
 

@@ -192,3 +192,41 @@ import Testing
         }
     }
 }
+
+/// Cues placed on the ingest's running time by the video's clock, and again when it jumps.
+@Suite struct WebVTTCuePlacementTests {
+    static let ms = ClockTime.millisecond
+
+    @Test func cuesWaitForTheClockAndMoveWithADiscontinuity() throws {
+        let subs = WebVTTSubtitles(logger: testLogger, label: "test")
+        subs.clock.isActive = true
+        func frame(pts: Int64, at seconds: ClockTime) {
+            MPEGTSClockTests.packet(streamID: 0xE0, pts: pts).withUnsafeBytes { subs.clock.read($0, owner: 0) }
+            subs.clock.videoFrame(owner: 0, runningTime: seconds * ClockTime.second)
+        }
+        let file = try WebVTTFile(parsing: """
+            WEBVTT
+            X-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00:00.000
+
+            00:02.000 --> 00:03.000
+            first
+
+            00:30.000 --> 00:31.000
+            later
+            """)
+        subs.take(file, track: 2000)
+        #expect(subs.text(track: 2000, at: 12_500 * Self.ms) == nil, "no clock yet")
+        // MPEG-TS 10 s is running time 10 s.
+        frame(pts: 900_000, at: 10)
+        #expect(subs.text(track: 2000, at: 11_900 * Self.ms) == nil)
+        #expect(subs.text(track: 2000, at: 12_500 * Self.ms) == "first")
+        #expect(subs.text(track: 2000, at: 13_100 * Self.ms) == nil)
+        #expect(subs.text(track: 2000, at: 40_500 * Self.ms) == "later")
+        // At running time 20 s the video's timestamps start again at 0: the cue still ahead
+        // moves with them, the one shown before stays.
+        frame(pts: 0, at: 20)
+        #expect(subs.text(track: 2000, at: 40_500 * Self.ms) == nil)
+        #expect(subs.text(track: 2000, at: 60_500 * Self.ms) == "later")
+        #expect(subs.text(track: 2000, at: 12_500 * Self.ms) == "first")
+    }
+}
