@@ -213,7 +213,7 @@ public actor ChannelSource {
                 Task { await self?.delivered(connection) }
             }
             pipeline = p
-            // hlsdemux drops subtitle renditions: they are followed beside it.
+            // hlsdemux gives out no subtitle renditions (they are masked from it): followed beside it.
             if plan.dynamicElement == "hls" { webVTT.start(master: url) }
             loops = plan.loops
             loopsBySegments = plan.loopsBySegments
