@@ -89,6 +89,14 @@ static inline gulong fb_pad_add_buffer_probe(GstPad *pad, GstPadProbeCallback cb
     return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, cb, data, notify);
 }
 static inline GstBuffer *fb_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
+/// The buffer passing a probe made writable (a copy put in its place when it is shared), or NULL.
+static inline GstBuffer *fb_probe_info_writable_buffer(GstPadProbeInfo *info) {
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+    if (buffer == NULL) return NULL;
+    buffer = gst_buffer_make_writable(buffer);
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    return buffer;
+}
 
 /// Registers a pad probe for downstream events (tags, stream start).
 static inline gulong fb_pad_add_event_probe(GstPad *pad, GstPadProbeCallback cb, gpointer data, GDestroyNotify notify) {

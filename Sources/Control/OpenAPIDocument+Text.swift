@@ -328,7 +328,7 @@ extension OpenAPIDocument {
           /api/v1/subtitles:
             get:
               operationId: subtitles
-              summary: The subtitle tracks of the channel on screen (DVB subtitles, teletext pages, closed captions) and the one shown.
+              summary: The subtitle tracks of the channel on screen (DVB subtitles, teletext pages, closed captions, WebVTT) and the one shown.
               responses:
                 "200":
                   $ref: "#/components/responses/Subtitles"
@@ -1333,7 +1333,7 @@ extension OpenAPIDocument {
                   type: boolean
             SubtitleTrack:
               type: object
-              required: [track, language, languageName, format, page, showing]
+              required: [track, language, languageName, name, format, page, showing]
               properties:
                 track:
                   description: The track's number (from 1), as `POST /api/v1/subtitles/{track}` takes it.
@@ -1343,10 +1343,13 @@ extension OpenAPIDocument {
                   type: [string, "null"]
                 languageName:
                   type: [string, "null"]
+                name:
+                  description: What the provider calls the track (an HLS rendition's `NAME`), null when it names none.
+                  type: [string, "null"]
                 format:
-                  description: DVB subtitles, a teletext subtitle page, or CEA-608/708 closed captions carried in the video.
+                  description: DVB subtitles, a teletext subtitle page, CEA-608/708 closed captions carried in the video, or an HLS channel's WebVTT rendition.
                   type: string
-                  enum: [DVB, Teletext, CC1]
+                  enum: [DVB, Teletext, CC1, WebVTT]
                 page:
                   description: The teletext page (`888`), as the programme table names it; null for other tracks.
                   type: [integer, "null"]

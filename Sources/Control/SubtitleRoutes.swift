@@ -18,25 +18,28 @@ struct SubtitleRoutes<Player: SubtitleControl> {
     }
 }
 
-/// One subtitle track: `{"track", "language", "languageName", "format", "page", "showing"}`;
+/// One subtitle track: `{"track", "language", "languageName", "name", "format", "page", "showing"}`;
 /// `track` numbers the channel's tracks from 1, as `POST /api/v1/subtitles/{track}` takes them;
-/// `format` is `DVB`, `Teletext` or `CC1` (closed captions); `page` the teletext page (`888`),
+/// `name` is what the provider calls it (an HLS rendition's `NAME`, else null); `format` is
+/// `DVB`, `Teletext`, `CC1` (closed captions) or `WebVTT`; `page` the teletext page (`888`),
 /// null for the others.
 struct SubtitleTrackJSON: Encodable, Sendable {
     var track: Int
     var language: String?
     var languageName: String?
+    var name: String?
     var format: String
     var page: Int?
     var showing: Bool
 
-    enum CodingKeys: String, CodingKey { case track, language, languageName, format, page, showing }
+    enum CodingKeys: String, CodingKey { case track, language, languageName, name, format, page, showing }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(track, forKey: .track)
         try c.encode(language, forKey: .language)
         try c.encode(languageName, forKey: .languageName)
+        try c.encode(name, forKey: .name)
         try c.encode(format, forKey: .format)
         try c.encode(page, forKey: .page)
         try c.encode(showing, forKey: .showing)
@@ -45,7 +48,7 @@ struct SubtitleTrackJSON: Encodable, Sendable {
     /// The tracks of `state`, numbered from 1.
     static func list(_ state: SubtitleState) -> [SubtitleTrackJSON] {
         state.tracks.enumerated().map { i, t in
-            SubtitleTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, format: t.format,
+            SubtitleTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, name: t.name, format: t.format,
                               page: t.page, showing: t.index == state.showing)
         }
     }

@@ -174,6 +174,24 @@ public final class Pad: @unchecked Sendable {
         }
     }
 
+    /// Calls `edit` with the bytes of every buffer passing this pad, to change in place (same
+    /// length; a shared buffer is copied first), on the streaming thread. Quick, never blocking.
+    public func onBufferEditing(_ edit: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void) {
+        typealias Handler = @Sendable (UnsafeMutableRawBufferPointer) -> Void
+        let cb: GstPadProbeCallback = { _, info, data in
+            if let info, let buffer = fb_probe_info_writable_buffer(info) {
+                var map = GstMapInfo()
+                if gst_buffer_map(buffer, &map, GST_MAP_WRITE) != 0 {
+                    CallbackBox<Handler>.from(data).value(UnsafeMutableRawBufferPointer(start: map.data, count: Int(map.size)))
+                    gst_buffer_unmap(buffer, &map)
+                }
+            }
+            return GST_PAD_PROBE_OK
+        }
+        _ = fb_pad_add_buffer_probe(pointer, cb, CallbackBox<Handler>(edit).retainedPointer(),
+                                    { data in CallbackBox<Handler>.release(data) })
+    }
+
     /// Calls `handler` with every buffer passing this pad, on the streaming thread.
     /// The handler must be quick and must not block.
     public func onBuffer(_ handler: @escaping @Sendable (Buffer) -> Void) {

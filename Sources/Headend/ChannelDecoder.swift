@@ -91,9 +91,10 @@ extension Deinterlace {
 /// Subtitles are drawn into the decoded picture, so they come and go with the channel's own
 /// frames and never reach another channel's: DVB subtitle pages of the chosen stream go to
 /// `dvbsuboverlay`, the closed captions the video carries (`ccextractor` ahead of the
-/// decoder) to `cc708overlay`, and the chosen teletext page's text (`teletextdec`, in a branch
-/// of its own while shown) to a `textoverlay`. All pass frames through untouched while off (the
-/// default).
+/// decoder) to `cc708overlay`, the chosen teletext page's text (`teletextdec`, in a branch of
+/// its own while shown) to a `textoverlay`, and the cues of a WebVTT rendition to a
+/// `textoverlay` of their own, set frame by frame from the cue that covers the frame's time. All
+/// pass frames through untouched while off (the default).
 final class ChannelDecoder: @unchecked Sendable {
     /// The families a decoder is built for; spare decoders are kept per family.
     struct Codec: Sendable, Hashable, CustomStringConvertible {
@@ -170,6 +171,9 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The newest entries of each teletext stream (`GOPCache.teletextEntriesKept`), so a page
     /// chosen later is built from what was sent of it.
     private var recentTeletext: [Int: [GOPCache.Entry]] = [:]
+    /// The cues of the WebVTT track shown, and the text on screen now.
+    private var webVTT: WebVTTSubtitles?
+    private var webVTTText = ""
 
     /// Builds and starts an idle decoder (media thread).
     init(codec: Codec, target: DecodeTarget) throws {
@@ -220,6 +224,10 @@ final class ChannelDecoder: @unchecked Sendable {
             sink.presentVideo(b, feed: feed)
         }
         attachAudioOutput(audio)
+        // WebVTT: each frame gets the text of the cue at its time, before the overlay draws it.
+        pipeline.child(named: "webvtt")?.staticPad("video_sink")?.onBuffer { [weak self] buffer in
+            self?.showCue(at: buffer.pts)
+        }
         // CEA-608 captions are read from the frames going in (`cc708overlay` draws only 708).
         pipeline.child(named: "vsrc")?.staticPad("src")?.onBuffer { [weak self] buffer in
             let triplets = buffer.captionTriplets
@@ -245,7 +253,9 @@ final class ChannelDecoder: @unchecked Sendable {
         + "textoverlay name=captions608 silent=true wait-text=false valignment=bottom halignment=center line-alignment=left "
         + "font-desc=\"Monospace 18\" shaded-background=true ! "
         + "textoverlay name=teletext silent=true wait-text=false valignment=bottom halignment=center line-alignment=center "
-        + "font-desc=\"Sans Bold 18\" shaded-background=true ! video/x-raw"
+        + "font-desc=\"Sans Bold 18\" shaded-background=true ! "
+        + "textoverlay name=webvtt silent=true wait-text=false valignment=bottom halignment=center line-alignment=center "
+        + "font-desc=\"Sans 20\" shaded-background=true ! video/x-raw"
 
     private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
         let bin = try pipeline.addBranch("""
@@ -395,11 +405,12 @@ final class ChannelDecoder: @unchecked Sendable {
     }
 
     /// The subtitles drawn from now on (nil: none; media thread): DVB stream `track.index`, a
-    /// teletext page, or the closed captions. A DVB stream shows its newest page at once (while
-    /// its time-out lasts); a teletext page as soon as what was kept of its stream completes it.
-    /// Returns why a teletext page cannot be decoded, nil when it can (or none is asked for).
+    /// teletext page, the closed captions, or a WebVTT rendition whose cues `webVTT` has. A DVB
+    /// stream shows its newest page at once (while its time-out lasts); a teletext page as soon
+    /// as what was kept of its stream completes it; a WebVTT cue from the next frame on. Returns
+    /// why a teletext page cannot be decoded, nil when it can (or none is asked for).
     @discardableResult
-    func showSubtitles(_ track: SubtitleTrack?) -> String? {
+    func showSubtitles(_ track: SubtitleTrack?, webVTT cues: WebVTTSubtitles? = nil) -> String? {
         guard videoSource != nil else { return nil }
         pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
         // A teletext page is decoded by a fresh branch (a decoder of its own page and stream,
@@ -421,6 +432,7 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         let overlays = lock.withLock {
             subtitles = track
+            webVTT = track?.kind == .webVTT ? cues : nil
             if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
             if let fresh, case .teletext(_, let stream) = track?.kind, teletextGeneration == generation {
                 teletext = fresh
@@ -469,6 +481,24 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         bin.syncStateWithParent()
         return (bin, source, generation)
+    }
+
+    /// Sets the WebVTT overlay's text to the cue at the frame time `pts` (streaming thread,
+    /// before the overlay draws the frame); silent when no cue shows.
+    private func showCue(at pts: ClockTime) {
+        let change: String?? = lock.withLock {
+            var text = ""
+            if let webVTT, let track = subtitles, pts.isValid, let (videoOffset, _) = offsets {
+                let source = Int64(bitPattern: UInt64(pts)) - videoOffset
+                if source >= 0 { text = webVTT.text(track: track.index, at: ClockTime(source)) ?? "" }
+            }
+            guard text != webVTTText else { return nil }
+            webVTTText = text
+            return .some(text.isEmpty ? nil : text)
+        }
+        guard let change, let overlay = pipeline.child(named: "webvtt") else { return }
+        if let text = change { overlay.set("text", string: text) }
+        overlay.set("silent", change == nil)
     }
 
     /// Decodes the CEA-608 pairs of one frame's `cc_data` (streaming thread) and shows the text

@@ -18,6 +18,8 @@ public actor ChannelSource {
     public nonisolated let cache: GOPCache
     /// The breaks its SCTE-35 splice cues announce (MPEG-TS sources in whole packets: UDP, RTP).
     public nonisolated let spliceCues = SpliceCueLog()
+    /// The WebVTT subtitle renditions of an HLS channel, followed beside the ingest.
+    public nonisolated let webVTT: WebVTTSubtitles
     private nonisolated let stateBox: StateBox
     private let logger: Logger
     private let onStateChange: @Sendable (ChannelState) -> Void
@@ -62,10 +64,15 @@ public actor ChannelSource {
         settings = SourceSupervisor.Settings(sources: channel.sources, stallTimeout: stallTimeout, connectTimeout: connectTimeout)
         supervisor = SourceSupervisor(settings: settings)
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
+        webVTT = WebVTTSubtitles(logger: logger, label: "channel \(channel.number) \(channel.name)")
         self.stateBox = StateBox()
         self.logger = logger
         self.onStateChange = onStateChange
     }
+
+    /// The channel's subtitle tracks (any thread): those of its streams (`GOPCache`), then its
+    /// WebVTT renditions.
+    public nonisolated var subtitleTracks: [SubtitleTrack] { cache.subtitleTracks + webVTT.tracks }
 
     /// The current state (any thread).
     public nonisolated var state: ChannelState { stateBox.value }
@@ -170,6 +177,11 @@ public actor ChannelSource {
                 p.child(named: element)?.set(name, string: value)
             }
             tellVariantSpeed(to: p)
+            if plan.dynamicElement == "hls" {
+                // Its subtitle renditions are read beside hlsdemux, which must not touch them.
+                let mask = LockedMask()
+                p.child(named: "src")?.staticPad("src")?.onBufferEditing { mask.mask($0) }
+            }
             // The demuxer does not follow a programme table changed under the same version: a
             // watch on the bytes entering it has the ingest read again at once.
             let tables = ProgramMapWatcher { [weak self] change in
@@ -180,7 +192,7 @@ public actor ChannelSource {
                 let cues = IngestRouter.SpliceCueReading(log: spliceCues, logger: logger, channel: "channel \(channel.number) \(channel.name)")
                 cues.watch(p)
                 let router = IngestRouter(pipeline: p, cache: cache, pacing: plan.pacing, needsParsebin: plan.needsParsebin, logger: logger,
-                                          spliceCues: cues, tables: tables)
+                                          spliceCues: cues, tables: tables, clock: dynamic == "hls" ? webVTT.clock : nil)
                 router.attach(to: element)
                 self.router = router
             } else {
@@ -201,6 +213,8 @@ public actor ChannelSource {
                 Task { await self?.delivered(connection) }
             }
             pipeline = p
+            // hlsdemux gives out no subtitle renditions (they are masked from it): followed beside it.
+            if plan.dynamicElement == "hls" { webVTT.start(master: url) }
             loops = plan.loops
             loopsBySegments = plan.loopsBySegments
             loopArmed = false
@@ -254,12 +268,20 @@ public actor ChannelSource {
         }
         cache.onFirstDelivery(nil)
         cache.reset()
+        webVTT.stop()
     }
 
     /// Shuts everything down for good.
     public func shutdown() {
         stop()
     }
+}
+
+/// A `SubtitleRenditionMask` for a probe.
+private final class LockedMask: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = SubtitleRenditionMask()
+    func mask(_ bytes: UnsafeMutableRawBufferPointer) { lock.withLock { value.mask(bytes) } }
 }
 
 /// Lock-protected current state, readable from any thread.
@@ -299,6 +321,8 @@ final class IngestRouter: @unchecked Sendable {
     private let logger: Logger
     private let spliceCues: SpliceCueReading?
     private let tables: ProgramMapWatcher?
+    /// Where the MPEG-TS clock of an HLS channel falls in the running time (its WebVTT cues).
+    private let clock: MPEGTSClock?
     private let lock = NSLock()
     /// The demuxer pad whose stream has the video branch (its number, counted up per pad).
     /// An adaptive demuxer that switches variants adds a pad for the new one before it removes
@@ -312,8 +336,9 @@ final class IngestRouter: @unchecked Sendable {
     private var subtitleStreams = StreamNumbering()
 
     init(pipeline: Pipeline, cache: GOPCache, pacing: IngestPacing, needsParsebin: Bool, logger: Logger,
-         spliceCues: SpliceCueReading? = nil, tables: ProgramMapWatcher? = nil) {
+         spliceCues: SpliceCueReading? = nil, tables: ProgramMapWatcher? = nil, clock: MPEGTSClock? = nil) {
         self.tables = tables
+        self.clock = clock
         self.pipeline = pipeline
         self.cache = cache
         self.pacing = pacing
@@ -406,6 +431,7 @@ final class IngestRouter: @unchecked Sendable {
                 lock.withLock { built[name] = (owner, [parse]) }
                 parse.onPadAdded { [weak self] p in self?.routeParsed(p, owner: owner, ownerPad: name) }
                 tables?.watch(parse)
+                clock?.watch(parse, owner: owner)
                 try pad.link(to: parse)
                 parse.syncStateWithParent()
                 return
@@ -447,7 +473,10 @@ final class IngestRouter: @unchecked Sendable {
                 bin = try pipeline.addBranch(d)
                 cache.markVideoStream()
                 if let sink = bin.appSink(named: "video") {
-                    sink.onSample { [cache] s in cache.append(s, track: .video) }
+                    sink.onSample { [cache, clock] s in
+                        cache.append(s, track: .video)
+                        if let clock, let pts = s.buffer?.pts { clock.videoFrame(owner: owner, runningTime: s.runningTime(pts)) }
+                    }
                     spliceCues?.read(at: sink, cache: cache)
                 }
             case .audio(let d):

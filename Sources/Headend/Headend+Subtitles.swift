@@ -17,7 +17,7 @@ extension Headend {
     /// The subtitles `source` shows when decoded: the viewer's choice for the channel (which may
     /// be off), else the first track in a preferred subtitle language, else none.
     nonisolated func chosenSubtitles(_ source: ChannelSource) -> SubtitleTrack? {
-        let tracks = source.cache.subtitleTracks
+        let tracks = source.subtitleTracks
         let index = SubtitleSelection.choose(tracks, remembered: subtitleChoices[source.channel.id], preferred: preferredSubtitleLanguages)
         return tracks.first { $0.index == index }
     }
@@ -25,7 +25,7 @@ extension Headend {
     /// The subtitles of `channel`: its tracks and the one shown when it is on screen.
     public nonisolated func subtitles(of channel: Channel) -> SubtitleState {
         guard let source = source(for: channel) else { return SubtitleState(tracks: [], showing: nil) }
-        return SubtitleState(tracks: source.cache.subtitleTracks, showing: chosenSubtitles(source)?.index)
+        return SubtitleState(tracks: source.subtitleTracks, showing: chosenSubtitles(source)?.index)
     }
 
     /// Shows the subtitles of `feed` that `request` asks for (or none), and remembers the choice
@@ -36,7 +36,7 @@ extension Headend {
             throw TrackSelectionError(code: .notPlaying, message: "no channel is playing")
         }
         let channel = entry.source.channel
-        let tracks = entry.source.cache.subtitleTracks
+        let tracks = entry.source.subtitleTracks
         let current = entry.decoder.map { $0.shownSubtitles?.index } ?? chosenSubtitles(entry.source)?.index
         let target: SubtitleTrack?
         switch request {
@@ -54,7 +54,7 @@ extension Headend {
                                                kind: "subtitle track", speech: "subtitles")
         }
         subtitleChoices[channel.id] = target.map { .track(TrackSelection.choice(for: $0, among: tracks)) } ?? .off
-        if let problem = entry.decoder?.showSubtitles(target) {
+        if let problem = entry.decoder?.showSubtitles(target, webVTT: entry.source.webVTT) {
             logger.warning("channel \(channel.number) \(channel.name): teletext page \(target?.page ?? 0) cannot be decoded (\(problem)); is GStreamer's teletextdec installed (gstreamer1.0-plugins-bad)? Run flipbox doctor")
         }
         logger.info("channel \(channel.number) \(channel.name): subtitles \(target.map { "\($0.format) \($0.languageName ?? $0.language ?? "")" } ?? "off")")
@@ -67,7 +67,13 @@ extension Headend {
     func subtitleStreamAppeared(feed: FeedID) {
         guard let entry = decoders[feed], let decoder = entry.decoder, decoder.shownSubtitles == nil,
               subtitleChoices[entry.source.channel.id] != .off, let track = chosenSubtitles(entry.source) else { return }
-        decoder.showSubtitles(track)
+        decoder.showSubtitles(track, webVTT: entry.source.webVTT)
+    }
+
+    /// `source` found its WebVTT renditions (media thread): as `subtitleStreamAppeared` for
+    /// each feed showing it.
+    func subtitleTracksAppeared(_ source: ChannelSource) {
+        for (feed, entry) in decoders where entry.source === source { subtitleStreamAppeared(feed: feed) }
     }
 
     /// The teletext branch of `decoder` failed (media thread): it is taken out, the picture

@@ -88,6 +88,13 @@ public actor Headend {
         self.sources = lineup.channels.map { channel in
             ChannelSource(channel: channel, cacheBudgetBytes: resolved.cacheLimit, logger: logger) { state in onStateChange(channel, state) }
         }
+        for source in sources {
+            // Renditions read after a cold flip show when the choice or the preferences ask.
+            source.webVTT.onTracks { [weak self, weak source] in
+                guard let self, let source else { return }
+                Task { await self.subtitleTracksAppeared(source) }
+            }
+        }
     }
 
     public nonisolated func source(for channel: Channel) -> ChannelSource? {
@@ -230,7 +237,7 @@ public actor Headend {
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(channel, videoCaps: videoCaps))
-            decoder.showSubtitles(chosenSubtitles(entry.source))
+            decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: initial)
             watch(decoder, feed: feed, channel: channel.number)
@@ -290,7 +297,7 @@ public actor Headend {
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(entry.source.channel, videoCaps: videoCaps))
-            decoder.showSubtitles(chosenSubtitles(entry.source))
+            decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: [])
             watch(decoder, feed: feed, channel: number)

@@ -1,7 +1,7 @@
 import GStreamer
 
 /// One subtitle track of a channel: a DVB subtitle stream, a subtitle page of a teletext stream,
-/// or the closed captions (CEA-608/708) its video carries.
+/// the closed captions (CEA-608/708) its video carries, or a WebVTT rendition of an HLS channel.
 public struct SubtitleTrack: LanguageTrack, Hashable {
     public enum Kind: Sendable, Hashable {
         /// DVB subtitles (ETSI EN 300 743): bitmaps in a stream of their own.
@@ -11,6 +11,8 @@ public struct SubtitleTrack: LanguageTrack, Hashable {
         /// Teletext subtitles (ETSI EN 300 706): page `page` (`888`) of the ingest's subtitle
         /// stream `stream`.
         case teletext(page: Int, stream: Int)
+        /// WebVTT cues of an HLS subtitle rendition (`#EXT-X-MEDIA:TYPE=SUBTITLES`), drawn as text.
+        case webVTT
     }
 
     /// The subtitle stream's number in the ingest (0 for the first found); `captionsIndex` for
@@ -19,11 +21,18 @@ public struct SubtitleTrack: LanguageTrack, Hashable {
     public var kind: Kind
     /// ISO 639-2/T code (`deu`), nil when the stream does not say (captions never do).
     public var language: String?
+    /// What the provider calls the track (an HLS rendition's `NAME`), nil when it does not say.
+    public var name: String?
+    /// Whether `subtitle-languages` may choose it (not an HLS rendition marked `FORCED` or
+    /// without `AUTOSELECT`).
+    public var autoSelect: Bool
 
-    public init(index: Int, kind: Kind, language: String?) {
+    public init(index: Int, kind: Kind, language: String?, name: String? = nil, autoSelect: Bool = true) {
         self.index = index
         self.kind = kind
         self.language = language
+        self.name = name
+        self.autoSelect = autoSelect
     }
 
     /// The number the closed captions go by (after any DVB stream a channel can have).
@@ -34,12 +43,13 @@ public struct SubtitleTrack: LanguageTrack, Hashable {
     /// runs (and after the captions').
     public static func teletextIndex(stream: Int, page: Int) -> Int { 10_000 + stream * 1000 + page }
 
-    /// `DVB`, `Teletext` or `CC1` (as a set-top box names them).
+    /// `DVB`, `Teletext`, `CC1` or `WebVTT` (as a set-top box names them).
     public var format: String {
         switch kind {
         case .dvb: "DVB"
         case .closedCaptions: "CC1"
         case .teletext: "Teletext"
+        case .webVTT: "WebVTT"
         }
     }
 
@@ -65,7 +75,7 @@ public enum SubtitleSelection {
         case .track(let choice): if let index = TrackSelection.remembered(tracks, choice) { return index }
         case nil: break
         }
-        return TrackSelection.preferred(tracks, preferred)
+        return TrackSelection.preferred(tracks.filter(\.autoSelect), preferred)
     }
 
     /// The track after `current`, and off after the last (then the first again).

@@ -10,6 +10,23 @@ public final class HLSClip: Sendable {
         /// Seconds, as the muxer's playlist gives them.
         public let duration: Double
         let bytes: [UInt8]
+        /// The PTS (90 kHz) of the segment's first video frame in decode order (its first
+        /// picture, without B-frames); nil when it has none.
+        public var firstVideoPTS: Int64? {
+            var i = 0
+            while i + 188 <= bytes.count {
+                let payloadStart = bytes[i + 1] & 0x40 != 0, control = (bytes[i + 3] >> 4) & 0x3
+                var start = i + 4
+                if control == 3 { start += 1 + Int(bytes[i + 4]) }
+                if bytes[i] == 0x47, payloadStart, control & 1 == 1, start + 14 <= i + 188, bytes[start] == 0, bytes[start + 1] == 0,
+                   bytes[start + 2] == 1, (0xE0...0xEF).contains(bytes[start + 3]), bytes[start + 7] & 0x80 != 0 {
+                    let b = bytes[start + 9..<start + 14].map(Int64.init)
+                    return ((b[0] >> 1) & 0x7) << 30 | b[1] << 22 | (b[2] >> 1) << 15 | b[3] << 7 | b[4] >> 1
+                }
+                i += 188
+            }
+            return nil
+        }
     }
 
     public let segments: [Segment]
