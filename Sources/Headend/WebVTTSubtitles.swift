@@ -85,6 +85,11 @@ public final class WebVTTSubtitles: @unchecked Sendable {
     func start(master url: String) {
         stop()
         guard let master = URL(string: url) else { return }
+        // Read from the connection's first byte: the clock pairs the timestamps it reads with
+        // the frames in the order they come out, so one turned on while frames are on their way
+        // (the demuxer's queue holds seconds of them) would pair each with a later timestamp.
+        // Turned off again when the master has no renditions.
+        clock.isActive = true
         task = Task { [weak self] in await self?.follow(master: master) }
     }
 
@@ -107,10 +112,14 @@ public final class WebVTTSubtitles: @unchecked Sendable {
         } catch {
             // hlsdemux reads the same list: its failure is the channel's, logged there.
             logger.debug("\(label): cannot read the HLS master playlist for subtitles: \(error)")
+            if !Task.isCancelled { clock.isActive = false }
             return
         }
         var found = HLSSubtitleRendition.renditions(inMaster: text, base: master)
-        guard !found.isEmpty, !Task.isCancelled else { return }
+        guard !found.isEmpty, !Task.isCancelled else {
+            if !Task.isCancelled { clock.isActive = false }
+            return
+        }
         if found.count > Self.maxRenditions {
             logger.warning("\(label): \(found.count) WebVTT subtitle renditions; following the first \(Self.maxRenditions)")
             found = Array(found.prefix(Self.maxRenditions))
@@ -119,7 +128,6 @@ public final class WebVTTSubtitles: @unchecked Sendable {
             renditions = found
             return tracksFound
         }
-        clock.isActive = true
         handler?()
         logger.info("\(label): WebVTT subtitles \(found.map { "\($0.name)\($0.language.map { " (\($0))" } ?? "")" }.joined(separator: ", "))")
         await withTaskGroup(of: Void.self) { group in
