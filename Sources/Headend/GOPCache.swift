@@ -373,15 +373,13 @@ public final class GOPCache: @unchecked Sendable {
 
     /// Registers `consumer` for every later entry after handing it, first, what a consumer
     /// starts from, all under the cache lock: no live entry comes before or between them. For a
-    /// consumer that takes entries where they arrive (a timeshift buffer), with no queue.
-    /// Returns the caps to start at; `consumer` runs on ingest streaming threads with the cache
-    /// lock held, so it must only store and return.
-    @discardableResult
-    public func attachSeeded(_ id: Consumer, consumer: @escaping @Sendable (Entry) -> Void) -> (video: Caps?, audio: Caps?) {
+    /// consumer that takes entries where they arrive (a timeshift buffer), with no queue: the
+    /// entries carry their caps. `consumer` runs on ingest streaming threads with the cache lock
+    /// held, so it must only store and return.
+    public func attachSeeded(_ id: Consumer, consumer: @escaping @Sendable (Entry) -> Void) {
         lock.withLock {
             for entry in startEntries() where id.takesSubtitles || entry.track != .subtitle { consumer(entry) }
             consumers[id] = consumer
-            return (videoCapsValue, audioCapsByStream[0])
         }
     }
 

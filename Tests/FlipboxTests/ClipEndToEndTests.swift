@@ -45,6 +45,16 @@ import Testing
         return lineup
     }
 
+    /// A box playing `lineup` at 320x180 with a 5-minute timeshift and no warm channels, its
+    /// cache in `dir`, once it shows channel 1. Stop it when done.
+    static func startBox(_ lineup: URL, in dir: URL, more: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> FlipboxProcess {
+        let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m"] + more + ["--warm", "none"],
+                                     port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
+        #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))",
+                sourceLocation: sourceLocation)
+        return box
+    }
+
     /// Waits (up to 30 s) for clip `id` to be written and saves it at `path`.
     static func download(_ id: String, from box: FlipboxProcess, to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         var download: (status: Int, body: [UInt8]) = (0, [])
@@ -94,10 +104,8 @@ import Testing
                     source: test://color/0000ff?size=160x90&fps=15
                 """)
             // 256 KB of memory: the clips read most of their GOPs back from segment files.
-            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--timeshift-memory", "256KB", "--warm", "none"],
-                                         port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
+            let box = try Self.startBox(lineup, in: dir, more: ["--timeshift-memory", "256KB"])
             defer { box.stop() }
-            #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))")
             Thread.sleep(forTimeInterval: 12)
             let events = try EventRecorder(url: "http://127.0.0.1:\(box.port)/api/v1/events")
 
@@ -196,10 +204,8 @@ import Testing
             let sourceFrames = try Self.tinyFrames(source).frames
             #expect(sourceFrames.count >= 740, "\(sourceFrames.count) source frames")
             let lineup = try Self.writeLineup(in: dir, source: source)
-            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--warm", "none"],
-                                         port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
+            let box = try Self.startBox(lineup, in: dir)
             defer { box.stop() }
-            #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))")
             // Well past the start, whose first GOPs arrive in a burst (their wall times bunched).
             Thread.sleep(forTimeInterval: 14)
             for format in ["mp4", "mkv", "ts"] {
@@ -245,10 +251,8 @@ import Testing
             let source = try Self.makeSource(in: dir, size: "720x576", seconds: 20,
                                              encoding: ["-flags", "+ildct+ilme", "-x264opts", "tff=1", "-b:v", "1500k", "-b:a", "64k"])
             let lineup = try Self.writeLineup(in: dir, source: source)
-            let box = try FlipboxProcess(arguments: [lineup.path, "--size", "320x180", "--timeshift", "5m", "--warm", "none"],
-                                         port: freePort(), environment: ["XDG_CACHE_HOME": dir.path])
+            let box = try Self.startBox(lineup, in: dir)
             defer { box.stop() }
-            #expect(box.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }, "\(box.logText.suffix(600))")
             Thread.sleep(forTimeInterval: 6)
             let exact = box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-4.5s", "to": "-1.5s", "exact": true}"#)
             #expect(exact.status == 409 && exact.body.contains("interlaced") && exact.body.contains("keyframes"), "\(exact.status) \(exact.body)")
