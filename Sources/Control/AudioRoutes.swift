@@ -31,7 +31,7 @@ extension APIRouteTable {
     }
 }
 
-/// One audio track: `{"track", "language", "languageName", "codec", "channels", "description", "playing"}`;
+/// One audio track: `{"track", "language", "languageName", "codec", "channels", "description", "passthrough", "playing"}`;
 /// `track` numbers the channel's tracks from 1, as `POST /api/v1/audio/{track}` takes them.
 struct AudioTrackJSON: Encodable, Sendable {
     var track: Int
@@ -41,9 +41,11 @@ struct AudioTrackJSON: Encodable, Sendable {
     var channels: Int?
     /// Audio description (a voice describing the picture).
     var description: Bool
+    /// Sent undecoded to the receiver behind HDMI (`--audio-passthrough`).
+    var passthrough: Bool
     var playing: Bool
 
-    enum CodingKeys: String, CodingKey { case track, language, languageName, codec, channels, description, playing }
+    enum CodingKeys: String, CodingKey { case track, language, languageName, codec, channels, description, passthrough, playing }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -53,6 +55,7 @@ struct AudioTrackJSON: Encodable, Sendable {
         try c.encode(codec, forKey: .codec)
         try c.encode(channels, forKey: .channels)
         try c.encode(description, forKey: .description)
+        try c.encode(passthrough, forKey: .passthrough)
         try c.encode(playing, forKey: .playing)
     }
 
@@ -60,7 +63,7 @@ struct AudioTrackJSON: Encodable, Sendable {
     static func list(_ state: AudioState) -> [AudioTrackJSON] {
         state.tracks.enumerated().map { i, t in
             AudioTrackJSON(track: i + 1, language: t.language, languageName: t.languageName, codec: t.family.displayName,
-                           channels: t.channels, description: t.describesPicture, playing: t.index == state.playing)
+                           channels: t.channels, description: t.describesPicture, passthrough: t.passedThrough, playing: t.index == state.playing)
         }
     }
 }

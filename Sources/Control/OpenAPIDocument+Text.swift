@@ -1357,7 +1357,7 @@ extension OpenAPIDocument {
                   type: boolean
             AudioTrack:
               type: object
-              required: [track, language, languageName, codec, channels, description, playing]
+              required: [track, language, languageName, codec, channels, description, passthrough, playing]
               properties:
                 track:
                   description: The track's number (from 1), as `POST /api/v1/audio/{track}` takes it.
@@ -1376,6 +1376,11 @@ extension OpenAPIDocument {
                   description: |
                     Audio description: a voice that describes the picture (the stream's table marks it).
                     Chosen unasked only with the setting `audio-description: true`.
+                  type: boolean
+                passthrough:
+                  description: |
+                    The track is sent undecoded, in IEC 61937 bursts, for the receiver behind HDMI or
+                    S/PDIF to decode (setting `audio-passthrough: ac3`); false: it is decoded here.
                   type: boolean
                 playing:
                   type: boolean

@@ -11,13 +11,17 @@ public struct AudioTrack: LanguageTrack, Hashable {
     /// Audio description: a voice that describes the picture for people who cannot see it.
     /// Not chosen unasked unless the box is set to prefer it (`audio-description: true`).
     public var describesPicture: Bool
+    /// Sent undecoded to the receiver behind HDMI or S/PDIF when it plays (`--audio-passthrough`).
+    public var passedThrough: Bool
 
-    public init(index: Int, family: AudioFamily, language: String?, channels: Int? = nil, describesPicture: Bool = false) {
+    public init(index: Int, family: AudioFamily, language: String?, channels: Int? = nil, describesPicture: Bool = false,
+                passedThrough: Bool = false) {
         self.index = index
         self.family = family
         self.language = language
         self.channels = channels
         self.describesPicture = describesPicture
+        self.passedThrough = passedThrough
     }
 
     init(index: Int, caps: Caps, language: String?, describesPicture: Bool = false) {

@@ -1,12 +1,18 @@
 import Foundation
 import GStreamer
 import Lineup
+import Logging
 
 /// Receives the decoded output of a channel, already scaled to the output size (or to the size
 /// the sink asks for). Called on decoder streaming threads: copy or forward, never block.
 public protocol DecodedFrameSink: AnyObject, Sendable {
     func presentVideo(_ frame: Buffer, feed: FeedID)
     func presentAudio(_ samples: Buffer, feed: FeedID)
+    /// Receives a channel's sound passed through undecoded (`DecodeTarget.passthrough`): IEC
+    /// 61937 bursts in the output's sample format (48 kHz stereo S16LE), for a receiver on HDMI
+    /// or S/PDIF to decode. They must reach the sound card untouched: no gain, no mixing. The
+    /// default drops them (a sink that plays no sound).
+    func presentBitstream(_ bursts: Buffer, feed: FeedID)
     /// The size this sink shows pictures at (a picture-in-picture window); nil, the default: the
     /// decode target's (the output's). Asked when a decoder is bound and with every frame: the
     /// decoder scales to it in its own pipeline, follows a change from its next frames on, and
@@ -16,6 +22,7 @@ public protocol DecodedFrameSink: AnyObject, Sendable {
 
 extension DecodedFrameSink {
     public var frameSize: (width: Int, height: Int)? { nil }
+    public func presentBitstream(_ bursts: Buffer, feed: FeedID) {}
 }
 
 /// The formats decoders deliver: raw video at the output size, raw audio at the output rate;
@@ -28,12 +35,17 @@ public struct DecodeTarget: Sendable {
     public var fps: Int
     /// How interlaced video is deinterlaced; progressive video never is.
     public var deinterlace: Deinterlace
+    /// The audio families sent on undecoded, for the receiver behind HDMI or S/PDIF to decode
+    /// (`--audio-passthrough`); the rest is decoded. AC-3 only: E-AC-3 in IEC 61937 needs a
+    /// link at four times the output's rate.
+    public var passthrough: Set<AudioFamily>
 
-    public init(width: Int, height: Int, fps: Int = 30, deinterlace: Deinterlace = .default) {
+    public init(width: Int, height: Int, fps: Int = 30, deinterlace: Deinterlace = .default, passthrough: Set<AudioFamily> = []) {
         self.width = width
         self.height = height
         self.fps = fps
         self.deinterlace = deinterlace
+        self.passthrough = passthrough.intersection(AudioFamily.passedThrough)
     }
 
     /// The colours of the output frames: what GStreamer takes for YUV of the output's size when
@@ -122,11 +134,13 @@ final class ChannelDecoder: @unchecked Sendable {
         var description: String { "\(video.displayName)/\(audio.displayName)" }
     }
 
-    /// One audio decode chain inside the pipeline (`appsrc ! parse ! decode ! convert ! appsink`).
+    /// One audio decode chain inside the pipeline (`appsrc ! parse ! decode ! convert ! appsink`),
+    /// or, for a family passed through, `appsrc ! parse ! appsink` with frames packed in bursts.
     private struct AudioBranch {
         let bin: Bin
         let source: AppSource
         let family: AudioFamily
+        let passthrough: Bool
     }
 
     let codec: Codec
@@ -174,10 +188,14 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The cues of the WebVTT track shown, and the text on screen now.
     private var webVTT: WebVTTSubtitles?
     private var webVTTText = ""
+    /// Whether a frame was refused passthrough (said once).
+    private var burstRefused = false
+    private let logger: Logger
 
     /// Builds and starts an idle decoder (media thread).
-    init(codec: Codec, target: DecodeTarget) throws {
+    init(codec: Codec, target: DecodeTarget, logger: Logger) throws {
         self.codec = codec
+        self.logger = logger
         self.target = target
         size = (target.width, target.height)
         var videoOut: AppSink?
@@ -206,7 +224,7 @@ final class ChannelDecoder: @unchecked Sendable {
             subtitleSource = nil
         }
         do {
-            audio = try Self.addAudioBranch(codec.audio, to: pipeline)
+            audio = try Self.addAudioBranch(codec.audio, target: target, to: pipeline)
         } catch {
             pipeline.shutdown()
             throw error
@@ -257,26 +275,50 @@ final class ChannelDecoder: @unchecked Sendable {
         + "textoverlay name=webvtt silent=true wait-text=false valignment=bottom halignment=center line-alignment=center "
         + "font-desc=\"Sans 20\" shaded-background=true ! video/x-raw"
 
-    private static func addAudioBranch(_ family: AudioFamily, to pipeline: Pipeline) throws -> AudioBranch {
+    private static func addAudioBranch(_ family: AudioFamily, target: DecodeTarget, to pipeline: Pipeline) throws -> AudioBranch {
+        let passed = target.passthrough.contains(family) ? family.passthroughChain : nil
+        let chain = passed ?? "\(family.decoderChain) ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps)"
         let bin = try pipeline.addBranch("""
-            appsrc name=asrc format=time is-live=true min-latency=0 ! \(family.decoderChain) ! audioconvert ! audioresample ! \(DecodeTarget.audioCaps) ! \
+            appsrc name=asrc format=time is-live=true min-latency=0 ! \(chain) ! \
             appsink name=aout sync=true async=false qos=false max-buffers=16
             """)
         guard let source = bin.appSource(named: "asrc") else {
             throw GStreamerError(code: .pipelineDescription, message: "internal: decoder audio branch incomplete")
         }
-        return AudioBranch(bin: bin, source: source, family: family)
+        return AudioBranch(bin: bin, source: source, family: family, passthrough: passed != nil)
     }
 
-    /// Sends the branch's sound to the bound sink (and, for radio, the still picture with it).
+    /// Sends the branch's sound to the bound sink (and, for radio, the still picture with it):
+    /// decoded samples, or each frame of a family passed through in its IEC 61937 burst.
     private func attachAudioOutput(_ branch: AudioBranch) {
+        let passthrough = branch.passthrough
         branch.bin.appSink(named: "aout")?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
             let (feed, sink) = self.binding
             if self.videoSource == nil, let sink, let picture = self.stillDue().flatMap({ self.sized($0, for: sink) }) {
                 sink.presentVideo(picture, feed: feed)
             }
-            sink?.presentAudio(b, feed: feed)
+            guard passthrough else {
+                sink?.presentAudio(b, feed: feed)
+                return
+            }
+            do throws(IEC61937.Refusal) {
+                let burst = try IEC61937.burst(ac3: b.bytes())
+                sink?.presentBitstream(Buffer(bytes: burst).retimed(pts: b.pts, dts: .none, duration: ClockTime.second * 32 / 1000), feed: feed)
+            } catch {
+                self.refusedBurst(error)
+            }
+        }
+    }
+
+    /// Says once per decoder why a frame was not passed through (it is left out).
+    private func refusedBurst(_ refusal: IEC61937.Refusal) {
+        let first: Bool = lock.withLock {
+            defer { burstRefused = true }
+            return !burstRefused
+        }
+        if first {
+            logger.warning("audio passthrough: \(refusal) cannot be passed through and is left out; turn passthrough off to hear it decoded")
         }
     }
 
@@ -382,7 +424,7 @@ final class ChannelDecoder: @unchecked Sendable {
     /// recent entries of that stream; the picture plays on.
     func selectAudio(stream: Int, caps: Caps) throws {
         let family = AudioFamily(caps: caps)
-        let fresh = try Self.addAudioBranch(family, to: pipeline)
+        let fresh = try Self.addAudioBranch(family, target: target, to: pipeline)
         fresh.source.caps = caps
         attachAudioOutput(fresh)
         fresh.bin.syncStateWithParent()

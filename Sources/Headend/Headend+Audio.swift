@@ -23,11 +23,20 @@ extension Headend {
         return (stream, source.cache.audioCaps(stream: stream) ?? source.cache.audioCaps)
     }
 
+    /// The audio tracks of `source`, each marked when it is passed through undecoded.
+    nonisolated func audioTracks(_ source: ChannelSource) -> [AudioTrack] {
+        source.cache.audioTracks.map { track in
+            var t = track
+            t.passedThrough = target.passthrough.contains(track.family)
+            return t
+        }
+    }
+
     /// The audio of `channel`: its tracks and the one that plays when it is shown (the viewer's
     /// choice, else the preferred language, else the first).
     public nonisolated func audio(of channel: Channel) -> AudioState {
         guard let source = source(for: channel) else { return AudioState(tracks: [], playing: nil) }
-        let tracks = source.cache.audioTracks
+        let tracks = audioTracks(source)
         return AudioState(tracks: tracks, playing: tracks.isEmpty ? nil : chosenAudio(source).stream)
     }
 
@@ -39,7 +48,7 @@ extension Headend {
             throw AudioSelectionError(code: .notPlaying, message: "no channel is playing")
         }
         let channel = entry.source.channel
-        let tracks = entry.source.cache.audioTracks
+        let tracks = audioTracks(entry.source)
         guard !tracks.isEmpty else {
             throw AudioSelectionError(code: .noAudio, message: "channel \(channel.number) \(channel.name) has no sound")
         }

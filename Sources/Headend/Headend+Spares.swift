@@ -59,7 +59,7 @@ extension Headend {
         }
         guard spares.count < Self.maxSpares else { return }
         do {
-            spares.append(try ChannelDecoder(codec: codec, target: target))
+            spares.append(try ChannelDecoder(codec: codec, target: target, logger: logger))
             logger.debug("spare \(codec) decoder ready")
         } catch {
             logger.warning("cannot prepare a spare \(codec) decoder: \(error)")

@@ -464,7 +464,7 @@ extension Headend {
             decoder = ready
             scheduleSpares()
         } else {
-            do { decoder = try ChannelDecoder(codec: codec, target: target) } catch {
+            do { decoder = try ChannelDecoder(codec: codec, target: target, logger: logger) } catch {
                 decoders[feed] = (nil, entry.source)
                 throw TimeshiftFailure(.decoder, "cannot start a decoder for \(videoCaps.mediaType): \(error)")
             }

@@ -233,7 +233,7 @@ public actor Headend {
                 decoder = ready
             } else {
                 logger.debug("channel \(channel.number): no spare \(codec) decoder ready, building one")
-                decoder = try ChannelDecoder(codec: codec, target: target)
+                decoder = try ChannelDecoder(codec: codec, target: target, logger: logger)
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(channel, videoCaps: videoCaps))
@@ -293,7 +293,7 @@ public actor Headend {
                 decoder = ready
                 scheduleSpares()
             } else {
-                decoder = try ChannelDecoder(codec: codec, target: target)
+                decoder = try ChannelDecoder(codec: codec, target: target, logger: logger)
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
                          still: stillPicture(entry.source.channel, videoCaps: videoCaps))

@@ -86,6 +86,17 @@ public enum AudioFamily: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The families that can be passed through undecoded (`DecodeTarget.passthrough`).
+    public static let passedThrough: Set<AudioFamily> = [.ac3]
+
+    /// Parser and framing for passthrough: one whole frame per buffer, for `IEC61937`.
+    var passthroughChain: String? {
+        switch self {
+        case .ac3: "ac3parse ! audio/x-ac3,framed=true,alignment=frame"
+        default: nil
+        }
+    }
+
     /// For people: `AAC`, `AC-3`, `MPEG-1 Layer II`.
     public var displayName: String {
         switch self {

@@ -52,6 +52,8 @@ public struct LineupSettings: Sendable, Hashable {
     public var audioDevice: String?
     /// Every channel's sound brought to one loudness.
     public var normalizeAudio: Bool?
+    /// Sound sent on undecoded to the receiver behind HDMI.
+    public var audioPassthrough: AudioPassthrough?
 
     // Control and serving (docs/security.md, docs/serve.md)
     public var allowHosts: [String] = []
@@ -111,7 +113,7 @@ public struct LineupSettings: Sendable, Hashable {
         "card-delay", "card-minimum", "tune-timeout", "skip", "flip-scope", "locked-flip", "locked", "start",
         "up-next-seconds", "banner-seconds", "interstitials", "interstitial",
         "timeshift", "timeshift-memory", "timeshift-warm", "resume-position",
-        "deinterlace", "audio-languages", "audio-description", "subtitle-languages", "audio-device", "normalize-audio",
+        "deinterlace", "audio-languages", "audio-description", "subtitle-languages", "audio-device", "normalize-audio", "audio-passthrough",
         "allow-hosts", "serve-allow", "serve-max-clients",
         "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name",
         "guide-refresh", "parental",
@@ -261,6 +263,11 @@ public struct LineupSettings: Sendable, Hashable {
         case "subtitle-languages": subtitleLanguages = r.words
         case "audio-device": audioDevice = text
         case "normalize-audio": normalizeAudio = r.bool()
+        case "audio-passthrough":
+            switch AudioPassthrough.parse(text) {
+            case .success(let value): audioPassthrough = value
+            case .failure(let problem): r.problem = "settings.audio-passthrough: \(problem)"
+            }
         case "allow-hosts": allowHosts = r.words
         case "serve-allow": serveAllow = r.words
         case "serve-max-clients": serveMaxClients = r.count(within: 1 ... .max, "a number of clients of at least 1")

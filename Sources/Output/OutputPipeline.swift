@@ -218,6 +218,17 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         audioRing.append(played)
     }
 
+    /// Plays IEC 61937 bursts (sound passed through undecoded) bit for bit: no loudness gain,
+    /// and the output's conversion passes 48 kHz stereo S16LE through untouched.
+    public func presentBitstream(_ bursts: Buffer, feed: FeedID) {
+        guard lock.withLock({ screen.playsAudio(of: feed) }) else { return }
+        watchLock.withLock {
+            if feedTimes[feed]?.firstAudio == nil { feedTimes[feed, default: FeedTiming()].firstAudio = .now }
+        }
+        audioSource.push(bursts.retimed(pts: .none, dts: .none))
+        audioRing.append(bursts)
+    }
+
     // MARK: Carrying out
 
     /// Blends and pushes what the machine decided, outside its lock; never a composition older

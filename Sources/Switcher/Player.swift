@@ -49,6 +49,9 @@ public struct PlayerOptions: Sendable {
     public var fullscreen = false
     /// Every channel's sound brought to one loudness (`--normalize-audio`, `normalize-audio`).
     public var normalizeAudio = false
+    /// Sound sent on undecoded, in IEC 61937 bursts, for the receiver behind HDMI to decode
+    /// (`--audio-passthrough`, `audio-passthrough`).
+    public var audioPassthrough = AudioPassthrough.off
 
     /// A flip that shows no frame within this time fails.
     public var tuneTimeout: Duration {

@@ -31,7 +31,8 @@ public struct PlayerParts: Sendable {
                                         audioDevice: options.audioDevice, fullscreen: options.fullscreen, levelAudio: options.normalizeAudio, logger: logger)
         let media = MediaEventRelay()
         let headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget,
-                              target: DecodeTarget(width: options.width, height: options.height, fps: options.fps), logger: logger) { channel, state in
+                              target: DecodeTarget(width: options.width, height: options.height, fps: options.fps,
+                                                   passthrough: options.audioPassthrough.ac3 ? [.ac3] : []), logger: logger) { channel, state in
             media.sourceState(channel, state)
         }
         let pinDirectory = options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }

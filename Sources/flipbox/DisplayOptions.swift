@@ -23,6 +23,18 @@ struct DisplayOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Bring every channel's sound to one loudness, so a flip does not jump in volume. Setting: normalize-audio. Default: off.")
     var normalizeAudio: Bool?
 
+    @Option(help: "Send AC-3 sound undecoded, for the AV receiver or TV behind HDMI or S/PDIF to decode (surround sound): ac3 or off. E-AC-3 is always decoded. Setting: audio-passthrough. Default: off.")
+    var audioPassthrough: String?
+
+    /// What `--audio-passthrough` (else the lineup's `audio-passthrough`) sends on undecoded.
+    func resolvePassthrough(lineup: Lineup) throws -> AudioPassthrough {
+        guard let text = audioPassthrough else { return lineup.settings.audioPassthrough ?? .off }
+        switch AudioPassthrough.parse(text) {
+        case .success(let value): return value
+        case .failure(let problem): throw ValidationError("--audio-passthrough: \(problem)")
+        }
+    }
+
     /// The playback device `--audio-device` (else the lineup's `audio-device`) names, or nil for
     /// the default one. A device that is not there is said once, with the ones there are, and
     /// the box plays on the default device: a missing sound card never keeps the picture off.

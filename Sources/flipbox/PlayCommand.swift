@@ -98,6 +98,14 @@ struct PlayCommand: AsyncParsableCommand {
         var resolved = options
         resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
         resolved.normalizeAudio = display.normalizeAudio ?? lineup.settings.normalizeAudio ?? false
+        resolved.audioPassthrough = try display.resolvePassthrough(lineup: lineup)
+        if resolved.audioPassthrough.ac3 {
+            if let device = resolved.audioDevice {
+                logger.info("sound: AC-3 is passed through undecoded, for the receiver behind \(device) to decode")
+            } else if resolved.sink != .headless {
+                logger.warning("sound: AC-3 is passed through to the default sound device; name the HDMI or S/PDIF device with --audio-device (a sound server in between can turn the passed-through sound into noise)")
+            }
+        }
         (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup.settings)
         if bannerSeconds == nil, let seconds = lineup.settings.bannerSeconds { resolved.bannerSeconds = seconds }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)

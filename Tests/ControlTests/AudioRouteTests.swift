@@ -18,7 +18,7 @@ import Testing
         private var log: [String] = []
         var calls: [String] { lock.withLock { log } }
         static let tracks = [AudioTrack(index: 0, family: .ac3, language: "deu", channels: 2),
-                             AudioTrack(index: 1, family: .ac3, language: "eng", channels: 6)]
+                             AudioTrack(index: 1, family: .ac3, language: "eng", channels: 6, passedThrough: true)]
 
         func flip(_ request: FlipRequest) async -> FlipResult { await base.flip(request) }
         func status() async -> PlayerStatus { await base.status() }
@@ -63,6 +63,7 @@ import Testing
             #expect(tracks.map { $0["language"] as? String } == ["deu", "eng"])
             #expect(tracks.map { $0["languageName"] as? String } == ["German", "English"])
             #expect(tracks.map { $0["codec"] as? String } == ["AC-3", "AC-3"])
+            #expect(tracks.map { $0["passthrough"] as? Bool } == [false, true])
             #expect(tracks.map { $0["playing"] as? Bool } == [true, false])
             #expect(body["playing"] as? Int == 1)
             #expect((body["channel"] as? [String: Any])?["number"] as? String == "7")

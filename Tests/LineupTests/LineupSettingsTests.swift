@@ -38,6 +38,7 @@ import Testing
               deinterlace: yadif
               audio-languages: [deu, eng]
               audio-device: hw:0,3
+              audio-passthrough: ac3
               allow-hosts: tv.lan, flipbox.home
               serve-allow: 192.168.1.0/24
               serve-max-clients: 4
@@ -74,6 +75,7 @@ import Testing
         #expect(s.deinterlace == .method("yadif"))
         #expect(s.audioLanguages == ["deu", "eng"])
         #expect(s.audioDevice == "hw:0,3")
+        #expect(s.audioPassthrough == AudioPassthrough(ac3: true))
         #expect(s.allowHosts == ["tv.lan", "flipbox.home"])
         #expect(s.serveAllow == ["192.168.1.0/24"])
         #expect(s.serveMaxClients == 4)
@@ -82,10 +84,18 @@ import Testing
         #expect(s.parental == ["parental.FSK": "12"])
     }
 
+    @Test func audioPassthroughTakesAC3OrOff() {
+        #expect(AudioPassthrough.parse("AC-3") == .success(AudioPassthrough(ac3: true)))
+        #expect(AudioPassthrough.parse("off") == .success(.off))
+        #expect(AudioPassthrough.parse("ac3, none") == .success(AudioPassthrough(ac3: true)))
+        #expect(AudioPassthrough.parse("dts") == .failure(.init(text: "'dts' is not a codec that can be passed through; give ac3 or off")))
+        #expect(AudioPassthrough.parse(" ") == .failure(.init(text: "an empty value: give ac3 or off")))
+    }
+
     @Test func notWrittenIsNilAndOffIsNotWritten() throws {
         let s = try checkYAML("settings:\n  timeshift: off\n\(Self.channels)").get().settings
         #expect(s.timeshift == nil)
-        #expect(s.warm == nil && s.cardDelay == nil && s.bannerSeconds == nil && s.deinterlace == nil)
+        #expect(s.warm == nil && s.cardDelay == nil && s.bannerSeconds == nil && s.deinterlace == nil && s.audioPassthrough == nil)
         #expect(s.allowHosts.isEmpty && s.parental.isEmpty)
     }
 
@@ -102,6 +112,7 @@ import Testing
               locked: "1, x"
               deinterlace: weave
               resume-position: perhaps
+              audio-passthrough: eac3
             \(Self.channels)
             """, file: "box.yaml")
         #expect(report.errorLines == [
@@ -115,6 +126,7 @@ import Testing
             "9: settings.locked: 'x' is not a channel number",
             "10: settings.deinterlace 'weave' is not one of \(Deinterlace.names)",
             "11: settings.resume-position 'perhaps' is not true or false",
+            "12: settings.audio-passthrough: E-AC-3 cannot be passed through (IEC 61937 carries it at 192 kHz, four times the output's rate); it is decoded. Give ac3 or off",
         ])
         #expect(report.lineup == nil)
         #expect(report.errors.first?.description == "box.yaml:2: settings.warm 'lukewarm' is not all, none or neighbours:N")
