@@ -231,12 +231,25 @@ public final class GOPCache: @unchecked Sendable {
     /// Video frames in the newest GOP (0 before the first keyframe).
     public var newestGOPVideoFrames: Int { lock.withLock { entries.first?.isKeyframe == true ? videoFrames : 0 } }
 
+    /// Whether a LOAS frame (AAC in LATM, ISO 14496-3 1.7.2) carries its StreamMuxConfig: the
+    /// 11-bit sync word 0x2B7, 13 bits of length, then `useSameStreamMux` 0.
+    static func carriesLATMConfiguration(_ buffer: Buffer) -> Bool {
+        buffer.withBytes { b in b.count > 3 && b[0] == 0x56 && b[1] & 0xE0 == 0xE0 && b[3] & 0x80 == 0 } == true
+    }
+
     /// What a flip starts from: the cached GOP, preceded by the previous one while the newest
     /// is too short for a decoder to give out its keyframe (see `decoderLead`).
     private func startEntries() -> [Entry] {
         if entries.first?.isKeyframe != true, isAudioOnly, let last = entries.last(where: { $0.pts.isValid }) {
-            // Radio: the newest moment of sound.
-            let from = last.pts > Self.radioLead ? last.pts - Self.radioLead : 0
+            // Radio: the newest moment of sound; for AAC in LATM, from the frame that last
+            // carried the stream's configuration (sent every few hundred milliseconds: the
+            // decoder can play nothing before it).
+            var from = last.pts > Self.radioLead ? last.pts - Self.radioLead : 0
+            let latm = audioCapsByStream.filter { $0.value.string("stream-format") == "loas" }.keys
+            for stream in latm {
+                let configured = entries.filter { $0.track == .audio && $0.stream == stream && $0.pts.isValid && Self.carriesLATMConfiguration($0.buffer) }
+                if let start = configured.last(where: { $0.pts <= from }) ?? configured.first { from = min(from, start.pts) }
+            }
             return entries.filter { $0.pts.isValid && $0.pts >= from }
         }
         guard !previous.isEmpty, let key = entries.first, key.isKeyframe else { return entries }

@@ -7,8 +7,10 @@ import GStreamer
 /// decoder loads a library). Built one at a time a moment after a flip (so a build never
 /// competes with that flip's first frame) and on the once-a-second plan check.
 extension Headend {
-    /// Most spare decoders kept at once (each holds two idle streaming threads).
-    static let maxSpares = 4
+    /// Most spare decoders kept at once (each holds two idle streaming threads and no decoded
+    /// frame): enough for the seven families of a broadcast lineup (H.264 with AAC, AC-3 and
+    /// E-AC-3, HEVC, MPEG-2/MP2, radio in MP2 and in LATM).
+    static let maxSpares = 8
 
     /// The families to keep spares for: those of the running channels whose format is known,
     /// the most used first, at most `maxSpares`; H.264/AAC while nothing is known.

@@ -259,7 +259,14 @@ struct BenchReport {
         for kind in Set(kinds.values) where Set(kinds.values).count > 1 {
             let l = flips.filter { $0.result.ok && $0.result.path == .warm && $0.result.channel.flatMap { kinds[$0.number] } == kind }
                 .compactMap(\.result.latencyMilliseconds).sorted()
-            if !l.isEmpty { byStream[kind] = Self.figures(l) }
+            guard !l.isEmpty else { continue }
+            var figures = Self.figures(l)
+            let av = flips.filter { $0.result.channel.flatMap { kinds[$0.number] } == kind }.compactMap(\.audioOffsetMs).sorted()
+            if !av.isEmpty {
+                figures["av_offset_ms"] = ["min": round1(av.first), "p50": round1(Self.percentile(av, 0.5)), "p95": round1(Self.percentile(av, 0.95)),
+                                           "max": round1(av.last)]
+            }
+            byStream[kind] = figures
         }
         let offsets = flips.compactMap(\.audioOffsetMs).sorted()
         let others = max(1, warmChannels)
@@ -268,7 +275,8 @@ struct BenchReport {
             "flips": flips.count, "failed": flips.filter { !$0.result.ok }.count, "paths": paths,
             "output_frames_shown": output.framesShown, "output_frames_repeated": output.repeatedFrames,
             "output_gaps_over_two_frames": output.gapsOverTwoFrames, "output_longest_gap_ms": round1(output.longestGap.milliseconds),
-            "av_offset_ms": ["min": round1(offsets.first), "p50": round1(Self.percentile(offsets, 0.5)), "max": round1(offsets.last), "count": offsets.count],
+            "av_offset_ms": ["min": round1(offsets.first), "p50": round1(Self.percentile(offsets, 0.5)), "p95": round1(Self.percentile(offsets, 0.95)),
+                             "max": round1(offsets.last), "count": offsets.count],
             "cpu_core_share_baseline": round3(baseline.core), "cpu_core_share_all_warm": round3(warm.core),
             "warm_channels": warmChannels,
             "cpu_core_share_per_warm_channel": round3((warm.core - baseline.core) / Double(others)),

@@ -251,6 +251,25 @@ extension HeadendTests {
             await rig.stop()
         }
 
+        /// AAC in LATM sends its configuration only every few hundred milliseconds (ffmpeg: every
+        /// 20th frame), and a decoder plays nothing before it: a flip to such a radio station
+        /// starts at the frame that last carried it, not at a frame the decoder would drop.
+        @Test func aLATMRadioFlipStartsWhereItsConfigurationWasSent() async throws {
+            let rig = try Rig([ClipFormat.radio(.latm, toneHz: 600)])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let cache = rig.headend.sources[0].cache
+            #expect(await eventually(within: 5) { cache.snapshot().entries.count > 12 }, "the first 300 ms of sound")
+            for _ in 0..<6 {
+                let start = cache.snapshot().entries
+                let configured = start.filter { GOPCache.carriesLATMConfiguration($0.buffer) }
+                #expect(start.count > 4 && configured.count * 4 < start.count, "the configuration is not in every frame: \(configured.count) of \(start.count)")
+                #expect(start.first.map { GOPCache.carriesLATMConfiguration($0.buffer) } == true, "starts at a configuration")
+                try await Task.sleep(for: .milliseconds(170))
+            }
+            await rig.stop()
+        }
+
         /// A radio station that changes codec (MP2 to AAC LATM on the same PID) plays on: the
         /// ingest reconnects when the old parser goes quiet, and the feed gets a decoder for the
         /// new sound at once (radio has no keyframe to wait for).
