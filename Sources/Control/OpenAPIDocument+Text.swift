@@ -1379,8 +1379,9 @@ extension OpenAPIDocument {
                   type: boolean
                 passthrough:
                   description: |
-                    The track is sent undecoded, in IEC 61937 bursts, for the receiver behind HDMI or
-                    S/PDIF to decode (setting `audio-passthrough: ac3`); false: it is decoded here.
+                    The track reaches the receiver behind HDMI or S/PDIF as AC-3 in IEC 61937 bursts,
+                    for it to decode (setting `audio-passthrough`: AC-3 as sent, E-AC-3 re-encoded);
+                    false: it is decoded here.
                   type: boolean
                 playing:
                   type: boolean

@@ -35,9 +35,8 @@ public struct DecodeTarget: Sendable {
     public var fps: Int
     /// How interlaced video is deinterlaced; progressive video never is.
     public var deinterlace: Deinterlace
-    /// The audio families sent on undecoded, for the receiver behind HDMI or S/PDIF to decode
-    /// (`--audio-passthrough`); the rest is decoded. AC-3 only: E-AC-3 in IEC 61937 needs a
-    /// link at four times the output's rate.
+    /// The audio families that reach the receiver behind HDMI or S/PDIF as AC-3, for it to
+    /// decode (`--audio-passthrough`): AC-3 as sent, E-AC-3 re-encoded; the rest is decoded.
     public var passthrough: Set<AudioFamily>
 
     public init(width: Int, height: Int, fps: Int = 30, deinterlace: Deinterlace = .default, passthrough: Set<AudioFamily> = []) {

@@ -1,4 +1,5 @@
 import GStreamer
+import Lineup
 
 /// The kinds of video a decoder is built for. A decoder of one family follows size, profile and
 /// scan changes in-band; a change of family needs a new decoder.
@@ -86,13 +87,19 @@ public enum AudioFamily: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The families that can be passed through undecoded (`DecodeTarget.passthrough`).
-    public static let passedThrough: Set<AudioFamily> = [.ac3]
+    /// The families that can reach a receiver undecoded (`DecodeTarget.passthrough`): AC-3 as
+    /// it was sent, E-AC-3 re-encoded as AC-3 (IEC 61937 would carry E-AC-3 only at 192 kHz, and
+    /// S/PDIF not at all).
+    public static let passedThrough: Set<AudioFamily> = [.ac3, .eac3]
 
-    /// Parser and framing for passthrough: one whole frame per buffer, for `IEC61937`.
+    /// The chain that gives whole AC-3 frames, one a buffer, for `IEC61937`: the parser for
+    /// AC-3; for E-AC-3, decoding and encoding again as AC-3 (640 kb/s, up to 5.1 channels).
     var passthroughChain: String? {
         switch self {
         case .ac3: "ac3parse ! audio/x-ac3,framed=true,alignment=frame"
+        case .eac3:
+            "ac3parse ! avdec_eac3 ! audioconvert ! audioresample ! audio/x-raw,rate=48000 ! avenc_ac3 bitrate=640000 ! "
+                + "ac3parse ! audio/x-ac3,framed=true,alignment=frame"
         default: nil
         }
     }
@@ -109,5 +116,15 @@ public enum AudioFamily: String, Sendable, Hashable, CaseIterable {
         case .other: "other"
         case .none: "none"
         }
+    }
+}
+
+extension AudioPassthrough {
+    /// The audio families that reach the receiver as AC-3 (`DecodeTarget.passthrough`).
+    public var families: Set<AudioFamily> {
+        var set: Set<AudioFamily> = []
+        if ac3 { set.insert(.ac3) }
+        if eac3 { set.insert(.eac3) }
+        return set
     }
 }

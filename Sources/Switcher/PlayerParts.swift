@@ -32,7 +32,7 @@ public struct PlayerParts: Sendable {
         let media = MediaEventRelay()
         let headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget,
                               target: DecodeTarget(width: options.width, height: options.height, fps: options.fps,
-                                                   passthrough: options.audioPassthrough.ac3 ? [.ac3] : []), logger: logger) { channel, state in
+                                                   passthrough: options.audioPassthrough.families), logger: logger) { channel, state in
             media.sourceState(channel, state)
         }
         let pinDirectory = options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }

@@ -285,6 +285,14 @@ struct BenchReport {
             "rss_mb_per_warm_channel_beyond_gop_cache": round1(Double(warm.rss - baseline.rss - gopCacheBytes) / 1_048_576 / Double(others)),
         ]
         if !byStream.isEmpty { result["warm_by_stream"] = byStream }
+        // Cold flips by stream kind: what a connection waits for differs (tables, keyframes).
+        var coldByStream: [String: Any] = [:]
+        for kind in Set(kinds.values) where Set(kinds.values).count > 1 {
+            let l = flips.filter { $0.result.ok && $0.result.path == .cold && $0.result.channel.flatMap { kinds[$0.number] } == kind }
+                .compactMap(\.result.latencyMilliseconds).sorted()
+            if !l.isEmpty { coldByStream[kind] = Self.figures(l) }
+        }
+        if !coldByStream.isEmpty { result["cold_by_stream"] = coldByStream }
         let failures = flips.filter { !$0.result.ok }.compactMap(\.result.error)
         if !failures.isEmpty { result["failures"] = Array(Set(failures)).sorted() }
         if let peer { result["peer"] = peer }

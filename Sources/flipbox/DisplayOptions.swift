@@ -23,7 +23,7 @@ struct DisplayOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Bring every channel's sound to one loudness, so a flip does not jump in volume. Setting: normalize-audio. Default: off.")
     var normalizeAudio: Bool?
 
-    @Option(help: "Send AC-3 sound undecoded, for the AV receiver or TV behind HDMI or S/PDIF to decode (surround sound): ac3 or off. E-AC-3 is always decoded. Setting: audio-passthrough. Default: off.")
+    @Option(help: "Send Dolby sound undecoded, for the AV receiver or TV behind HDMI or S/PDIF to decode (surround sound): ac3 (AC-3 as sent), eac3 (E-AC-3 re-encoded as AC-3), ac3,eac3, or off. Setting: audio-passthrough. Default: off.")
     var audioPassthrough: String?
 
     /// What `--audio-passthrough` (else the lineup's `audio-passthrough`) sends on undecoded.

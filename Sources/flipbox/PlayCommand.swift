@@ -99,11 +99,13 @@ struct PlayCommand: AsyncParsableCommand {
         resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
         resolved.normalizeAudio = display.normalizeAudio ?? lineup.settings.normalizeAudio ?? false
         resolved.audioPassthrough = try display.resolvePassthrough(lineup: lineup)
-        if resolved.audioPassthrough.ac3 {
+        if resolved.audioPassthrough.isOn {
+            let what = [resolved.audioPassthrough.ac3 ? "AC-3 is passed through undecoded" : nil,
+                        resolved.audioPassthrough.eac3 ? "E-AC-3 is re-encoded as AC-3" : nil].compactMap { $0 }.joined(separator: " and ")
             if let device = resolved.audioDevice {
-                logger.info("sound: AC-3 is passed through undecoded, for the receiver behind \(device) to decode")
+                logger.info("sound: \(what), for the receiver behind \(device) to decode")
             } else if resolved.sink != .headless {
-                logger.warning("sound: AC-3 is passed through to the default sound device; name the HDMI or S/PDIF device with --audio-device (a sound server in between can turn the passed-through sound into noise)")
+                logger.warning("sound: \(what), for the default sound device; name the HDMI or S/PDIF device with --audio-device (a sound server in between can turn the passed-through sound into noise)")
             }
         }
         (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup.settings)

@@ -88,8 +88,10 @@ import Testing
         #expect(AudioPassthrough.parse("AC-3") == .success(AudioPassthrough(ac3: true)))
         #expect(AudioPassthrough.parse("off") == .success(.off))
         #expect(AudioPassthrough.parse("ac3, none") == .success(AudioPassthrough(ac3: true)))
-        #expect(AudioPassthrough.parse("dts") == .failure(.init(text: "'dts' is not a codec that can be passed through; give ac3 or off")))
-        #expect(AudioPassthrough.parse(" ") == .failure(.init(text: "an empty value: give ac3 or off")))
+        #expect(AudioPassthrough.parse("ac3,E-AC-3") == .success(AudioPassthrough(ac3: true, eac3: true)))
+        #expect(AudioPassthrough.parse("eac3") == .success(AudioPassthrough(ac3: false, eac3: true)))
+        #expect(AudioPassthrough.parse("dts") == .failure(.init(text: "'dts' is not a codec that can be passed through; give ac3, eac3 (both: ac3,eac3) or off")))
+        #expect(AudioPassthrough.parse(" ") == .failure(.init(text: "an empty value: give ac3, eac3 (both: ac3,eac3) or off")))
     }
 
     @Test func notWrittenIsNilAndOffIsNotWritten() throws {
@@ -112,7 +114,7 @@ import Testing
               locked: "1, x"
               deinterlace: weave
               resume-position: perhaps
-              audio-passthrough: eac3
+              audio-passthrough: dts
             \(Self.channels)
             """, file: "box.yaml")
         #expect(report.errorLines == [
@@ -126,7 +128,7 @@ import Testing
             "9: settings.locked: 'x' is not a channel number",
             "10: settings.deinterlace 'weave' is not one of \(Deinterlace.names)",
             "11: settings.resume-position 'perhaps' is not true or false",
-            "12: settings.audio-passthrough: E-AC-3 cannot be passed through (IEC 61937 carries it at 192 kHz, four times the output's rate); it is decoded. Give ac3 or off",
+            "12: settings.audio-passthrough: 'dts' is not a codec that can be passed through; give ac3, eac3 (both: ac3,eac3) or off",
         ])
         #expect(report.lineup == nil)
         #expect(report.errors.first?.description == "box.yaml:2: settings.warm 'lukewarm' is not all, none or neighbours:N")

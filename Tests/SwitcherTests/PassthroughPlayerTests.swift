@@ -10,7 +10,8 @@ import Testing
 
 /// AC-3 passed through undecoded (issue 15): with `audioPassthrough` the output's sound is the
 /// channel's own AC-3 frames in IEC 61937 bursts, bit for bit, as a receiver behind HDMI reads
-/// them; the language chosen is the one whose frames arrive; an AAC channel is still decoded.
+/// them; the language chosen is the one whose frames arrive; E-AC-3 arrives re-encoded as AC-3
+/// (a receiver decodes it to the channel's tone); an AAC channel is still decoded.
 @Suite(.serialized) struct PassthroughPlayerTests {
     static let logger = Logger(label: "test")
 
@@ -40,6 +41,22 @@ import Testing
         return frames
     }
 
+    /// What a receiver hears from AC-3 `frames`: ffmpeg decodes them to 48 kHz stereo.
+    static func decode(_ frames: [[UInt8]]) throws -> [Int16] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("passthrough-\(UUID().uuidString).ac3")
+        try Data(frames.flatMap { $0 }).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-f", "ac3", "-i", file.path, "-f", "s16le", "-ac", "2", "-ar", "48000", "pipe:1"]
+        let out = Pipe()
+        ffmpeg.standardOutput = out
+        try ffmpeg.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        ffmpeg.waitUntilExit()
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
     /// The AC-3 frames in the last `milliseconds` of the output's sound, and the distances (in
     /// samples) between the bursts that carried them.
     static func passedThrough(_ player: Player, milliseconds: Int = 600) -> (frames: [[UInt8]], spacings: [Int]) {
@@ -58,6 +75,8 @@ import Testing
         tv.audioCodec = .ac3
         tv.audioTracks = [.init(toneHz: 440, language: "deu"), .init(toneHz: 1000, language: "eng")]
         let aac = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, toneHz: 600, colour: 0x00FF00)
+        var eac3 = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, toneHz: 700, colour: 0xFF0000)
+        eac3.audioCodec = .eac3
         let tvPath = try tv.file(in: ClipFormat.cacheDirectory)
         let germanSent = try Self.ac3Frames(of: tvPath, stream: 0), englishSent = try Self.ac3Frames(of: tvPath, stream: 1)
         #expect(germanSent.count > 100 && englishSent.count > 100, "4 s of 32 ms frames in each language")
@@ -68,15 +87,15 @@ import Testing
         var senders: [TransportStreamSender] = []
         defer { for s in senders { s.stop() } }
         var channels: [Channel] = []
-        for (i, path) in [tvPath, try aac.file(in: ClipFormat.cacheDirectory)].enumerated() {
+        for (i, path) in [tvPath, try aac.file(in: ClipFormat.cacheDirectory), try eac3.file(in: ClipFormat.cacheDirectory)].enumerated() {
             let port = Int.random(in: 41000...49000)
             senders.append(try TransportStreamSender(clip: try TransportStreamClip(path: path), port: port))
-            channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: i == 0 ? "Surround" : "Stereo",
+            channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: ["Surround", "Stereo", "E-AC-3"][i],
                                     sources: ["udp://127.0.0.1:\(port)"]))
         }
         let lineup = Lineup(channels: channels, settings: ["audio-languages": "eng"])
         var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 25, warm: .all)
-        options.audioPassthrough = AudioPassthrough(ac3: true)
+        options.audioPassthrough = AudioPassthrough(ac3: true, eac3: true)
         let player = try Player(lineup: lineup, options: options, logger: Self.logger)
         try await player.start()
         #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
@@ -106,6 +125,18 @@ import Testing
             return Self.passedThrough(player, milliseconds: 300).frames.isEmpty && tonePower(a, 600) > 10 * max(tonePower(a, 1000), 1e-9)
         }, "the AAC channel's tone, decoded")
         #expect(await player.audioStatus().audio.tracks.map(\.passedThrough) == [false])
+
+        // E-AC-3: re-encoded as AC-3 (bitstream id 8 or less, not E-AC-3's 16), which a receiver
+        // decodes to the channel's 700 Hz tone.
+        let third = await player.flip(.tune(ChannelNumber(3)))
+        #expect(third.ok, "\(third.error ?? "")")
+        #expect(await waitUntil(5) { Self.passedThrough(player, milliseconds: 600).frames.count >= 12 })
+        let reencoded = Self.passedThrough(player, milliseconds: 600).frames
+        #expect(!reencoded.isEmpty && reencoded.allSatisfy { $0.count > 5 && $0[5] >> 3 <= 8 }, "AC-3 frames: \(reencoded.map { $0.count > 5 ? $0[5] >> 3 : 0 })")
+        let heard = try Self.decode(reencoded)
+        #expect(heard.count >= 48 * 300 * 2 && tonePower(heard, 700) > 10 * max(tonePower(heard, 600), 1e-9),
+                "the receiver hears the E-AC-3 channel's tone (\(heard.count) samples)")
+        #expect(await player.audioStatus().audio.tracks.map(\.passedThrough) == [true])
 
         // Back to the AC-3 channel: its remembered language, passed through again.
         let back = await player.flip(.tune(ChannelNumber(1)))
