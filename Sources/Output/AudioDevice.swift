@@ -18,6 +18,15 @@ public struct AudioDevice: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "hw:\(card),\(device) \(name)" }
 
+    /// Whether the device is a digital link to a receiver (HDMI, DisplayPort, S/PDIF), by its
+    /// name: only there does sound passed through undecoded reach a decoder; an analog output
+    /// would play it as noise.
+    public var isDigitalLink: Bool {
+        let lower = name.lowercased()
+        return ["hdmi", "displayport", "spdif", "s/pdif", "iec958", "digital"].contains { lower.contains($0) }
+            || lower.split(separator: " ").contains("dp")
+    }
+
     /// The playback devices in `/proc/asound/pcm`'s text (empty without a sound card).
     public static func playbackDevices(pcmList text: String) -> [AudioDevice] {
         text.split(separator: "\n").compactMap { line in
@@ -29,8 +38,11 @@ public struct AudioDevice: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Where ALSA lists its devices (`FLIPBOX_ASOUND_PCM` stands in for it in tests).
+    public static let pcmListFile = ProcessInfo.processInfo.environment["FLIPBOX_ASOUND_PCM"] ?? "/proc/asound/pcm"
+
     /// The playback devices of this machine.
-    public static func playbackDevices(pcmListFile: String = "/proc/asound/pcm") -> [AudioDevice] {
+    public static func playbackDevices(pcmListFile: String = AudioDevice.pcmListFile) -> [AudioDevice] {
         playbackDevices(pcmList: (try? String(contentsOfFile: pcmListFile, encoding: .utf8)) ?? "")
     }
 

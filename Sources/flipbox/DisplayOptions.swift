@@ -27,8 +27,8 @@ struct DisplayOptions: ParsableArguments {
     var audioPassthrough: String?
 
     /// What `--audio-passthrough` (else the lineup's `audio-passthrough`) sends on undecoded.
-    func resolvePassthrough(lineup: Lineup) throws -> AudioPassthrough {
-        guard let text = audioPassthrough else { return lineup.settings.audioPassthrough ?? .off }
+    func resolvePassthrough(settings: LineupSettings?) throws -> AudioPassthrough {
+        guard let text = audioPassthrough else { return settings?.audioPassthrough ?? .off }
         switch AudioPassthrough.parse(text) {
         case .success(let value): return value
         case .failure(let problem): throw ValidationError("--audio-passthrough: \(problem)")

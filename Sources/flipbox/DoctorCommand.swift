@@ -77,7 +77,10 @@ struct DoctorCommand: AsyncParsableCommand {
         let sink = outputSink(play, asService: asService)
         findings += display(play, sink: sink, asService: asService)
         findings += inputs(play, asService: asService)
-        if sink != .headless { findings.append(sound(device: play.display.audioDevice ?? lineup?.settings.audioDevice)) }
+        if sink != .headless {
+            let passthrough = (try? play.display.resolvePassthrough(settings: lineup?.settings)) ?? .off
+            findings.append(sound(device: play.display.audioDevice ?? lineup?.settings.audioDevice, passthrough: passthrough))
+        }
         findings.append(gstreamer(lineup: lineup, sink: sink))
         findings += keyMap(play, lineup: lineup, lineupPath: lineupPath)
         findings.append(stateDirectory(play, asService: asService))
@@ -203,17 +206,26 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     /// ALSA's playback devices (`/proc/asound/pcm`), and the one `device` names.
-    static func sound(device spec: String?, pcmList: String = "/proc/asound/pcm") -> DoctorFinding {
+    static func sound(device spec: String?, passthrough: AudioPassthrough = .off, pcmList: String = AudioDevice.pcmListFile) -> DoctorFinding {
         let devices = AudioDevice.playbackDevices(pcmListFile: pcmList)
         guard !devices.isEmpty else {
             return .note("sound", "no sound card: plays without sound", fix: "connect HDMI audio or a USB sound card; `aplay -l` lists what ALSA sees")
         }
+        let digital = devices.filter(\.isDigitalLink).map(\.description)
+        let nameDigital = "give --audio-device the HDMI or S/PDIF device (\(digital.isEmpty ? "this machine lists none" : digital.joined(separator: ", "))), or turn passthrough off"
         if let spec {
-            do {
-                return .ok("sound", "on \(try AudioDevice.find(spec, in: devices))")
-            } catch {
+            let device: AudioDevice
+            do { device = try AudioDevice.find(spec, in: devices) } catch {
                 return .note("sound", "\(error)", fix: "give --audio-device one of the devices listed (the box plays on the default one meanwhile)")
             }
+            guard passthrough.isOn else { return .ok("sound", "on \(device)") }
+            guard device.isDigitalLink else {
+                return .note("sound", "on \(device), with Dolby sound passed through: an analog output plays it as noise", fix: nameDigital)
+            }
+            return .ok("sound", "on \(device), Dolby sound passed through as AC-3 for the receiver to decode")
+        }
+        if passthrough.isOn {
+            return .note("sound", "Dolby sound is passed through to the default device, which may not reach a receiver", fix: nameDigital)
         }
         return .ok("sound", "\(devices.count) playback device\(devices.count == 1 ? "" : "s"): \(devices.prefix(4).map(\.description).joined(separator: ", "))")
     }

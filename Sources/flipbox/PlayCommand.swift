@@ -98,11 +98,13 @@ struct PlayCommand: AsyncParsableCommand {
         var resolved = options
         resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
         resolved.normalizeAudio = display.normalizeAudio ?? lineup.settings.normalizeAudio ?? false
-        resolved.audioPassthrough = try display.resolvePassthrough(lineup: lineup)
+        resolved.audioPassthrough = try display.resolvePassthrough(settings: lineup.settings)
         if resolved.audioPassthrough.isOn {
             let what = [resolved.audioPassthrough.ac3 ? "AC-3 is passed through undecoded" : nil,
                         resolved.audioPassthrough.eac3 ? "E-AC-3 is re-encoded as AC-3" : nil].compactMap { $0 }.joined(separator: " and ")
-            if let device = resolved.audioDevice {
+            if let device = resolved.audioDevice, !device.isDigitalLink {
+                logger.warning("sound: \(what), but \(device) looks like an analog output, which plays it as noise; name the HDMI or S/PDIF device with --audio-device (`flipbox devices` lists them), or turn passthrough off")
+            } else if let device = resolved.audioDevice {
                 logger.info("sound: \(what), for the receiver behind \(device) to decode")
             } else if resolved.sink != .headless {
                 logger.warning("sound: \(what), for the default sound device; name the HDMI or S/PDIF device with --audio-device (a sound server in between can turn the passed-through sound into noise)")

@@ -78,6 +78,23 @@ import Glibc
         #expect(line(missing.output, "NOTE  keymap    --keymap \(dir.path)/none.conf: there is no such file; the default key map applies") != nil, "\(missing.output)")
     }
 
+    /// Dolby passthrough to an analog output would play as noise: the doctor says so and names
+    /// the digital devices; to an HDMI device it is fine.
+    @Test func passthroughWantsAnHDMIOrSPDIFDevice() throws {
+        let dir = try temporaryDirectory()
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try write("channels:\n  - number: 1\n    name: One\n    source: test://smpte\nsettings:\n  audio-passthrough: ac3, eac3\n", to: lineup)
+        let pcm = dir.appendingPathComponent("pcm")
+        try write("00-00: ALC887-VD Analog : ALC887-VD Analog : playback 1 : capture 1\n00-03: HDMI 0 : HDMI 0 : playback 1\n", to: pcm)
+        func sound(_ device: String) throws -> String? {
+            let result = try doctor(["--", lineup.path, "--output", "kms", "--audio-device", device, "--state-dir", dir.path, "--no-keys",
+                                     "--http", "127.0.0.1:\(freeLoopbackPort())"], environment: ["FLIPBOX_ASOUND_PCM": pcm.path])
+            return line(result.output, "ok    sound") ?? line(result.output, "NOTE  sound")
+        }
+        #expect(try sound("hw:0,0") == "NOTE  sound     on hw:0,0 ALC887-VD Analog, with Dolby sound passed through: an analog output plays it as noise (fix: give --audio-device the HDMI or S/PDIF device (hw:0,3 HDMI 0), or turn passthrough off)")
+        #expect(try sound("HDMI") == "ok    sound     on hw:0,3 HDMI 0, Dolby sound passed through as AC-3 for the receiver to decode")
+    }
+
     /// The API's address is tried: bound and released at once. One that play cannot listen on is
     /// a note: the box plays without the API and tries again (PlayAPIAddressTests).
     @Test func theAPIAddressIsTriedPortInUseAndAddressNotHere() throws {

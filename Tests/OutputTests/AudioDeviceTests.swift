@@ -14,6 +14,11 @@ import Testing
         01-00: USB Audio : USB Audio : playback 1 : capture 1
         """
 
+    @Test func digitalLinksAreToldFromAnalogOutputs() {
+        let devices = AudioDevice.playbackDevices(pcmList: Self.pcm + "\n02-01: ALC1220 Digital : ALC1220 Digital : playback 1\n03-00: vc4-hdmi-0 : MAI PCM i2s-hifi-0 : playback 1")
+        #expect(devices.filter(\.isDigitalLink).map(\.description) == ["hw:0,3 HDMI 0", "hw:0,7 HDMI 1", "hw:0,8 HDMI 2", "hw:2,1 ALC1220 Digital", "hw:3,0 vc4-hdmi-0"])
+    }
+
     @Test func playbackDevicesAreRead() {
         let devices = AudioDevice.playbackDevices(pcmList: Self.pcm)
         #expect(devices.map(\.description) == ["hw:0,0 ALC887-VD Analog", "hw:0,3 HDMI 0", "hw:0,7 HDMI 1", "hw:0,8 HDMI 2", "hw:1,0 USB Audio"])
