@@ -84,11 +84,17 @@ extension HeadendTests {
             }
 
             /// The mean colour of the middle of `frame`.
-            func colour(_ frame: Buffer?) -> (r: Double, g: Double, b: Double)? {
-                guard let frame, let caps = try? Caps("video/x-raw,format=I420,width=\(target.width),height=\(target.height),framerate=25/1,pixel-aspect-ratio=1/1"),
-                      let png = try? ImageCodec.png(frame: frame, caps: caps), let image = try? ImageCodec.decode(bytes: png) else { return nil }
-                let m = image.meanRGB(x: target.width / 4, y: target.height / 4, width: target.width / 2, height: target.height / 2)
-                return (m.r, m.g, m.b)
+            func colour(_ frame: Buffer?) -> (r: Double, g: Double, b: Double)? { Self.colourReader(target)(frame) }
+
+            /// Reads the mean colour of the middle of a frame of `target`'s size.
+            static func colourReader(_ target: DecodeTarget) -> (Buffer?) -> (r: Double, g: Double, b: Double)? {
+                { frame in
+                    guard let frame,
+                          let caps = try? Caps("video/x-raw,format=I420,width=\(target.width),height=\(target.height),framerate=25/1,pixel-aspect-ratio=1/1"),
+                          let png = try? ImageCodec.png(frame: frame, caps: caps), let image = try? ImageCodec.decode(bytes: png) else { return nil }
+                    let m = image.meanRGB(x: target.width / 4, y: target.height / 4, width: target.width / 2, height: target.height / 2)
+                    return (m.r, m.g, m.b)
+                }
             }
         }
 
@@ -249,6 +255,48 @@ extension HeadendTests {
             #expect(sink.frames.allSatisfy { small.fits($0) }, "at the sink's size: \(sink.frames.map(\.size))")
             await rig.headend.deactivate(feed: feed)
             await rig.stop()
+        }
+
+        /// AV1 as HLS providers send it (CMAF: fMP4 segments), played where GStreamer has a decoder
+        /// for it (aom's `av1dec`, in the bad plugins that deploy/install-deps.sh installs):
+        /// through `decodebin`, warm like any channel, in its colour and with its sound.
+        @Test func av1InHLSPlaysWhereADecoderExists() async throws {
+            try #require(GStreamer.hasElement("av1dec") || GStreamer.hasElement("dav1ddec"), "no AV1 decoder: install gstreamer1.0-plugins-bad")
+            let directory = URL(fileURLWithPath: ClipFormat.cacheDirectory).appendingPathComponent("hls-av1-320x180-g1-20s-c2050c0-t500")
+            if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("index.m3u8").path) {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let ffmpeg = Process()
+                ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+                ffmpeg.currentDirectoryURL = directory
+                ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x2050C0:size=320x180:rate=25",
+                                    "-f", "lavfi", "-i", "sine=frequency=500:sample_rate=48000", "-t", "20",
+                                    "-c:v", "libaom-av1", "-cpu-used", "8", "-g", "25", "-b:v", "300k", "-pix_fmt", "yuv420p",
+                                    "-c:a", "aac", "-shortest", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
+                                    "-hls_segment_type", "fmp4", "index.m3u8"]
+                try ffmpeg.run()
+                ffmpeg.waitUntilExit()
+                try #require(ffmpeg.terminationStatus == 0, "ffmpeg could not make the AV1 clip")
+            }
+            let server = try HTTPFileServer(directory: directory)
+            defer { server.stop() }
+            let channels = [makeChannel([server.url("index.m3u8")], number: 1, name: "AV1")]
+            let target = DecodeTarget(width: 320, height: 180)
+            let headend = Headend(lineup: Lineup(channels: channels), policy: .all, target: target, logger: testLogger) { _, _ in }
+            await headend.applyPolicy(current: 0, last: nil)
+            let source = headend.sources[0]
+            let warm = await eventually(within: 15) { source.state == .warm && source.cache.canStartWarm && source.cache.audioCaps != nil }
+            try #require(warm, "not warm: \(source.state)")
+            let media = try #require(headend.media(of: channels[0]))
+            #expect(media.video?.mediaType == "video/x-av1" && media.video?.family == .other, "video \(String(describing: media.video))")
+            let recorder = Recorder()
+            let (_, path) = try await headend.activate(channels[0], sink: recorder) { _, _ in }
+            #expect(path == .warm)
+            let rig = Rig.colourReader(target)
+            #expect(await eventually(within: 8) {
+                recorder.frames > 5 && rig(recorder.newest).map { $0.b > 150 && $0.r < 70 && $0.g > 50 && $0.g < 115 } == true
+            }, "the picture is the clip's blue: \(String(describing: rig(recorder.newest))), \(recorder.frames) frames")
+            #expect(await eventually(within: 5) { recorder.hears(500, over: 1000) }, "its 500 Hz tone")
+            await headend.shutdown()
         }
 
         /// AAC in LATM sends its configuration only every few hundred milliseconds (ffmpeg: every
