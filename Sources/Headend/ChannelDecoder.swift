@@ -306,7 +306,7 @@ final class ChannelDecoder: @unchecked Sendable {
             }
             do throws(IEC61937.Refusal) {
                 let burst = try IEC61937.burst(ac3: b.bytes())
-                sink?.presentBitstream(Buffer(bytes: burst).retimed(pts: b.pts, dts: .none, duration: ClockTime.second * 32 / 1000), feed: feed)
+                sink?.presentBitstream(Buffer(bytes: burst).retimed(pts: b.pts, dts: .none, duration: IEC61937.ac3BurstDuration), feed: feed)
             } catch {
                 self.refusedBurst(error)
             }

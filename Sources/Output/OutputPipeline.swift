@@ -205,10 +205,22 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     }
 
     public func presentAudio(_ samples: Buffer, feed: FeedID) {
+        play(samples, feed: feed, levelled: true)
+    }
+
+    /// Plays IEC 61937 bursts (sound passed through undecoded) bit for bit: no loudness gain,
+    /// and the output's conversion passes 48 kHz stereo S16LE through untouched.
+    public func presentBitstream(_ bursts: Buffer, feed: FeedID) {
+        play(bursts, feed: feed, levelled: false)
+    }
+
+    /// Pushes `feed`'s sound when it is the one heard, brought to the common loudness when
+    /// `levelled` and the leveller is on; notes when its sound started.
+    private func play(_ samples: Buffer, feed: FeedID, levelled: Bool) {
         guard lock.withLock({ screen.playsAudio(of: feed) }) else { return }
         let gain: Double? = watchLock.withLock {
             if feedTimes[feed]?.firstAudio == nil { feedTimes[feed, default: FeedTiming()].firstAudio = .now }
-            guard leveller != nil else { return nil }
+            guard levelled, leveller != nil else { return nil }
             let energy = samples.s16Energy()
             return leveller?.gain(feed: feed.value, energy: energy.sumOfSquares, samples: energy.samples,
                                   seconds: Double(energy.samples) / Double(48000 * 2))
@@ -216,17 +228,6 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         let played = gain.map { abs($0 - 1) < 0.001 ? samples : samples.s16Scaled(by: $0) } ?? samples
         audioSource.push(played.retimed(pts: .none, dts: .none))
         audioRing.append(played)
-    }
-
-    /// Plays IEC 61937 bursts (sound passed through undecoded) bit for bit: no loudness gain,
-    /// and the output's conversion passes 48 kHz stereo S16LE through untouched.
-    public func presentBitstream(_ bursts: Buffer, feed: FeedID) {
-        guard lock.withLock({ screen.playsAudio(of: feed) }) else { return }
-        watchLock.withLock {
-            if feedTimes[feed]?.firstAudio == nil { feedTimes[feed, default: FeedTiming()].firstAudio = .now }
-        }
-        audioSource.push(bursts.retimed(pts: .none, dts: .none))
-        audioRing.append(bursts)
     }
 
     // MARK: Carrying out

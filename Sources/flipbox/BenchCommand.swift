@@ -247,6 +247,29 @@ struct BenchReport {
          "p99_ms": round1(percentile(l, 0.99)), "max_ms": round1(l.last)]
     }
 
+    /// Min, p50, p95 and max of sorted A/V offsets.
+    static func offsetFigures(_ sorted: [Double]) -> [String: Any] {
+        ["min": round1(sorted.first), "p50": round1(percentile(sorted, 0.5)), "p95": round1(percentile(sorted, 0.95)), "max": round1(sorted.last)]
+    }
+
+    /// The figures of the `path` flips to each kind of stream (when the lineup mixes kinds),
+    /// with their A/V offsets when `offsets`.
+    func figuresByStream(path: FlipPath, offsets: Bool) -> [String: Any] {
+        var byStream: [String: Any] = [:]
+        let all = Set(kinds.values)
+        guard all.count > 1 else { return byStream }
+        for kind in all {
+            let ofKind = flips.filter { $0.result.channel.flatMap { kinds[$0.number] } == kind }
+            let l = ofKind.filter { $0.result.ok && $0.result.path == path }.compactMap(\.result.latencyMilliseconds).sorted()
+            guard !l.isEmpty else { continue }
+            var figures = Self.figures(l)
+            let av = ofKind.compactMap(\.audioOffsetMs).sorted()
+            if offsets, !av.isEmpty { figures["av_offset_ms"] = Self.offsetFigures(av) }
+            byStream[kind] = figures
+        }
+        return byStream
+    }
+
     var summary: [String: Any] {
         var paths: [String: Any] = [:]
         for path in [FlipPath.hot, .warm, .cold] {
@@ -254,20 +277,8 @@ struct BenchReport {
             guard !l.isEmpty else { continue }
             paths[path.rawValue] = Self.figures(l)
         }
-        // Warm flips by what the target channel carries (generated mixed streams).
-        var byStream: [String: Any] = [:]
-        for kind in Set(kinds.values) where Set(kinds.values).count > 1 {
-            let l = flips.filter { $0.result.ok && $0.result.path == .warm && $0.result.channel.flatMap { kinds[$0.number] } == kind }
-                .compactMap(\.result.latencyMilliseconds).sorted()
-            guard !l.isEmpty else { continue }
-            var figures = Self.figures(l)
-            let av = flips.filter { $0.result.channel.flatMap { kinds[$0.number] } == kind }.compactMap(\.audioOffsetMs).sorted()
-            if !av.isEmpty {
-                figures["av_offset_ms"] = ["min": round1(av.first), "p50": round1(Self.percentile(av, 0.5)), "p95": round1(Self.percentile(av, 0.95)),
-                                           "max": round1(av.last)]
-            }
-            byStream[kind] = figures
-        }
+        // Warm flips by what the target channel carries (generated mixed streams), with their A/V offsets.
+        let byStream = figuresByStream(path: .warm, offsets: true)
         let offsets = flips.compactMap(\.audioOffsetMs).sorted()
         let others = max(1, warmChannels)
         var result: [String: Any] = [
@@ -275,8 +286,7 @@ struct BenchReport {
             "flips": flips.count, "failed": flips.filter { !$0.result.ok }.count, "paths": paths,
             "output_frames_shown": output.framesShown, "output_frames_repeated": output.repeatedFrames,
             "output_gaps_over_two_frames": output.gapsOverTwoFrames, "output_longest_gap_ms": round1(output.longestGap.milliseconds),
-            "av_offset_ms": ["min": round1(offsets.first), "p50": round1(Self.percentile(offsets, 0.5)), "p95": round1(Self.percentile(offsets, 0.95)),
-                             "max": round1(offsets.last), "count": offsets.count],
+            "av_offset_ms": Self.offsetFigures(offsets).merging(["count": offsets.count]) { a, _ in a },
             "cpu_core_share_baseline": round3(baseline.core), "cpu_core_share_all_warm": round3(warm.core),
             "warm_channels": warmChannels,
             "cpu_core_share_per_warm_channel": round3((warm.core - baseline.core) / Double(others)),
@@ -286,12 +296,7 @@ struct BenchReport {
         ]
         if !byStream.isEmpty { result["warm_by_stream"] = byStream }
         // Cold flips by stream kind: what a connection waits for differs (tables, keyframes).
-        var coldByStream: [String: Any] = [:]
-        for kind in Set(kinds.values) where Set(kinds.values).count > 1 {
-            let l = flips.filter { $0.result.ok && $0.result.path == .cold && $0.result.channel.flatMap { kinds[$0.number] } == kind }
-                .compactMap(\.result.latencyMilliseconds).sorted()
-            if !l.isEmpty { coldByStream[kind] = Self.figures(l) }
-        }
+        let coldByStream = figuresByStream(path: .cold, offsets: false)
         if !coldByStream.isEmpty { result["cold_by_stream"] = coldByStream }
         let failures = flips.filter { !$0.result.ok }.compactMap(\.result.error)
         if !failures.isEmpty { result["failures"] = Array(Set(failures)).sorted() }

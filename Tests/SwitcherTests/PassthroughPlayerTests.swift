@@ -84,15 +84,9 @@ import Testing
         let german = Set(germanSent), english = Set(englishSent)
         #expect(german.isDisjoint(with: english))
 
-        var senders: [TransportStreamSender] = []
+        let (senders, channels) = try loopbackChannels([tvPath, try aac.file(in: ClipFormat.cacheDirectory), try eac3.file(in: ClipFormat.cacheDirectory)],
+                                                       idPrefix: "c", names: ["Surround", "Stereo", "E-AC-3"])
         defer { for s in senders { s.stop() } }
-        var channels: [Channel] = []
-        for (i, path) in [tvPath, try aac.file(in: ClipFormat.cacheDirectory), try eac3.file(in: ClipFormat.cacheDirectory)].enumerated() {
-            let port = Int.random(in: 41000...49000)
-            senders.append(try TransportStreamSender(clip: try TransportStreamClip(path: path), port: port))
-            channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: ["Surround", "Stereo", "E-AC-3"][i],
-                                    sources: ["udp://127.0.0.1:\(port)"]))
-        }
         let lineup = Lineup(channels: channels, settings: ["audio-languages": "eng"])
         var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 25, warm: .all)
         options.audioPassthrough = AudioPassthrough(ac3: true, eac3: true)

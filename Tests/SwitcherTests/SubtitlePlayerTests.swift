@@ -52,15 +52,8 @@ import Testing
         let plain = ClipFormat(codec: .h264, width: 720, height: 576, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x102040)
         let paths = [try dvb.file(in: ClipFormat.cacheDirectory), try captions.file(in: ClipFormat.cacheDirectory),
                      try plain.file(in: ClipFormat.cacheDirectory)]
-        var senders: [TransportStreamSender] = []
+        let (senders, channels) = try loopbackChannels(paths, idPrefix: "s", names: ["DVB Subtitles", "Captions", "Plain"])
         defer { for s in senders { s.stop() } }
-        var channels: [Channel] = []
-        for (i, path) in paths.enumerated() {
-            let port = Int.random(in: 41000...49000)
-            senders.append(try TransportStreamSender(clip: try TransportStreamClip(path: path), port: port))
-            channels.append(Channel(id: "s\(i + 1)", number: ChannelNumber(i + 1), name: ["DVB Subtitles", "Captions", "Plain"][i],
-                                    sources: ["udp://127.0.0.1:\(port)"]))
-        }
         let lineup = Lineup(channels: channels, settings: ["subtitle-languages": "deu, eng"])
         var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: .all)
         options.bannerSeconds = 0  // the banner after a flip would cover the subtitles' region

@@ -1,4 +1,6 @@
 import Foundation
+import Lineup
+import LoopbackStreams
 import Switcher
 
 /// `count` flips of `request`, `spacing` apart (a held key), all in flight together; their results.
@@ -37,4 +39,22 @@ func tonePower(_ samples: [Int16], _ frequency: Double) -> Double {
         s1 = s
     }
     return (s1 * s1 + s2 * s2 - k * s1 * s2) / Double(max(1, left.count))
+}
+
+/// One live loopback channel per MPEG-TS clip at `paths`, sent over UDP in a loop: the senders
+/// (stop them when done) and the channels, numbered from 1, with ids `\(idPrefix)1`... and `names`.
+func loopbackChannels(_ paths: [String], idPrefix: String, names: [String]) throws -> (senders: [TransportStreamSender], channels: [Channel]) {
+    var senders: [TransportStreamSender] = []
+    var channels: [Channel] = []
+    do {
+        for (i, path) in paths.enumerated() {
+            let port = Int.random(in: 41000...49000)
+            senders.append(try TransportStreamSender(clip: try TransportStreamClip(path: path), port: port))
+            channels.append(Channel(id: "\(idPrefix)\(i + 1)", number: ChannelNumber(i + 1), name: names[i], sources: ["udp://127.0.0.1:\(port)"]))
+        }
+    } catch {
+        for s in senders { s.stop() }
+        throw error
+    }
+    return (senders, channels)
 }

@@ -25,14 +25,8 @@ import Testing
     ])
 
     func senders(_ paths: [String]) throws -> ([TransportStreamSender], [Channel]) {
-        var senders: [TransportStreamSender] = []
-        var channels: [Channel] = []
-        for (i, path) in paths.enumerated() {
-            let port = Int.random(in: 41000...49000)
-            senders.append(try TransportStreamSender(clip: try TransportStreamClip(path: path), port: port))
-            channels.append(Channel(id: "t\(i + 1)", number: ChannelNumber(i + 1), name: "Teletext \(i + 1)", sources: ["udp://127.0.0.1:\(port)"]))
-        }
-        return (senders, channels)
+        let made = try loopbackChannels(paths, idPrefix: "t", names: paths.indices.map { "Teletext \($0 + 1)" })
+        return (made.senders, made.channels)
     }
 
     func player(_ channels: [Channel], settings: [String: String] = [:]) throws -> Player {
