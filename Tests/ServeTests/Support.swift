@@ -16,12 +16,41 @@ import Glibc
 /// serially, with the concrete suites nested in it (one per file).
 @Suite(.serialized) enum ServeTests {}
 
-/// A quiet logger (set `FLIPBOX_TEST_LOG=1` to see what the head-end does).
+/// The head-end's log: kept in `recentLog` (the newest lines, for a failing test to show), and
+/// printed too when `FLIPBOX_TEST_LOG=1`.
 let testLogger: Logger = {
-    var l = Logger(label: "flipbox.serve-tests")
-    l.logLevel = ProcessInfo.processInfo.environment["FLIPBOX_TEST_LOG"] != nil ? .debug : .critical
+    let printing = ProcessInfo.processInfo.environment["FLIPBOX_TEST_LOG"] != nil
+    var l = Logger(label: "flipbox.serve-tests") { label in
+        printing ? MultiplexLogHandler([recentLog, StreamLogHandler.standardError(label: label)]) : MultiplexLogHandler([recentLog])
+    }
+    l.logLevel = .debug
     return l
 }()
+
+/// The newest lines the head-end logged in these tests (any thread).
+let recentLog = RecentLog(keeping: 300)
+
+final class RecentLog: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private let keeping: Int
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+    init(keeping: Int) { self.keeping = keeping }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        let line = "\(Date().formatted(.iso8601.time(includingFractionalSeconds: true))) \(event.level) \(event.message)"
+        lock.withLock {
+            lines.append(line)
+            if lines.count > keeping { lines.removeFirst(lines.count - keeping) }
+        }
+    }
+    /// The newest `n` lines, oldest first.
+    func text(last n: Int = 60) -> String { lock.withLock { lines.suffix(n).joined(separator: "\n") } }
+}
 
 func makeChannel(_ source: String, number: Int, name: String = "Test") -> Channel {
     Channel(id: "ch\(number)", number: ChannelNumber(number), name: name, sources: [source])
@@ -145,6 +174,9 @@ final class RawHTTPClient: @unchecked Sendable {
     private var received = 0
     private var arrivals: [(ContinuousClock.Instant, Int)] = []
     private var closedByServer = false
+    private var reading = false
+    private var open = true
+    private let readerDone = DispatchSemaphore(value: 0)
 
     /// `receiveBuffer`: the socket's receive buffer, small for a client that will not read.
     init(port: Int, path: String, receiveBuffer: Int32? = nil) throws {
@@ -181,7 +213,9 @@ final class RawHTTPClient: @unchecked Sendable {
 
     /// Reads until the server closes the connection, on a thread of its own.
     func startReading() {
+        lock.withLock { reading = true }
         Thread.detachNewThread { [self] in
+            defer { readerDone.signal() }
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -206,5 +240,16 @@ final class RawHTTPClient: @unchecked Sendable {
     /// True once the reader saw the server close the connection.
     var isClosedByServer: Bool { lock.withLock { closedByServer } }
 
-    func close() { shutdown(fd, Int32(SHUT_RDWR)); Glibc.close(fd) }
+    /// Closes the connection. The reader is woken and waited for first: a thread still in
+    /// `recv` on a closed descriptor could read the next socket that gets its number.
+    func close() {
+        let (wasReading, wasOpen) = lock.withLock {
+            defer { reading = false; open = false }
+            return (reading, open)
+        }
+        guard wasOpen else { return }
+        shutdown(fd, Int32(SHUT_RDWR))
+        if wasReading { readerDone.wait() }
+        Glibc.close(fd)
+    }
 }
