@@ -21,7 +21,7 @@ import Glibc
 let testLogger: Logger = {
     let printing = ProcessInfo.processInfo.environment["FLIPBOX_TEST_LOG"] != nil
     var l = Logger(label: "flipbox.serve-tests") { label in
-        printing ? MultiplexLogHandler([recentLog, StreamLogHandler.standardError(label: label)]) : MultiplexLogHandler([recentLog])
+        printing ? MultiplexLogHandler([recentLog.handler, StreamLogHandler.standardError(label: label)]) : MultiplexLogHandler([recentLog.handler])
     }
     l.logLevel = .debug
     return l
@@ -30,26 +30,38 @@ let testLogger: Logger = {
 /// The newest lines the head-end logged in these tests (any thread).
 let recentLog = RecentLog(keeping: 300)
 
-final class RecentLog: LogHandler, @unchecked Sendable {
+/// Keeps the newest lines logged through its handlers.
+final class RecentLog: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
     private let keeping: Int
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .debug
     init(keeping: Int) { self.keeping = keeping }
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        let line = "\(Date().formatted(.iso8601.time(includingFractionalSeconds: true))) \(event.level) \(event.message)"
+
+    func append(_ line: String) {
         lock.withLock {
             lines.append(line)
             if lines.count > keeping { lines.removeFirst(lines.count - keeping) }
         }
     }
+
     /// The newest `n` lines, oldest first.
     func text(last n: Int = 60) -> String { lock.withLock { lines.suffix(n).joined(separator: "\n") } }
+
+    /// A handler writing into this log. A value: each logger copy has its own metadata.
+    var handler: Handler { Handler(log: self) }
+
+    struct Handler: LogHandler {
+        let log: RecentLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            log.append("\(Date().formatted(.iso8601.time(includingFractionalSeconds: true))) \(event.level) \(event.message)")
+        }
+    }
 }
 
 func makeChannel(_ source: String, number: Int, name: String = "Test") -> Channel {
