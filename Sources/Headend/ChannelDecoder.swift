@@ -169,6 +169,12 @@ final class ChannelDecoder: @unchecked Sendable {
     private var offsets: (video: Int64, audio: Int64)?
     private var anchorPTS: ClockTime = 0
     private var audioJumped = false
+    /// AAC in LATM sent before the first keyframe, from the frame that carried the stream's
+    /// configuration: decoded so the sound can start with the picture, never played. Decoded
+    /// sound timed before this (the decoder's running time of that keyframe) is dropped.
+    private var prerollBefore: ClockTime?
+    /// How far before the first keyframe LATM sound is taken for its configuration.
+    static let latmPrerollLimit: ClockTime = ClockTime.second
     private var lastVideo: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
     private var lastAudio: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
     /// The subtitles drawn (`showSubtitles`).
@@ -233,6 +239,7 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         videoOut?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
+            if let before = self.lock.withLock({ self.prerollBefore }), b.pts.isValid, b.pts < before { return }
             let (feed, sink) = self.binding
             guard let sink else { return }
             if let wanted = sink.frameSize {
@@ -259,7 +266,14 @@ final class ChannelDecoder: @unchecked Sendable {
         // soon as it is decoded. Decoders report latency for frame reordering (B-frames: about
         // 2-3 frames); honouring it would hold the first frame back that long for nothing.
         pipeline.setLatency(0)
-        do { try pipeline.setState(.playing) } catch {
+        // Sound from before the first keyframe (LATM's configuration, `latmPrerollLimit`) is
+        // timed before "now": a pipeline started a moment ago needs room below it. (Going to
+        // PAUSED sets the start time to 0, so it is set between PAUSED and PLAYING.)
+        do {
+            try pipeline.setState(.paused)
+            pipeline.setStartTime(Self.latmPrerollLimit + ClockTime.second)
+            try pipeline.setState(.playing)
+        } catch {
             pipeline.shutdown()
             throw error
         }
@@ -296,6 +310,7 @@ final class ChannelDecoder: @unchecked Sendable {
         let passthrough = branch.passthrough
         branch.bin.appSink(named: "aout")?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
+            if let before = self.lock.withLock({ self.prerollBefore }), b.pts.isValid, b.pts < before { return }
             let (feed, sink) = self.binding
             if self.videoSource == nil, let sink, let picture = self.stillDue().flatMap({ self.sized($0, for: sink) }) {
                 sink.presentVideo(picture, feed: feed)
@@ -582,7 +597,8 @@ final class ChannelDecoder: @unchecked Sendable {
     var messages: AsyncStream<BusMessage> { pipeline.messages }
 
     /// Re-times and pushes one cached entry (any thread). Entries before the first keyframe
-    /// are skipped (for radio: before the first sound); audio older than that keyframe too;
+    /// are skipped (for radio: before the first sound); audio older than that keyframe too (AAC in
+    /// LATM from the frame that carried its configuration is decoded, not played);
     /// audio of the streams not playing is only kept for a switch.
     ///
     /// The first keyframe is timed "now" and everything after it keeps its distance from it, so
@@ -634,7 +650,10 @@ final class ChannelDecoder: @unchecked Sendable {
                 offsets = (videoOffset, audioOffset)
             }
         }
-        if entry.track == .audio && entry.pts < anchorPTS && !audioJumped { return }
+        if entry.track == .audio && entry.pts < anchorPTS && !audioJumped {
+            guard audio.family == .latm, anchorPTS - entry.pts <= Self.latmPrerollLimit else { return }
+            prerollBefore = ClockTime(Int64(bitPattern: UInt64(anchorPTS)) + audioOffset)
+        }
         let offset = isVideo ? videoOffset : audioOffset
         if isVideo { lastVideo = (t, t + offset, arrival) } else { lastAudio = (t, t + offset, arrival) }
         pushLocked(entry, offset: offset)

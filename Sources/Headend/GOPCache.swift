@@ -237,6 +237,21 @@ public final class GOPCache: @unchecked Sendable {
         buffer.withBytes { b in b.count > 3 && b[0] == 0x56 && b[1] & 0xE0 == 0xE0 && b[3] & 0x80 == 0 } == true
     }
 
+    /// AAC in LATM sends its configuration only every few hundred milliseconds, and a decoder
+    /// can play nothing before it: the sound of each LATM stream from the frame that last carried
+    /// it before `keyframe` (within `ChannelDecoder.latmPrerollLimit`), so a flip starts with
+    /// sound. The decoder decodes it and does not play it. Empty for other streams. Lock held.
+    private func latmLead(before keyframe: ClockTime) -> [Entry] {
+        var lead: [Entry] = []
+        for (stream, caps) in audioCapsByStream where caps.string("stream-format") == "loas" {
+            let before = entries.filter { $0.track == .audio && $0.stream == stream && $0.pts.isValid && $0.pts < keyframe }
+            guard let configured = before.last(where: { Self.carriesLATMConfiguration($0.buffer) }),
+                  keyframe - configured.pts <= ChannelDecoder.latmPrerollLimit else { continue }
+            lead += before.filter { $0.pts >= configured.pts }
+        }
+        return lead.sorted { $0.pts < $1.pts }
+    }
+
     /// What a flip starts from: the cached GOP, preceded by the previous one while the newest
     /// is too short for a decoder to give out its keyframe (see `decoderLead`).
     private func startEntries() -> [Entry] {
@@ -255,7 +270,12 @@ public final class GOPCache: @unchecked Sendable {
         guard !previous.isEmpty, let key = entries.first, key.isKeyframe else { return entries }
         // Audio that plays from the newest keyframe on is in both (carried forward): once.
         // Subtitle pages: the newest of each stream is carried forward already.
-        return previous.filter { $0.track == .video || ($0.track == .audio && (!$0.pts.isValid || $0.pts < key.pts)) } + entries
+        // (So is LATM sound carried from before the keyframe for its configuration.)
+        var carriedFrom: [Int: ClockTime] = [:]
+        for e in entries where e.track == .audio && e.pts.isValid { carriedFrom[e.stream] = min(carriedFrom[e.stream] ?? e.pts, e.pts) }
+        return previous.filter {
+            $0.track == .video || ($0.track == .audio && (!$0.pts.isValid || $0.pts < min(key.pts, carriedFrom[$0.stream] ?? key.pts)))
+        } + entries
     }
 
 
@@ -299,6 +319,7 @@ public final class GOPCache: @unchecked Sendable {
             let wholeGOP = entries.first?.isKeyframe == true
             if wholeGOP { measuredGOPBytes = bytes }
             var carried = entries.filter { $0.track == .audio && $0.pts.isValid && $0.pts >= entry.pts }
+            carried = latmLead(before: entry.pts) + carried
             // A subtitle page stays on screen until the next: the newest of each stream goes on
             // (it may have come GOPs ago; the decoder shows it while its time-out lasts); of a
             // teletext stream, its newest `teletextEntriesKept` entries.

@@ -78,7 +78,10 @@ public enum AudioFamily: String, Sendable, Hashable, CaseIterable {
     var decoderChain: String {
         switch self {
         case .aac, .none: "aacparse ! avdec_aac"
-        case .latm: "aacparse ! avdec_aac_latm"
+        // The ingest's parser framed it already. Another aacparse (1.22) forgets the
+        // configuration of the first frame it sees and drops every frame up to the next one
+        // that carries it (about 430 ms of sound after a flip).
+        case .latm: "avdec_aac_latm"
         case .mp2: "mpegaudioparse ! avdec_mp2float"
         case .mp3: "mpegaudioparse ! avdec_mp3"
         case .ac3: "ac3parse ! avdec_ac3"
