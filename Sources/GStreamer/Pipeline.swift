@@ -118,13 +118,6 @@ public final class Pipeline: Bin, @unchecked Sendable {
         }
     }
 
-    /// Sets the running time the pipeline has when it next goes to PLAYING (0 by default). A
-    /// pipeline that takes buffers timed before "now" (a decoder given what precedes a keyframe)
-    /// starts later, so those times are not below zero.
-    public func setStartTime(_ time: ClockTime) {
-        gst_element_set_start_time(pointer, time)
-    }
-
     /// The pipeline's running time now (clock time minus base time); `.none` before PLAYING.
     public var runningTimeNow: ClockTime {
         guard let clock = gst_element_get_clock(pointer) else { return .none }

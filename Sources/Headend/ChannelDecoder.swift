@@ -266,14 +266,7 @@ final class ChannelDecoder: @unchecked Sendable {
         // soon as it is decoded. Decoders report latency for frame reordering (B-frames: about
         // 2-3 frames); honouring it would hold the first frame back that long for nothing.
         pipeline.setLatency(0)
-        // Sound from before the first keyframe (LATM's configuration, `latmPrerollLimit`) is
-        // timed before "now": a pipeline started a moment ago needs room below it. (Going to
-        // PAUSED sets the start time to 0, so it is set between PAUSED and PLAYING.)
-        do {
-            try pipeline.setState(.paused)
-            pipeline.setStartTime(Self.latmPrerollLimit + ClockTime.second)
-            try pipeline.setState(.playing)
-        } catch {
+        do { try pipeline.setState(.playing) } catch {
             pipeline.shutdown()
             throw error
         }
@@ -651,7 +644,10 @@ final class ChannelDecoder: @unchecked Sendable {
             }
         }
         if entry.track == .audio && entry.pts < anchorPTS && !audioJumped {
-            guard audio.family == .latm, anchorPTS - entry.pts <= Self.latmPrerollLimit else { return }
+            // (Not in a pipeline started less than that ago: its running time cannot go below 0,
+            // and sound clamped there would throw the decoder's timestamps off.)
+            guard audio.family == .latm, anchorPTS - entry.pts <= Self.latmPrerollLimit,
+                  Int64(bitPattern: UInt64(entry.pts)) + audioOffset >= 0 else { return }
             prerollBefore = ClockTime(Int64(bitPattern: UInt64(anchorPTS)) + audioOffset)
         }
         let offset = isVideo ? videoOffset : audioOffset
