@@ -239,7 +239,6 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         videoOut?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
-            if let before = self.lock.withLock({ self.prerollBefore }), b.pts.isValid, b.pts < before { return }
             let (feed, sink) = self.binding
             guard let sink else { return }
             if let wanted = sink.frameSize {
