@@ -196,6 +196,10 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The cues of the WebVTT track shown, and the text on screen now.
     private var webVTT: WebVTTSubtitles?
     private var webVTTText = ""
+    /// Whether the decoder has given out a frame since it was bound, and whether a first picture
+    /// decoded on the side was shown before it (`showFirstPicture`).
+    private var framesOut = false
+    private var firstPictureShown = false
     /// Whether a frame was refused passthrough (said once).
     private var burstRefused = false
     private let logger: Logger
@@ -239,7 +243,7 @@ final class ChannelDecoder: @unchecked Sendable {
         }
         videoOut?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
-            let (feed, sink) = self.binding
+            let (feed, sink) = self.frameBinding
             guard let sink else { return }
             if let wanted = sink.frameSize {
                 // A sink of its own size gets only frames of that size (frames scaled before it
@@ -345,6 +349,15 @@ final class ChannelDecoder: @unchecked Sendable {
 
     private var binding: (FeedID, DecodedFrameSink?) { lock.withLock { (feedValue, sink) } }
 
+    /// The feed and sink for a decoded frame, noting that the decoder gave one out (a first
+    /// picture decoded on the side is stale from then on).
+    private var frameBinding: (FeedID, DecodedFrameSink?) {
+        lock.withLock {
+            framesOut = true
+            return (feedValue, sink)
+        }
+    }
+
     var feed: FeedID { lock.withLock { feedValue } }
 
     /// The audio stream that plays.
@@ -380,11 +393,7 @@ final class ChannelDecoder: @unchecked Sendable {
             // BT.2020 and PQ/HLG: primaries and transfer remapped to the output's SDR BT.709 too.
             // (Not for BT.601 vs BT.709 primaries, which differ too little for linear-light
             // conversion of every frame to pay.) Takes effect when the decoder negotiates.
-            let colour = Colorimetry(videoCaps.string("colorimetry"), height: videoCaps.int("height") ?? 720)
-            if colour.isHDR || colour.primaries == 9, let convert = pipeline.child(named: "convert") {
-                convert.set("primaries-mode", "fast")
-                convert.set("gamma-mode", "remap")
-            }
+            if let convert = pipeline.child(named: "convert") { Self.setColourConversion(of: convert, for: videoCaps) }
         }
         let branch = lock.withLock { audio }
         if let audioCaps { branch.source.caps = audioCaps }
@@ -395,6 +404,8 @@ final class ChannelDecoder: @unchecked Sendable {
         lock.withLock {
             feedValue = feed
             self.sink = sink
+            framesOut = false
+            firstPictureShown = false
             self.audioStream = audioStream
             self.still = still
             stillShown = still != nil && !scaleLater ? .now : nil
@@ -404,6 +415,32 @@ final class ChannelDecoder: @unchecked Sendable {
         // milliseconds), so the flip completes as fast as a warm flip to a picture.
         if videoSource == nil, !scaleLater, let picture = still?() { sink.presentVideo(picture, feed: feed) }
     }
+
+    /// Sets `convert` (a `videoconvert`) to remap primaries and transfer for a stream in `caps`
+    /// when it is wide-gamut or HDR, and to convert only the matrix otherwise.
+    static func setColourConversion(of convert: Element, for caps: Caps) {
+        let colour = Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? 720)
+        let remap = colour.isHDR || colour.primaries == 9
+        convert.set("primaries-mode", remap ? "fast" : "none")
+        convert.set("gamma-mode", remap ? "remap" : "none")
+    }
+
+    /// Shows `picture`, the keyframe this feed starts from decoded on its own
+    /// (`FirstPictureDecoder`), unless the decoder has given out a frame of the feed already (then
+    /// it is stale). Under the lock, so a frame the decoder gives out meanwhile comes after it.
+    /// Only for a sink of the target's size. Returns whether it was shown (any thread).
+    @discardableResult
+    func showFirstPicture(_ picture: Buffer, feed: FeedID) -> Bool {
+        lock.withLock {
+            guard feedValue == feed, !framesOut, let sink, size == (target.width, target.height) else { return false }
+            firstPictureShown = true
+            sink.presentVideo(picture, feed: feed)
+            return true
+        }
+    }
+
+    /// Whether the first picture of the bound feed came from a `FirstPictureDecoder`.
+    var showedFirstPicture: Bool { lock.withLock { firstPictureShown } }
 
     /// Scales to `wanted` from the next frame on (any thread): the pipeline renegotiates its
     /// output size at the next frame. Under the lock, so changes reach the filter in order.

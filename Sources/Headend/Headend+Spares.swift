@@ -39,7 +39,7 @@ extension Headend {
 
     /// Builds the next missing spare 250 ms from now, unless one is on its way.
     func scheduleSpares() {
-        guard !spareScheduled, !isShutDown, missingSpare() != nil else { return }
+        guard !spareScheduled, !isShutDown, somethingMissing else { return }
         spareScheduled = true
         Task {
             try? await Task.sleep(for: .milliseconds(250))
@@ -47,13 +47,74 @@ extension Headend {
         }
     }
 
+    /// Whether a spare decoder or a first-picture decoder is still to be built.
+    private var somethingMissing: Bool { missingSpare() != nil || missingFirstPicture() != nil }
+
     private func missingSpare() -> ChannelDecoder.Codec? {
         wantedSpareCodecs().first { wanted in !spareFailures.contains(wanted) && !spares.contains { $0.codec.serves(wanted) } }
     }
 
+    /// A video family the running channels use whose flips would gain from a first-picture
+    /// decoder that is not built yet.
+    private func missingFirstPicture() -> VideoFamily? {
+        wantedSpareCodecs().lazy.map(\.video).first { family in
+            family.hasReorderDelay && firstPictures[family] == nil && !firstPictureFailures.contains(family)
+        }
+    }
+
+    private func buildFirstPicture(_ family: VideoFamily) {
+        do {
+            firstPictures[family] = try FirstPictureDecoder(family: family, target: target, logger: logger)
+            logger.debug("first-picture \(family.displayName) decoder ready")
+        } catch {
+            logger.warning("cannot prepare a first-picture \(family.displayName) decoder (flips to such channels show their first picture a little later): \(error)")
+            firstPictureFailures.insert(family)
+        }
+    }
+
+    /// Has the keyframe `initial` starts with decoded on its own, for `decoder`'s first picture
+    /// (media thread), and calls `start` (once, any thread) when that picture is out, or when the
+    /// first-picture decoder finished without one, or after `firstPictureWait` at the latest: the
+    /// channel's decoder gets its GOP then, so the two do not share the processor while the
+    /// picture the viewer waits for is decoded. Returns false, and `start` is not called, when its
+    /// family gains nothing or its first-picture decoder is busy.
+    func decodeFirstPicture(feed: FeedID, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry],
+                            then start: @escaping @Sendable () -> Void) -> Bool {
+        let family = VideoFamily(caps: videoCaps)
+        guard family.hasReorderDelay, let first = firstPictures[family], first.isReady,
+              let keyframe = initial.first, keyframe.track == .video, keyframe.isKeyframe else { return false }
+        // A frame sent as two field pictures: the second field has no time of its own, or the
+        // keyframe's.
+        let second = initial.dropFirst().first { $0.track == .video }
+        let more = second.map { !$0.isKeyframe && (!$0.pts.isValid || $0.pts == keyframe.pts) } == true ? [second!.buffer] : []
+        let once = Once(start)
+        let began = first.decode(keyframe.buffer, more: more, caps: videoCaps, deliver: { [weak decoder] picture in
+            decoder?.showFirstPicture(picture, feed: feed)
+            once.run()
+        }, finished: { once.run() })
+        guard began else { return false }
+        Task {
+            try? await Task.sleep(for: Self.firstPictureWait)
+            once.run()
+        }
+        return true
+    }
+
+    /// How long a flip's decoder waits for the first picture decoded on the side at most.
+    static let firstPictureWait: Duration = .milliseconds(80)
+
     private func buildSpare() {
         spareScheduled = false
-        guard !isShutDown, let codec = missingSpare() else { return }
+        guard !isShutDown else { return }
+        // Spare decoders first (a flip without one waits for a whole pipeline), then one
+        // first-picture decoder per family.
+        guard let codec = missingSpare() else {
+            if let family = missingFirstPicture() {
+                buildFirstPicture(family)
+                scheduleSpares()
+            }
+            return
+        }
         let wanted = wantedSpareCodecs()
         // Families no channel uses any more make room.
         while spares.count >= Self.maxSpares, let i = spares.firstIndex(where: { s in !wanted.contains { s.codec.serves($0) } }) {
@@ -75,4 +136,20 @@ extension Headend {
 extension Headend {
     /// The decoder playing `feed`, if it has one yet.
     func decoder(feed: FeedID) -> ChannelDecoder? { decoders[feed]?.decoder }
+}
+
+/// Runs an action once, whichever caller comes first (any thread).
+final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+
+    func run() {
+        let taken = lock.withLock {
+            defer { action = nil }
+            return action
+        }
+        taken?()
+    }
 }

@@ -38,6 +38,9 @@ public actor Headend {
     /// Idle decoders, built and running, one per codec family the lineup uses (see `Headend+Spares.swift`).
     var spares: [ChannelDecoder] = []
     var spareScheduled = false
+    /// Decoders of a flip's keyframe on its own, per video family (see `FirstPictureDecoder`).
+    var firstPictures: [VideoFamily: FirstPictureDecoder] = [:]
+    var firstPictureFailures: Set<VideoFamily> = []
     var isShutDown = false
     /// The viewer's audio choice per channel id (see `Headend+Audio.swift`).
     nonisolated let audioChoices = ChannelChoices<AudioChoice>()
@@ -239,7 +242,10 @@ public actor Headend {
                          still: stillPicture(channel, videoCaps: videoCaps))
             decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
-            pendingFeed.go(live: decoder, backlog: initial)
+            let go = { @Sendable in pendingFeed.go(live: decoder, backlog: initial) }
+            if !(videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: initial, then: go) } ?? false) {
+                go()
+            }
             watch(decoder, feed: feed, channel: channel.number)
             scheduleSpares()
         } catch {
@@ -376,6 +382,8 @@ public actor Headend {
         budgetWatch = nil
         for spare in spares { spare.shutdown() }
         spares = []
+        for decoder in firstPictures.values { decoder.shutdown() }
+        firstPictures = [:]
         for feed in Array(decoders.keys) { await deactivate(feed: feed) }
         for (id, entry) in taps {
             entry.source.cache.detach(.tap(id))

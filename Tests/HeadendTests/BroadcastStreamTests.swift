@@ -453,6 +453,68 @@ extension HeadendTests {
             return near / max(far, 1)
         }
 
+        /// Keeps the first frames given to it (any thread).
+        final class FirstFrames: DecodedFrameSink, @unchecked Sendable {
+            private let lock = NSLock()
+            private var kept: [Buffer] = []
+            func presentVideo(_ frame: Buffer, feed: FeedID) { lock.withLock { if kept.count < 8 { kept.append(frame) } } }
+            func presentAudio(_ samples: Buffer, feed: FeedID) {}
+            var frames: [Buffer] { lock.withLock { kept } }
+        }
+
+        /// The mean difference per byte of two frames of one size (255 when the sizes differ).
+        static func difference(_ a: Buffer, _ b: Buffer) -> Double {
+            let x = a.bytes(), y = b.bytes()
+            guard x.count == y.count, !x.isEmpty else { return 255 }
+            var sum = 0
+            for i in x.indices { sum += abs(Int(x[i]) - Int(y[i])) }
+            return Double(sum) / Double(x.count)
+        }
+
+        /// A warm flip to a channel whose decoder holds pictures back for B-frames (interlaced
+        /// H.264, 10-bit HEVC in PQ) shows its keyframe decoded on its own first: the same
+        /// picture, in the same colours, as the first one the channel's decoder then gives out (moving
+        /// pictures: two frames in a row differ by about 2.7 per byte; these by 0).
+        /// The first-picture decoder is ready again for the next flip.
+        @Test func aFlipShowsItsKeyframeDecodedOnItsOwnFirst() async throws {
+            var interlaced = ClipFormat.hd1080iH264
+            interlaced.width = 960
+            interlaced.height = 540
+            interlaced.bitrateKbps = 1500
+            interlaced.seconds = 4
+            var hevc = ClipFormat.hd720HEVC
+            hevc.width = 640
+            hevc.height = 360
+            hevc.colours = .bt2020pq
+            hevc.seconds = 4
+            let rig = try Rig([interlaced, hevc], target: DecodeTarget(width: 640, height: 360))
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let ready = await eventually(within: 8) {
+                let decoders = await rig.headend.firstPictures
+                return [VideoFamily.h264, .h265].allSatisfy { decoders[$0]?.isReady == true }
+            }
+            let built = await rig.headend.firstPictures.keys.map(\.rawValue)
+            #expect(ready, "first-picture decoders: \(built)")
+            for (index, round) in [(0, 1), (1, 1), (0, 2)] {
+                // Ready again after the last flip's picture.
+                #expect(await eventually(within: 3) { await rig.headend.firstPictures.values.allSatisfy(\.isReady) })
+                let sink = FirstFrames()
+                let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
+                #expect(path == .warm)
+                #expect(await eventually(within: 5) { sink.frames.count >= 3 }, "channel \(index + 1): \(sink.frames.count) frames")
+                let decoder = await rig.headend.decoder(feed: feed)
+                #expect(decoder?.showedFirstPicture == true, "channel \(index + 1), flip \(round): the keyframe decoded on its own came first")
+                let frames = sink.frames
+                if frames.count >= 2 {
+                    let d = Self.difference(frames[0], frames[1])
+                    #expect(d < 0.5, "channel \(index + 1), flip \(round): the first picture is the decoder's first frame (mean difference \(d))")
+                }
+                await rig.headend.deactivate(feed: feed)
+            }
+            await rig.stop()
+        }
+
         /// A lineup of several codec families keeps a spare decoder for each it uses.
         @Test func spareDecodersCoverTheFamiliesInUse() async throws {
             var mpeg2 = ClipFormat.sd576iMPEG2

@@ -1,0 +1,149 @@
+import Foundation
+import GStreamer
+import Logging
+
+/// Decodes the keyframe a warm flip starts from on its own, so its picture is on screen before
+/// the channel's decoder gives it out.
+///
+/// A decoder of a stream with B-frames (nearly all H.264 and HEVC) holds each picture back until
+/// it has decoded the frames that show before it (two or three): the keyframe of a flip leaves
+/// the channel's decoder after three frames' decoding, about 30 ms for a 1080i frame on this
+/// machine. Decoded alone and drained, it leaves after its own: 10 ms. The channel's decoder
+/// gets the GOP once this picture is out (`Headend.decodeFirstPicture`), so the two do not share
+/// the two cores while the viewer waits; it starts from the same keyframe, so its first frame is
+/// this picture again, and the frames after it catch up within a few frames. An MPEG-2 decoder
+/// gives its keyframe out at once; that family gets none (`VideoFamily.hasReorderDelay`).
+///
+/// One per video family, built idle and PLAYING like the spare decoders: `appsrc ! parser !
+/// decoder ! deinterlace ! convert ! scale ! appsink`, the same conversion as the channel's
+/// decoder (deinterlacing, BT.2020 and PQ remapped to SDR). After each picture (or a failure) it
+/// is reset to READY and started again, on the media thread, for the next flip; a flip that
+/// comes while it is busy goes without.
+final class FirstPictureDecoder: @unchecked Sendable {
+    let family: VideoFamily
+    private let pipeline: Pipeline
+    private let source: AppSource
+    private let lock = NSLock()
+    /// Where the picture of the keyframe being decoded goes; nil while idle or once delivered.
+    private var deliver: (@Sendable (Buffer) -> Void)?
+    /// Told when the keyframe went through, with or without a picture.
+    private var whenFinished: (@Sendable () -> Void)?
+    private var busy = false
+    private var failures = 0
+    private var watch: Task<Void, Never>?
+    private let logger: Logger
+
+    /// A decoder that failed this often in a row is not used again.
+    static let failureLimit = 3
+
+    /// Builds and starts an idle decoder for `family` (media thread).
+    init(family: VideoFamily, target: DecodeTarget, logger: Logger) throws {
+        guard let chain = family.decoderChain else {
+            throw GStreamerError(code: .pipelineDescription, message: "internal: no first-picture decoder for \(family.displayName)")
+        }
+        self.family = family
+        self.logger = logger
+        pipeline = try Pipeline(description: """
+            appsrc name=src format=time ! \(chain) ! \(target.conversion) ! capsfilter caps="\(target.videoCaps)" ! \
+            appsink name=out sync=false async=false qos=false max-buffers=2
+            """)
+        guard let src = pipeline.appSource(named: "src"), let out = pipeline.appSink(named: "out") else {
+            pipeline.shutdown()
+            throw GStreamerError(code: .pipelineDescription, message: "internal: first-picture pipeline incomplete")
+        }
+        source = src
+        out.onSample { [weak self] sample in
+            guard let self, let picture = sample.buffer else { return }
+            let handler = self.lock.withLock {
+                defer { self.deliver = nil }
+                return self.deliver
+            }
+            handler?(picture)
+        }
+        do { try pipeline.setState(.playing) } catch {
+            pipeline.shutdown()
+            throw error
+        }
+        let messages = pipeline.messages
+        watch = Task { [weak self] in
+            for await message in messages {
+                switch message {
+                case .endOfStream: self?.finished(failed: false)
+                case .error(let element, let text, _):
+                    self?.logger.debug("first picture: \(element): \(text)")
+                    self?.finished(failed: true)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Whether it can take a keyframe now.
+    var isReady: Bool { lock.withLock { !busy && failures < Self.failureLimit } }
+
+    /// Decodes `keyframe` (with `more`: the second field of a frame sent as two field pictures)
+    /// of a stream in `caps`; its picture, at the target's size and colours, goes to `deliver` on
+    /// a streaming thread; `finished` is called once it went through, picture or not. False, and
+    /// nothing is decoded, while it is busy (media thread).
+    func decode(_ keyframe: Buffer, more: [Buffer], caps: Caps, deliver: @escaping @Sendable (Buffer) -> Void,
+                finished: @escaping @Sendable () -> Void) -> Bool {
+        let taken: Bool = lock.withLock {
+            guard !busy, failures < Self.failureLimit else { return false }
+            busy = true
+            self.deliver = deliver
+            whenFinished = finished
+            return true
+        }
+        guard taken else { return false }
+        source.caps = caps
+        if let convert = pipeline.child(named: "convert") {
+            ChannelDecoder.setColourConversion(of: convert, for: caps)
+        }
+        source.push(keyframe.retimed(pts: 0, dts: 0))
+        for buffer in more { source.push(buffer.retimed(pts: .none, dts: .none)) }
+        source.endOfStream()
+        return true
+    }
+
+    /// The keyframe went through (or failed): back to READY and PLAYING for the next one.
+    private func finished(failed: Bool) {
+        let told = lock.withLock {
+            defer { whenFinished = nil }
+            return whenFinished
+        }
+        told?()
+        MediaExecutor.shared.schedule { [weak self] in
+            guard let self else { return }
+            do {
+                try self.pipeline.setState(.ready)
+                try self.pipeline.setState(.playing)
+                self.lock.withLock {
+                    self.failures = failed ? self.failures + 1 : 0
+                    self.deliver = nil
+                    self.whenFinished = nil
+                    self.busy = false
+                }
+            } catch {
+                self.logger.debug("first picture: cannot restart the \(self.family.displayName) decoder: \(error)")
+                self.lock.withLock { self.failures = Self.failureLimit }
+            }
+        }
+    }
+
+    /// Stops it (media thread).
+    func shutdown() {
+        watch?.cancel()
+        let told = lock.withLock {
+            defer { deliver = nil; whenFinished = nil; busy = true }
+            return whenFinished
+        }
+        told?()
+        pipeline.shutdown()
+    }
+}
+
+extension VideoFamily {
+    /// Whether its decoders hold a keyframe back until the frames shown before it are decoded
+    /// (B-frames), so that a flip gains from decoding the keyframe alone (`FirstPictureDecoder`).
+    var hasReorderDelay: Bool { self == .h264 || self == .h265 }
+}
