@@ -426,6 +426,19 @@ public final class GOPCache: @unchecked Sendable {
         lock.withLock { (startEntries().filter { $0.track != .subtitle }, videoCapsValue, audioCapsByStream[0]) }
     }
 
+    /// The keyframe a flip would start from now (the first of what `attach` hands over) with
+    /// the video format it came in; nil while none is cached. Cheap: for a check many times a
+    /// second.
+    public func startKeyframe() -> (entry: Entry, caps: Caps)? {
+        lock.withLock {
+            guard let key = entries.first, key.isKeyframe, let caps = key.caps ?? videoCapsValue else { return nil }
+            if let earlier = previous.first(where: { $0.track == .video }), earlier.isKeyframe {
+                return (earlier, earlier.caps ?? caps)
+            }
+            return (key, caps)
+        }
+    }
+
     /// Forgets everything (source stopped or restarted).
     public func reset() {
         lock.withLock {

@@ -15,7 +15,7 @@ public actor Headend {
     private var policy: WarmPolicy
     private var budget: WarmBudget
     /// Where the last `applyPolicy` was asked for, so the budget watch can plan again.
-    private var around: (current: Int?, last: Int?)?
+    var around: (current: Int?, last: Int?)?
     private var lastPlan: WarmPlan?
     private var budgetWatch: Task<Void, Never>?
     let target: DecodeTarget
@@ -41,6 +41,13 @@ public actor Headend {
     /// Decoders of a flip's keyframe on its own, per video family (see `FirstPictureDecoder`).
     var firstPictures: [VideoFamily: FirstPictureDecoder] = [:]
     var firstPictureFailures: Set<VideoFamily> = []
+    /// Keyframes of the channels next in line decoded ahead, per lineup position (see
+    /// `Headend+PicturesAhead.swift`), the keyframes being decoded, and their decoders.
+    var picturesAhead: [Int: (keyframe: Buffer, picture: Buffer)] = [:]
+    var aheadPending: [Int: Buffer] = [:]
+    var aheadDecoders: [VideoFamily: FirstPictureDecoder] = [:]
+    var aheadFailures: Set<VideoFamily> = []
+    var aheadWatch: Task<Void, Never>?
     var isShutDown = false
     /// The viewer's audio choice per channel id (see `Headend+Audio.swift`).
     nonisolated let audioChoices = ChannelChoices<AudioChoice>()
@@ -127,6 +134,7 @@ public actor Headend {
         let plan = plan(current: current, last: last)
         await apply(plan)
         scheduleSpares()
+        startPicturesAhead()
         if budgetWatch == nil && !isShutDown {
             budgetWatch = Task { [weak self] in
                 while !Task.isCancelled {
@@ -242,9 +250,19 @@ public actor Headend {
                          still: stillPicture(channel, videoCaps: videoCaps))
             decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
+            // The keyframe of a warm flip is decoded on its own first where that gains time, and
+            // the decoder gets its GOP once that picture is out (see `FirstPictureDecoder`). Not
+            // for a sink of its own size (picture-in-picture, multiview): its decoder scales.
             let go = { @Sendable in pendingFeed.go(live: decoder, backlog: initial) }
-            if !(videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: initial, then: go) } ?? false) {
+            // A channel next in line has its keyframe's picture decoded already: shown at once.
+            let fullSize = sink.frameSize.map { $0 == (target.width, target.height) } ?? true
+            let keyframe = initial.first { $0.track == .video && $0.isKeyframe }
+            if fullSize, let keyframe, let picture = pictureAhead(of: entry.source, keyframe: keyframe.buffer) {
+                decoder.showFirstPicture(picture, feed: feed)
                 go()
+            } else {
+                let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: initial, then: go) } == true
+                if !deferred { go() }
             }
             watch(decoder, feed: feed, channel: channel.number)
             scheduleSpares()
@@ -384,6 +402,7 @@ public actor Headend {
         spares = []
         for decoder in firstPictures.values { decoder.shutdown() }
         firstPictures = [:]
+        stopPicturesAhead()
         for feed in Array(decoders.keys) { await deactivate(feed: feed) }
         for (id, entry) in taps {
             entry.source.cache.detach(.tap(id))

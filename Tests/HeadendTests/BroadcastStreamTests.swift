@@ -490,6 +490,8 @@ extension HeadendTests {
             let rig = try Rig([interlaced, hevc], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
+            // No channel on screen: none is next in line, so no picture is decoded ahead.
+            await rig.headend.applyPolicy(current: nil, last: nil)
             let ready = await eventually(within: 8) {
                 let decoders = await rig.headend.firstPictures
                 return [VideoFamily.h264, .h265].allSatisfy { decoders[$0]?.isReady == true }
@@ -513,6 +515,59 @@ extension HeadendTests {
                 await rig.headend.deactivate(feed: feed)
             }
             await rig.stop()
+        }
+
+        /// The channels next in line (up and down from the one on screen, wrapping) have their
+        /// keyframes decoded ahead: a flip there has its first picture on the sink before
+        /// `activate` returns, whatever the codec, and it is the picture the channel's decoder
+        /// then gives out first.
+        @Test func channelsNextInLineHaveTheirFirstPictureReadyBeforeTheFlip() async throws {
+            var interlaced = ClipFormat.hd1080iH264
+            interlaced.width = 960
+            interlaced.height = 540
+            interlaced.bitrateKbps = 1500
+            interlaced.seconds = 4
+            var hevc = ClipFormat.hd720HEVC
+            hevc.width = 640
+            hevc.height = 360
+            hevc.colours = .bt2020pq
+            hevc.seconds = 4
+            var mpeg2 = ClipFormat.sd576iMPEG2
+            mpeg2.audioCodec = .mp2
+            mpeg2.seconds = 3
+            let rig = try Rig([interlaced, hevc, mpeg2], target: DecodeTarget(width: 640, height: 360))
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            // Channel 1 (position 0) is on screen: 2 and 3 are next in line.
+            #expect(Headend.likelyNext(current: 0, last: nil, count: 3) == [1, 2])
+            let ready = await eventually(within: 8) { await Set(rig.headend.picturesAhead.keys) == [1, 2] }
+            let ahead = await rig.headend.picturesAhead.keys.sorted()
+            #expect(ready, "pictures ahead of positions \(ahead)")
+            for index in [1, 2] {
+                let sink = FirstFrames()
+                let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
+                #expect(path == .warm)
+                #expect(sink.frames.count >= 1, "channel \(index + 1): the first picture was on the sink when the flip returned")
+                #expect(await eventually(within: 5) { sink.frames.count >= 3 }, "channel \(index + 1): \(sink.frames.count) frames")
+                let decoder = await rig.headend.decoder(feed: feed)
+                #expect(decoder?.showedFirstPicture == true)
+                let frames = sink.frames
+                if frames.count >= 2 {
+                    let d = Self.difference(frames[0], frames[1])
+                    #expect(d < 0.5, "channel \(index + 1): the picture decoded ahead is the decoder's first frame (mean difference \(d))")
+                }
+                await rig.headend.deactivate(feed: feed)
+            }
+            await rig.stop()
+        }
+
+        @Test func theChannelsLikelyNextAreTheNeighboursAndTheLast() {
+            #expect(Headend.likelyNext(current: 5, last: 2, count: 10) == [6, 4, 2])
+            #expect(Headend.likelyNext(current: 9, last: nil, count: 10) == [0, 8])
+            #expect(Headend.likelyNext(current: 0, last: 1, count: 10) == [1, 9])
+            #expect(Headend.likelyNext(current: 0, last: 0, count: 2) == [1])
+            #expect(Headend.likelyNext(current: nil, last: 3, count: 10).isEmpty)
+            #expect(Headend.likelyNext(current: 0, last: nil, count: 1).isEmpty)
         }
 
         /// A lineup of several codec families keeps a spare decoder for each it uses.

@@ -1,0 +1,99 @@
+import Foundation
+import GStreamer
+
+/// Pictures decoded ahead for the flips a viewer is most likely to make next: channel up, channel
+/// down and back to the last channel. For each of those channels the keyframe a flip would start
+/// from is decoded as soon as it is cached (one `FirstPictureDecoder` per video family, apart from
+/// the ones flips use), so a flip there shows its first picture at once, whatever the codec, and
+/// the channel's decoder starts behind it. Nothing else is decoded: the cost is one keyframe per
+/// GOP for each of at most three channels (an HEVC 10-bit 720p keyframe takes about 25 ms of a
+/// core, every 2 s), and one picture at the output's size for each.
+extension Headend {
+    /// How often the channels next in line are checked for a newer keyframe.
+    static let aheadCheck: Duration = .milliseconds(100)
+
+    /// The channels a flip is likely to go to next (lineup positions): the neighbours of
+    /// `current` (wrapping, as channel up and down do) and `last`; never `current`.
+    static func likelyNext(current: Int?, last: Int?, count: Int) -> [Int] {
+        guard let current, count > 1 else { return [] }
+        var likely = [(current + 1) % count, (current + count - 1) % count]
+        if let last, last != current, last < count { likely.append(last) }
+        var seen = Set<Int>()
+        return likely.filter { $0 != current && seen.insert($0).inserted }
+    }
+
+    /// Starts checking the channels next in line (once; media thread).
+    func startPicturesAhead() {
+        guard aheadWatch == nil, !isShutDown else { return }
+        aheadWatch = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.aheadCheck)
+                await self?.refreshPicturesAhead()
+            }
+        }
+    }
+
+    /// Drops the pictures of channels no longer next in line and has the newest keyframe of each
+    /// channel that is decoded (media thread).
+    func refreshPicturesAhead() {
+        guard !isShutDown else { return }
+        let likely = Self.likelyNext(current: around?.current, last: around?.last, count: sources.count)
+        picturesAhead = picturesAhead.filter { likely.contains($0.key) }
+        for index in likely {
+            let source = sources[index]
+            guard source.state == .warm, let (keyframe, caps) = source.cache.startKeyframe() else { continue }
+            if picturesAhead[index]?.keyframe === keyframe.buffer || aheadPending[index] === keyframe.buffer { continue }
+            let family = VideoFamily(caps: caps)
+            guard let decoder = aheadDecoder(for: family), decoder.isReady else { continue }
+            aheadPending[index] = keyframe.buffer
+            let key = keyframe.buffer
+            _ = decoder.decode(key, more: [], caps: caps, deliver: { [weak self] picture in
+                Task { await self?.keepAhead(picture, of: key, channel: index) }
+            }, finished: { [weak self] in
+                Task { await self?.aheadFinished(key, channel: index) }
+            })
+        }
+    }
+
+    private func keepAhead(_ picture: Buffer, of keyframe: Buffer, channel index: Int) {
+        guard aheadPending[index] === keyframe else { return }
+        picturesAhead[index] = (keyframe, picture)
+    }
+
+    private func aheadFinished(_ keyframe: Buffer, channel index: Int) {
+        if aheadPending[index] === keyframe { aheadPending[index] = nil }
+    }
+
+    /// The decoder for `family`'s pictures ahead, built when first needed; nil for a family it
+    /// cannot decode alone (or whose decoder could not be built).
+    private func aheadDecoder(for family: VideoFamily) -> FirstPictureDecoder? {
+        guard family != .none, family != .other, !aheadFailures.contains(family) else { return nil }
+        if let built = aheadDecoders[family] { return built }
+        do {
+            let built = try FirstPictureDecoder(family: family, target: target, logger: logger)
+            aheadDecoders[family] = built
+            return built
+        } catch {
+            logger.warning("cannot prepare a \(family.displayName) decoder for the channels next in line (flips there show their first picture a little later): \(error)")
+            aheadFailures.insert(family)
+            return nil
+        }
+    }
+
+    /// The picture decoded ahead of `source`'s keyframe `keyframe`, if there is one.
+    func pictureAhead(of source: ChannelSource, keyframe: Buffer) -> Buffer? {
+        guard let index = sources.firstIndex(where: { $0 === source }), let ahead = picturesAhead[index],
+              ahead.keyframe === keyframe else { return nil }
+        return ahead.picture
+    }
+
+    /// Stops deciding ahead (shut down; media thread).
+    func stopPicturesAhead() {
+        aheadWatch?.cancel()
+        aheadWatch = nil
+        picturesAhead = [:]
+        aheadPending = [:]
+        for decoder in aheadDecoders.values { decoder.shutdown() }
+        aheadDecoders = [:]
+    }
+}
