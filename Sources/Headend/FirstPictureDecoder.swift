@@ -29,10 +29,17 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// Told when the keyframe went through, with or without a picture.
     private var whenFinished: (@Sendable () -> Void)?
     private var busy = false
+    /// Between the end of a keyframe and the decoder's restart.
+    private var recycling = false
+    private var isShutDown = false
+    /// Counts keyframes taken (tells a late deadline from the current keyframe's).
+    private var generation = 0
     private var failures = 0
     private var watch: Task<Void, Never>?
     private let logger: Logger
 
+    /// A keyframe without a picture or an end after this restarts the decoder.
+    static let deadline: Duration = .seconds(2)
     /// A decoder that failed this often in a row is not used again.
     static let failureLimit = 3
 
@@ -87,14 +94,23 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// nothing is decoded, while it is busy (media thread).
     func decode(_ keyframe: Buffer, more: [Buffer], caps: Caps, deliver: @escaping @Sendable (Buffer) -> Void,
                 finished: @escaping @Sendable () -> Void) -> Bool {
-        let taken: Bool = lock.withLock {
-            guard !busy, failures < Self.failureLimit else { return false }
+        let taken: Int? = lock.withLock {
+            guard !busy, failures < Self.failureLimit else { return nil }
             busy = true
+            generation += 1
             self.deliver = deliver
             whenFinished = finished
-            return true
+            return generation
         }
-        guard taken else { return false }
+        guard let taken else { return false }
+        // A keyframe that neither gives a picture nor ends (a decoder stuck on bad data) must not
+        // keep it busy for good.
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.deadline)
+            guard let self, self.lock.withLock({ self.busy && !self.recycling && self.generation == taken }) else { return }
+            self.logger.debug("first picture: the \(self.family.displayName) decoder gave nothing within \(Self.deadline); restarting it")
+            self.finished(failed: true)
+        }
         source.caps = caps
         if let convert = pipeline.child(named: "convert") {
             ChannelDecoder.setColourConversion(of: convert, for: caps)
@@ -107,13 +123,17 @@ final class FirstPictureDecoder: @unchecked Sendable {
 
     /// The keyframe went through (or failed): back to READY and PLAYING for the next one.
     private func finished(failed: Bool) {
-        let told = lock.withLock {
+        let (told, restart): ((@Sendable () -> Void)?, Bool) = lock.withLock {
             defer { whenFinished = nil }
-            return whenFinished
+            // Once per keyframe (an error can come with more messages after it).
+            guard busy, !recycling, !isShutDown else { return (nil, false) }
+            recycling = true
+            return (whenFinished, true)
         }
         told?()
+        guard restart else { return }
         MediaExecutor.shared.schedule { [weak self] in
-            guard let self else { return }
+            guard let self, !self.lock.withLock({ self.isShutDown }) else { return }
             do {
                 try self.pipeline.setState(.ready)
                 try self.pipeline.setState(.playing)
@@ -122,6 +142,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
                     self.deliver = nil
                     self.whenFinished = nil
                     self.busy = false
+                    self.recycling = false
                 }
             } catch {
                 self.logger.debug("first picture: cannot restart the \(self.family.displayName) decoder: \(error)")
@@ -134,7 +155,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
     func shutdown() {
         watch?.cancel()
         let told = lock.withLock {
-            defer { deliver = nil; whenFinished = nil; busy = true }
+            defer { deliver = nil; whenFinished = nil; busy = true; isShutDown = true }
             return whenFinished
         }
         told?()
