@@ -134,6 +134,9 @@ public actor Headend {
         let plan = plan(current: current, last: last)
         await apply(plan)
         scheduleSpares()
+        // The channels next in line changed with the flip: their pictures are made now, not at
+        // the next check.
+        refreshPicturesAhead()
         startPicturesAhead()
         if budgetWatch == nil && !isShutDown {
             budgetWatch = Task { [weak self] in
