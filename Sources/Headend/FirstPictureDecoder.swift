@@ -28,6 +28,8 @@ final class FirstPictureDecoder: @unchecked Sendable {
     private var deliver: (@Sendable (Buffer) -> Void)?
     /// Told when the keyframe went through, with or without a picture.
     private var whenFinished: (@Sendable () -> Void)?
+    /// Told (media thread) each time it is ready for another keyframe.
+    private var readyAgain: (@Sendable () -> Void)?
     private var busy = false
     /// Between the end of a keyframe and the decoder's restart.
     private var recycling = false
@@ -83,6 +85,11 @@ final class FirstPictureDecoder: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Calls `handler` (media thread) each time it is ready again after a keyframe.
+    func whenReady(_ handler: @escaping @Sendable () -> Void) {
+        lock.withLock { readyAgain = handler }
     }
 
     /// Whether it can take a keyframe now.
@@ -144,6 +151,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
                     self.busy = false
                     self.recycling = false
                 }
+                self.lock.withLock { self.readyAgain }?()
             } catch {
                 self.logger.debug("first picture: cannot restart the \(self.family.displayName) decoder: \(error)")
                 self.lock.withLock { self.failures = Self.failureLimit }

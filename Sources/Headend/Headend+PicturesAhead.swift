@@ -39,29 +39,25 @@ extension Headend {
         guard !isShutDown else { return }
         let likely = Self.likelyNext(current: around?.current, last: around?.last, count: sources.count)
         picturesAhead = picturesAhead.filter { likely.contains($0.key) }
+        aheadTried = aheadTried.filter { likely.contains($0.key) }
         for index in likely {
             let source = sources[index]
             guard source.state == .warm, let (keyframe, caps) = source.cache.startKeyframe() else { continue }
-            if picturesAhead[index]?.keyframe === keyframe.buffer || aheadPending[index] === keyframe.buffer { continue }
+            // Each keyframe is tried once (one that gives no picture is not tried again).
+            if picturesAhead[index]?.keyframe === keyframe.buffer || aheadTried[index] === keyframe.buffer { continue }
             let family = VideoFamily(caps: caps)
             guard let decoder = aheadDecoder(for: family), decoder.isReady else { continue }
-            aheadPending[index] = keyframe.buffer
             let key = keyframe.buffer
+            aheadTried[index] = key
             _ = decoder.decode(key, more: [], caps: caps, deliver: { [weak self] picture in
                 Task { await self?.keepAhead(picture, of: key, channel: index) }
-            }, finished: { [weak self] in
-                Task { await self?.aheadFinished(key, channel: index) }
-            })
+            }, finished: {})
         }
     }
 
     private func keepAhead(_ picture: Buffer, of keyframe: Buffer, channel index: Int) {
-        guard aheadPending[index] === keyframe else { return }
+        guard aheadTried[index] === keyframe else { return }
         picturesAhead[index] = (keyframe, picture)
-    }
-
-    private func aheadFinished(_ keyframe: Buffer, channel index: Int) {
-        if aheadPending[index] === keyframe { aheadPending[index] = nil }
     }
 
     /// The decoder for `family`'s pictures ahead, built when first needed; nil for a family it
@@ -71,6 +67,10 @@ extension Headend {
         if let built = aheadDecoders[family] { return built }
         do {
             let built = try FirstPictureDecoder(family: family, target: target, logger: logger)
+            // Ready again: the next channel waiting for this family's decoder goes now, not at
+            // the next check (flipping up at key-repeat speed, the next HEVC picture is needed
+            // within 150 ms).
+            built.whenReady { [weak self] in Task { await self?.refreshPicturesAhead() } }
             aheadDecoders[family] = built
             return built
         } catch {
@@ -92,7 +92,7 @@ extension Headend {
         aheadWatch?.cancel()
         aheadWatch = nil
         picturesAhead = [:]
-        aheadPending = [:]
+        aheadTried = [:]
         for decoder in aheadDecoders.values { decoder.shutdown() }
         aheadDecoders = [:]
     }

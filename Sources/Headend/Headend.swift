@@ -42,9 +42,9 @@ public actor Headend {
     var firstPictures: [VideoFamily: FirstPictureDecoder] = [:]
     var firstPictureFailures: Set<VideoFamily> = []
     /// Keyframes of the channels next in line decoded ahead, per lineup position (see
-    /// `Headend+PicturesAhead.swift`), the keyframes being decoded, and their decoders.
+    /// `Headend+PicturesAhead.swift`), the keyframe last tried for each, and their decoders.
     var picturesAhead: [Int: (keyframe: Buffer, picture: Buffer)] = [:]
-    var aheadPending: [Int: Buffer] = [:]
+    var aheadTried: [Int: Buffer] = [:]
     var aheadDecoders: [VideoFamily: FirstPictureDecoder] = [:]
     var aheadFailures: Set<VideoFamily> = []
     var aheadWatch: Task<Void, Never>?
