@@ -34,8 +34,9 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// Between the end of a keyframe and the decoder's restart.
     private var recycling = false
     private var isShutDown = false
-    /// Counts keyframes taken (tells a late deadline from the current keyframe's).
-    private var generation = 0
+    /// Restarts the decoder if the keyframe taken neither gives a picture nor ends in time;
+    /// called off when it does.
+    private var deadlineTimer: Task<Void, Never>?
     private var failures = 0
     private var watch: Task<Void, Never>?
     private let logger: Logger
@@ -101,23 +102,22 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// nothing is decoded, while it is busy (media thread).
     func decode(_ keyframe: Buffer, more: [Buffer], caps: Caps, deliver: @escaping @Sendable (Buffer) -> Void,
                 finished: @escaping @Sendable () -> Void) -> Bool {
-        let taken: Int? = lock.withLock {
-            guard !busy, failures < Self.failureLimit else { return nil }
+        let taken: Bool = lock.withLock {
+            guard !busy, failures < Self.failureLimit else { return false }
             busy = true
-            generation += 1
             self.deliver = deliver
             whenFinished = finished
-            return generation
+            // A keyframe that neither gives a picture nor ends (a decoder stuck on bad data) must
+            // not keep it busy for good.
+            deadlineTimer = Task { [weak self] in
+                try? await Task.sleep(for: Self.deadline)
+                guard !Task.isCancelled, let self else { return }
+                self.logger.debug("first picture: the \(self.family.displayName) decoder gave nothing within \(Self.deadline); restarting it")
+                self.finished(failed: true)
+            }
+            return true
         }
-        guard let taken else { return false }
-        // A keyframe that neither gives a picture nor ends (a decoder stuck on bad data) must not
-        // keep it busy for good.
-        Task { [weak self] in
-            try? await Task.sleep(for: Self.deadline)
-            guard let self, self.lock.withLock({ self.busy && !self.recycling && self.generation == taken }) else { return }
-            self.logger.debug("first picture: the \(self.family.displayName) decoder gave nothing within \(Self.deadline); restarting it")
-            self.finished(failed: true)
-        }
+        guard taken else { return false }
         source.caps = caps
         if let convert = pipeline.child(named: "convert") {
             ChannelDecoder.setColourConversion(of: convert, for: caps)
@@ -135,6 +135,8 @@ final class FirstPictureDecoder: @unchecked Sendable {
             // Once per keyframe (an error can come with more messages after it).
             guard busy, !recycling, !isShutDown else { return (nil, false) }
             recycling = true
+            deadlineTimer?.cancel()
+            deadlineTimer = nil
             return (whenFinished, true)
         }
         told?()
@@ -163,7 +165,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
     func shutdown() {
         watch?.cancel()
         let told = lock.withLock {
-            defer { deliver = nil; whenFinished = nil; busy = true; isShutDown = true }
+            defer { deliver = nil; whenFinished = nil; busy = true; isShutDown = true; deadlineTimer?.cancel() }
             return whenFinished
         }
         told?()

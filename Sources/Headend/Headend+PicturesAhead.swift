@@ -87,7 +87,38 @@ extension Headend {
         return ahead.picture
     }
 
-    /// Stops deciding ahead (shut down; media thread).
+    /// Has the keyframe `initial` starts with decoded on its own, for `decoder`'s first picture
+    /// (media thread), and calls `start` (once, any thread) when that picture is out, or when the
+    /// first-picture decoder finished without one, or after `firstPictureWait` at the latest: the
+    /// channel's decoder gets its GOP then, so the two do not share the processor while the
+    /// picture the viewer waits for is decoded. Returns false, and `start` is not called, when its
+    /// family gains nothing or its first-picture decoder is busy.
+    func decodeFirstPicture(feed: FeedID, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry],
+                            then start: @escaping @Sendable () -> Void) -> Bool {
+        let family = VideoFamily(caps: videoCaps)
+        guard family.hasReorderDelay, let first = firstPictures[family], first.isReady,
+              let keyframe = initial.first, keyframe.track == .video, keyframe.isKeyframe else { return false }
+        // A frame sent as two field pictures: the second field has no time of its own, or the
+        // keyframe's.
+        var more: [Buffer] = []
+        if let second = initial.dropFirst().first(where: { $0.track == .video }), !second.isKeyframe,
+           !second.pts.isValid || second.pts == keyframe.pts {
+            more = [second.buffer]
+        }
+        let once = Once(start)
+        let began = first.decode(keyframe.buffer, more: more, caps: videoCaps, deliver: { [weak decoder] picture in
+            decoder?.showFirstPicture(picture, feed: feed)
+            once.run()
+        }, finished: { once.run() })
+        guard began else { return false }
+        once.runAfter(Self.firstPictureWait)
+        return true
+    }
+
+    /// How long a flip's decoder waits for the first picture decoded on the side at most.
+    static let firstPictureWait: Duration = .milliseconds(80)
+
+    /// Stops decoding ahead (shut down; media thread).
     func stopPicturesAhead() {
         aheadWatch?.cancel()
         aheadWatch = nil
@@ -95,5 +126,39 @@ extension Headend {
         aheadTried = [:]
         for decoder in aheadDecoders.values { decoder.shutdown() }
         aheadDecoders = [:]
+    }
+}
+
+/// Runs an action once, whichever caller comes first (any thread); `runAfter` adds a deadline
+/// that is called off when the action runs earlier.
+final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+    private var timer: Task<Void, Never>?
+
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+
+    func run() {
+        let (taken, timer) = lock.withLock {
+            defer { action = nil; self.timer = nil }
+            return (action, self.timer)
+        }
+        timer?.cancel()
+        taken?()
+    }
+
+    /// Runs the action `delay` from now unless it ran before.
+    func runAfter(_ delay: Duration) {
+        let task = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            self?.run()
+        }
+        let ran = lock.withLock {
+            guard action != nil else { return true }
+            timer = task
+            return false
+        }
+        if ran { task.cancel() }
     }
 }

@@ -72,37 +72,6 @@ extension Headend {
         }
     }
 
-    /// Has the keyframe `initial` starts with decoded on its own, for `decoder`'s first picture
-    /// (media thread), and calls `start` (once, any thread) when that picture is out, or when the
-    /// first-picture decoder finished without one, or after `firstPictureWait` at the latest: the
-    /// channel's decoder gets its GOP then, so the two do not share the processor while the
-    /// picture the viewer waits for is decoded. Returns false, and `start` is not called, when its
-    /// family gains nothing or its first-picture decoder is busy.
-    func decodeFirstPicture(feed: FeedID, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry],
-                            then start: @escaping @Sendable () -> Void) -> Bool {
-        let family = VideoFamily(caps: videoCaps)
-        guard family.hasReorderDelay, let first = firstPictures[family], first.isReady,
-              let keyframe = initial.first, keyframe.track == .video, keyframe.isKeyframe else { return false }
-        // A frame sent as two field pictures: the second field has no time of its own, or the
-        // keyframe's.
-        let second = initial.dropFirst().first { $0.track == .video }
-        let more = second.map { !$0.isKeyframe && (!$0.pts.isValid || $0.pts == keyframe.pts) } == true ? [second!.buffer] : []
-        let once = Once(start)
-        let began = first.decode(keyframe.buffer, more: more, caps: videoCaps, deliver: { [weak decoder] picture in
-            decoder?.showFirstPicture(picture, feed: feed)
-            once.run()
-        }, finished: { once.run() })
-        guard began else { return false }
-        Task {
-            try? await Task.sleep(for: Self.firstPictureWait)
-            once.run()
-        }
-        return true
-    }
-
-    /// How long a flip's decoder waits for the first picture decoded on the side at most.
-    static let firstPictureWait: Duration = .milliseconds(80)
-
     private func buildSpare() {
         spareScheduled = false
         guard !isShutDown else { return }
@@ -136,20 +105,4 @@ extension Headend {
 extension Headend {
     /// The decoder playing `feed`, if it has one yet.
     func decoder(feed: FeedID) -> ChannelDecoder? { decoders[feed]?.decoder }
-}
-
-/// Runs an action once, whichever caller comes first (any thread).
-final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var action: (@Sendable () -> Void)?
-
-    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
-
-    func run() {
-        let taken = lock.withLock {
-            defer { action = nil }
-            return action
-        }
-        taken?()
-    }
 }

@@ -112,11 +112,7 @@ public actor Thumbnailer {
 
     /// The cached keyframe and the caps to decode it.
     private func cachedKeyframe(_ cache: GOPCache) -> (GOPCache.Entry, Caps)? {
-        let snapshot = cache.snapshot()
-        guard let first = snapshot.entries.first, first.isKeyframe, first.track == .video, let caps = snapshot.video else {
-            return nil
-        }
-        return (first, caps)
+        cache.startKeyframe()
     }
 
     private func decode(_ keyframe: GOPCache.Entry, caps: Caps, width: Int?) async throws(ThumbnailFailure) -> Picture {

@@ -129,11 +129,7 @@ extension HeadendTests {
         /// the viewer switches to German while the picture plays on, and the next flip there
         /// plays German again.
         @Test func h264InterlacedWithTwoAC3LanguagesPlaysTheChosenOne() async throws {
-            var format = ClipFormat.hd1080iH264
-            format.width = 960
-            format.height = 540
-            format.bitrateKbps = 1500
-            format.seconds = 4
+            var format = Self.smallInterlaced
             format.audioCodec = .ac3
             format.audioTracks = [.init(toneHz: 440, language: "deu"), .init(toneHz: 1000, language: "eng")]
             let rig = try Rig([format], settings: ["audio-languages": "fra, eng"])
@@ -453,6 +449,27 @@ extension HeadendTests {
             return near / max(far, 1)
         }
 
+        /// 1080i H.264 made at 960x540 (interlaced all the same) at 1.5 Mb/s, 4 s: quicker to make
+        /// and to decode than the broadcast size.
+        static var smallInterlaced: ClipFormat {
+            var format = ClipFormat.hd1080iH264
+            format.width = 960
+            format.height = 540
+            format.bitrateKbps = 1500
+            format.seconds = 4
+            return format
+        }
+
+        /// 10-bit HEVC in BT.2020 PQ at 640x360, 4 s, moving.
+        static var smallHEVCPQ: ClipFormat {
+            var format = ClipFormat.hd720HEVC
+            format.width = 640
+            format.height = 360
+            format.colours = .bt2020pq
+            format.seconds = 4
+            return format
+        }
+
         /// Keeps the first frames given to it (any thread).
         final class FirstFrames: DecodedFrameSink, @unchecked Sendable {
             private let lock = NSLock()
@@ -477,16 +494,7 @@ extension HeadendTests {
         /// pictures: two frames in a row differ by about 2.7 per byte; these by 0).
         /// The first-picture decoder is ready again for the next flip.
         @Test func aFlipShowsItsKeyframeDecodedOnItsOwnFirst() async throws {
-            var interlaced = ClipFormat.hd1080iH264
-            interlaced.width = 960
-            interlaced.height = 540
-            interlaced.bitrateKbps = 1500
-            interlaced.seconds = 4
-            var hevc = ClipFormat.hd720HEVC
-            hevc.width = 640
-            hevc.height = 360
-            hevc.colours = .bt2020pq
-            hevc.seconds = 4
+            let (interlaced, hevc) = (Self.smallInterlaced, Self.smallHEVCPQ)
             let rig = try Rig([interlaced, hevc], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
@@ -522,16 +530,7 @@ extension HeadendTests {
         /// `activate` returns, whatever the codec, and it is the picture the channel's decoder
         /// then gives out first.
         @Test func channelsNextInLineHaveTheirFirstPictureReadyBeforeTheFlip() async throws {
-            var interlaced = ClipFormat.hd1080iH264
-            interlaced.width = 960
-            interlaced.height = 540
-            interlaced.bitrateKbps = 1500
-            interlaced.seconds = 4
-            var hevc = ClipFormat.hd720HEVC
-            hevc.width = 640
-            hevc.height = 360
-            hevc.colours = .bt2020pq
-            hevc.seconds = 4
+            let (interlaced, hevc) = (Self.smallInterlaced, Self.smallHEVCPQ)
             var mpeg2 = ClipFormat.sd576iMPEG2
             mpeg2.audioCodec = .mp2
             mpeg2.seconds = 3
