@@ -16,10 +16,10 @@ import Logging
 ///
 /// One per stream format (`PictureFormat`), built idle and PLAYING like the spare decoders:
 /// `appsrc ! parser ! decoder ! deinterlace ! convert ! scale ! appsink`, the same conversion as
-/// the channel's decoder (deinterlacing, BT.2020 and PQ remapped to SDR). The keyframe is drained by an
-/// end-of-stream that a flush then clears for the next flip (on the media thread); after a
-/// failure it is reset to READY and started again. A flip that comes while it is busy goes
-/// without.
+/// the channel's decoder (deinterlacing, BT.2020 and PQ remapped to SDR). The keyframe is
+/// drained by an end-of-stream that a flush then clears for the next flip (on the media
+/// thread); after a failure it is reset to READY and started again. A flip that comes while it
+/// is busy goes without.
 final class FirstPictureDecoder: @unchecked Sendable {
     let family: VideoFamily
     private let pipeline: Pipeline
@@ -164,7 +164,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
             guard let self, !self.lock.withLock({ self.isShutDown }) else { return }
             do {
                 // A keyframe without a picture (one channel's broken data) restarts it but does
-                // not count towards the failures that retire the family's decoder.
+                // not count towards the failures that retire it.
                 if failed || noPicture || !self.source.flush() {
                     self.lock.withLock { self.restartCount += 1 }
                     try self.pipeline.setState(.ready)
