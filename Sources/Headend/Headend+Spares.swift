@@ -15,20 +15,27 @@ extension Headend {
     /// The families to keep spares for: those of the running channels whose format is known,
     /// the most used first, at most `maxSpares`; H.264/AAC while nothing is known.
     func wantedSpareCodecs() -> [ChannelDecoder.Codec] {
-        var counts: [ChannelDecoder.Codec: Int] = [:]
+        let wanted = mostUsed(limit: Self.maxSpares) { source -> ChannelDecoder.Codec? in
+            let video = source.cache.videoCaps
+            guard video != nil || source.cache.isAudioOnly else { return nil }
+            return ChannelDecoder.Codec(video: source.cache.isAudioOnly ? nil : video, audio: chosenAudio(source).caps)
+        }
+        return wanted.isEmpty ? [.common] : wanted
+    }
+
+    /// What `key` says of the running (warm or hot) channels, the most frequent first (ties by
+    /// name), at most `limit`; channels it gives nil for are left out.
+    func mostUsed<Key: Hashable & CustomStringConvertible>(limit: Int, _ key: (ChannelSource) -> Key?) -> [Key] {
+        var counts: [Key: Int] = [:]
         for source in sources {
             switch source.state {
             case .warm, .hot: break
             default: continue
             }
-            let video = source.cache.videoCaps
-            guard video != nil || source.cache.isAudioOnly else { continue }
-            let codec = ChannelDecoder.Codec(video: source.cache.isAudioOnly ? nil : video, audio: chosenAudio(source).caps)
-            counts[codec, default: 0] += 1
+            if let k = key(source) { counts[k, default: 0] += 1 }
         }
-        if counts.isEmpty { return [.common] }
         return counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.description < $1.key.description }
-            .prefix(Self.maxSpares).map(\.key)
+            .prefix(limit).map(\.key)
     }
 
     /// A spare that can play `codec`, taken out of the spares; nil when none is ready.
@@ -61,18 +68,11 @@ extension Headend {
     /// The stream formats of the running channels whose flips gain from a first-picture decoder
     /// (`PictureFormat`), the most used first, at most `maxFirstPictureDecoders`.
     func wantedPictureFormats() -> [PictureFormat] {
-        var counts: [PictureFormat: Int] = [:]
-        for source in sources {
-            switch source.state {
-            case .warm, .hot: break
-            default: continue
-            }
-            guard !source.cache.isAudioOnly, let caps = source.cache.videoCaps else { continue }
+        mostUsed(limit: Self.maxFirstPictureDecoders) { source in
+            guard !source.cache.isAudioOnly, let caps = source.cache.videoCaps else { return nil }
             let format = PictureFormat(caps: caps)
-            if format.family.hasReorderDelay { counts[format, default: 0] += 1 }
+            return format.family.hasReorderDelay ? format : nil
         }
-        return counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.description < $1.key.description }
-            .prefix(Self.maxFirstPictureDecoders).map(\.key)
     }
 
     /// A stream format the running channels use whose flips would gain from a first-picture
