@@ -33,8 +33,13 @@ demo: build media
 # Two phases: every suite but the end-to-end ones in parallel, then the end-to-end ones (each
 # runs real flipbox processes: leak, soak, many channels) one at a time, so their load does not
 # starve the timing of the others.
+# A crash in a test process (or a flipbox it started) leaves its backtrace in .build/crashes, and
+# the summary below prints what the process said just before and the crashed thread's frames.
+CRASHES = $(CURDIR)/.build/crashes
 test: build media
-	@$(SWIFT) test $(BUILD_FLAGS) --parallel --num-workers 2 --skip FlipboxTests 2>&1 | grep -v "prohibited flag" | tee .build/test.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
+	@rm -rf $(CRASHES); mkdir -p $(CRASHES); \
+	export SWIFT_BACKTRACE=enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,output-to=$(CRASHES); \
+	$(SWIFT) test $(BUILD_FLAGS) --parallel --num-workers 2 --skip FlipboxTests 2>&1 | grep -v "prohibited flag" | tee .build/test.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
 		status=$${PIPESTATUS[0]}; \
 	$(SWIFT) test $(BUILD_FLAGS) --no-parallel --filter FlipboxTests 2>&1 | grep -v "prohibited flag" | tee .build/test-e2e.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
 		e2e=$${PIPESTATUS[0]}; \
@@ -42,6 +47,9 @@ test: build media
 		echo "== what failed (whole logs: .build/test.log, .build/test-e2e.log) =="; \
 		grep -hE "✘ Test .* failed after|Fatal error|exited with signal|crashed" .build/test.log .build/test-e2e.log | cut -c1-200 | head -8; \
 		grep -hE "recorded an issue|error: " .build/test.log .build/test-e2e.log | grep -v "prohibited flag" | cut -c1-300 | head -10; \
+		grep -hB30 "Program crashed" .build/test.log .build/test-e2e.log | grep -vE "^(✔|◇|↳|􀟈|􁁛)|^ *$$|Program crashed" | cut -c1-220 | tail -10; \
+		for crash in $(CRASHES)/*; do [ -f "$$crash" ] || continue; echo "== crash: $$crash =="; \
+			grep -E "crashed|^[0-9]+ .* in " "$$crash" | grep -vE " in (libc|libswiftCore|libdispatch)[.]so" | cut -c1-220 | head -24; done; \
 	fi; [ $$status -eq 0 ] && [ $$e2e -eq 0 ]
 
 # Flip latency, CPU and memory per warm channel (docs/performance.md), next to mpv.

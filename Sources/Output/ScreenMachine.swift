@@ -63,6 +63,9 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     private var layers: [ScreenLayer: [Picture]] = [:]
     /// The request and pictures of every feed announced and not cancelled, to go back to one.
     private var feeds: [FeedID: (token: RequestID?, overlays: [Picture])] = [:]
+    /// Feeds that were on screen before the one shown now, newest last, while they are known: the
+    /// screen goes back to one when the feed shown is cancelled (`cancel`).
+    private var shownBefore: [FeedID] = []
     private var lastBase: Base
     private var lastPush: ContinuousClock.Instant
     private var sequence = 0
@@ -114,11 +117,19 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     }
 
     /// Forgets a feed (its flip failed or was superseded, or it stopped): its frames are never
-    /// shown again. If it is on screen, its last picture stays (repeated) until another comes.
+    /// shown again. If it is on screen, its last picture stays (repeated) until another comes:
+    /// the next frame of the feed that was on screen before it, when that one still plays (a
+    /// superseded flip whose first frame got on screen before the switcher knew it had one).
     public mutating func cancel(feed: FeedID) {
         if pending?.feed == feed { pending = nil }
-        if shown.feed == feed { shown.feed = nil }
         feeds.removeValue(forKey: feed)
+        shownBefore.removeAll { $0 == feed }
+        guard shown.feed == feed else { return }
+        if let back = shownBefore.popLast(), let known = feeds[back] {
+            shown = Shown(feed: back, token: known.token, overlays: known.overlays)
+        } else {
+            shown.feed = nil
+        }
     }
 
     /// Shows `frame` (a full-screen card for request `token`) instead of any channel picture.
@@ -131,17 +142,21 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
         if let token, shown.token == token, shown.feed != nil, card == nil { return (false, []) }
         let until = max(card?.until ?? now + minimum, now + minimum)
         card = (frame, until)
+        if let covered = shown.feed { remember(covered) }
         shown = Shown(feed: nil, token: token, overlays: [])
         return (true, [show(Base(picture: frame, overlays: [], feed: .none), at: now)])
     }
 
     /// Shows `feed` again (an abandoned flip: the card, or a frame of the abandoned feed that got
-    /// on screen first, gives way to the channel still playing). Nothing happens when `feed` is
-    /// already shown, or was cancelled.
+    /// on screen first, gives way to the channel still playing). The feed expected for the
+    /// abandoned flip is expected no more: its first frame, late, must not take the screen from
+    /// the channel that plays. Nothing happens when `feed` is already shown, or was cancelled.
     public mutating func restore(feed: FeedID) {
-        guard shown.feed != feed || card != nil, let known = feeds[feed] else { return }
+        guard shown.feed != feed || card != nil || pending != nil, let known = feeds[feed] else { return }
         card = nil
-        if pending?.feed == feed { pending = nil } else { pending?.held = nil }
+        pending = nil
+        if let other = shown.feed, other != feed { remember(other) }
+        shownBefore.removeAll { $0 == feed }
         shown = Shown(feed: feed, token: known.token, overlays: known.overlays)
     }
 
@@ -212,9 +227,19 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     /// The pending feed becomes the shown one; a card gives way.
     private mutating func promotePending() {
         guard let p = pending else { return }
+        if let before = shown.feed, before != p.feed { remember(before) }
+        shownBefore.removeAll { $0 == p.feed }
         shown = Shown(feed: p.feed, token: p.token, overlays: p.overlays)
         pending = nil
         card = nil
+    }
+
+    /// Notes that `feed` was on screen before the one about to be shown (a few at most: the
+    /// switcher stops an old feed once its successor is on screen).
+    private mutating func remember(_ feed: FeedID) {
+        shownBefore.removeAll { $0 == feed }
+        shownBefore.append(feed)
+        if shownBefore.count > 8 { shownBefore.removeFirst() }
     }
 
     /// Puts `base` on screen, or, while the picture is covered, remembers it for when the cover

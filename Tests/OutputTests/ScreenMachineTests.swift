@@ -72,6 +72,45 @@ import Testing
         #expect(shown(s.videoFrame("b1", feed: FeedID(2), at: at(160))).isEmpty, "a cancelled feed never shows")
     }
 
+    /// A held channel-up key: the flip to channel 6 is superseded before the switcher heard of
+    /// its feed, and the key comes round to channel 3, still playing. Channel 6's first frame,
+    /// late, must not take the screen from it (seen in the key-repeat test: the box settled on
+    /// channel 3 showing channel 6's last picture, frozen).
+    @Test func aRestoreDropsTheAbandonedFlipsFeed() {
+        var s = screen()
+        s.expect(feed: FeedID(3), token: RequestID(1), overlays: [])
+        _ = s.videoFrame("c1", feed: FeedID(3), at: at(0))
+        s.expect(feed: FeedID(6), token: RequestID(2), overlays: [])
+        s.restore(feed: FeedID(3))
+        #expect(shown(s.videoFrame("f1", feed: FeedID(6), at: at(40))).isEmpty, "the abandoned flip's frame stays off screen")
+        #expect(shown(s.videoFrame("c2", feed: FeedID(3), at: at(50))) == ["c2"])
+        s.cancel(feed: FeedID(6))
+        #expect(shown(s.videoFrame("c3", feed: FeedID(3), at: at(80))) == ["c3"])
+        #expect(s.playsAudio(of: FeedID(3)))
+    }
+
+    /// The same race the other way round: the abandoned feed's first frame got on screen before
+    /// the restore (or its `expect` came after it). When that feed is cancelled, the channel that
+    /// was on screen before it, still playing, takes the screen back with its next frame.
+    @Test func cancellingTheFeedOnScreenGoesBackToTheOneBeforeIt() {
+        var s = screen()
+        s.expect(feed: FeedID(3), token: RequestID(1), overlays: ["logo3"])
+        _ = s.videoFrame("c1", feed: FeedID(3), at: at(0))
+        s.expect(feed: FeedID(6), token: RequestID(2), overlays: [])
+        #expect(shown(s.videoFrame("f1", feed: FeedID(6), at: at(30))) == ["f1"])
+        s.cancel(feed: FeedID(6))
+        #expect(s.shownFeed == FeedID(3))
+        #expect(shown(s.videoFrame("f2", feed: FeedID(6), at: at(40))).isEmpty, "a cancelled feed never shows")
+        #expect(shown(s.videoFrame("c2", feed: FeedID(3), at: at(50))) == ["c2+logo3"], "with its own logo")
+        // A feed that was stopped itself is not gone back to.
+        s.expect(feed: FeedID(7), token: RequestID(3), overlays: [])
+        _ = s.videoFrame("g1", feed: FeedID(7), at: at(60))
+        s.cancel(feed: FeedID(3))
+        s.cancel(feed: FeedID(7))
+        #expect(s.shownFeed == nil)
+        #expect(shown(s.videoFrame("c3", feed: FeedID(3), at: at(70))).isEmpty)
+    }
+
     @Test func layersSitAboveThePictureInZOrderAndRecomposeAStillPicture() {
         var s = screen()
         s.expect(feed: FeedID(1), token: nil, overlays: ["logo"])
