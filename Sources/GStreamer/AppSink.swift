@@ -43,7 +43,23 @@ public final class AppSource: Element, @unchecked Sendable {
         gst_app_src_push_buffer(fb_appsrc(object), gst_buffer_ref(buffer.pointer)) == GST_FLOW_OK
     }
 
+    /// Ends the stream for good: the source takes nothing more until it is stopped (READY).
     public func endOfStream() {
         _ = gst_app_src_end_of_stream(fb_appsrc(object))
+    }
+
+    /// Ends the stream after the buffers pushed so far (decoders give out all they hold), but
+    /// only until `flush()`: unlike `endOfStream()`, the source itself does not stop taking data.
+    @discardableResult
+    public func endOfStreamUntilFlushed() -> Bool {
+        gst_element_send_event(pointer, gst_event_new_eos()) != 0
+    }
+
+    /// Flushes the pipeline downstream of the source (its end-of-stream included) and starts a
+    /// new segment. What the elements negotiated stays: caps, a decoder's open codec, a
+    /// converter's tables. False when the source is not running.
+    @discardableResult
+    public func flush() -> Bool {
+        gst_element_seek(pointer, 1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1) != 0
     }
 }

@@ -14,11 +14,12 @@ import Logging
 /// this picture again, and the frames after it catch up within a few frames. An MPEG-2 decoder
 /// gives its keyframe out at once; that family gets none (`VideoFamily.hasReorderDelay`).
 ///
-/// One per video family, built idle and PLAYING like the spare decoders: `appsrc ! parser !
-/// decoder ! deinterlace ! convert ! scale ! appsink`, the same conversion as the channel's
-/// decoder (deinterlacing, BT.2020 and PQ remapped to SDR). After each picture (or a failure) it
-/// is reset to READY and started again, on the media thread, for the next flip; a flip that
-/// comes while it is busy goes without.
+/// One per stream format (`PictureFormat`), built idle and PLAYING like the spare decoders:
+/// `appsrc ! parser ! decoder ! deinterlace ! convert ! scale ! appsink`, the same conversion as
+/// the channel's decoder (deinterlacing, BT.2020 and PQ remapped to SDR). The keyframe is
+/// drained by an end-of-stream that a flush then clears for the next flip (on the media
+/// thread); after a failure it is reset to READY and started again. A flip that comes while it
+/// is busy goes without.
 final class FirstPictureDecoder: @unchecked Sendable {
     let family: VideoFamily
     private let pipeline: Pipeline
@@ -31,19 +32,22 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// Told (media thread) each time it is ready for another keyframe.
     private var readyAgain: (@Sendable () -> Void)?
     private var busy = false
-    /// Between the end of a keyframe and the decoder's restart.
+    /// Between the end of a keyframe and the decoder's flush or restart.
     private var recycling = false
     private var isShutDown = false
     /// Restarts the decoder if the keyframe taken neither gives a picture nor ends in time;
     /// called off when it does.
     private var deadlineTimer: Task<Void, Never>?
     private var failures = 0
+    private var restartCount = 0
+    private var keyframeCount = 0
     private var watch: Task<Void, Never>?
     private let logger: Logger
 
     /// A keyframe without a picture or an end after this restarts the decoder.
     static let deadline: Duration = .seconds(2)
-    /// A decoder that failed this often in a row is not used again.
+    /// A decoder that failed this often in a row (an error, or no end within the deadline) is not
+    /// used again.
     static let failureLimit = 3
 
     /// Builds and starts an idle decoder for `family` (media thread).
@@ -93,6 +97,13 @@ final class FirstPictureDecoder: @unchecked Sendable {
         lock.withLock { readyAgain = handler }
     }
 
+    /// How often it was reset to READY and started again after a failure (a keyframe that
+    /// went through is flushed instead).
+    var restarts: Int { lock.withLock { restartCount } }
+
+    /// How many keyframes it took.
+    var keyframesTaken: Int { lock.withLock { keyframeCount } }
+
     /// Whether it can take a keyframe now.
     var isReady: Bool { lock.withLock { !busy && failures < Self.failureLimit } }
 
@@ -105,6 +116,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
         let taken: Bool = lock.withLock {
             guard !busy, failures < Self.failureLimit else { return false }
             busy = true
+            keyframeCount += 1
             self.deliver = deliver
             whenFinished = finished
             // A keyframe that neither gives a picture nor ends (a decoder stuck on bad data) must
@@ -124,28 +136,40 @@ final class FirstPictureDecoder: @unchecked Sendable {
         }
         source.push(keyframe.retimed(pts: 0, dts: 0))
         for buffer in more { source.push(buffer.retimed(pts: .none, dts: .none)) }
-        source.endOfStream()
+        source.endOfStreamUntilFlushed()
         return true
     }
 
-    /// The keyframe went through (or failed): back to READY and PLAYING for the next one.
+    /// The keyframe went through (or failed): flushed for the next one, or back to READY and
+    /// PLAYING after a failure (an error, the deadline, or an end without a picture: whatever
+    /// state bad data left in the decoder goes with it).
+    ///
+    /// A flush keeps what a restart throws away and the next keyframe would build again: the
+    /// decoder's open codec and the converter's tables (a 10-bit PQ keyframe came out in 14-19 ms
+    /// after a flush, 20-25 ms after a restart, measured alone with pad probes).
     private func finished(failed: Bool) {
-        let (told, restart): ((@Sendable () -> Void)?, Bool) = lock.withLock {
+        let (told, restart, noPicture): ((@Sendable () -> Void)?, Bool, Bool) = lock.withLock {
             defer { whenFinished = nil }
             // Once per keyframe (an error can come with more messages after it).
-            guard busy, !recycling, !isShutDown else { return (nil, false) }
+            guard busy, !recycling, !isShutDown else { return (nil, false, false) }
             recycling = true
             deadlineTimer?.cancel()
             deadlineTimer = nil
-            return (whenFinished, true)
+            // The picture handler is taken when the picture comes: still here, there was none.
+            return (whenFinished, true, deliver != nil)
         }
         told?()
         guard restart else { return }
         MediaExecutor.shared.schedule { [weak self] in
             guard let self, !self.lock.withLock({ self.isShutDown }) else { return }
             do {
-                try self.pipeline.setState(.ready)
-                try self.pipeline.setState(.playing)
+                // A keyframe without a picture (one channel's broken data) restarts it but does
+                // not count towards the failures that retire it.
+                if failed || noPicture || !self.source.flush() {
+                    self.lock.withLock { self.restartCount += 1 }
+                    try self.pipeline.setState(.ready)
+                    try self.pipeline.setState(.playing)
+                }
                 self.lock.withLock {
                     self.failures = failed ? self.failures + 1 : 0
                     self.deliver = nil
@@ -171,6 +195,28 @@ final class FirstPictureDecoder: @unchecked Sendable {
         told?()
         pipeline.shutdown()
     }
+}
+
+/// The kind of stream a first-picture decoder is set up for. A keyframe of another size, scan
+/// or colour makes the decoder renegotiate (the codec's context, the deinterlacer, a new
+/// converter): a 1080i keyframe after a 720p one took 19-20 ms in the bench instead of 11-13.
+/// A flip takes the decoder of its stream's format, else one of its family.
+struct PictureFormat: Hashable, Sendable, CustomStringConvertible {
+    let family: VideoFamily
+    let width: Int
+    let height: Int
+    let interlaced: Bool
+    let colorimetry: String
+
+    init(caps: Caps) {
+        family = VideoFamily(caps: caps)
+        width = caps.int("width") ?? 0
+        height = caps.int("height") ?? 0
+        interlaced = (caps.string("interlace-mode") ?? "progressive") != "progressive"
+        colorimetry = caps.string("colorimetry") ?? ""
+    }
+
+    var description: String { "\(family.displayName) \(width)x\(height)\(interlaced ? "i" : "p")" }
 }
 
 extension VideoFamily {

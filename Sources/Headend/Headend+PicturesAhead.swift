@@ -95,8 +95,8 @@ extension Headend {
     /// family gains nothing or its first-picture decoder is busy.
     func decodeFirstPicture(feed: FeedID, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry],
                             then start: @escaping @Sendable () -> Void) -> Bool {
-        let family = VideoFamily(caps: videoCaps)
-        guard family.hasReorderDelay, let first = firstPictures[family], first.isReady,
+        let format = PictureFormat(caps: videoCaps)
+        guard format.family.hasReorderDelay, let first = firstPictureDecoder(for: format),
               let keyframe = initial.first, keyframe.track == .video, keyframe.isKeyframe else { return false }
         // A frame sent as two field pictures: the second field has no time of its own, or the
         // keyframe's.
@@ -113,6 +113,12 @@ extension Headend {
         guard began else { return false }
         once.runAfter(Self.firstPictureWait)
         return true
+    }
+
+    /// A ready first-picture decoder for `format`: its own, else one of its family.
+    private func firstPictureDecoder(for format: PictureFormat) -> FirstPictureDecoder? {
+        if let own = firstPictures[format], own.isReady { return own }
+        return firstPictures.first { $0.key.family == format.family && $0.value.isReady }?.value
     }
 
     /// How long a flip's decoder waits for the first picture decoded on the side at most.

@@ -15,20 +15,27 @@ extension Headend {
     /// The families to keep spares for: those of the running channels whose format is known,
     /// the most used first, at most `maxSpares`; H.264/AAC while nothing is known.
     func wantedSpareCodecs() -> [ChannelDecoder.Codec] {
-        var counts: [ChannelDecoder.Codec: Int] = [:]
+        let wanted = mostUsed(limit: Self.maxSpares) { source -> ChannelDecoder.Codec? in
+            let video = source.cache.videoCaps
+            guard video != nil || source.cache.isAudioOnly else { return nil }
+            return ChannelDecoder.Codec(video: source.cache.isAudioOnly ? nil : video, audio: chosenAudio(source).caps)
+        }
+        return wanted.isEmpty ? [.common] : wanted
+    }
+
+    /// What `key` says of the running (warm or hot) channels, the most frequent first (ties by
+    /// name), at most `limit`; channels it gives nil for are left out.
+    func mostUsed<Key: Hashable & CustomStringConvertible>(limit: Int, _ key: (ChannelSource) -> Key?) -> [Key] {
+        var counts: [Key: Int] = [:]
         for source in sources {
             switch source.state {
             case .warm, .hot: break
             default: continue
             }
-            let video = source.cache.videoCaps
-            guard video != nil || source.cache.isAudioOnly else { continue }
-            let codec = ChannelDecoder.Codec(video: source.cache.isAudioOnly ? nil : video, audio: chosenAudio(source).caps)
-            counts[codec, default: 0] += 1
+            if let k = key(source) { counts[k, default: 0] += 1 }
         }
-        if counts.isEmpty { return [.common] }
         return counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.description < $1.key.description }
-            .prefix(Self.maxSpares).map(\.key)
+            .prefix(limit).map(\.key)
     }
 
     /// A spare that can play `codec`, taken out of the spares; nil when none is ready.
@@ -54,21 +61,40 @@ extension Headend {
         wantedSpareCodecs().first { wanted in !spareFailures.contains(wanted) && !spares.contains { $0.codec.serves(wanted) } }
     }
 
-    /// A video family the running channels use whose flips would gain from a first-picture
-    /// decoder that is not built yet.
-    private func missingFirstPicture() -> VideoFamily? {
-        wantedSpareCodecs().lazy.map(\.video).first { family in
-            family.hasReorderDelay && firstPictures[family] == nil && !firstPictureFailures.contains(family)
+    /// Most first-picture decoders kept at once (idle, each holds a streaming thread and, once
+    /// used, one decoded picture's buffers).
+    static let maxFirstPictureDecoders = 4
+
+    /// The stream formats of the running channels whose flips gain from a first-picture decoder
+    /// (`PictureFormat`), the most used first, at most `maxFirstPictureDecoders`.
+    func wantedPictureFormats() -> [PictureFormat] {
+        mostUsed(limit: Self.maxFirstPictureDecoders) { source in
+            guard !source.cache.isAudioOnly, let caps = source.cache.videoCaps else { return nil }
+            let format = PictureFormat(caps: caps)
+            return format.family.hasReorderDelay ? format : nil
         }
     }
 
-    private func buildFirstPicture(_ family: VideoFamily) {
+    /// A stream format the running channels use whose flips would gain from a first-picture
+    /// decoder that is not built yet.
+    private func missingFirstPicture() -> PictureFormat? {
+        wantedPictureFormats().first { firstPictures[$0] == nil && !firstPictureFailures.contains($0.family) }
+    }
+
+    private func buildFirstPicture(_ format: PictureFormat) {
+        let wanted = wantedPictureFormats()
+        // Formats no channel uses any more make room.
+        for (other, decoder) in firstPictures where !wanted.contains(other) && firstPictures.count >= Self.maxFirstPictureDecoders {
+            decoder.shutdown()
+            firstPictures[other] = nil
+        }
+        guard firstPictures.count < Self.maxFirstPictureDecoders else { return }
         do {
-            firstPictures[family] = try FirstPictureDecoder(family: family, target: target, logger: logger)
-            logger.debug("first-picture \(family.displayName) decoder ready")
+            firstPictures[format] = try FirstPictureDecoder(family: format.family, target: target, logger: logger)
+            logger.debug("first-picture decoder for \(format) ready")
         } catch {
-            logger.warning("cannot prepare a first-picture \(family.displayName) decoder (flips to such channels show their first picture a little later): \(error)")
-            firstPictureFailures.insert(family)
+            logger.warning("cannot prepare a first-picture \(format.family.displayName) decoder (flips to such channels show their first picture a little later): \(error)")
+            firstPictureFailures.insert(format.family)
         }
     }
 
@@ -76,10 +102,10 @@ extension Headend {
         spareScheduled = false
         guard !isShutDown else { return }
         // Spare decoders first (a flip without one waits for a whole pipeline), then one
-        // first-picture decoder per family.
+        // first-picture decoder per stream format.
         guard let codec = missingSpare() else {
-            if let family = missingFirstPicture() {
-                buildFirstPicture(family)
+            if let format = missingFirstPicture() {
+                buildFirstPicture(format)
                 scheduleSpares()
             }
             return

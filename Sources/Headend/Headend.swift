@@ -38,8 +38,8 @@ public actor Headend {
     /// Idle decoders, built and running, one per codec family the lineup uses (see `Headend+Spares.swift`).
     var spares: [ChannelDecoder] = []
     var spareScheduled = false
-    /// Decoders of a flip's keyframe on its own, per video family (see `FirstPictureDecoder`).
-    var firstPictures: [VideoFamily: FirstPictureDecoder] = [:]
+    /// Decoders of a flip's keyframe on its own, per stream format (see `FirstPictureDecoder`).
+    var firstPictures: [PictureFormat: FirstPictureDecoder] = [:]
     var firstPictureFailures: Set<VideoFamily> = []
     /// Keyframes of the channels next in line decoded ahead, per lineup position (see
     /// `Headend+PicturesAhead.swift`), the keyframe last tried for each, and their decoders.

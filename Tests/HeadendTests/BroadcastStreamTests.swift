@@ -495,23 +495,35 @@ extension HeadendTests {
         /// The first-picture decoder is ready again for the next flip.
         @Test func aFlipShowsItsKeyframeDecodedOnItsOwnFirst() async throws {
             let (interlaced, hevc) = (Self.smallInterlaced, Self.smallHEVCPQ)
-            let rig = try Rig([interlaced, hevc], target: DecodeTarget(width: 640, height: 360))
+            var progressive = ClipFormat.hd720
+            progressive.width = 640
+            progressive.height = 360
+            progressive.seconds = 3
+            let rig = try Rig([interlaced, hevc, progressive], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             // No channel on screen: none is next in line, so no picture is decoded ahead.
             await rig.headend.applyPolicy(current: nil, last: nil)
+            // One decoder per stream format: H.264 interlaced and progressive apart.
+            let formats = try rig.headend.sources.map { PictureFormat(caps: try #require($0.cache.videoCaps)) }
+            #expect(Set(formats).count == 3, "formats: \(formats)")
             let ready = await eventually(within: 8) {
                 let decoders = await rig.headend.firstPictures
-                return [VideoFamily.h264, .h265].allSatisfy { decoders[$0]?.isReady == true }
+                return formats.allSatisfy { decoders[$0]?.isReady == true }
             }
-            let built = await rig.headend.firstPictures.keys.map(\.rawValue)
+            let built = await rig.headend.firstPictures.keys.map(\.description)
             #expect(ready, "first-picture decoders: \(built)")
-            for (index, round) in [(0, 1), (1, 1), (0, 2)] {
+            for (index, round) in [(0, 1), (1, 1), (2, 1), (0, 2)] {
                 // Ready again after the last flip's picture.
                 #expect(await eventually(within: 3) { await rig.headend.firstPictures.values.allSatisfy(\.isReady) })
+                let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
                 let sink = FirstFrames()
                 let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
                 #expect(path == .warm)
+                // Its keyframe went to the decoder of its format, and to no other.
+                let after = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
+                let used = after.filter { $0.value != before[$0.key] }.keys.map(\.description)
+                #expect(used == [formats[index].description], "channel \(index + 1), flip \(round): keyframe taken by \(used)")
                 #expect(await eventually(within: 5) { sink.frames.count >= 3 }, "channel \(index + 1): \(sink.frames.count) frames")
                 let decoder = await rig.headend.decoder(feed: feed)
                 #expect(decoder?.showedFirstPicture == true, "channel \(index + 1), flip \(round): the keyframe decoded on its own came first")

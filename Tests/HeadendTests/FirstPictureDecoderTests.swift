@@ -47,13 +47,20 @@ extension HeadendTests {
             let good = await run(keyframe.buffer)
             #expect(good.count.pictures == 1)
             #expect(good.first?.size == target.width * target.height * 3 / 2, "an I420 picture at the target's size")
+            // A keyframe that went through is flushed out, not restarted: the next one finds the
+            // codec open and the converter built.
+            let second = await run(keyframe.buffer)
+            #expect(second.count.pictures == 1)
+            #expect(decoder.restarts == 0, "flushed after a picture, not restarted")
             // Bytes that are no H.264 at all, marked as a keyframe.
             let garbage = Buffer(bytes: (0..<6000).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 13) }, pts: 0, dts: 0, keyframe: true)
             let bad = await run(garbage)
             #expect(bad.count.pictures == 0)
+            #expect(decoder.restarts == 1, "a keyframe without a picture restarts it")
             // And it decodes the next keyframe as before.
             let again = await run(keyframe.buffer)
             #expect(again.count.pictures == 1)
+            #expect(decoder.restarts == 1)
             await rig.stop()
         }
     }
