@@ -113,8 +113,8 @@ extension EventStreamDisconnectTests {
         }
         defer { raw.hangUp() }
         // Without the fix shutdown waits for the stream (the player keeps it open for an hour);
-        // 15 s leaves room for a loaded machine.
-        #expect(ContinuousClock.now - start < .seconds(15), "graceful shutdown does not wait for event streams")
+        // 40 s leaves room for a loaded machine (17 s seen with the whole suite running).
+        #expect(ContinuousClock.now - start < .seconds(40), "graceful shutdown does not wait for event streams")
         #expect(player.openSubscriptions == 0)
     }
 }
