@@ -150,7 +150,8 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     /// Shows `feed` again (an abandoned flip: the card, or a frame of the abandoned feed that got
     /// on screen first, gives way to the channel still playing). The feed expected for the
     /// abandoned flip is expected no more: its first frame, late, must not take the screen from
-    /// the channel that plays. Nothing happens when `feed` is already shown, or was cancelled.
+    /// the channel that plays. Nothing happens when `feed` is already shown with no card and no
+    /// flip pending, or was cancelled.
     public mutating func restore(feed: FeedID) {
         guard shown.feed != feed || card != nil || pending != nil, let known = feeds[feed] else { return }
         card = nil
