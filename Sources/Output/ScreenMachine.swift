@@ -156,7 +156,7 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
         guard shown.feed != feed || card != nil || pending != nil, let known = feeds[feed] else { return }
         card = nil
         pending = nil
-        if let other = shown.feed, other != feed { remember(other) }
+        // The feed it replaces (an abandoned flip's) is no screen to go back to.
         shownBefore.removeAll { $0 == feed }
         shown = Shown(feed: feed, token: known.token, overlays: known.overlays)
     }
