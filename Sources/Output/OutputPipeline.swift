@@ -138,10 +138,19 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// Announces that frames of `feed` should replace the current picture as soon as the first
     /// one arrives, with `overlays` on them. `token` names the request the feed belongs to (see
     /// `showCard`). `onFirstFrame` runs once, when that first frame reaches the sink. A newer
-    /// `expect` replaces an older pending one (its waiter never runs).
+    /// `expect` replaces an older pending one (its waiter never runs). Ignored for a request
+    /// already abandoned (`abandon`).
     public func expect(feed: FeedID, token: RequestID? = nil, overlays: [Overlay], onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
+        // The waiter first, so a first frame right after the `expect` finds it.
         watchLock.withLock { firstFrameWaiters[feed] = onFirstFrame }
-        lock.withLock { screen.expect(feed: feed, token: token, overlays: overlays) }
+        guard !lock.withLock({ screen.expect(feed: feed, token: token, overlays: overlays) }) else { return }
+        _ = watchLock.withLock { firstFrameWaiters.removeValue(forKey: feed) }
+    }
+
+    /// Request `token` was abandoned before its picture came (a newer flip superseded it): the
+    /// feed it expects, even if announced later by its decoder, never takes the screen.
+    public func abandon(request token: RequestID) {
+        lock.withLock { screen.abandon(token) }
     }
 
     /// Expects `feed` again after a card replaced its picture (its source stalled): its next

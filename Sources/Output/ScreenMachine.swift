@@ -66,6 +66,9 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     /// Feeds that were on screen before the one shown now, newest last, while they are known: the
     /// screen goes back to one when the feed shown is cancelled (`cancel`).
     private var shownBefore: [FeedID] = []
+    /// Requests the switcher abandoned (superseded or given up) before their picture came, the
+    /// newest few: their feeds' `expect`, arriving late, is refused (see `abandon`).
+    private var abandoned: [RequestID] = []
     private var lastBase: Base
     private var lastPush: ContinuousClock.Instant
     private var sequence = 0
@@ -94,10 +97,25 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
 
     /// Frames of `feed` should replace the picture as soon as the first one arrives, with
     /// `overlays` on them. `token` names the request the feed belongs to (see `showCard`). A newer
-    /// `expect` replaces an older pending one.
-    public mutating func expect(feed: FeedID, token: RequestID?, overlays: [Picture]) {
+    /// `expect` replaces an older pending one. Refused (false, nothing changes) for a request
+    /// already abandoned: the decoder of a superseded flip can announce its feed after the switcher
+    /// moved on, and that feed must not take the screen from the channel the viewer is on.
+    @discardableResult
+    public mutating func expect(feed: FeedID, token: RequestID?, overlays: [Picture]) -> Bool {
+        if let token, abandoned.contains(token) { return false }
         pending = Pending(feed: feed, token: token, overlays: overlays, held: nil)
         feeds[feed] = (token, overlays)
+        return true
+    }
+
+    /// Request `token` was abandoned (superseded by a newer flip, or its caller gave up) before its
+    /// picture came: the feed it expects, now or later, is expected no more. Its feed is cancelled
+    /// separately once known (`cancel`).
+    public mutating func abandon(_ token: RequestID) {
+        if pending?.token == token { pending = nil }
+        guard !abandoned.contains(token) else { return }
+        abandoned.append(token)
+        if abandoned.count > 16 { abandoned.removeFirst() }
     }
 
     /// Expects `feed` again (its picture was replaced by a card while it stalled): its next frame

@@ -259,6 +259,8 @@ public actor Player {
                     let card = SwitcherMachine.Card(requestID: id, channel: channel, kind: .tuning, minimum: .zero)
                     startJob(.prerender(id)) { _ = await $0.cardFrame(card) }
                 }
+            case .abandon(let id):
+                output.abandon(request: id)
             case .stop(let feed):
                 output.cancel(feed: feed)
                 jobs.cancel(.logo(feed))
@@ -525,7 +527,11 @@ public actor Player {
     }
 
     public nonisolated func snapshotPNG(width: Int?) async throws -> [UInt8] {
-        try output.snapshotPNG(width: width)
+        // Encoded on the still-image thread, whoever asks: a PNG of the output takes tens of
+        // milliseconds, which on a thread of the concurrency pool (two on a 2-core box) would hold
+        // up the switcher and everything else that awaits.
+        let output = self.output
+        return try await StillImageExecutor.shared.run { try output.snapshotPNG(width: width) }
     }
 
     public nonisolated func events() -> AsyncStream<PlayerEvent> { hub.subscribe() }

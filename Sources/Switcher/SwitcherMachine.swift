@@ -89,6 +89,10 @@ public struct SwitcherMachine: Sendable {
         case activate(requestID: RequestID, channel: Int)
         /// Stop the decoder of `feed` and forget it on the output.
         case stop(feed: FeedID)
+        /// Request `requestID`'s flip was abandoned before its picture came (superseded, or its
+        /// caller gave up): the output must not take its feed, even if the decoder announces it
+        /// only now (`activate` runs on while the switcher moves on).
+        case abandon(requestID: RequestID)
         case showCard(Card)
         /// Show `feed` again: an abandoned flip gives way to the channel still playing (its card,
         /// or a first frame that reached the screen before the flip was abandoned).
@@ -198,6 +202,7 @@ public struct SwitcherMachine: Sendable {
             effects.append(.event(.flipRetargeted(requestID: old.id, target: summary)))
             effects.append(.deliver(FlipResult(requestID: old.id, outcome: .superseded, channel: channels[old.target].summary,
                                                interstitialShown: old.cardShown, supersededBy: id)))
+            effects.append(.abandon(requestID: old.id))
             if let feed = old.feed { effects.append(.stop(feed: feed)) }
             if old.cardShown { carryCard = true }
         }
@@ -331,7 +336,7 @@ public struct SwitcherMachine: Sendable {
     public mutating func cancel(requestID: RequestID) -> [Effect] {
         guard let f = flight, f.id == requestID else { return [] }
         flight = nil
-        var effects: [Effect] = []
+        var effects: [Effect] = [.abandon(requestID: f.id)]
         if let feed = f.feed { effects.append(.stop(feed: feed)) }
         if let shown = shownFeed, card?.noSignal != true {
             effects.append(.restore(feed: shown))
@@ -372,7 +377,8 @@ public struct SwitcherMachine: Sendable {
         }
         if let f = flight, f.target == channel {
             flight = nil
-            var effects: [Effect] = []
+            // Its decoder may still announce its feed: locked content must not reach the screen.
+            var effects: [Effect] = [.abandon(requestID: f.id)]
             if let feed = f.feed { effects.append(.stop(feed: feed)) }
             if let c = card, c.requestID == f.id {
                 effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))

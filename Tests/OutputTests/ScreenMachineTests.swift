@@ -89,6 +89,31 @@ import Testing
         #expect(s.playsAudio(of: FeedID(3)))
     }
 
+    /// The race at its root: the decoder of a superseded flip announces its feed only after the
+    /// switcher abandoned the flip and restored the channel on screen. That late `expect` is
+    /// refused, so the abandoned channel's first frame never flashes over the one playing.
+    @Test func aLateExpectOfAnAbandonedRequestIsRefused() {
+        var s = screen()
+        s.expect(feed: FeedID(3), token: RequestID(1), overlays: ["logo3"])
+        _ = s.videoFrame("c1", feed: FeedID(3), at: at(0))
+        s.abandon(RequestID(2))
+        s.restore(feed: FeedID(3))
+        let accepted = s.expect(feed: FeedID(6), token: RequestID(2), overlays: [])
+        #expect(!accepted, "refused")
+        #expect(shown(s.videoFrame("f1", feed: FeedID(6), at: at(30))).isEmpty, "the abandoned flip's frame stays off screen")
+        #expect(shown(s.videoFrame("c2", feed: FeedID(3), at: at(40))) == ["c2+logo3"])
+        #expect(s.playsAudio(of: FeedID(3)) && !s.playsAudio(of: FeedID(6)))
+        // Abandoned after its `expect`, before its frame: expected no more.
+        let seven = s.expect(feed: FeedID(7), token: RequestID(3), overlays: [])
+        #expect(seven)
+        s.abandon(RequestID(3))
+        #expect(shown(s.videoFrame("g1", feed: FeedID(7), at: at(50))).isEmpty)
+        // A newer request for the same channel is a new flip, expected as usual.
+        let eight = s.expect(feed: FeedID(8), token: RequestID(4), overlays: [])
+        #expect(eight)
+        #expect(shown(s.videoFrame("f1", feed: FeedID(8), at: at(60))) == ["f1"])
+    }
+
     /// The same race the other way round: the abandoned feed's first frame got on screen before
     /// the restore (or its `expect` came after it). When that feed is cancelled, the channel that
     /// was on screen before it, still playing, takes the screen back with its next frame.

@@ -152,6 +152,25 @@ import Testing
         #expect(m.activated(requestID: second, feed: 102).isEmpty)
     }
 
+    /// A flip abandoned before its decoder was set up (superseded, or its caller gone) is given up
+    /// on the output too: the decoder may announce its feed after the switcher moved on.
+    @Test func anAbandonedFlipIsAbandonedOnTheOutputBeforeItsFeedIsKnown() {
+        var m = machine(on: 2)
+        let (first, _) = m.request(.next, at: at(0))
+        let (second, superseding) = m.request(.previous, at: at(20))
+        #expect(superseding.contains(.abandon(requestID: first)))
+        #expect(!superseding.contains(.abandon(requestID: second)), "the hot restore is not abandoned")
+        let (third, _) = m.request(.next, at: at(40))
+        let cancelled = m.cancel(requestID: third)
+        #expect(cancelled.contains(.abandon(requestID: third)), "a caller that gave up abandons its flip")
+        let (fourth, _) = m.request(.next, at: at(60))
+        let done = m.firstFrame(requestID: fourth, feed: 104, path: .warm, at: at(70))
+        #expect(!done.contains { if case .abandon = $0 { true } else { false } }, "a completed flip is not abandoned")
+        let (fifth, _) = m.request(.tune(ChannelNumber(6)), at: at(100))
+        let locked = m.setLock(channel: 5, reason: Self.rated, at: at(110))
+        #expect(locked.contains(.abandon(requestID: fifth)), "a flip whose target locks on its way is abandoned: its picture must not come")
+    }
+
     @Test func aCardOnScreenFollowsTheRetargetAtOnce() {
         var m = machine()
         let (first, _) = m.request(.next, at: at(0))
