@@ -32,9 +32,11 @@ demo: build media
 
 # Two phases: every suite but the end-to-end ones in parallel, then the end-to-end ones (each
 # runs real flipbox processes: leak, soak, many channels) one at a time, so their load does not
-# starve the timing of the others. Suites named …TimingTests (checks that depend on how fast a
-# flip is) run in the quiet second phase too: in the parallel one a warm flip has taken seconds.
-QUIET = FlipboxTests|TimingTests
+# starve the timing of the others. Two kinds of suites run in the quiet second phase too:
+# …TimingTests (checks that depend on how fast a flip is) and …LeakTests (exit tests: while
+# swift-testing waits for the child process it holds a thread of the concurrency pool, and the
+# pool has only two on a 2-core machine, so the whole parallel phase stood still for seconds).
+QUIET = FlipboxTests|TimingTests|LeakTests
 # A crash in a test process (or a flipbox it started) leaves its backtrace in .build/crashes, and
 # the summary below prints what the process said just before and the crashed thread's frames.
 CRASHES = $(CURDIR)/.build/crashes

@@ -18,18 +18,20 @@ import Testing
         var signals: [SpliceTimeSignal] { all.compactMap { if case .timeSignal(let s) = $0 { s } else { nil } } }
     }
 
-    static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+    /// Polls `condition` without holding a thread of the concurrency pool (the test process has
+    /// two, shared by every test running at once).
+    static func waitFor(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return condition()
     }
 
     /// A live H.264 picture muxed with an SCTE-35 PID and demuxed at once, playing for a second:
     /// the muxer, what the sink's pad reads, and what the guard turned away.
-    static func muxAndDemux() throws -> (Pipeline, Element, Commands, Commands) {
+    static func muxAndDemux() async throws -> (Pipeline, Element, Commands, Commands) {
         let pipeline = try Pipeline(description: """
             videotestsrc is-live=true ! video/x-raw,width=160,height=90,framerate=30/1 ! \
             x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! \
@@ -42,23 +44,23 @@ import Testing
         let commands = Commands()
         try #require(pipeline.child(named: "sink")?.staticPad("sink")).onSpliceCommand { commands.add($0) }
         try pipeline.setState(.playing)
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         return (pipeline, try #require(pipeline.child(named: "mux")), commands, rejected)
     }
 
-    @Test func spliceInsertsGoThroughMuxAndDemuxAsValues() throws {
-        let (pipeline, mux, commands, rejected) = try Self.muxAndDemux()
+    @Test func spliceInsertsGoThroughMuxAndDemuxAsValues() async throws {
+        let (pipeline, mux, commands, rejected) = try await Self.muxAndDemux()
         defer { pipeline.shutdown() }
 
         let at = pipeline.runningTimeNow + ClockTime.second
         #expect(mux.sendSpliceInsert(eventID: 11, out: true, at: at, duration: 2 * ClockTime.second))
-        #expect(Self.waitFor(5) { commands.inserts.count == 1 }, "\(commands.all)")
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(await Self.waitFor(5) { commands.inserts.count == 1 }, "\(commands.all)")
+        try await Task.sleep(for: .seconds(0.3))
         #expect(mux.sendSpliceInsert(eventID: 11, out: false, at: nil))
-        #expect(Self.waitFor(5) { commands.inserts.count == 2 }, "\(commands.all)")
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(await Self.waitFor(5) { commands.inserts.count == 2 }, "\(commands.all)")
+        try await Task.sleep(for: .seconds(0.3))
         #expect(mux.sendSpliceTimeSignal(at: pipeline.runningTimeNow))
-        #expect(Self.waitFor(5) { commands.all.contains(.unsupported("time_signal")) }, "\(commands.all)")
+        #expect(await Self.waitFor(5) { commands.all.contains(.unsupported("time_signal")) }, "\(commands.all)")
 
         let inserts = commands.inserts
         if inserts.count == 2 {
@@ -78,22 +80,22 @@ import Testing
     /// packet (many descriptors: the muxer spreads them over two packets) is reassembled by the
     /// guard, checked and let through. (GStreamer 1.22's section filter takes every later
     /// multi-packet section on the PID for a repeat of the first: only the first is read.)
-    @Test func timeSignalsAndSectionsLongerThanAPacketComeThrough() throws {
-        let (pipeline, mux, commands, rejected) = try Self.muxAndDemux()
+    @Test func timeSignalsAndSectionsLongerThanAPacketComeThrough() async throws {
+        let (pipeline, mux, commands, rejected) = try await Self.muxAndDemux()
         defer { pipeline.shutdown() }
 
         let opportunity = SpliceSegmentation(eventID: 21, typeID: 0x34, duration: 5 * ClockTime.second)
         let at = pipeline.runningTimeNow + ClockTime.second
         #expect(mux.sendSpliceTimeSignal(at: at, segmentation: opportunity))
-        #expect(Self.waitFor(5) { commands.signals.count == 1 }, "\(commands.all)")
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(await Self.waitFor(5) { commands.signals.count == 1 }, "\(commands.all)")
+        try await Task.sleep(for: .seconds(0.3))
         // 30 avail descriptors: a section of about 330 bytes.
         #expect(mux.sendSpliceInsert(eventID: 12, out: true, at: nil, duration: 2 * ClockTime.second, padding: 30))
-        #expect(Self.waitFor(5) { commands.inserts.count == 1 }, "\(commands.all)")
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(await Self.waitFor(5) { commands.inserts.count == 1 }, "\(commands.all)")
+        try await Task.sleep(for: .seconds(0.3))
         let end = SpliceSegmentation(eventID: 21, typeID: 0x35)
         #expect(mux.sendSpliceTimeSignal(at: pipeline.runningTimeNow, segmentation: end))
-        #expect(Self.waitFor(5) { commands.signals.count == 2 }, "\(commands.all)")
+        #expect(await Self.waitFor(5) { commands.signals.count == 2 }, "\(commands.all)")
 
         let signals = commands.signals
         if signals.count == 2 {

@@ -4,11 +4,12 @@ import Headend
 import Lineup
 import Logging
 import Output
+import TestSupport
 import Testing
 
 /// The picture-in-picture window and the info banner on a real headless output, with a real
 /// head-end decoding two test channels; checked by the pixels of the output's snapshot.
-@Suite(.serialized) struct PictureInPictureWindowTests {
+@Suite(.serialized, .heavy) struct PictureInPictureWindowTests {
     init() throws { try GStreamer.initialize() }
 
     /// A headless 640x360 output showing channel 1 (red) and a head-end that also warms

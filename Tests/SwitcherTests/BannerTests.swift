@@ -3,10 +3,11 @@ import GStreamer
 import Lineup
 import Output
 import Switcher
+import TestSupport
 import Testing
 
 /// The info banner on the real output, checked by the pixels of the snapshot.
-@Suite(.serialized) struct BannerTests {
+@Suite(.serialized, .heavy) struct BannerTests {
     /// Two channels of the same red, so only the banner's text tells them apart.
     static let channels = [
         ("Red One", "test://color/ff0000?size=160x90&gop=15"),

@@ -11,7 +11,7 @@ import Testing
 /// Broadcast streams through the whole player and its headless output (issue 15): a channel
 /// with two AC-3 languages plays the preferred one and switches on request; a radio channel
 /// flips like any other and shows its card. Checked by the output's sound and pixels.
-@Suite(.serialized) struct BroadcastPlayerTests {
+@Suite(.serialized, .heavy) struct BroadcastPlayerTests {
     static let logger = Logger(label: "test")
 
     /// The repository's card templates (the radio card among them).

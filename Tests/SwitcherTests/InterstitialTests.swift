@@ -4,10 +4,11 @@ import Lineup
 import Logging
 import Output
 import Switcher
+import TestSupport
 import Testing
 
 /// Cards on the real output, checked by the pixels of the snapshot.
-@Suite(.serialized) struct InterstitialTests {
+@Suite(.serialized, .heavy) struct InterstitialTests {
     static let logger = Logger(label: "test")
     static let cardsDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -4,11 +4,12 @@ import Lineup
 import Logging
 import Output
 import Switcher
+import TestSupport
 import Testing
 
 /// Channel logos checked by pixels: every image format decodes, each channel's logo sits in its
 /// configured corner at its configured size, and a channel that turns it off shows none.
-@Suite(.serialized) struct LogoTests {
+@Suite(.serialized, .heavy) struct LogoTests {
     static let width = 320, height = 180
 
     init() throws { try GStreamer.initialize() }

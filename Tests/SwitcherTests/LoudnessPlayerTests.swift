@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 15's loudness normaliser through the whole player: two channels 24 dB apart play at
 /// about one loudness with `normalizeAudio`, and as they are without. Checked by the output's sound.
-@Suite(.serialized) struct LoudnessPlayerTests {
+@Suite(.serialized, .heavy) struct LoudnessPlayerTests {
     static let logger = Logger(label: "test")
 
     /// The output's loudness over the last 400 ms, in dB of full scale (mean square).

@@ -3,10 +3,11 @@ import GStreamer
 import Lineup
 import Output
 @testable import Switcher
+import TestSupport
 import Testing
 
 /// The multiview mosaic on the real output, checked by the pixels of the snapshot.
-@Suite(.serialized) struct MultiviewTests {
+@Suite(.serialized, .heavy) struct MultiviewTests {
     static let colours: [(String, (Double, Double, Double))] = [
         ("ff0000", (255, 0, 0)), ("00ff00", (0, 255, 0)), ("0000ff", (0, 0, 255)), ("ffff00", (255, 255, 0)),
     ]

@@ -12,7 +12,7 @@ import Testing
 /// channel's own AC-3 frames in IEC 61937 bursts, bit for bit, as a receiver behind HDMI reads
 /// them; the language chosen is the one whose frames arrive; E-AC-3 arrives re-encoded as AC-3
 /// (a receiver decodes it to the channel's tone); an AAC channel is still decoded.
-@Suite(.serialized) struct PassthroughPlayerTests {
+@Suite(.serialized, .heavy) struct PassthroughPlayerTests {
     static let logger = Logger(label: "test")
 
     /// The AC-3 frames of audio stream `index` of the clip at `path`, as sent (ffmpeg copies

@@ -3,10 +3,11 @@ import GStreamer
 import Lineup
 import Output
 import Switcher
+import TestSupport
 import Testing
 
 /// Picture-in-picture on the real output, checked by the pixels of the snapshot.
-@Suite(.serialized) struct PiPTests {
+@Suite(.serialized, .heavy) struct PiPTests {
     @Test func theWindowShowsTheSecondChannelSwapsAndCloses() async throws {
         let player = try await overlayPlayer([
             ("Red", "test://color/ff0000?size=160x90&gop=15"),

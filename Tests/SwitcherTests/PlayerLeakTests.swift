@@ -4,12 +4,13 @@ import Headend
 import Lineup
 import Logging
 import Switcher
+import TestSupport
 import Testing
 
 /// A player that was started, flipped 200 times and stopped leaves nothing behind: no pipeline,
 /// no element, no file descriptor. Each check runs in a process of its own (an exit test), so
 /// the counts are the player's alone and not the other tests'.
-@Suite struct PlayerLeakTests {
+@Suite(.heavy) struct PlayerLeakTests {
     @Test func twoHundredFlipsThenShutdownLeaveNoPipelineElementOrFile() async {
         // The child says its verdict on standard output and ends with 0 either way, so a failed
         // check reads as its reason here; a crash (a signal) still fails the expectation.

@@ -5,12 +5,13 @@ import Logging
 import Output
 import Parental
 @testable import Switcher
+import TestSupport
 import Testing
 
 /// Locked content on a real player in process: no frame and no sound of it, the lock card
 /// instead, the PIN unlocking it; and a programme boundary into locked content stopping the
 /// picture and the sound of the channel on screen.
-@Suite(.serialized) struct PlayerParentalTests {
+@Suite(.serialized, .heavy) struct PlayerParentalTests {
     /// The programmes of one channel, for the player to ask (the XMLTV guide itself is tested in
     /// GuideTests and end to end in FlipboxTests).
     struct Schedule: ProgrammeGuide {

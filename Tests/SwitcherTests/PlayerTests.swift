@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// The player with a real headless output and real synthetic channels, in process.
-@Suite(.serialized) struct PlayerTests {
+@Suite(.serialized, .heavy) struct PlayerTests {
     static let logger = Logger(label: "test")
 
     func makePlayer(_ channels: [(String, String)], timeout: Duration = .seconds(8)) throws -> Player {

@@ -8,7 +8,7 @@ import Testing
 
 /// A logo never stands between a viewer and the picture: a flip to a warm channel whose logo is
 /// still downloading completes at once, and the logo joins the picture when it arrives.
-@Suite(.serialized) struct SlowLogoTests {
+@Suite(.serialized, .heavy) struct SlowLogoTests {
     /// Serves a red SVG on loopback, but only once the file `gate` exists (at most `limit`
     /// seconds later): the test decides when the download ends, whatever the machine's load.
     func gatedLogoServer(gate: String, limit: Double) throws -> PythonServer {

@@ -4,11 +4,12 @@ import Lineup
 import Logging
 import Output
 @testable import Switcher
+import TestSupport
 import Testing
 
 /// TV standby (HDMI-CEC's standby and power-on, driven here directly): every channel cold and
 /// the output black, then the last channel back. Real pipelines, headless output, pixels.
-@Suite(.serialized) struct StandbyTests {
+@Suite(.serialized, .heavy) struct StandbyTests {
     @Test func standbyReleasesTheWarmPoolAndResumeReturnsToTheLastChannel() async throws {
         try GStreamer.initialize()
         let lineup = Lineup(channels: [

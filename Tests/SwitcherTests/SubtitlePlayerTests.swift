@@ -12,7 +12,7 @@ import Testing
 /// `dvbsubenc` and CEA-708 captions made by `cccombiner`, sent live over loopback UDP. Checked
 /// by the pixels of the output's snapshot: the subtitle region is bright where subtitles show,
 /// dark where they are off, and nothing of them stays after a flip to another channel.
-@Suite(.serialized) struct SubtitlePlayerTests {
+@Suite(.serialized, .heavy) struct SubtitlePlayerTests {
     static let logger = Logger(label: "test")
 
     /// The share of pixels brighter than mid-grey in `region` (fractions of the picture).

@@ -5,6 +5,7 @@ import Lineup
 import Logging
 import LoopbackStreams
 import Switcher
+import TestSupport
 import Testing
 
 /// Teletext subtitles through the whole player and its headless output (issue 15): streams
@@ -12,7 +13,7 @@ import Testing
 /// naming the pages (ETSI EN 300 468 descriptor 0x56), sent live over loopback UDP. Checked by
 /// the pixels of the output's snapshot (`SubtitlePlayerTests.shows`): white text low in the
 /// middle where a page shows, the dark picture where none does.
-@Suite(.serialized) struct TeletextPlayerTests {
+@Suite(.serialized, .heavy) struct TeletextPlayerTests {
     static let logger = Logger(label: "test")
     /// Low in the middle, where a short line shows (`HELLO`).
     static let middle = (x: 0.35, y: 0.84, width: 0.3, height: 0.14)

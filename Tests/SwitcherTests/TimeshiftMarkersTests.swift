@@ -9,7 +9,7 @@ import Testing
 
 /// Programme starts from the guide are timeshift markers: listed in the status, reached by
 /// previous/next marker, next to the markers set over the API; and a move shows the position bar.
-@Suite(.serialized) struct TimeshiftMarkersTests {
+@Suite(.serialized, .heavy) struct TimeshiftMarkersTests {
     /// Programmes of 4 s each on one channel, from `origin` on.
     struct ShortProgrammes: ProgrammeGuide {
         let channelID: String

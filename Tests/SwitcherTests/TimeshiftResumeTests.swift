@@ -4,11 +4,12 @@ import Headend
 import Lineup
 import Logging
 import Switcher
+import TestSupport
 import Testing
 
 /// `resume-position`: flipping back with recall to a channel left behind live returns to where
 /// it was; without it (or when it was left live), recall returns to live.
-@Suite(.serialized) struct TimeshiftResumeTests {
+@Suite(.serialized, .heavy) struct TimeshiftResumeTests {
     func player(resume: Bool) throws -> Player {
         try GStreamer.initialize()
         let lineup = Lineup(channels: [

@@ -5,6 +5,7 @@ import Lineup
 import Logging
 import LoopbackStreams
 import Switcher
+import TestSupport
 import Testing
 
 /// WebVTT subtitles of live HLS channels through the whole player (issue 15): a master playlist
@@ -12,7 +13,7 @@ import Testing
 /// shows a white marker in its top-left corner during every other 2 s segment, and exactly those
 /// segments carry a cue, so the cue's text must be in the picture when, and only when, the marker
 /// is: checked by the pixels of the output's snapshots.
-@Suite(.serialized) struct WebVTTPlayerTests {
+@Suite(.serialized, .heavy) struct WebVTTPlayerTests {
     static let logger = Logger(label: "test")
     /// Fractions of the picture: the marker, and the band the text is drawn in.
     static let marker = (x: 0.02, y: 0.02, width: 0.15, height: 0.15)
