@@ -66,9 +66,13 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     /// Feeds that were on screen before the one shown now, newest last, while they are known: the
     /// screen goes back to one when the feed shown is cancelled (`cancel`).
     private var shownBefore: [FeedID] = []
-    /// Requests the switcher abandoned (superseded or given up) before their picture came, the
-    /// newest few: their feeds' `expect`, arriving late, is refused (see `abandon`).
-    private var abandoned: [RequestID] = []
+    /// The newest request the screen was told to expect a feed for, and the newest the switcher
+    /// abandoned (superseded or given up before its picture came). Requests are numbered in the
+    /// order they came and only one flip is under way at a time, so an `expect` for a request
+    /// older than the newest expected, or not newer than the newest abandoned, comes from a flip
+    /// the switcher has moved past: it is refused (see `expect`).
+    private var newestExpected: RequestID?
+    private var newestAbandoned: RequestID?
     private var lastBase: Base
     private var lastPush: ContinuousClock.Instant
     private var sequence = 0
@@ -97,12 +101,17 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
 
     /// Frames of `feed` should replace the picture as soon as the first one arrives, with
     /// `overlays` on them. `token` names the request the feed belongs to (see `showCard`). A newer
-    /// `expect` replaces an older pending one. Refused (false, nothing changes) for a request
-    /// already abandoned: the decoder of a superseded flip can announce its feed after the switcher
-    /// moved on, and that feed must not take the screen from the channel the viewer is on.
+    /// `expect` replaces an older pending one. Refused (false, nothing changes) for a request the
+    /// switcher has moved past (abandoned, or older than the newest expected): the decoder of a
+    /// superseded flip can announce its feed after the switcher moved on, and that feed must not
+    /// take the screen from the channel the viewer is on.
     @discardableResult
     public mutating func expect(feed: FeedID, token: RequestID?, overlays: [Picture]) -> Bool {
-        if let token, abandoned.contains(token) { return false }
+        if let token {
+            if let abandoned = newestAbandoned, token <= abandoned { return false }
+            if let newest = newestExpected, token < newest { return false }
+            newestExpected = token
+        }
         pending = Pending(feed: feed, token: token, overlays: overlays, held: nil)
         feeds[feed] = (token, overlays)
         return true
@@ -113,9 +122,7 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     /// separately once known (`cancel`).
     public mutating func abandon(_ token: RequestID) {
         if pending?.token == token { pending = nil }
-        guard !abandoned.contains(token) else { return }
-        abandoned.append(token)
-        if abandoned.count > 16 { abandoned.removeFirst() }
+        newestAbandoned = max(newestAbandoned ?? token, token)
     }
 
     /// Expects `feed` again (its picture was replaced by a card while it stalled): its next frame

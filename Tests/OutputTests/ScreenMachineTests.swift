@@ -112,6 +112,14 @@ import Testing
         let eight = s.expect(feed: FeedID(8), token: RequestID(4), overlays: [])
         #expect(eight)
         #expect(shown(s.videoFrame("f1", feed: FeedID(8), at: at(60))) == ["f1"])
+        // A flip that failed while its decoder was still starting (no abandon: its feed would
+        // play behind the "no signal" card) announces its feed after a newer flip's: refused, so
+        // it cannot take the newer flip's place as the one expected.
+        _ = s.expect(feed: FeedID(10), token: RequestID(6), overlays: [])
+        let late = s.expect(feed: FeedID(9), token: RequestID(5), overlays: [])
+        #expect(!late)
+        #expect(shown(s.videoFrame("i1", feed: FeedID(9), at: at(70))).isEmpty)
+        #expect(shown(s.videoFrame("j1", feed: FeedID(10), at: at(80))) == ["j1"])
     }
 
     /// The same race the other way round: the abandoned feed's first frame got on screen before
@@ -173,7 +181,7 @@ import Testing
     }
 
     /// Random interleavings of every input, with the timer firing on time: compositions come
-    /// out in sequence; a cancelled feed never shows; a frame never replaces a card before the
+    /// out in sequence; a cancelled feed, or one refused for an abandoned request, never shows; a frame never replaces a card before the
     /// card's minimum time; the output is never silent for more than two frame periods.
     @Test(arguments: 1...30) func invariantsUnderRandomInterleavings(seed: UInt64) {
         var rng = SplitMix(seed: seed)
@@ -181,6 +189,7 @@ import Testing
         var now = 0
         var lastSequence = 0
         var cancelled: Set<UInt> = []
+        var refused: Set<UInt> = []
         var framesAfterCancel: Set<String> = []
         var nextFeed: UInt = 1
         var live: [UInt] = []
@@ -214,8 +223,14 @@ import Testing
             switch Int.random(in: 0..<11, using: &rng) {
             case 0:
                 let f = nextFeed; nextFeed += 1
-                s.expect(feed: FeedID(f), token: RequestID(UInt64(f)), overlays: ["logo\(f)"])
-                live.append(f)
+                // Now and then the switcher abandons the request before its decoder announces
+                // the feed: that feed is refused and none of its frames may show.
+                if Int.random(in: 0..<4, using: &rng) == 0 { s.abandon(RequestID(UInt64(f))) }
+                if s.expect(feed: FeedID(f), token: RequestID(UInt64(f)), overlays: ["logo\(f)"]) {
+                    live.append(f)
+                } else {
+                    refused.insert(f)
+                }
             case 1:
                 if let f = live.randomElement(using: &rng) { s.cancel(feed: FeedID(f)); cancelled.insert(f); live.removeAll { $0 == f } }
             case 2:
@@ -230,8 +245,8 @@ import Testing
             case 5: actions = s.updateLayer(.pictureInPicture, ["pip\(step)"], at: at(now))
             case 6: actions = s.setCover(Bool.random(using: &rng) ? "grid" : nil, at: at(now))
             default:
-                let f = (live + Array(cancelled)).randomElement(using: &rng) ?? 0
-                if cancelled.contains(f) { framesAfterCancel.insert("f\(f)-\(step)") }
+                let f = (live + Array(cancelled) + Array(refused)).randomElement(using: &rng) ?? 0
+                if cancelled.contains(f) || refused.contains(f) { framesAfterCancel.insert("f\(f)-\(step)") }
                 actions = s.videoFrame("f\(f)-\(step)", feed: FeedID(f), at: at(now))
             }
             check(actions, at: now, step: step)
