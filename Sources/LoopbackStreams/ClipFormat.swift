@@ -165,6 +165,23 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `file(in:)` for a caller on Swift's concurrency pool: a clip not made yet takes ffmpeg
+    /// seconds, which run on a thread of their own instead of holding one of the pool's (as many
+    /// as cores, shared by every task in the process).
+    public func made(in directory: String) async throws -> String {
+        if FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(fileName)) {
+            return try file(in: directory)
+        }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            let format = self
+            let thread = Thread {
+                do { continuation.resume(returning: try format.file(in: directory)) } catch { continuation.resume(throwing: error) }
+            }
+            thread.name = "clip-maker"
+            thread.start()
+        }
+    }
+
     /// The clip `name` in `directory`, made by `make` (with the path of `tool` and a temporary
     /// file or directory to write, moved into place once whole) when it is not there yet. Throws when `tool`
     /// is missing or `make` fails.

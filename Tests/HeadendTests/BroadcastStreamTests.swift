@@ -54,11 +54,11 @@ extension HeadendTests {
             let channels: [Channel]
             let target: DecodeTarget
 
-            init(_ formats: [ClipFormat], target: DecodeTarget = DecodeTarget(width: 320, height: 180), settings: [String: String] = [:]) throws {
+            init(_ formats: [ClipFormat], target: DecodeTarget = DecodeTarget(width: 320, height: 180), settings: [String: String] = [:]) async throws {
                 var senders: [TransportStreamSender] = []
                 var channels: [Channel] = []
                 for (i, format) in formats.enumerated() {
-                    let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+                    let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
                     let port = freePort()
                     senders.append(try TransportStreamSender(clip: clip, port: port))
                     channels.append(makeChannel(["udp://127.0.0.1:\(port)"], number: i + 1, name: format.description))
@@ -107,7 +107,7 @@ extension HeadendTests {
             format.audioCodec = .mp2
             format.toneHz = 700
             format.seconds = 4
-            let rig = try Rig([format])
+            let rig = try await Rig([format])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let media = try #require(rig.headend.media(of: rig.channels[0]))
@@ -132,7 +132,7 @@ extension HeadendTests {
             var format = Self.smallInterlaced
             format.audioCodec = .ac3
             format.audioTracks = [.init(toneHz: 440, language: "deu"), .init(toneHz: 1000, language: "eng")]
-            let rig = try Rig([format], settings: ["audio-languages": "fra, eng"])
+            let rig = try await Rig([format], settings: ["audio-languages": "fra, eng"])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let listed = await eventually(within: 5) { rig.headend.audio(of: rig.channels[0]).tracks.count == 2 }
@@ -168,7 +168,7 @@ extension HeadendTests {
         @Test(arguments: [false, true]) func audioDescriptionPlaysOnlyWhenAskedFor(preferred: Bool) async throws {
             var format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400)
             format.audioTracks = [.init(toneHz: 700, language: "eng", describesPicture: true), .init(toneHz: 1000, language: "eng")]
-            let rig = try Rig([format], settings: preferred ? ["audio-description": "true"] : [:])
+            let rig = try await Rig([format], settings: preferred ? ["audio-description": "true"] : [:])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let listed = await eventually(within: 5) { rig.headend.audio(of: rig.channels[0]).tracks.count == 2 }
@@ -190,7 +190,7 @@ extension HeadendTests {
             format.colour = 0xC00000
             format.colours = .bt2020pq
             format.seconds = 3
-            let rig = try Rig([format])
+            let rig = try await Rig([format])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let video = rig.headend.media(of: rig.channels[0])?.video
@@ -208,7 +208,7 @@ extension HeadendTests {
         /// stands for it, warm or cold.
         @Test(arguments: [ClipFormat.AudioCodec.latm, .eac3, .mp2])
         func radioPlaysWithAStillPicture(codec: ClipFormat.AudioCodec) async throws {
-            let rig = try Rig([ClipFormat.radio(codec, toneHz: 600)])
+            let rig = try await Rig([ClipFormat.radio(codec, toneHz: 600)])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let source = rig.headend.sources[0]
@@ -241,7 +241,7 @@ extension HeadendTests {
         /// A radio channel in a sink of its own size (a picture-in-picture window): its still
         /// picture comes at that size.
         @Test func radioStillComesAtTheSizeASinkAsksFor() async throws {
-            let rig = try Rig([ClipFormat.radio(.mp2, toneHz: 600)])
+            let rig = try await Rig([ClipFormat.radio(.mp2, toneHz: 600)])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let sink = HeadendTests.Activation.SizedRecorder(width: 96, height: 54)
@@ -261,17 +261,21 @@ extension HeadendTests {
             let directory = URL(fileURLWithPath: ClipFormat.cacheDirectory).appendingPathComponent("hls-av1-320x180-g1-20s-c2050c0-t500")
             if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("index.m3u8").path) {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let ffmpeg = Process()
-                ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-                ffmpeg.currentDirectoryURL = directory
-                ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x2050C0:size=320x180:rate=25",
-                                    "-f", "lavfi", "-i", "sine=frequency=500:sample_rate=48000", "-t", "20",
-                                    "-c:v", "libaom-av1", "-cpu-used", "8", "-g", "25", "-b:v", "300k", "-pix_fmt", "yuv420p",
-                                    "-c:a", "aac", "-shortest", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
-                                    "-hls_segment_type", "fmp4", "index.m3u8"]
-                try ffmpeg.run()
-                ffmpeg.waitUntilExit()
-                try #require(ffmpeg.terminationStatus == 0, "ffmpeg could not make the AV1 clip")
+                // Seconds of AV1 encoding: on a thread of its own, not the concurrency pool's.
+                let status = try await offPool { () throws -> Int32 in
+                    let ffmpeg = Process()
+                    ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+                    ffmpeg.currentDirectoryURL = directory
+                    ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x2050C0:size=320x180:rate=25",
+                                        "-f", "lavfi", "-i", "sine=frequency=500:sample_rate=48000", "-t", "20",
+                                        "-c:v", "libaom-av1", "-cpu-used", "8", "-g", "25", "-b:v", "300k", "-pix_fmt", "yuv420p",
+                                        "-c:a", "aac", "-shortest", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
+                                        "-hls_segment_type", "fmp4", "index.m3u8"]
+                    try ffmpeg.run()
+                    ffmpeg.waitUntilExit()
+                    return ffmpeg.terminationStatus
+                }
+                try #require(status == 0, "ffmpeg could not make the AV1 clip")
             }
             let server = try HTTPFileServer(directory: directory)
             defer { server.stop() }
@@ -299,7 +303,7 @@ extension HeadendTests {
         /// 20th frame), and a decoder plays nothing before it: a flip to such a radio station
         /// starts at the frame that last carried it, not at a frame the decoder would drop.
         @Test func aLATMRadioFlipStartsWhereItsConfigurationWasSent() async throws {
-            let rig = try Rig([ClipFormat.radio(.latm, toneHz: 600)])
+            let rig = try await Rig([ClipFormat.radio(.latm, toneHz: 600)])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let cache = rig.headend.sources[0].cache
@@ -322,7 +326,7 @@ extension HeadendTests {
         @Test func aLATMTVChannelsSoundStartsWithItsPicture() async throws {
             var format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 6, bitrateKbps: 400, toneHz: 700)
             format.audioCodec = .latm
-            let rig = try Rig([format])
+            let rig = try await Rig([format])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             var offsets: [Int] = []
@@ -367,8 +371,8 @@ extension HeadendTests {
         /// ingest reconnects when the old parser goes quiet, and the feed gets a decoder for the
         /// new sound at once (radio has no keyframe to wait for).
         @Test func radioFollowsACodecChange() async throws {
-            let latm = try TransportStreamClip(path: try ClipFormat.radio(.latm, toneHz: 900).file(in: ClipFormat.cacheDirectory))
-            let rig = try Rig([ClipFormat.radio(.mp2, toneHz: 600)])
+            let latm = try TransportStreamClip(path: try await ClipFormat.radio(.latm, toneHz: 900).made(in: ClipFormat.cacheDirectory))
+            let rig = try await Rig([ClipFormat.radio(.mp2, toneHz: 600)])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let recorder = Recorder()
@@ -393,7 +397,7 @@ extension HeadendTests {
             hd.colours = .bt709
             hd.bitrateKbps = 1000
             hd.seconds = 3
-            let rig = try Rig([sd, hd], target: DecodeTarget(width: width, height: height))
+            let rig = try await Rig([sd, hd], target: DecodeTarget(width: width, height: height))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             for channel in rig.channels {
@@ -417,7 +421,7 @@ extension HeadendTests {
             format.bitrateKbps = 8000
             let target = DecodeTarget(width: 720, height: 576)
             func combing(settings: [String: String]) async throws -> Double {
-                let rig = try Rig([format], target: target, settings: settings)
+                let rig = try await Rig([format], target: target, settings: settings)
                 let warm = await rig.warm()
                 if !warm { await rig.stop() }
                 try #require(warm, "not warm: \(Self.states(rig.headend))")
@@ -499,7 +503,7 @@ extension HeadendTests {
             progressive.width = 640
             progressive.height = 360
             progressive.seconds = 3
-            let rig = try Rig([interlaced, hevc, progressive], target: DecodeTarget(width: 640, height: 360))
+            let rig = try await Rig([interlaced, hevc, progressive], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             // No channel on screen: none is next in line, so no picture is decoded ahead.
@@ -546,7 +550,7 @@ extension HeadendTests {
             var mpeg2 = ClipFormat.sd576iMPEG2
             mpeg2.audioCodec = .mp2
             mpeg2.seconds = 3
-            let rig = try Rig([interlaced, hevc, mpeg2], target: DecodeTarget(width: 640, height: 360))
+            let rig = try await Rig([interlaced, hevc, mpeg2], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             // Channel 1 (position 0) is on screen: 2 and 3 are next in line.
@@ -589,7 +593,7 @@ extension HeadendTests {
             var h264 = ClipFormat.hd720
             h264.bitrateKbps = 1000
             h264.seconds = 3
-            let rig = try Rig([mpeg2, h264, ClipFormat.radio(.ac3)])
+            let rig = try await Rig([mpeg2, h264, ClipFormat.radio(.ac3)])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let wanted: Set<ChannelDecoder.Codec> = [.init(video: .mpeg2, audio: .mp2), .common, .init(video: .none, audio: .ac3)]

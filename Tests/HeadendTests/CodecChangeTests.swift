@@ -11,10 +11,10 @@ extension HeadendTests {
     @Suite struct CodecChange {
         init() throws { try GStreamer.initialize() }
 
-        static func clip(_ codec: ClipFormat.Codec, colour: UInt32) throws -> TransportStreamClip {
+        static func clip(_ codec: ClipFormat.Codec, colour: UInt32) async throws -> TransportStreamClip {
             let format = ClipFormat(codec: codec, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4,
                                     bitrateKbps: 400, colour: colour)
-            return try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+            return try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
         }
 
         /// The mean colour of the newest decoded frame, if any.
@@ -32,9 +32,9 @@ extension HeadendTests {
         static func isGreen(_ c: (r: Double, g: Double, b: Double)?) -> Bool { c.map { $0.g > 180 && $0.r < 80 && $0.b < 80 } ?? false }
 
         @Test func theShownChannelFollowsCodecAndPIDChangesAndComesBackAfterGarbage() async throws {
-            let red = try Self.clip(.h264, colour: 0xFF0000)
-            let blue = try Self.clip(.mpeg2, colour: 0x0000FF)
-            let green = try Self.clip(.hevc, colour: 0x00FF00)
+            let red = try await Self.clip(.h264, colour: 0xFF0000)
+            let blue = try await Self.clip(.mpeg2, colour: 0x0000FF)
+            let green = try await Self.clip(.hevc, colour: 0x00FF00)
             let port = freePort()
             let sender = try TransportStreamSender(clip: red, port: port)
             defer { sender.stop() }
@@ -58,7 +58,7 @@ extension HeadendTests {
             // demuxer follows the new tables, and the ingest is read again for the new streams.
             var movedFormat = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x0000FF)
             movedFormat.layout = ClipFormat.ProgramLayout(pmtPID: 0x1200, firstStreamPID: 0x300, tablesVersion: 1)
-            let moved = try TransportStreamClip(path: try movedFormat.file(in: ClipFormat.cacheDirectory))
+            let moved = try TransportStreamClip(path: try await movedFormat.made(in: ClipFormat.cacheDirectory))
             for (clip, name, check) in [(blue, "MPEG-2 blue", Self.isBlue), (green, "HEVC green", Self.isGreen), (red, "H.264 red", Self.isRed),
                                         (moved, "H.264 blue on other PIDs", Self.isBlue), (red, "H.264 red on the first PIDs", Self.isRed)] {
                 let changed = ContinuousClock.now

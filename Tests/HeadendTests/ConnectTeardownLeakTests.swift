@@ -48,7 +48,7 @@ private func openFiles() -> [String: Int] {
 private func stopWhileConnecting() async throws -> String {
     try GStreamer.initialize()
     let format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 6, bitrateKbps: 400, hue: 0, toneHz: 300)
-    let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+    let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
     let server = try LiveTransportStreamServer(clip: clip)
     defer { server.stop() }
     let (source, _) = makeSource([server.url])

@@ -22,7 +22,7 @@ extension HeadendTests {
             init(gopSeconds: Double, seconds: Double) async throws {
                 let format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 30, gopSeconds: gopSeconds,
                                         seconds: seconds, bitrateKbps: 500)
-                let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+                let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
                 let port = freePort()
                 sender = try TransportStreamSender(clip: clip, port: port, loopSkip: 0.5)
                 channel = makeChannel(["udp://127.0.0.1:\(port)"])

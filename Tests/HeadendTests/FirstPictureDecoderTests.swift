@@ -27,7 +27,7 @@ extension HeadendTests {
             format.height = 360
             format.bitrateKbps = 1000
             format.seconds = 3
-            let rig = try BroadcastStreams.Rig([format])
+            let rig = try await BroadcastStreams.Rig([format])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(BroadcastStreams.states(rig.headend))")
             let (keyframe, caps) = try #require(rig.headend.sources[0].cache.startKeyframe())

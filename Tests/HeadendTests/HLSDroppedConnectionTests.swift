@@ -23,7 +23,7 @@ extension HeadendTests {
         @Test func anHLSChannelRidesOutResetConnections() async throws {
             try GStreamer.initialize()
             let format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 6, bitrateKbps: 400, hue: 0, toneHz: 300)
-            let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+            let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
             let server = try LiveHLSServer(clip: try HLSClip(path: clip.path, segmentSeconds: 2), window: 4)
             defer { server.stop() }
             let (source, log) = makeSource([server.url])

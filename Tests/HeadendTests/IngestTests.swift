@@ -164,11 +164,13 @@ extension HeadendTests {
             let dir = try TempDirectory()
             defer { dir.remove() }
             let clip = dir.path("clip.\(container)")
-            try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y",
-                               "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30",
-                               "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-                               "-t", "2", "-g", "30", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
-                               "-c:a", "aac", clip])
+            try await offPool {
+                try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y",
+                                   "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30",
+                                   "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                                   "-t", "2", "-g", "30", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                                   "-c:a", "aac", clip])
+            }
             let (source, log) = makeSource(["file://\(clip)"])
             await source.start()
             let started = ContinuousClock.now

@@ -24,7 +24,7 @@ extension HeadendTests {
                           ("recovery points", .some(.recoveryPoints), 1.0, 0x0000C0),
                           ("10 s GOPs", nil, 10.0, 0xC00000)])
         func playsWarmInItsColour(name: String, structure: ClipFormat.Structure?, gop: Double, colour: UInt32) async throws {
-            let rig = try BroadcastStreams.Rig([Self.format(structure, gop: gop, colour: colour)])
+            let rig = try await BroadcastStreams.Rig([Self.format(structure, gop: gop, colour: colour)])
             // Warm once the first keyframe (or recovery point) is cached: within a GOP of starting.
             let warm = await rig.warm(within: gop + 10)
             try #require(warm, "\(name): not warm: \(BroadcastStreams.states(rig.headend))")

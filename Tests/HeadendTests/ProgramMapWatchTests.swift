@@ -10,9 +10,9 @@ extension HeadendTests {
     /// version, a bit flipped in the table, a loop of the same clip and a file that is not a
     /// transport stream are not.
     @Suite struct ProgramMapWatching {
-        static func bytes(_ codec: ClipFormat.Codec) throws -> [UInt8] {
+        static func bytes(_ codec: ClipFormat.Codec) async throws -> [UInt8] {
             let format = ClipFormat(codec: codec, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 2, bitrateKbps: 300)
-            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: try format.file(in: ClipFormat.cacheDirectory))))
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: try await format.made(in: ClipFormat.cacheDirectory))))
         }
 
         /// Reads `stream` in pieces of `piece` bytes (a datagram, an HTTP read), the changes found.
@@ -60,7 +60,7 @@ extension HeadendTests {
 
         @Test(arguments: [188 * 7, 1316 + 100, 4096, 61])
         func aCodecChangeUnderTheSameVersionIsFound(piece: Int) throws {
-            let h264 = try Self.bytes(.h264), mpeg2 = try Self.bytes(.mpeg2), hevc = try Self.bytes(.hevc)
+            let h264 = try await Self.bytes(.h264), mpeg2 = try await Self.bytes(.mpeg2), hevc = try await Self.bytes(.hevc)
             #expect(Self.programMapPID(h264) == Self.programMapPID(mpeg2), "ffmpeg's clips share their PIDs")
             let found = Self.changes(h264 + mpeg2 + hevc + h264, piece: piece)
             #expect(found.map { $0.new.entries.first?.kind } == [0x02, 0x24, 0x1B], "\(found)")
@@ -71,7 +71,7 @@ extension HeadendTests {
         }
 
         @Test func theSameStreamsAgainUnderANewVersionOrABitFlipIsNoChange() throws {
-            let h264 = try Self.bytes(.h264), mpeg2 = try Self.bytes(.mpeg2)
+            let h264 = try await Self.bytes(.h264), mpeg2 = try await Self.bytes(.mpeg2)
             #expect(Self.changes(h264 + h264 + h264, piece: 1316).isEmpty, "a loop of one clip")
             // The same clip's tables as version 1: the same streams, nothing to read again.
             let bumped = try Self.editingPMT(h264) { $0[5] = ($0[5] & 0xC1) | (1 << 1) }
@@ -91,10 +91,10 @@ extension HeadendTests {
         /// The streams move to other PIDs, with a new PMT PID and new table versions (how a
         /// re-mux announces itself): the programme list changed.
         @Test func streamsOnOtherPIDsAreAChange() throws {
-            let h264 = try Self.bytes(.h264)
+            let h264 = try await Self.bytes(.h264)
             var moved = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 2, bitrateKbps: 300)
             moved.layout = ClipFormat.ProgramLayout(pmtPID: 0x1200, firstStreamPID: 0x300, tablesVersion: 1)
-            let other = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try moved.file(in: ClipFormat.cacheDirectory))))
+            let other = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try await moved.made(in: ClipFormat.cacheDirectory))))
             let found = Self.changes(h264 + other, piece: 1316)
             #expect(found.first?.pid == 0, "the PAT names another PMT PID: \(found)")
             #expect(found.first.map { "\($0)" }?.hasPrefix("its programme list changed") == true)
@@ -106,7 +106,7 @@ extension HeadendTests {
             var format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 2, bitrateKbps: 300)
             format.audioTracks = [.init(toneHz: 500, language: "eng", describesPicture: true), .init(toneHz: 300, language: "eng")]
             var watch = ProgramMapWatch()
-            _ = watch.read([UInt8](try Data(contentsOf: URL(fileURLWithPath: try format.file(in: ClipFormat.cacheDirectory)))))
+            _ = watch.read([UInt8](try Data(contentsOf: URL(fileURLWithPath: try await format.made(in: ClipFormat.cacheDirectory)))))
             #expect(watch.describingPIDs == [257], "video on 256, the described sound on 257, the main sound on 258")
             #expect(ProgramMapWatch.describesPicture([0x0A, 4] + Array("eng".utf8) + [0x03]))
             #expect(!ProgramMapWatch.describesPicture([0x0A, 4] + Array("eng".utf8) + [0x00]))
@@ -121,7 +121,7 @@ extension HeadendTests {
             #expect(watch.read(mp4).isEmpty)
             #expect(watch.isTransportStream == false)
             var ts = ProgramMapWatch()
-            _ = ts.read(Array(try Self.bytes(.h264).dropFirst(100).prefix(4000)))  // starts mid-packet
+            _ = ts.read(Array(try await Self.bytes(.h264).dropFirst(100).prefix(4000)))  // starts mid-packet
             #expect(ts.isTransportStream == true)
         }
     }

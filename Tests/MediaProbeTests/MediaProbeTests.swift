@@ -1,5 +1,6 @@
 import Foundation
 import MediaProbe
+import TestSupport
 import Testing
 
 /// `MediaProbe` on real files made here with ffmpeg, a file that is not media, a missing file
@@ -11,8 +12,13 @@ import Testing
         return dir
     }()
 
-    /// Runs ffmpeg with `arguments` writing `name` in the test directory.
-    static func make(_ name: String, _ arguments: [String]) throws -> String {
+    /// Runs ffmpeg with `arguments` writing `name` in the test directory (on a thread of its
+    /// own, not the concurrency pool's).
+    static func make(_ name: String, _ arguments: [String]) async throws -> String {
+        try await offPool { try makeBlocking(name, arguments) }
+    }
+
+    private static func makeBlocking(_ name: String, _ arguments: [String]) throws -> String {
         let out = directory.appendingPathComponent(name).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
@@ -29,7 +35,7 @@ import Testing
     struct FixtureError: Error { var text: String }
 
     @Test func h264AndTwoAACLanguagesInMP4() async throws {
-        let file = try Self.make("two-languages.mp4", [
+        let file = try await Self.make("two-languages.mp4", [
             "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=6",
             "-f", "lavfi", "-i", "sine=frequency=440:duration=6",
             "-f", "lavfi", "-i", "sine=frequency=660:duration=6",
@@ -58,7 +64,7 @@ import Testing
     }
 
     @Test func interlacedMPEG2InTransportStream() async throws {
-        let file = try Self.make("interlaced.ts", [
+        let file = try await Self.make("interlaced.ts", [
             "-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25:duration=3",
             "-c:v", "mpeg2video", "-flags", "+ilme+ildct", "-top", "1", "-b:v", "4M", "-g", "12",
             "-metadata", "service_name=Interlaced", "-f", "mpegts",
@@ -76,7 +82,7 @@ import Testing
     }
 
     @Test func hevcTenBitWithHDRTags() async throws {
-        let file = try Self.make("hdr.mkv", [
+        let file = try await Self.make("hdr.mkv", [
             "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=24:duration=2",
             "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
             "log-level=error:hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:range=limited:"
@@ -122,7 +128,7 @@ import Testing
             title=Credits
 
             """.write(to: metadata, atomically: true, encoding: .utf8)
-        let file = try Self.make("chapters.mkv", [
+        let file = try await Self.make("chapters.mkv", [
             "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=6", "-i", metadata.path,
             "-map_metadata", "1", "-map_chapters", "1", "-c:v", "libx264", "-g", "25",
         ])

@@ -11,7 +11,7 @@ extension ServeTests {
     @Suite struct ChannelFailure {
         @Test func clientsOfAChannelThatDiesGetDataAgainWhenItComesBack() async throws {
             let format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x00FF00)
-            let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+            let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
             let port = Int.random(in: 20000...40000)
             let sender = try TransportStreamSender(clip: clip, port: port)
             defer { sender.stop() }

@@ -33,7 +33,7 @@ import Testing
         defer { for s in senders { s.stop() } }
         var channels: [Channel] = []
         for (i, format) in [tv, radio].enumerated() {
-            let clip = try TransportStreamClip(path: try format.file(in: ClipFormat.cacheDirectory))
+            let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
             let port = Int.random(in: 41000...49000)
             senders.append(try TransportStreamSender(clip: clip, port: port))
             channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: i == 0 ? "Two Languages" : "Radio",

@@ -77,14 +77,15 @@ import Testing
         let aac = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, toneHz: 600, colour: 0x00FF00)
         var eac3 = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, toneHz: 700, colour: 0xFF0000)
         eac3.audioCodec = .eac3
-        let tvPath = try tv.file(in: ClipFormat.cacheDirectory)
-        let germanSent = try Self.ac3Frames(of: tvPath, stream: 0), englishSent = try Self.ac3Frames(of: tvPath, stream: 1)
+        let tvPath = try await tv.made(in: ClipFormat.cacheDirectory)
+        let germanSent = try await offPool { try Self.ac3Frames(of: tvPath, stream: 0) }
+        let englishSent = try await offPool { try Self.ac3Frames(of: tvPath, stream: 1) }
         #expect(germanSent.count > 100 && englishSent.count > 100, "4 s of 32 ms frames in each language")
         // (A 1 kHz tone repeats every 48 samples, so its frames repeat too.)
         let german = Set(germanSent), english = Set(englishSent)
         #expect(german.isDisjoint(with: english))
 
-        let (senders, channels) = try loopbackChannels([tvPath, try aac.file(in: ClipFormat.cacheDirectory), try eac3.file(in: ClipFormat.cacheDirectory)],
+        let (senders, channels) = try loopbackChannels([tvPath, try await aac.made(in: ClipFormat.cacheDirectory), try await eac3.made(in: ClipFormat.cacheDirectory)],
                                                        idPrefix: "c", names: ["Surround", "Stereo", "E-AC-3"])
         defer { for s in senders { s.stop() } }
         let lineup = Lineup(channels: channels, settings: ["audio-languages": "eng"])
@@ -127,7 +128,7 @@ import Testing
         #expect(await waitUntil(5) { Self.passedThrough(player, milliseconds: 600).frames.count >= 12 })
         let reencoded = Self.passedThrough(player, milliseconds: 600).frames
         #expect(!reencoded.isEmpty && reencoded.allSatisfy { $0.count > 5 && $0[5] >> 3 <= 8 }, "AC-3 frames: \(reencoded.map { $0.count > 5 ? $0[5] >> 3 : 0 })")
-        let heard = try Self.decode(reencoded)
+        let heard = try await offPool { try Self.decode(reencoded) }
         #expect(heard.count >= 48 * 300 * 2 && tonePower(heard, 700) > 10 * max(tonePower(heard, 600), 1e-9),
                 "the receiver hears the E-AC-3 channel's tone (\(heard.count) samples)")
         #expect(await player.audioStatus().audio.tracks.map(\.passedThrough) == [true])

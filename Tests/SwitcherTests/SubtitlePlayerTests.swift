@@ -50,8 +50,8 @@ import Testing
         let dvb = SubtitleClip(.dvb(language: "deu"))
         let captions = SubtitleClip(.captions)
         let plain = ClipFormat(codec: .h264, width: 720, height: 576, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x102040)
-        let paths = [try dvb.file(in: ClipFormat.cacheDirectory), try captions.file(in: ClipFormat.cacheDirectory),
-                     try plain.file(in: ClipFormat.cacheDirectory)]
+        let paths = [try await dvb.made(in: ClipFormat.cacheDirectory), try await captions.made(in: ClipFormat.cacheDirectory),
+                     try await plain.made(in: ClipFormat.cacheDirectory)]
         let (senders, channels) = try loopbackChannels(paths, idPrefix: "s", names: ["DVB Subtitles", "Captions", "Plain"])
         defer { for s in senders { s.stop() } }
         let lineup = Lineup(channels: channels, settings: ["subtitle-languages": "deu, eng"])
@@ -115,7 +115,7 @@ import Testing
         try GStreamer.initialize()
         let dvb = SubtitleClip(.dvb(language: "eng"))
         let port = Int.random(in: 41000...49000)
-        let sender = try TransportStreamSender(clip: try TransportStreamClip(path: try dvb.file(in: ClipFormat.cacheDirectory)), port: port)
+        let sender = try TransportStreamSender(clip: try TransportStreamClip(path: try await dvb.made(in: ClipFormat.cacheDirectory)), port: port)
         defer { sender.stop() }
         let lineup = Lineup(channels: [Channel(id: "cold", number: ChannelNumber(1), name: "Cold", sources: ["udp://127.0.0.1:\(port)"])],
                             settings: ["subtitle-languages": "English"])
@@ -137,7 +137,7 @@ import Testing
         try GStreamer.initialize()
         let cc = SubtitleClip(.cea608)
         let port = Int.random(in: 41000...49000)
-        let sender = try TransportStreamSender(clip: try TransportStreamClip(path: try cc.file(in: ClipFormat.cacheDirectory)), port: port)
+        let sender = try TransportStreamSender(clip: try TransportStreamClip(path: try await cc.made(in: ClipFormat.cacheDirectory)), port: port)
         defer { sender.stop() }
         let lineup = Lineup(channels: [Channel(id: "cc", number: ChannelNumber(1), name: "Captions", sources: ["udp://127.0.0.1:\(port)"])])
         var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: .all)

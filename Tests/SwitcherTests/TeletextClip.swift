@@ -125,6 +125,12 @@ struct TeletextClip: Sendable {
         return [0x56, UInt8(body.count)] + body
     }
 
+    /// `file(in:)` off the concurrency pool (making it runs gst-launch for seconds).
+    func made(in directory: String) async throws -> String {
+        let clip = self
+        return try await offPool { try clip.file(in: directory) }
+    }
+
     /// The clip in `directory`, made when it is not there yet.
     func file(in directory: String) throws -> String {
         let path = (directory as NSString).appendingPathComponent("teletext-\(name)-\(seconds)s.ts")

@@ -40,7 +40,7 @@ import Testing
     @Test func teletextPagesShowWhereAskedAndNeverOnAnotherChannel() async throws {
         try GStreamer.initialize()
         let plain = ClipFormat(codec: .h264, width: 720, height: 576, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x102040)
-        let (senders, channels) = try senders([try Self.twoPages.file(in: ClipFormat.cacheDirectory), try plain.file(in: ClipFormat.cacheDirectory)])
+        let (senders, channels) = try senders([try await Self.twoPages.made(in: ClipFormat.cacheDirectory), try await plain.made(in: ClipFormat.cacheDirectory)])
         defer { for s in senders { s.stop() } }
         let player = try player(channels)
         try await player.start()
@@ -88,7 +88,7 @@ import Testing
     /// A preferred language picks its teletext page by itself.
     @Test func aPreferredLanguageShowsItsPage() async throws {
         try GStreamer.initialize()
-        let (senders, channels) = try senders([try Self.twoPages.file(in: ClipFormat.cacheDirectory)])
+        let (senders, channels) = try senders([try await Self.twoPages.made(in: ClipFormat.cacheDirectory)])
         defer { for s in senders { s.stop() } }
         let player = try player(channels, settings: ["subtitle-languages": "eng"])
         try await player.start()
@@ -106,7 +106,7 @@ import Testing
         try GStreamer.initialize()
         let sparse = TeletextClip(name: "deu888-every2s", pages: [.init(language: "deu", magazine: 8, page: 0x88, text: "HELLO")], period: 2)
         let plain = ClipFormat(codec: .h264, width: 720, height: 576, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x102040)
-        let (senders, channels) = try senders([try sparse.file(in: ClipFormat.cacheDirectory), try plain.file(in: ClipFormat.cacheDirectory)])
+        let (senders, channels) = try senders([try await sparse.made(in: ClipFormat.cacheDirectory), try await plain.made(in: ClipFormat.cacheDirectory)])
         defer { for s in senders { s.stop() } }
         let player = try player(channels, settings: ["subtitle-languages": "deu"])
         try await player.start()
@@ -137,7 +137,9 @@ import Testing
         let unnamed = TeletextClip(name: "no-pages", pages: [.init(language: "deu", magazine: 8, page: 0x88, text: "HELLO")], table: .emptyDescriptor)
         let missing = TeletextClip(name: "never-sent", pages: [.init(language: "deu", magazine: 5, page: 0x55, text: nil)])
         let broken = TeletextClip(name: "corrupt", pages: [.init(language: "deu", magazine: 8, page: 0x88, text: "HELLO")], corrupt: true)
-        let (senders, channels) = try senders([unnamed, missing, broken, Self.twoPages].map { try $0.file(in: ClipFormat.cacheDirectory) })
+        var paths: [String] = []
+        for clip in [unnamed, missing, broken, Self.twoPages] { paths.append(try await clip.made(in: ClipFormat.cacheDirectory)) }
+        let (senders, channels) = try senders(paths)
         defer { for s in senders { s.stop() } }
         let player = try player(channels, settings: ["subtitle-languages": "deu"])
         try await player.start()

@@ -35,7 +35,7 @@ import Testing
                                 "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "mpegts", path + ".part"]
             try ffmpeg.run()
             ffmpeg.waitUntilExit()
-            #expect(ffmpeg.terminationStatus == 0, "ffmpeg made the clip")
+            guard ffmpeg.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
             try FileManager.default.moveItem(atPath: path + ".part", toPath: path)
         }
         return try HLSClip(path: path, segmentSeconds: 2)
@@ -85,7 +85,7 @@ import Testing
 
     @Test func theCueShowsAtItsTimeWhenChosenAndNeverOnAnotherChannel() async throws {
         try GStreamer.initialize()
-        let clip = try Self.clip()
+        let clip = try await offPool { try Self.clip() }
         let subtitled = try Self.server(clip), plain = try Self.server(clip, subtitles: false)
         defer { subtitled.stop(); plain.stop() }
         let lineup = Lineup(channels: [Channel(id: "vtt", number: ChannelNumber(1), name: "Subtitled", sources: [subtitled.url]),
@@ -138,7 +138,7 @@ import Testing
     @Test(arguments: [LiveHLSServer.SubtitleMode.notWebVTT, .missing, .hanging])
     func badSubtitlesNeverStallThePicture(_ mode: LiveHLSServer.SubtitleMode) async throws {
         try GStreamer.initialize()
-        let server = try Self.server(try Self.clip())
+        let server = try Self.server(try await offPool { try Self.clip() })
         server.subtitleMode = mode
         defer { server.stop() }
         let warnings = WarningCounter()
