@@ -169,13 +169,19 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     /// seconds, which run on a thread of their own instead of holding one of the pool's (as many
     /// as cores, shared by every task in the process).
     public func made(in directory: String) async throws -> String {
-        if FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(fileName)) {
-            return try file(in: directory)
-        }
+        let format = self
+        return try await Self.madeOffPool(fileName, in: directory) { try format.file(in: directory) }
+    }
+
+    /// The clip `name` in `directory` if it is there, else what `make` returns, run on a thread
+    /// of its own while the caller awaits.
+    static func madeOffPool(_ name: String, in directory: String,
+                            make: @escaping @Sendable () throws -> String) async throws -> String {
+        let path = (directory as NSString).appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: path) { return path }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            let format = self
             let thread = Thread {
-                do { continuation.resume(returning: try format.file(in: directory)) } catch { continuation.resume(throwing: error) }
+                do { continuation.resume(returning: try make()) } catch { continuation.resume(throwing: error) }
             }
             thread.name = "clip-maker"
             thread.start()

@@ -51,6 +51,37 @@ import Testing
                          fileLimit: r["fileLimit"] as? Int ?? -1, residentBytes: r["residentBytes"] as? Int ?? -1)
     }
 
+    /// What the box's open files are, by kind (`socket`, `anon_inode:[eventfd]`, `pipe`, a path
+    /// with its digits dropped), counted: what grew is named when open files grow.
+    func openFileKinds(_ box: FlipboxProcess) -> [String: Int] {
+        let directory = "/proc/\(box.process.processIdentifier)/fd"
+        var kinds: [String: Int] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name) else { continue }
+            let kind = target.hasPrefix("socket:") ? socketKind(inode: String(target.dropFirst(8).dropLast()))
+                : target.hasPrefix("pipe:") ? "pipe" : String(target.filter { !$0.isNumber })
+            kinds[kind, default: 0] += 1
+        }
+        return kinds
+    }
+
+    /// A socket's kind by its inode: unix, udp, or tcp with its state (from /proc/net).
+    func socketKind(inode: String) -> String {
+        let states = ["01": "established", "06": "time-wait", "07": "close", "08": "close-wait", "0A": "listen", "0B": "closing"]
+        for (table, name) in [("tcp", "tcp"), ("tcp6", "tcp"), ("udp", "udp"), ("udp6", "udp")] {
+            let text = (try? String(contentsOfFile: "/proc/net/\(table)", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[9] == inode else { continue }
+                return name == "tcp" ? "tcp \(states[String(fields[3])] ?? String(fields[3]))" : name
+            }
+        }
+        let netlink = (try? String(contentsOfFile: "/proc/net/netlink", encoding: .utf8)) ?? ""
+        if netlink.split(separator: "\n").contains(where: { $0.split(separator: " ").count > 9 && $0.split(separator: " ")[9] == inode }) { return "netlink" }
+        let unix = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        return unix.split(separator: "\n").contains { $0.split(separator: " ").count > 6 && $0.split(separator: " ")[6] == inode } ? "unix" : "socket"
+    }
+
     /// Waits until the pipeline count settles (a spare decoder is built 250 ms after a flip).
     func settled(_ box: FlipboxProcess) throws -> Resources {
         var last = try resources(box)
@@ -82,6 +113,7 @@ import Testing
         #expect(box.statuses("POST", warmUp).allSatisfy { $0 == 200 })
         _ = box.statuses("GET", ["/api/v1/snapshot.png?width=100", "/api/v1/channels/2/thumbnail.jpg?width=100"])
         let before = try settled(box)
+        let kindsBefore = openFileKinds(box)
         #expect(before.fileLimit == 1024)
 
         // 500 flips of every kind, with snapshots and thumbnails of changing sizes among them.
@@ -102,7 +134,13 @@ import Testing
         let after = try settled(box)
         #expect(box.process.isRunning, "the box died: \(box.logText.suffix(800))")
         #expect(after.pipelines <= before.pipelines, "pipelines grew: \(before) -> \(after)")
-        #expect(after.openFiles <= before.openFiles + 8, "open files grew: \(before) -> \(after)")
+        let kindsAfter = openFileKinds(box)
+        let grew = kindsAfter.filter { $0.value > kindsBefore[$0.key, default: 0] }
+            .map { "\($0.key): \(kindsBefore[$0.key, default: 0]) -> \($0.value)" }.sorted()
+        // A leak of one file per flip would be hundreds here. Sockets that no /proc/net table lists
+        // come and go by about ten between two readings of an idle box (8-11 before, 15-20 after
+        // in the runs that failed a bound of 8; the build of f3e5f3e too, 1 run in 4): allowed.
+        #expect(after.openFiles <= before.openFiles + 16, "open files grew: \(before) -> \(after); grew: \(grew)")
         #expect(after.residentBytes < before.residentBytes + 64 << 20, "memory grew: \(before) -> \(after)")
         #expect(!box.logText.contains("CRITICAL"), "GStreamer complained: \(box.logText.suffix(800))")
     }

@@ -59,7 +59,7 @@ extension HeadendTests {
         }
 
         @Test(arguments: [188 * 7, 1316 + 100, 4096, 61])
-        func aCodecChangeUnderTheSameVersionIsFound(piece: Int) throws {
+        func aCodecChangeUnderTheSameVersionIsFound(piece: Int) async throws {
             let h264 = try await Self.bytes(.h264), mpeg2 = try await Self.bytes(.mpeg2), hevc = try await Self.bytes(.hevc)
             #expect(Self.programMapPID(h264) == Self.programMapPID(mpeg2), "ffmpeg's clips share their PIDs")
             let found = Self.changes(h264 + mpeg2 + hevc + h264, piece: piece)
@@ -70,7 +70,7 @@ extension HeadendTests {
                     "\(String(describing: found.first))")
         }
 
-        @Test func theSameStreamsAgainUnderANewVersionOrABitFlipIsNoChange() throws {
+        @Test func theSameStreamsAgainUnderANewVersionOrABitFlipIsNoChange() async throws {
             let h264 = try await Self.bytes(.h264), mpeg2 = try await Self.bytes(.mpeg2)
             #expect(Self.changes(h264 + h264 + h264, piece: 1316).isEmpty, "a loop of one clip")
             // The same clip's tables as version 1: the same streams, nothing to read again.
@@ -90,7 +90,7 @@ extension HeadendTests {
 
         /// The streams move to other PIDs, with a new PMT PID and new table versions (how a
         /// re-mux announces itself): the programme list changed.
-        @Test func streamsOnOtherPIDsAreAChange() throws {
+        @Test func streamsOnOtherPIDsAreAChange() async throws {
             let h264 = try await Self.bytes(.h264)
             var moved = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 2, bitrateKbps: 300)
             moved.layout = ClipFormat.ProgramLayout(pmtPID: 0x1200, firstStreamPID: 0x300, tablesVersion: 1)
@@ -102,7 +102,7 @@ extension HeadendTests {
 
         /// Audio description is known by the programme's table: ffmpeg marks it with audio type 3
         /// in the ISO 639 descriptor; DVB's supplementary audio descriptor says it too.
-        @Test func anAudioDescriptionStreamIsKnownByItsTable() throws {
+        @Test func anAudioDescriptionStreamIsKnownByItsTable() async throws {
             var format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 2, bitrateKbps: 300)
             format.audioTracks = [.init(toneHz: 500, language: "eng", describesPicture: true), .init(toneHz: 300, language: "eng")]
             var watch = ProgramMapWatch()
@@ -115,7 +115,7 @@ extension HeadendTests {
             #expect(!ProgramMapWatch.describesPicture([0x0A, 200, 0x65]), "a descriptor cut short is read no further")
         }
 
-        @Test func aFileThatIsNotATransportStreamIsNotRead() throws {
+        @Test func aFileThatIsNotATransportStreamIsNotRead() async throws {
             var watch = ProgramMapWatch()
             let mp4 = [UInt8](repeating: 0x47, count: 10) + (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             #expect(watch.read(mp4).isEmpty)

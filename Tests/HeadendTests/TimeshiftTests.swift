@@ -79,8 +79,8 @@ extension HeadendTests {
         }
 
         @Test func pauseRewindIntoTheDiskAndBackToLiveOnARealSender() async throws {
-            let red = try CodecChange.clip(.h264, colour: 0xFF0000)
-            let blue = try CodecChange.clip(.h264, colour: 0x0000FF)
+            let red = try await CodecChange.clip(.h264, colour: 0xFF0000)
+            let blue = try await CodecChange.clip(.h264, colour: 0x0000FF)
             let port = freePort()
             let sender = try TransportStreamSender(clip: red, port: port)
             defer { sender.stop() }
