@@ -53,7 +53,7 @@ test: build media
 		grep -hE "recorded an issue|error: " .build/test.log .build/test-e2e.log | grep -v "prohibited flag" | cut -c1-300 | head -10; \
 		grep -hB30 "Program crashed" .build/test.log .build/test-e2e.log | grep -vE "^(✔|◇|↳|􀟈|􁁛)|^ *$$|Program crashed" | cut -c1-220 | tail -10; \
 		for crash in $(CRASHES)/*; do [ -f "$$crash" ] || continue; echo "== crash: $$crash =="; \
-			grep -E "crashed|^[0-9]+ .* in " "$$crash" | grep -vE " in (libc|libswiftCore|libdispatch)[.]so" | cut -c1-220 | head -24; done; \
+			grep -E "crashed|^ *[0-9]+ .* in " "$$crash" | cut -c1-220 | head -32; done; \
 	fi; [ $$status -eq 0 ] && [ $$e2e -eq 0 ]
 
 # Flip latency, CPU and memory per warm channel (docs/performance.md), next to mpv.

@@ -22,12 +22,10 @@ public enum GuideDownload {
         var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds))
         request.setValue("flipbox", forHTTPHeaderField: "User-Agent")
         let source = url.absoluteString
-        let session = HTTPTransfer.session()
-        defer { session.finishTasksAndInvalidate() }
         let download: (path: String, response: URLResponse)
         do {
             download = try await HTTPTransfer.download(
-                for: request, session: session, deadline: seconds, into: (path as NSString).deletingLastPathComponent)
+                for: request, deadline: seconds, into: (path as NSString).deletingLastPathComponent)
         } catch let error as URLError where error.code == .timedOut {
             throw GuideError(.unreadable, "no complete answer within \(Self.describe(seconds)) (the server is stalled or too slow); the download was given up", source: source)
         } catch is CancellationError {

@@ -38,8 +38,6 @@ public final class WebVTTSubtitles: @unchecked Sendable {
     let clock = MPEGTSClock()
     private let logger: Logger
     private let label: String
-    /// One session for every channel's renditions, made at the first request.
-    private static let session = HTTPTransfer.session(deadline: 10) { $0.httpMaximumConnectionsPerHost = 16 }
     private let lock = NSLock()
     private var renditions: [HLSSubtitleRendition] = []
     private var cues: [Int: [Cue]] = [:]
@@ -234,7 +232,7 @@ public final class WebVTTSubtitles: @unchecked Sendable {
         request.setValue("Flipbox", forHTTPHeaderField: "User-Agent")
         let data: Data, response: URLResponse
         do {
-            (data, response) = try await HTTPTransfer.data(for: request, session: Self.session, deadline: deadline)
+            (data, response) = try await HTTPTransfer.data(for: request, deadline: deadline)
         } catch let error as URLError where error.code == .timedOut {
             throw Problem("\(url.absoluteString) did not answer within \(Int(deadline)) s")
         } catch let error as URLError {

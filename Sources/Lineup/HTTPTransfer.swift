@@ -17,49 +17,59 @@ import FoundationNetworking
 /// is held. The caller is answered exactly once: the response, the transfer's error,
 /// `URLError(.timedOut)` at the deadline, or `CancellationError` when its task is cancelled.
 ///
-/// Use a session from ``session(deadline:_:)``. FoundationNetworking traps the process ("Trying
-/// to access a behaviour for a task that in not in the registry") when a cancel lands while a
-/// transfer's failure is already on its way: a session with a `URLCache` (`.ephemeral` has one)
-/// reads the cache on a queue of its own before the transfer starts, and a session or request
-/// timing out at the very moment of the deadline fails it. So the sessions made here have no
-/// cache and their own timeouts `sessionGrace` after the deadline, and a request whose timeout
-/// would fall near the deadline has it moved there too.
+/// Every transfer goes through ``shared``, the process's one session, which is never torn down.
+/// Two families of FoundationNetworking faults shaped it:
+/// - Tearing a session down is a known crash family on Linux (swift-corelibs-foundation#4791 and
+///   the fixes after it): its libcurl handles and their dispatch sources are released on the
+///   session's queues while a socket event for them may be on its way, and a dispatch worker
+///   thread then reads freed memory. The box made and invalidated one session per logo cache,
+///   so one per player, and a test process hundreds; a CI run ended in such a fault (a
+///   "Bad pointer dereference" on a `com.apple.root.default-qos` thread).
+/// - FoundationNetworking traps ("Trying to access a behaviour for a task that in not in the
+///   registry") when a cancel lands while a transfer's failure is already on its way: a session
+///   with a `URLCache` (`.ephemeral` has one) reads the cache on a queue of its own before the
+///   transfer starts, and a session or request timing out at the very moment of the deadline
+///   fails it. So the shared session has no cache, its own timeouts are a day (past any
+///   deadline), and every request's timeout is set (it is the idle limit that applies), moved to
+///   `sessionGrace` after the deadline when it would fall near it.
 public enum HTTPTransfer {
-    /// How much later than a deadline the session's and the request's own timeouts come.
+    /// How much later than a deadline the request's own timeout comes, when it would come near it.
     public static let sessionGrace: TimeInterval = 5
 
-    /// An ephemeral session without a cache, for transfers with `deadline` (nil: only
-    /// FoundationNetworking's default timeouts); `configure` sets the rest.
-    public static func session(deadline: TimeInterval? = nil, _ configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSession {
+    /// The session's own timeouts: past every deadline a transfer here is given.
+    static let sessionTimeout: TimeInterval = 24 * 3600
+
+    /// The process's one session for transfers made here: no cache, up to 16 connections to a
+    /// host (a lineup's logos and subtitle renditions often come from one server), never
+    /// invalidated. Made at the first use.
+    public static let shared: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
-        configure(configuration)
-        if let deadline {
-            configuration.timeoutIntervalForRequest = deadline + sessionGrace
-            configuration.timeoutIntervalForResource = deadline + sessionGrace
-        }
+        configuration.timeoutIntervalForRequest = sessionTimeout
+        configuration.timeoutIntervalForResource = sessionTimeout
+        configuration.httpMaximumConnectionsPerHost = 16
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return URLSession(configuration: configuration)
-    }
+    }()
 
-    /// `request` with its own timeout kept clear of `deadline`: one that would end the transfer
-    /// within `sessionGrace` before the deadline or later is moved past it (a shorter one, an
-    /// idle limit well before the deadline, is kept).
+    /// `request` with its own timeout (the longest silence allowed) set, so the session's does not
+    /// apply, and kept clear of `deadline`: one that would end the transfer within `sessionGrace`
+    /// before the deadline or later is moved past it (a shorter one, an idle limit well before the
+    /// deadline, is kept).
     static func clearOfDeadline(_ request: URLRequest, _ deadline: TimeInterval) -> URLRequest {
-        guard request.timeoutInterval > deadline - sessionGrace else { return request }
-        var moved = request
-        moved.timeoutInterval = deadline + sessionGrace
-        return moved
+        var kept = request
+        kept.timeoutInterval = request.timeoutInterval > deadline - sessionGrace ? deadline + sessionGrace : request.timeoutInterval
+        return kept
     }
 
     /// The body and response of `request`, the whole transfer within `deadline` seconds however
     /// slowly the server sends (the session's own limits are per read).
     public static func data(
-        for request: URLRequest, session: URLSession, deadline: TimeInterval
+        for request: URLRequest, deadline: TimeInterval
     ) async throws -> (Data, URLResponse) {
         let request = clearOfDeadline(request, deadline)
         return try await transfer(deadline: deadline) { reply in
-            session.dataTask(with: request) { data, response, error in
+            shared.dataTask(with: request) { data, response, error in
                 if let error {
                     reply.finish(.failure(error), transferEnded: true)
                 } else if let response {
@@ -76,11 +86,11 @@ public enum HTTPTransfer {
     /// file's path, which the caller owns (moves or removes), and the response. A download that
     /// ends after the caller was answered (deadline, cancel) is removed, never left behind.
     public static func download(
-        for request: URLRequest, session: URLSession, deadline: TimeInterval, into directory: String
+        for request: URLRequest, deadline: TimeInterval, into directory: String
     ) async throws -> (path: String, response: URLResponse) {
         let request = clearOfDeadline(request, deadline)
         return try await transfer(deadline: deadline) { reply in
-            session.downloadTask(with: request) { file, response, error in
+            shared.downloadTask(with: request) { file, response, error in
                 if let error {
                     reply.finish(.failure(error), transferEnded: true)
                     return

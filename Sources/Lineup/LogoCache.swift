@@ -17,7 +17,6 @@ public actor LogoCache {
     /// Larger responses are refused.
     public static let maximumLogoSize = 10 * 1024 * 1024
 
-    private let session: URLSession
     private var downloads: [URL: Task<String, any Error>] = [:]
 
     /// - Parameters:
@@ -26,11 +25,6 @@ public actor LogoCache {
     public init(directory: String = LogoCache.defaultDirectory(), timeout: TimeInterval = 10) {
         self.directory = directory
         self.timeout = timeout
-        self.session = HTTPTransfer.session(deadline: timeout)
-    }
-
-    deinit {
-        session.invalidateAndCancel()
     }
 
     /// `$XDG_CACHE_HOME/flipbox/logos`, else `~/.cache/flipbox/logos`.
@@ -72,8 +66,8 @@ public actor LogoCache {
             if let running = downloads[url] {
                 task = running
             } else {
-                let (session, directory, timeout) = (session, directory, timeout)
-                task = Task { try await Self.download(url, to: path, directory: directory, session: session, timeout: timeout) }
+                let (directory, timeout) = (directory, timeout)
+                task = Task { try await Self.download(url, to: path, directory: directory, timeout: timeout) }
                 downloads[url] = task
             }
             do {
@@ -91,7 +85,7 @@ public actor LogoCache {
     }
 
     private static func download(
-        _ url: URL, to path: String, directory: String, session: URLSession, timeout: TimeInterval
+        _ url: URL, to path: String, directory: String, timeout: TimeInterval
     ) async throws(LogoCacheError) -> String {
         func fail(_ reason: String) -> LogoCacheError { LogoCacheError(logo: url.absoluteString, reason: reason) }
 
@@ -101,7 +95,7 @@ public actor LogoCache {
         let response: URLResponse
         do {
             // The whole download within `timeout`, however slowly the server trickles bytes.
-            (data, response) = try await HTTPTransfer.data(for: request, session: session, deadline: timeout)
+            (data, response) = try await HTTPTransfer.data(for: request, deadline: timeout)
         } catch let error as URLError where error.code == .timedOut {
             throw fail("timed out after \(Int(timeout)) s")
         } catch {

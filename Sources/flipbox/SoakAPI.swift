@@ -8,12 +8,6 @@ import FoundationNetworking
 /// answered.
 struct SoakAPI: Sendable {
     let port: Int
-    private let session: URLSession
-
-    init(port: Int) {
-        self.port = port
-        session = HTTPTransfer.session(deadline: 10) { $0.httpMaximumConnectionsPerHost = 16 }
-    }
 
     enum Request: Sendable {
         case next, previous, tune(Int), recall, pip(Int), closePiP, multiview, closeMultiview, banner, snapshot, thumbnail(Int), status
@@ -101,7 +95,7 @@ struct SoakAPI: Sendable {
         request.timeoutInterval = 10
         // No kept-alive connections: they would count among the player's open files.
         request.setValue("close", forHTTPHeaderField: "Connection")
-        guard let (data, response) = try? await HTTPTransfer.data(for: request, session: session, deadline: 10),
+        guard let (data, response) = try? await HTTPTransfer.data(for: request, deadline: 10),
               let http = response as? HTTPURLResponse else { return nil }
         return (data, http.statusCode)
     }

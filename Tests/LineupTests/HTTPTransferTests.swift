@@ -40,17 +40,11 @@ private func answeringServer() throws -> PythonServer {
 /// the session's own failure once hung both threads for good (a CI run stuck for 15 minutes).
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPTransferTests {
-    /// A session for the deadlines used here (its own timeouts come after them).
-    private func session() -> URLSession {
-        HTTPTransfer.session(deadline: 0.05)
-    }
-
-    /// Deadlines against a server that never answers: every call is answered with a timeout,
-    /// none hangs, and the session can be invalidated afterwards.
+    /// Deadlines against a server that never answers: every call is answered with a timeout and
+    /// none hangs.
     @Test func aThousandDeadlinesAgainstASilentServerAllEnd() async throws {
         let server = try mutedServer()
         defer { server.stop() }
-        let session = session()
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/logo.png")))
         var timedOut = 0
         for _ in 0..<20 {
@@ -58,7 +52,7 @@ struct HTTPTransferTests {
                 for _ in 0..<50 {
                     group.addTask {
                         do {
-                            _ = try await HTTPTransfer.data(for: request, session: session, deadline: 0.05)
+                            _ = try await HTTPTransfer.data(for: request, deadline: 0.05)
                             return 0
                         } catch let error as URLError where error.code == .timedOut {
                             return 1
@@ -71,7 +65,6 @@ struct HTTPTransferTests {
             }
         }
         #expect(timedOut == 1000)
-        session.invalidateAndCancel()
     }
 
     /// Callers cancelled at every moment of a transfer, the deadline due at the same moment:
@@ -79,25 +72,21 @@ struct HTTPTransferTests {
     @Test func cancelledCallersAreAnsweredAtOnce() async throws {
         let server = try mutedServer()
         defer { server.stop() }
-        let session = session()
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/logo.png")))
         for round in 0..<500 {
-            let call = Task { try await HTTPTransfer.data(for: request, session: session, deadline: 0.05) }
+            let call = Task { try await HTTPTransfer.data(for: request, deadline: 0.05) }
             try await Task.sleep(for: .microseconds((round % 25) * 2_000))
             call.cancel()
             await #expect(throws: (any Error).self) { _ = try await call.value }
         }
-        session.invalidateAndCancel()
     }
 
     @Test func anAnswerBeforeTheDeadlineIsTheResponse() async throws {
         let server = try answeringServer()
         defer { server.stop() }
-        let session = HTTPTransfer.session()
-        defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
         for _ in 0..<20 {
-            let (data, response) = try await HTTPTransfer.data(for: request, session: session, deadline: 5)
+            let (data, response) = try await HTTPTransfer.data(for: request, deadline: 5)
             #expect(String(decoding: data, as: UTF8.self) == "ok")
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
         }
@@ -111,12 +100,10 @@ struct HTTPTransferTests {
     }
 
     @Test func aCallerCancelledBeforeItBeganGetsCancellation() async throws {
-        let session = HTTPTransfer.session()
-        defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/never")))
         let call = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await HTTPTransfer.data(for: request, session: session, deadline: 5)
+            return try await HTTPTransfer.data(for: request, deadline: 5)
         }
         await #expect(throws: CancellationError.self) { _ = try await call.value }
     }
@@ -136,10 +123,8 @@ struct HTTPTransferDownloadTests {
         defer { server.stop() }
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let session = HTTPTransfer.session()
-        defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
-        let (path, response) = try await HTTPTransfer.download(for: request, session: session, deadline: 5, into: dir)
+        let (path, response) = try await HTTPTransfer.download(for: request, deadline: 5, into: dir)
         #expect((path as NSString).deletingLastPathComponent == dir)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "ok")
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -150,16 +135,14 @@ struct HTTPTransferDownloadTests {
         defer { server.stop() }
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let session = HTTPTransfer.session()
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/guide.xml")))
         for _ in 0..<20 {
-            await #expect(throws: URLError.self) { _ = try await HTTPTransfer.download(for: request, session: session, deadline: 0.05, into: dir) }
+            await #expect(throws: URLError.self) { _ = try await HTTPTransfer.download(for: request, deadline: 0.05, into: dir) }
         }
-        let call = Task { try await HTTPTransfer.download(for: request, session: session, deadline: 5, into: dir) }
+        let call = Task { try await HTTPTransfer.download(for: request, deadline: 5, into: dir) }
         try await Task.sleep(for: .milliseconds(100))
         call.cancel()
         await #expect(throws: CancellationError.self) { _ = try await call.value }
-        session.invalidateAndCancel()
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 }
