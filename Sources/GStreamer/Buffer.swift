@@ -69,10 +69,21 @@ public final class Buffer: @unchecked Sendable {
 
     /// A copy of the bytes.
     public func bytes() -> [UInt8] {
-        var info = GstMapInfo()
-        guard gst_buffer_map(pointer, &info, GST_MAP_READ) != 0 else { return [] }
-        defer { gst_buffer_unmap(pointer, &info) }
-        return Array(UnsafeBufferPointer(start: info.data, count: Int(info.size)))
+        withBytes { Array($0) } ?? []
+    }
+
+    /// How many memory blocks hold the bytes (a parser's output is now and then in two: one video
+    /// buffer in 300 of an MPEG-TS ingest here).
+    public var memoryCount: Int { Int(gst_buffer_n_memory(pointer)) }
+
+    /// A new buffer of `parts`, each in a memory block of its own (as a parser's output often is).
+    public convenience init(parts: [[UInt8]]) {
+        let joined = gst_buffer_new()!
+        for part in parts {
+            let block = Buffer(bytes: part)
+            gst_buffer_append_memory(joined, gst_buffer_get_memory(block.pointer, 0))
+        }
+        self.init(takingOwnership: joined)
     }
 
     /// A 64-bit FNV-1a digest of every `stride`-th byte: cheap enough for every output frame
@@ -90,11 +101,20 @@ public final class Buffer: @unchecked Sendable {
         }
     }
 
-    /// Reads the bytes in place for the duration of `body`.
+    /// Reads the bytes in place for the duration of `body` (any thread, however many at once).
+    ///
+    /// Mapped through a reference of its own. A buffer of several memory blocks that has one
+    /// reference counts as writable, and GStreamer maps it by merging the blocks and putting the
+    /// merged one into the buffer in place: a write, with no lock, while other threads read the
+    /// same buffer (a GOP cache's entry is read by decoders, the timeshift writer and the
+    /// republisher at once), which frees blocks they are using. With a second reference the
+    /// buffer is not writable, and GStreamer maps a merged copy and leaves the buffer as it was.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        let held = gst_buffer_ref(pointer)!
+        defer { gst_buffer_unref(held) }
         var info = GstMapInfo()
-        guard gst_buffer_map(pointer, &info, GST_MAP_READ) != 0 else { return nil }
-        defer { gst_buffer_unmap(pointer, &info) }
+        guard gst_buffer_map(held, &info, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(held, &info) }
         return try body(UnsafeRawBufferPointer(start: info.data, count: Int(info.size)))
     }
 }
