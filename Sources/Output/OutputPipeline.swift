@@ -40,7 +40,8 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private var leveller: LoudnessLeveller?
     private var feedTimes: [FeedID: FeedTiming] = [:]
     private var lastSinkTime: ContinuousClock.Instant?
-    /// The screen's one timer (a held frame's card time, repeating a still picture).
+    /// The screen's one timer (a held frame's card time, repeating a still picture). Under `lock`:
+    /// set once the output has started, read by the threads that arm it.
     private let timerQueue = DispatchQueue(label: "flipbox-output-timer")
     private var timer: DispatchSourceTimer?
     private let audioRing: AudioRing
@@ -128,7 +129,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         try await outcome.wait(timeout: .seconds(5))
         let timer = DispatchSource.makeTimerSource(queue: timerQueue)
         timer.setEventHandler { [weak self] in self?.timerFired() }
-        self.timer = timer
+        lock.withLock { self.timer = timer }
         timer.schedule(deadline: .now() + .milliseconds(1000 / fps))
         timer.resume()
     }
@@ -280,7 +281,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
 
     /// Sets the timer to the machine's next deadline.
     private func arm() {
-        let deadline = lock.withLock { screen.nextDeadline }
+        let (deadline, timer) = lock.withLock { (screen.nextDeadline, self.timer) }
         let delay = max(.zero, deadline - .now)
         timer?.schedule(deadline: .now() + .nanoseconds(Int(delay.milliseconds * 1_000_000)))
     }
@@ -350,7 +351,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     }
 
     public func shutdown() async {
-        timer?.cancel()
+        lock.withLock { timer }?.cancel()
         _ = try? await MediaExecutor.shared.run { [pipeline] in pipeline.shutdown() }
         try? kmsDevice?.close()
         fullscreenWindow?.close()

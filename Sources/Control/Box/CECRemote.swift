@@ -97,13 +97,15 @@ public final class CECRemote: Sendable {
                 logger.error("HDMI-CEC: the adapter on \(port) did not open (is another program using it?); keys from the other remotes still work")
                 return finish(.failed("the adapter on \(port) did not open"))
             }
+            // Before the session is published: once it is, `stop()` may end it on another thread.
+            let active = CECSyscalls.becomeActiveSource(session)
             let keep = lock.withLock { () -> Bool in
                 guard !stopped else { return false }
                 self.session = session
                 return true
             }
             guard keep else { session.end(); return finish(.failed("stopped")) }
-            if !CECSyscalls.becomeActiveSource(session) {
+            if !active {
                 logger.warning("HDMI-CEC: could not make the box the active source (the TV stays on its input)")
             }
             logger.notice("HDMI-CEC: adapter on \(port) open; the TV's remote drives the box")
