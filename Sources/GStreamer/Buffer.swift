@@ -76,7 +76,8 @@ public final class Buffer: @unchecked Sendable {
     /// buffer in 300 of an MPEG-TS ingest here).
     public var memoryCount: Int { Int(gst_buffer_n_memory(pointer)) }
 
-    /// A new buffer of `parts`, each in a memory block of its own (as a parser's output often is).
+    /// A new buffer of `parts`, each in a memory block of its own (as a parser's output now and
+    /// then is).
     public convenience init(parts: [[UInt8]]) {
         let joined = gst_buffer_new()!
         for part in parts {

@@ -23,8 +23,9 @@ import FoundationNetworking
 ///   the fixes after it): its libcurl handles and their dispatch sources are released on the
 ///   session's queues while a socket event for them may be on its way, and a dispatch worker
 ///   thread then reads freed memory. The box made and invalidated one session per logo cache,
-///   so one per player, and a test process hundreds; a CI run ended in such a fault (a
-///   "Bad pointer dereference" on a `com.apple.root.default-qos` thread).
+///   so one per player, and a test process hundreds. The crash that ended a CI run fits it (a
+///   "Bad pointer dereference" on a `com.apple.root.default-qos` thread), though it left no
+///   frames to prove it.
 /// - FoundationNetworking traps ("Trying to access a behaviour for a task that in not in the
 ///   registry") when a cancel lands while a transfer's failure is already on its way: a session
 ///   with a `URLCache` (`.ephemeral` has one) reads the cache on a queue of its own before the
