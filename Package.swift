@@ -97,8 +97,8 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Helpers shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
+        .target(name: "TestSupport", dependencies: ["LoopbackStreams"], path: "Tests/TestSupport"),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "TestSupport"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),

@@ -165,29 +165,6 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `file(in:)` for a caller on Swift's concurrency pool: a clip not made yet takes ffmpeg
-    /// seconds, which run on a thread of their own instead of holding one of the pool's (as many
-    /// as cores, shared by every task in the process).
-    public func made(in directory: String) async throws -> String {
-        let format = self
-        return try await Self.madeOffPool(fileName, in: directory) { try format.file(in: directory) }
-    }
-
-    /// The clip `name` in `directory` if it is there, else what `make` returns, run on a thread
-    /// of its own while the caller awaits.
-    static func madeOffPool(_ name: String, in directory: String,
-                            make: @escaping @Sendable () throws -> String) async throws -> String {
-        let path = (directory as NSString).appendingPathComponent(name)
-        if FileManager.default.fileExists(atPath: path) { return path }
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            let thread = Thread {
-                do { continuation.resume(returning: try make()) } catch { continuation.resume(throwing: error) }
-            }
-            thread.name = "clip-maker"
-            thread.start()
-        }
-    }
-
     /// The clip `name` in `directory`, made by `make` (with the path of `tool` and a temporary
     /// file or directory to write, moved into place once whole) when it is not there yet. Throws when `tool`
     /// is missing or `make` fails.

@@ -53,13 +53,6 @@ public struct SubtitleClip: Sendable, Hashable {
         return "subtitles-\(what)-\(width)x\(height)p\(fps)-\(seconds)s-c\(String(colour, radix: 16)).ts"
     }
 
-    /// `file(in:)` for a caller on Swift's concurrency pool: a missing clip is made on a thread
-    /// of its own (gst-launch runs for seconds).
-    public func made(in directory: String) async throws -> String {
-        let clip = self
-        return try await ClipFormat.madeOffPool(fileName, in: directory) { try clip.file(in: directory) }
-    }
-
     /// The clip in `directory`, made when it is not there yet. Throws when `gst-launch-1.0` is
     /// missing or fails.
     public func file(in directory: String) throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `flipbox play --allow-host NAME` and the lineup's `allow-hosts` let the control API answer to
@@ -20,7 +21,7 @@ import Testing
     }
 
     @Test func optionAndLineupSettingAllowNamesOthersAreRefused() async throws {
-        try await onOwnThread { try self.checkNames() }
+        try await offPool { try self.checkNames() }
     }
 
     func checkNames() throws {
@@ -42,7 +43,7 @@ import Testing
 
     @Test func aBadNameStopsTheBoxWithAMessage() async throws {
         let path = try lineup(allowHosts: "tv.lan").path
-        let r = try await onOwnThread {
+        let r = try await offPool {
             try CommandLineTests().run(["play", path, "--output", "headless", "--no-keys", "--http", "127.0.0.1:0",
                                         "--allow-host", "http://tv.lan:8642/"])
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--banner-seconds` and the lineup's `banner-seconds` on bad input: a clear message, exit status 2.
@@ -18,7 +19,7 @@ import Testing
     }
 
     @Test func aNegativeBannerTimeIsRefused() async throws {
-        let r = try await onOwnThread { try run(["play", "--output", "headless", "--banner-seconds=-1", "--no-keys",
+        let r = try await offPool { try run(["play", "--output", "headless", "--banner-seconds=-1", "--no-keys",
                                                  FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path]) }
         #expect(r.status == 64 || r.status == 2, "status \(r.status)")
         #expect(r.err.contains("--banner-seconds must be from 0"), "\(r.err)")
@@ -35,7 +36,7 @@ import Testing
               - name: Red
                 source: test://color/ff0000?size=160x90
             """.write(to: file, atomically: true, encoding: .utf8)
-        let r = try await onOwnThread { try run(["play", "--output", "headless", "--no-keys", file.path]) }
+        let r = try await offPool { try run(["play", "--output", "headless", "--no-keys", file.path]) }
         #expect(r.status == 64 || r.status == 2, "status \(r.status)")
         #expect(r.err.contains("settings.banner-seconds 'soon' is not a number of seconds"), "\(r.err)")
     }

@@ -28,7 +28,7 @@ import Glibc
     }
 
     @Test func speaksSystemdNotifyReadyWatchdogAndStopping() async throws {
-        try await onOwnThread { try self.notifyProtocol() }
+        try await offPool { try self.notifyProtocol() }
     }
 
     func notifyProtocol() throws {
@@ -66,7 +66,7 @@ import Glibc
     }
 
     @Test func anEvdevKeyFlipsTheRealBox() async throws {
-        try await onOwnThread { try self.evdevFlip() }
+        try await offPool { try self.evdevFlip() }
     }
 
     func evdevFlip() throws {
@@ -104,7 +104,7 @@ import Glibc
     }
 
     @Test func installsIntoAPrefixIdempotentlyAndTheUnitVerifies() async throws {
-        try await onOwnThread { try self.install() }
+        try await offPool { try self.install() }
     }
 
     func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Clips cut from the timeshift buffer of the real binary, over its API and with `flipbox clip`:
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func clipsKeepTheSourceStreamsAndBadRequestsSayWhy() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-clips-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             // A 1-minute H.264 Main + AAC file at 1.5 Mb/s, a keyframe every second (25 frames).
@@ -196,7 +197,7 @@ import Testing
     /// in order, across the seams between the re-encoded ends and the copied middle. The
     /// source has B-frames (H.264 Main), so decode and presentation order differ at the seams.
     @Test func exactClipsCutAtTheAskedFramesInEveryContainer() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-exact-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
@@ -243,7 +244,7 @@ import Testing
     /// refused when asked (409, saying why and what to ask instead), not later in the job; the
     /// same clip cut at keyframes is written.
     @Test func exactClipsOfInterlacedVideoAreRefusedAtOnce() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-exact-i-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The `flipbox` command line on bad input: clear messages naming what and where, exit status 2.
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func lineupCheckPrintsTheTable() async throws {
-        let r = try await onOwnThread { try run(["lineup", "check", FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path]) }
+        let r = try await offPool { try run(["lineup", "check", FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path]) }
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("Flipbox News") && r.out.contains("Loop Channel"))
         #expect(r.out.contains("7 channels"))
@@ -56,7 +57,7 @@ import Testing
             </tv>
             """.write(toFile: (dir as NSString).appendingPathComponent("guide.xml"), atomically: true, encoding: .utf8)
         let state = (dir as NSString).appendingPathComponent("state")
-        let r = try await onOwnThread { try run(["lineup", "check", lineup, "--state-dir", state]) }
+        let r = try await offPool { try run(["lineup", "check", lineup, "--state-dir", state]) }
         #expect(r.status == 0, "\(r.err)")
         // 1 by its tvg-id, 2 by its name ('Two HD' is 'Two'); 3 and 9.1 have no match, each named at its line.
         let warnings = r.err.split(separator: "\n").filter { $0.contains("no guide match") }
@@ -67,7 +68,7 @@ import Testing
         #expect(r.out.contains("guide: 2 of 4 channels matched"), "\(r.out)")
 
         // --no-guide reads no guide and says nothing about it.
-        let plain = try await onOwnThread { try run(["lineup", "check", lineup, "--state-dir", state, "--no-guide"]) }
+        let plain = try await offPool { try run(["lineup", "check", lineup, "--state-dir", state, "--no-guide"]) }
         #expect(plain.status == 0)
         #expect(!plain.err.contains("guide match") && !plain.out.contains("channels matched"), "\(plain.out)\(plain.err)")
     }
@@ -83,7 +84,7 @@ import Testing
             #EXTINF:-1 tvg-chno="3",Bad scheme
             gopher://example.com/x
             """, as: "bad.m3u")
-        let r = try await onOwnThread { try run(["lineup", "check", path]) }
+        let r = try await offPool { try run(["lineup", "check", path]) }
         #expect(r.status == 2)
         #expect(r.err.contains("\(path):4:"), "duplicate number on line 4: \(r.err)")
         #expect(r.err.contains("\(path):6:"), "missing URL on line 6: \(r.err)")
@@ -93,13 +94,13 @@ import Testing
 
     @Test func playRefusesABrokenLineupWithoutStarting() async throws {
         let path = try write("channels:\n  - name: x\n    sorce: udp://127.0.0.1:5000\n", as: "typo.yaml")
-        let r = try await onOwnThread { try run(["play", path, "--output", "headless", "--no-keys", "--http", "127.0.0.1:0"]) }
+        let r = try await offPool { try run(["play", path, "--output", "headless", "--no-keys", "--http", "127.0.0.1:0"]) }
         #expect(r.status == 2)
         #expect(r.err.contains("\(path):3"), "\(r.err)")
     }
 
     @Test func playRefusesAnOpenAPIWithoutAToken() async throws {
-        let r = try await onOwnThread {
+        let r = try await offPool {
             try run(["play", FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path,
                      "--output", "headless", "--no-keys", "--http", "0.0.0.0:8999"])
         }
@@ -110,7 +111,7 @@ import Testing
 
     @Test func playRejectsMalformedOptions() async throws {
         for args in [["--size", "big"], ["--output", "hdmi"], ["--http", "nowhere"], ["--warm", "some"]] {
-            let r = try await onOwnThread { try run(["play", "--no-keys"] + args) }
+            let r = try await offPool { try run(["play", "--no-keys"] + args) }
             #expect(r.status == 64, "\(args): \(r.status) \(r.err)")
             #expect(r.err.contains(args[0]), "\(args): \(r.err)")
         }
@@ -125,7 +126,7 @@ import Testing
         ]
         for command in [["play", "--no-keys", "--output", "headless"], ["bench", "--flips", "1"]] {
             for (args, message) in cases {
-                let r = try await onOwnThread { try run(command + args) }
+                let r = try await offPool { try run(command + args) }
                 #expect(r.status == 64, "\(command[0]) \(args): \(r.status) \(r.err)")
                 #expect(r.err.contains(message), "\(command[0]) \(args): \(r.err)")
             }
@@ -142,12 +143,12 @@ import Testing
             (["--up-next-seconds=-5"], "--up-next-seconds must be a number of seconds"),
         ]
         for (args, message) in cases {
-            let r = try await onOwnThread { try run(["play", demo, "--no-keys", "--output", "headless"] + args) }
+            let r = try await offPool { try run(["play", demo, "--no-keys", "--output", "headless"] + args) }
             #expect(r.status == 64, "\(args): \(r.status) \(r.err)")
             #expect(r.err.contains(message), "\(args): \(r.err)")
         }
         let yaml = try write("settings:\n  parental:\n    VCHIP: TV-XX\nchannels:\n  - {number: 1, name: One, source: \"test://smpte\"}\n", as: "lineup.yaml")
-        let r = try await onOwnThread { try run(["play", yaml, "--no-keys", "--output", "headless"]) }
+        let r = try await offPool { try run(["play", yaml, "--no-keys", "--output", "headless"]) }
         #expect(r.status == 64 && r.err.contains("settings.parental.VCHIP: 'TV-XX' is not a VCHIP rating"), "\(r.status) \(r.err)")
     }
 
@@ -158,19 +159,19 @@ import Testing
             (["--timeshift", "30m", "--timeshift-warm", "20m"], "--timeshift-warm must be between 1.0 seconds and 600.0 seconds, not '20m'"),
         ]
         for (args, message) in cases {
-            let r = try await onOwnThread { try run(["play", demo, "--no-keys", "--output", "headless"] + args) }
+            let r = try await offPool { try run(["play", demo, "--no-keys", "--output", "headless"] + args) }
             #expect(r.status == 64, "\(args): \(r.status) \(r.err)")
             #expect(r.err.contains(message), "\(args): \(r.err)")
         }
         let yaml = try write("settings:\n  timeshift:\n    minutes: 30\n    warm-secs: 60\nchannels:\n  - {number: 1, name: One, source: \"test://smpte\"}\n", as: "lineup.yaml")
-        let r = try await onOwnThread { try run(["play", yaml, "--no-keys", "--output", "headless"]) }
+        let r = try await offPool { try run(["play", yaml, "--no-keys", "--output", "headless"]) }
         #expect(r.status == 2 && r.err.contains("\(yaml):4: settings.timeshift has no 'warm-secs' (it takes minutes, warm-seconds, memory)"),
                 "\(r.status) \(r.err)")
     }
 
     @Test func pinSetRefusesWhatIsNotFourToEightDigits() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-pin-cli-\(UUID().uuidString)").path
-        let r = try await onOwnThread { try run(["pin", "set", "--state-dir", dir]) }  // standard input is empty
+        let r = try await offPool { try run(["pin", "set", "--state-dir", dir]) }  // standard input is empty
         #expect(r.status == 2 && r.err.contains("no PIN given"), "\(r.err)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/pin.json"))
     }

@@ -131,7 +131,7 @@ import Glibc
     /// A port held by a running Flipbox: the service's own when doctor checks the service, a
     /// clash when it checks another command line.
     @Test func aPortHeldByARunningFlipbox() async throws {
-        try await onOwnThread { try self.heldByFlipbox() }
+        try await offPool { try self.heldByFlipbox() }
     }
 
     func heldByFlipbox() throws {

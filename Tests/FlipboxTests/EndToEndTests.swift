@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// Starts `flipbox play` headless on synthetic channels and a UDP source on loopback, flips
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func flipsThroughTheAPIAndShowsEachChannelWithItsLogo() async throws {
-        try await onOwnThread { try self.flipThroughTheAPI() }
+        try await offPool { try self.flipThroughTheAPI() }
     }
 
     /// Starts the UDP sender and `flipbox play` on the test lineup; returns once channel 1 is on
@@ -135,7 +136,7 @@ import Testing
     }
 
     @Test func heldKeyRetargetsAndEndsOnTheLastChannelAskedFor() async throws {
-        try await onOwnThread { try self.holdTheNextKey() }
+        try await offPool { try self.holdTheNextKey() }
     }
 
     func holdTheNextKey() throws {

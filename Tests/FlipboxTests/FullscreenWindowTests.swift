@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -85,7 +86,7 @@ import Glibc
     }
 
     @Test func theWindowCoversTheScreenWithThePictureAndNoCursor() async throws {
-        try await onOwnThread { try self.fullscreen() }
+        try await offPool { try self.fullscreen() }
     }
 
     func fullscreen() throws {
@@ -200,7 +201,7 @@ import Glibc
     }
 
     @Test func onWaylandTheWindowCoversTheOutputWithThePicture() async throws {
-        try await onOwnThread { try self.waylandFullscreen() }
+        try await offPool { try self.waylandFullscreen() }
     }
 
     func waylandFullscreen() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// The on-screen guide on the real box, opened and moved with a remote's keys (an evdev device),
@@ -15,7 +16,7 @@ import Testing
     static func designX(_ date: Date, _ windowStart: Date) -> Double { 300 + date.timeIntervalSince(windowStart) / 60 * 8 }
 
     @Test func theGuideOpensOnTheProgrammeOnNowMovesAndTunes() async throws {
-        try await onOwnThread { try self.guideGrid() }
+        try await offPool { try self.guideGrid() }
     }
 
     func guideGrid() throws {

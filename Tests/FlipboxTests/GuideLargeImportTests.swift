@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3))) func aGuideOfHundredsOfMegabytesIsImportedInBoundedMemory() async throws {
-        try await onOwnThread {
+        try await offPool {
             // 280 programmes with 1 MB descriptions and one of 9 MB: about 290 MB of XML.
             let server = try Self.server(count: 280, descriptionBytes: 1_000_000)
             defer { server.stop() }

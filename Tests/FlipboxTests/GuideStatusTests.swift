@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The lineup's XMLTV guide reaches the player: `/api/v1/status` says what is on now and next.
@@ -12,7 +13,7 @@ import Testing
     }
 
     @Test func statusCarriesNowAndNextFromTheGuide() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-guide-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let now = Date()

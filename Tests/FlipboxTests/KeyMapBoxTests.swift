@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// A bad key map does not stop the box: `flipbox play` with an unknown key name in its key-map
@@ -42,7 +43,7 @@ import Testing
     func channel(_ status: [String: Any]) -> String? { (status["channel"] as? [String: Any])?["number"] as? String }
 
     @Test func anUnknownKeyNameIsLoggedWithFileAndLineAndTheRemoteStillFlips() async throws {
-        try await onOwnThread { try self.badEntries() }
+        try await offPool { try self.badEntries() }
     }
 
     func badEntries() throws {
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func aMissingKeyMapFileIsLoggedAndTheDefaultMapApplies() async throws {
-        try await onOwnThread { try self.missingFile() }
+        try await offPool { try self.missingFile() }
     }
 
     func missingFile() throws {

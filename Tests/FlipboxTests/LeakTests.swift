@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A box must survive an evening of flipping: every flip, snapshot and thumbnail gives back the
@@ -95,7 +96,7 @@ import Testing
     }
 
     @Test func fiveHundredFlipsGiveBackEveryPipelineAndSocket() async throws {
-        try await onOwnThread { try self.flipFiveHundredTimes() }
+        try await offPool { try self.flipFiveHundredTimes() }
     }
 
     func flipFiveHundredTimes() throws {
@@ -149,7 +150,7 @@ import Testing
     /// what the limit leaves room for and says why the rest are cold (it used to die at start
     /// with "Too many open files").
     @Test func manyChannelsFitTheOpenFileLimit() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-many-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let base = 20000 + Int.random(in: 0..<20000)

@@ -23,7 +23,7 @@ import TestSupport
     func channel(_ status: [String: Any]) -> String? { (status["channel"] as? [String: Any])?["number"] as? String }
 
     @Test func lircdButtonsFlipTuneAndSurviveLircdRestarting() async throws {
-        try await onOwnThread { try self.lircFlips() }
+        try await offPool { try self.lircFlips() }
     }
 
     func lircFlips() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `/metrics` of a real box, read by Prometheus's own Python parser (`prometheus_client`, from
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func flipCountsMoveWithFlipsAndPipelinesStayFlat() async throws {
-        try await onOwnThread { try self.scrapeWhileFlipping() }
+        try await offPool { try self.scrapeWhileFlipping() }
     }
 
     func scrapeWhileFlipping() throws {
@@ -99,7 +100,7 @@ import Testing
     /// The display watch on a real box: a moving channel makes no still picture, a solid colour
     /// is one that grows until a flip ends it; /metrics names every source and the decoders.
     @Test func theOutputRecordTellsAStillPictureFromAMovingOneAndMetricsNameEverySource() async throws {
-        try await onOwnThread { try self.stillPictures() }
+        try await offPool { try self.stillPictures() }
     }
 
     func stillPictures() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// Parental locks on the real box: a generated XMLTV guide whose programmes change a few seconds
@@ -54,7 +55,7 @@ import Testing
     }
 
     @Test func aBoundaryIntoLockedContentShowsTheLockCardAndThePINUnlocksIt() async throws {
-        try await onOwnThread { try self.lockAtTheBoundary() }
+        try await offPool { try self.lockAtTheBoundary() }
     }
 
     func lockAtTheBoundary() throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// the API answers once the port is free.
 @Suite(.serialized) struct PlayAPIAddressTests {
     @Test func aTakenPortIsSaidTheBoxPlaysAndFlipsAndTheAPIComesUpOnceItIsFree() async throws {
-        try await onOwnThread { try self.takenPort() }
+        try await offPool { try self.takenPort() }
     }
 
     func takenPort() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// Up next, `programme-changed` and a reminder's proposal on the real box, with a guide whose
@@ -28,7 +29,7 @@ import Testing
     }
 
     @Test func upNextProgrammeChangedAndAReminderProposalAnsweredWithOK() async throws {
-        try await onOwnThread { try self.programmeEvents() }
+        try await offPool { try self.programmeEvents() }
     }
 
     func programmeEvents() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// `flipbox serve` as a real process: refused on the network without an allow-list, found by
@@ -155,7 +156,7 @@ import Testing
 
     /// `flipbox play --serve`: the box plays and serves the same warm ingest.
     @Test func aPlayingBoxAlsoServes() async throws {
-        try await onOwnThread {
+        try await offPool {
             let servePort = freePort()
             let box = try FlipboxProcess(arguments: [try Self.lineup().path, "--serve", "--serve-listen", "127.0.0.1:\(servePort)", "--no-hdhomerun"],
                                          port: freePort())
@@ -174,7 +175,7 @@ import Testing
 
     /// A box whose lineup is another head-end's `/lineup.m3u` flips through its channels.
     @Test func aSecondFlipboxPlaysTheFirstsLineupExport() async throws {
-        try await onOwnThread { try self.playTheExport() }
+        try await offPool { try self.playTheExport() }
     }
 
     func playTheExport() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// Breaks from SCTE-35 cues over the API of the real binary, checked by pixels: a live UDP
@@ -10,7 +11,7 @@ import Testing
     static func date(_ value: Any?) -> Date? { TimeshiftMarkersEndToEndTests.date(value) }
 
     @Test func aCuedBreakIsListedDrawnAndStopsAForwardSeek() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-scte35-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let port = freePort()

@@ -256,16 +256,6 @@ extension BGRAImage {
     }
 }
 
-/// Runs blocking test code (curl, sleeps, process waits) on a thread of its own, so it never
-/// occupies Swift's cooperative pool (two threads on a 2-core machine) that other tests need.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 4 << 20
-        thread.start()
-    }
-}
-
 /// Runs the built `flipbox` with `arguments` and `input` on its standard input; its exit status and output.
 func runFlipbox(_ arguments: [String], input: String) -> (status: Int32, output: String) {
     let p = Process()

@@ -6,7 +6,7 @@ import Testing
 /// back to what the channel showed before, and comes back to live.
 @Suite(.serialized) struct TimeshiftEndToEndTests {
     @Test func rewindShowsWhatWasOnAndLiveComesBack() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-timeshift-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let port = freePort()
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func withoutTimeshiftTheAPISaysSo() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-timeshift-off-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let lineup = dir.appendingPathComponent("lineup.yaml")
@@ -90,7 +90,7 @@ import Testing
     /// memory held.
     @Test(.enabled(if: SmallFilesystem.canMount, "mounts a small tmpfs: needs root"))
     func aFullDiskIsSaidAndTheBufferStaysWithinItsMemoryUntilSpaceFrees() async throws {
-        try await onOwnThread {
+        try await offPool {
             let disk = try SmallFilesystem(bytes: 16 << 20)
             defer { disk.unmount() }
             try disk.fill()
@@ -170,7 +170,7 @@ import Testing
     /// on screen keeps its last seconds, so right after a flip to it the buffer reaches back
     /// before the flip.
     @Test func warmSecondsFromTheCommandLineReachBackBeforeAFlip() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-timeshift-warm-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let lineup = dir.appendingPathComponent("lineup.yaml")

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// Markers and breaks over the API of the real binary, checked by pixels: a live UDP channel
@@ -13,7 +14,7 @@ import Testing
     static func date(_ value: Any?) -> Date? { (value as? String).flatMap { try? iso.parse($0) } }
 
     @Test func markersAndLinearBreaksLandWhereTheColourSays() async throws {
-        try await onOwnThread {
+        try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-markers-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let port = freePort()

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// The web remote's guide page in a real browser (Debian's headless Chromium): the channels with
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func theGuidePageShowsLivePicturesAndTheProgrammeOnNow() async throws {
-        try await onOwnThread { try self.guidePage() }
+        try await offPool { try self.guidePage() }
     }
 
     func guidePage() throws {
@@ -117,7 +118,7 @@ import Testing
     /// The web remote on a locked channel: its pad types the PIN (the lock panel up, with why);
     /// after the channel is unlocked over the API, the page says nothing is locked.
     @Test func theRemoteTypesThePINWhileTheChannelIsLocked() async throws {
-        try await onOwnThread { try self.remoteOnALockedChannel() }
+        try await offPool { try self.remoteOnALockedChannel() }
     }
 
     func remoteOnALockedChannel() throws {
