@@ -11,6 +11,8 @@ public struct Colorimetry: Sendable, Hashable, CustomStringConvertible {
     public var matrix: Int
     public var transfer: Int
     public var primaries: Int
+    /// Full range (0-255) rather than limited (16-235 in 8 bits).
+    public var fullRange: Bool
 
     /// The colorimetry of caps field `text`, or the default for `height` when nil or unreadable.
     public init(_ text: String?, height: Int) {
@@ -31,6 +33,7 @@ public struct Colorimetry: Sendable, Hashable, CustomStringConvertible {
         matrix = Int(gst_video_color_matrix_to_iso(c.matrix))
         transfer = Int(gst_video_transfer_function_to_iso(c.transfer))
         primaries = Int(gst_video_color_primaries_to_iso(c.primaries))
+        fullRange = c.range == GST_VIDEO_COLOR_RANGE_0_255
     }
 
     /// For people: `BT.601`, `BT.709`, `BT.2020`, `BT.2100 PQ`, `BT.2100 HLG`.
@@ -47,4 +50,8 @@ public struct Colorimetry: Sendable, Hashable, CustomStringConvertible {
 
     /// High dynamic range (PQ or HLG): converted to the output's SDR.
     public var isHDR: Bool { transfer == 16 || transfer == 18 }
+
+    /// Wide gamut (BT.2020 primaries) or HDR: converted to the output's SDR colours in linear
+    /// light (`ColourRemap`); other streams need their matrix converted only.
+    public var needsRemap: Bool { isHDR || primaries == 9 }
 }

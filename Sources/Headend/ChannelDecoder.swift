@@ -66,17 +66,42 @@ public struct DecodeTarget: Sendable {
     public var videoCaps: String {
         "video/x-raw,format=I420,width=\(width),height=\(height),pixel-aspect-ratio=1/1,colorimetry=\(colorimetry)"
     }
+    /// What a decoder hands over of a wide-gamut or HDR stream: 10-bit 4:2:0 at the target's
+    /// size, in the stream's own colours, for `ColourRemap` to bring to the output's
+    /// (`outputFrame`).
+    public var deepVideoCaps: String {
+        "video/x-raw,format=I420_10LE,width=\(width),height=\(height),pixel-aspect-ratio=1/1"
+    }
+    /// The output's colours.
+    public var colour: Colorimetry { Colorimetry(colorimetry, height: height) }
     public static let audioCaps = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=2"
 
-    /// The conversion from the decoder's format to the output's (the matrix always; primaries
-    /// and transfer for wide-gamut and HDR streams, see `ChannelDecoder.bind`).
+    /// The conversion from the decoder's format to the output's: the matrix, and the size.
+    /// Wide-gamut and HDR streams leave it at 10 bits, in their own colours (`deepVideoCaps`),
+    /// and are remapped by table after it (`outputFrame`).
     var conversion: String {
         // Both cores (up to 4) convert and scale each frame: the first picture of a flip waits
-        // for it (a 10-bit PQ frame's remap to SDR takes about 19 ms on one core here, 11 on two).
+        // for it.
         let threads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
         var chain = "videoconvert name=convert n-threads=\(threads) ! videoscale n-threads=\(threads)"
         if let d = deinterlace.element(fieldRate: fps >= 50) { chain = d + " ! " + chain }
         return chain
+    }
+}
+
+extension DecodeTarget {
+    /// Caps for the decoder's output filter: `videoCaps`, or `deepVideoCaps` for a stream that
+    /// is remapped.
+    func frameCaps(deep: Bool) -> String { deep ? deepVideoCaps : videoCaps }
+
+    /// A decoded frame (of `caps`) as the output takes it: a 10-bit frame of a wide-gamut or
+    /// HDR stream remapped from `source` (the colours of the stream bound; else the frame's own)
+    /// to the output's; any other passes as it is. Blocks the first time a pair of colours is
+    /// seen, while its tables are built (`ColourRemap.prepare` builds them ahead). Any thread.
+    func outputFrame(_ frame: Buffer, caps: Caps?, from source: Colorimetry?) -> Buffer? {
+        guard let caps, caps.string("format") == "I420_10LE" else { return frame }
+        let from = source ?? Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? height)
+        return ColourRemap.shared(from: from, to: colour).remapped(frame, caps: caps)
     }
 }
 
@@ -158,8 +183,12 @@ final class ChannelDecoder: @unchecked Sendable {
     private var recentAudio: [GOPCache.Entry] = []
     private var feedValue: FeedID = 0
     private weak var sink: DecodedFrameSink?
-    /// The size the pipeline scales to (the target's, or the bound sink's `frameSize`).
+    /// The size the pipeline scales to (the target's, or the bound sink's `frameSize`), and
+    /// whether it hands over 10-bit frames to remap (`DecodeTarget.deepVideoCaps`).
     private var size: (width: Int, height: Int)
+    private var deep = false
+    /// The colours of the bound stream when they are remapped to the output's (wide gamut, HDR).
+    private var remapFrom: Colorimetry?
     /// The last still picture scaled to the sink's size, and what it was scaled from.
     private var scaledStill: (source: Buffer, scaled: Buffer)?
     /// The picture of a channel without video (radio), asked for again every second.
@@ -242,16 +271,17 @@ final class ChannelDecoder: @unchecked Sendable {
             throw error
         }
         videoOut?.onSample { [weak self] sample in
-            guard let self, let b = sample.buffer else { return }
-            let (feed, sink) = self.frameBinding
+            guard let self, let decoded = sample.buffer else { return }
+            let (feed, sink, remapFrom) = self.frameBinding
             guard let sink else { return }
             if let wanted = sink.frameSize {
                 // A sink of its own size gets only frames of that size (frames scaled before it
                 // changed are dropped).
-                self.scale(to: wanted)
+                self.reshape(size: wanted)
                 guard let caps = sample.caps, caps.int("width") == wanted.width, caps.int("height") == wanted.height else { return }
             }
-            sink.presentVideo(b, feed: feed)
+            guard let frame = self.target.outputFrame(decoded, caps: sample.caps, from: remapFrom) else { return }
+            sink.presentVideo(frame, feed: feed)
         }
         attachAudioOutput(audio)
         // WebVTT: each frame gets the text of the cue at its time, before the overlay draws it.
@@ -349,12 +379,12 @@ final class ChannelDecoder: @unchecked Sendable {
 
     private var binding: (FeedID, DecodedFrameSink?) { lock.withLock { (feedValue, sink) } }
 
-    /// The feed and sink for a decoded frame, noting that the decoder gave one out (a first
-    /// picture decoded on the side is stale from then on).
-    private var frameBinding: (FeedID, DecodedFrameSink?) {
+    /// The feed, sink and colours to remap from for a decoded frame, noting that the decoder
+    /// gave one out (a first picture decoded on the side is stale from then on).
+    private var frameBinding: (FeedID, DecodedFrameSink?, Colorimetry?) {
         lock.withLock {
             framesOut = true
-            return (feedValue, sink)
+            return (feedValue, sink, remapFrom)
         }
     }
 
@@ -390,10 +420,12 @@ final class ChannelDecoder: @unchecked Sendable {
               still: (@Sendable () -> Buffer?)? = nil) {
         if let videoCaps {
             videoSource?.caps = videoCaps
-            // BT.2020 and PQ/HLG: primaries and transfer remapped to the output's SDR BT.709 too.
-            // (Not for BT.601 vs BT.709 primaries, which differ too little for linear-light
-            // conversion of every frame to pay.) Takes effect when the decoder negotiates.
-            if let convert = pipeline.child(named: "convert") { Self.setColourConversion(of: convert, for: videoCaps) }
+            // BT.2020 and PQ/HLG: tone-mapped and brought into the output's gamut by table, from
+            // 10-bit frames. (Not BT.601 vs BT.709 primaries, which differ too little for a
+            // conversion in linear light to pay.) Takes effect when the decoder negotiates.
+            let colour = Colorimetry(videoCaps.string("colorimetry"), height: videoCaps.int("height") ?? target.height)
+            lock.withLock { remapFrom = colour.needsRemap ? colour : nil }
+            reshape(deep: colour.needsRemap)
         }
         let branch = lock.withLock { audio }
         if let audioCaps { branch.source.caps = audioCaps }
@@ -410,19 +442,10 @@ final class ChannelDecoder: @unchecked Sendable {
             self.still = still
             stillShown = still != nil && !scaleLater ? .now : nil
         }
-        if let wanted { scale(to: wanted) }
+        if let wanted { reshape(size: wanted) }
         // Radio: the picture goes up at once (its sound is cached and follows within tens of
         // milliseconds), so the flip completes as fast as a warm flip to a picture.
         if videoSource == nil, !scaleLater, let picture = still?() { sink.presentVideo(picture, feed: feed) }
-    }
-
-    /// Sets `convert` (a `videoconvert`) to remap primaries and transfer for a stream in `caps`
-    /// when it is wide-gamut or HDR, and to convert only the matrix otherwise.
-    static func setColourConversion(of convert: Element, for caps: Caps) {
-        let colour = Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? 720)
-        let remap = colour.isHDR || colour.primaries == 9
-        convert.set("primaries-mode", remap ? "fast" : "none")
-        convert.set("gamma-mode", remap ? "remap" : "none")
     }
 
     /// Shows `picture`, the keyframe this feed starts from decoded on its own
@@ -442,13 +465,15 @@ final class ChannelDecoder: @unchecked Sendable {
     /// Whether the first picture of the bound feed came from a `FirstPictureDecoder`.
     var showedFirstPicture: Bool { lock.withLock { firstPictureShown } }
 
-    /// Scales to `wanted` from the next frame on (any thread): the pipeline renegotiates its
-    /// output size at the next frame. Under the lock, so changes reach the filter in order.
-    private func scale(to wanted: (width: Int, height: Int)) {
+    /// Scales to `size`, and hands over 10-bit frames or not (`deep`), from the next frame on
+    /// (any thread): the pipeline renegotiates at the next frame. Under the lock, so changes
+    /// reach the filter in order.
+    private func reshape(size wanted: (width: Int, height: Int)? = nil, deep wantedDeep: Bool? = nil) {
         lock.withLock {
-            guard size != wanted, let filter = pipeline.child(named: "size"),
-                  let caps = try? Caps(target.resized(width: wanted.width, height: wanted.height).videoCaps) else { return }
-            size = wanted
+            let (newSize, newDeep) = (wanted ?? size, wantedDeep ?? deep)
+            guard newSize != size || newDeep != deep, let filter = pipeline.child(named: "size"),
+                  let caps = try? Caps(target.resized(width: newSize.width, height: newSize.height).frameCaps(deep: newDeep)) else { return }
+            (size, deep) = (newSize, newDeep)
             filter.set("caps", caps: caps)
         }
     }

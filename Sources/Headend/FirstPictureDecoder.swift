@@ -16,12 +16,14 @@ import Logging
 ///
 /// One per stream format (`PictureFormat`), built idle and PLAYING like the spare decoders:
 /// `appsrc ! parser ! decoder ! deinterlace ! convert ! scale ! appsink`, the same conversion as
-/// the channel's decoder (deinterlacing, BT.2020 and PQ remapped to SDR). The keyframe is
+/// the channel's decoder (deinterlacing; BT.2020, PQ and HLG left at 10 bits and remapped to
+/// the output's SDR by table, `DecodeTarget.outputFrame`). The keyframe is
 /// drained by an end-of-stream that a flush then clears for the next flip (on the media
 /// thread); after a failure it is reset to READY and started again. A flip that comes while it
 /// is busy goes without.
 final class FirstPictureDecoder: @unchecked Sendable {
     let family: VideoFamily
+    private let target: DecodeTarget
     private let pipeline: Pipeline
     private let source: AppSource
     private let lock = NSLock()
@@ -32,6 +34,10 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// Told (media thread) each time it is ready for another keyframe.
     private var readyAgain: (@Sendable () -> Void)?
     private var busy = false
+    /// Whether it hands over 10-bit frames to remap, and the colours they are remapped from
+    /// (the keyframe's stream: wide gamut, HDR).
+    private var deep = false
+    private var remapFrom: Colorimetry?
     /// Between the end of a keyframe and the decoder's flush or restart.
     private var recycling = false
     private var isShutDown = false
@@ -56,9 +62,10 @@ final class FirstPictureDecoder: @unchecked Sendable {
             throw GStreamerError(code: .pipelineDescription, message: "internal: no first-picture decoder for \(family.displayName)")
         }
         self.family = family
+        self.target = target
         self.logger = logger
         pipeline = try Pipeline(description: """
-            appsrc name=src format=time ! \(chain) ! \(target.conversion) ! capsfilter caps="\(target.videoCaps)" ! \
+            appsrc name=src format=time ! \(chain) ! \(target.conversion) ! capsfilter name=size caps="\(target.videoCaps)" ! \
             appsink name=out sync=false async=false qos=false max-buffers=2
             """)
         guard let src = pipeline.appSource(named: "src"), let out = pipeline.appSink(named: "out") else {
@@ -67,12 +74,13 @@ final class FirstPictureDecoder: @unchecked Sendable {
         }
         source = src
         out.onSample { [weak self] sample in
-            guard let self, let picture = sample.buffer else { return }
-            let handler = self.lock.withLock {
+            guard let self, let decoded = sample.buffer else { return }
+            let (handler, remapFrom) = self.lock.withLock {
                 defer { self.deliver = nil }
-                return self.deliver
+                return (self.deliver, self.remapFrom)
             }
-            handler?(picture)
+            guard let handler, let picture = target.outputFrame(decoded, caps: sample.caps, from: remapFrom) else { return }
+            handler(picture)
         }
         do { try pipeline.setState(.playing) } catch {
             pipeline.shutdown()
@@ -131,8 +139,15 @@ final class FirstPictureDecoder: @unchecked Sendable {
         }
         guard taken else { return false }
         source.caps = caps
-        if let convert = pipeline.child(named: "convert") {
-            ChannelDecoder.setColourConversion(of: convert, for: caps)
+        // Wide gamut and HDR: 10-bit frames, remapped by table as the channel's decoder does.
+        let colour = Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? target.height)
+        let changed = lock.withLock {
+            remapFrom = colour.needsRemap ? colour : nil
+            defer { deep = colour.needsRemap }
+            return deep != colour.needsRemap
+        }
+        if changed, let filter = pipeline.child(named: "size"), let frameCaps = try? Caps(target.frameCaps(deep: colour.needsRemap)) {
+            filter.set("caps", caps: frameCaps)
         }
         source.push(keyframe.retimed(pts: 0, dts: 0))
         for buffer in more { source.push(buffer.retimed(pts: .none, dts: .none)) }

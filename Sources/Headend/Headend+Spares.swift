@@ -89,6 +89,9 @@ extension Headend {
             firstPictures[other] = nil
         }
         guard firstPictures.count < Self.maxFirstPictureDecoders else { return }
+        // The colour tables of a wide-gamut or HDR format, ready before the first flip there.
+        let colour = Colorimetry(format.colorimetry.isEmpty ? nil : format.colorimetry, height: format.height)
+        if colour.needsRemap { ColourRemap.prepare(from: colour, to: target.colour) }
         do {
             firstPictures[format] = try FirstPictureDecoder(family: format.family, target: target, logger: logger)
             logger.debug("first-picture decoder for \(format) ready")
