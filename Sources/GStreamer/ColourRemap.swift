@@ -3,8 +3,8 @@ import Foundation
 
 /// Converts 10-bit 4:2:0 frames of a wide-gamut or HDR stream (BT.2020 primaries, PQ or HLG) to
 /// 8-bit I420 in the output's SDR colours, by table: the tone mapping and gamut conversion of
-/// `ColourTransform`, in about 2 ms for a 720p frame on this machine, where `videoconvert`'s remap
-/// (which has no tone mapping) took about 8.
+/// `ColourTransform`, at a fraction of the cost of `videoconvert`'s remap (which has no tone
+/// mapping): showing a 720p30 PQ channel took 0.37 of a core here instead of 0.80.
 ///
 /// The tables hold `ColourTransform` evaluated once over a grid of source colours: 65 × 65
 /// chroma points (a step of 16 codes), and for each every 10-bit luma value (evaluated every 4
@@ -23,6 +23,8 @@ public final class ColourRemap: Sendable {
     /// Output chroma for (chroma point, luma step): `chromaU[(ci * grid + cj) * lumaSteps + y >> 4]`.
     private let chromaU: [UInt8]
     private let chromaV: [UInt8]
+    /// How long building the tables took.
+    public let buildTime: Duration
 
     static let step = 16
     static let grid = 1024 / step + 1
@@ -30,10 +32,11 @@ public final class ColourRemap: Sendable {
     /// Luma is evaluated every `lumaSample` codes.
     static let lumaSample = 4
 
-    /// Builds the tables (about a million colours converted, on all cores).
+    /// Builds the tables (about a million colours converted, on all cores: 0.25 s in a release build here).
     public init(from source: Colorimetry, to target: Colorimetry) {
         self.source = source
         self.target = target
+        let started = ContinuousClock.now
         let transform = ColourTransform(source: source, target: target)
         let points = Self.grid * Self.grid
         var luma = [UInt8](repeating: 0, count: points * 1024)
@@ -55,6 +58,7 @@ public final class ColourRemap: Sendable {
         self.luma = luma
         self.chromaU = chromaU
         self.chromaV = chromaV
+        buildTime = .now - started
     }
 
     private static let cacheLock = NSLock()
@@ -73,9 +77,10 @@ public final class ColourRemap: Sendable {
     }
 
     /// Builds the tables for a pair in the background, if they are not built yet, so the first
-    /// frame of such a stream does not wait for them (any thread).
-    public static func prepare(from source: Colorimetry, to target: Colorimetry) {
-        DispatchQueue.global(qos: .utility).async { _ = shared(from: source, to: target) }
+    /// frame of such a stream does not wait for them; `then` gets them (any thread).
+    public static func prepare(from source: Colorimetry, to target: Colorimetry,
+                               then: @escaping @Sendable (ColourRemap) -> Void = { _ in }) {
+        DispatchQueue.global(qos: .utility).async { then(shared(from: source, to: target)) }
     }
 
     /// `frame` (I420_10LE of `caps`' size; any other format gives nil) in I420 of the same size,

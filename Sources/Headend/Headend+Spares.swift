@@ -46,11 +46,26 @@ extension Headend {
 
     /// Builds the next missing spare 250 ms from now, unless one is on its way.
     func scheduleSpares() {
+        prepareColourTables()
         guard !spareScheduled, !isShutDown, somethingMissing else { return }
         spareScheduled = true
         Task {
             try? await Task.sleep(for: .milliseconds(250))
             self.buildSpare()
+        }
+    }
+
+    /// Has the colour tables of each wide-gamut or HDR colorimetry the channels carry built in
+    /// the background, once each, so that no decoder's first frame waits for them.
+    private func prepareColourTables() {
+        for source in sources {
+            guard let caps = source.cache.videoCaps, let named = caps.string("colorimetry"),
+                  colourTablesAsked.insert(named).inserted else { continue }
+            let colour = Colorimetry(named, height: caps.int("height") ?? target.height)
+            guard colour.needsRemap else { continue }
+            ColourRemap.prepare(from: colour, to: target.colour) { [logger] remap in
+                logger.debug("colour tables for \(remap.source) to \(remap.target) ready (built in \(remap.buildTime))")
+            }
         }
     }
 
@@ -89,9 +104,6 @@ extension Headend {
             firstPictures[other] = nil
         }
         guard firstPictures.count < Self.maxFirstPictureDecoders else { return }
-        // The colour tables of a wide-gamut or HDR format, ready before the first flip there.
-        let colour = Colorimetry(format.colorimetry.isEmpty ? nil : format.colorimetry, height: format.height)
-        if colour.needsRemap { ColourRemap.prepare(from: colour, to: target.colour) }
         do {
             firstPictures[format] = try FirstPictureDecoder(family: format.family, target: target, logger: logger)
             logger.debug("first-picture decoder for \(format) ready")
