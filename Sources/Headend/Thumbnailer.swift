@@ -30,7 +30,8 @@ public enum ThumbnailFailureCode: String, FailureCode {
 /// Still pictures of warm channels, made by decoding only the keyframe cached in a channel's
 /// `GOPCache` (nothing decodes continuously): appsrc (keyframe with its SPS/PPS, caps from the
 /// cache) ! parser ! decoder ! videoconvert ! videoscale ! jpegenc ! appsink, built for one
-/// picture and torn down.
+/// picture and torn down. A wide-gamut or HDR picture leaves the pipeline at 10 bits and is
+/// tone-mapped to BT.709 (`ColourRemap`, as the output shows it) before it is encoded.
 ///
 /// Isolated to the media thread: pipelines are built, started and stopped there; waiting for
 /// the picture suspends and never blocks it. The JPEG is kept per channel and width and served
@@ -118,9 +119,11 @@ public actor Thumbnailer {
     private func decode(_ keyframe: GOPCache.Entry, caps: Caps, width: Int?) async throws(ThumbnailFailure) -> Picture {
         let started = ContinuousClock.now
         let size = Self.outputSize(caps: caps, width: width)
+        let colour = Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? 720)
+        let remapFrom = colour.needsRemap ? colour : nil
         let pipeline: Pipeline
         do {
-            pipeline = try Pipeline(description: Self.description(for: caps, width: size.width, height: size.height))
+            pipeline = try Pipeline(description: Self.description(for: caps, width: size.width, height: size.height, deep: remapFrom != nil))
         } catch {
             throw ThumbnailFailure(.failed, "cannot build a thumbnail decoder for \(caps.mediaType): \(error)")
         }
@@ -130,7 +133,7 @@ public actor Thumbnailer {
             throw ThumbnailFailure(.failed, "internal: thumbnail pipeline incomplete")
         }
         let delivery = Delivery()
-        sink.onSample { sample in delivery.deliver(.success(sample)) }
+        sink.onSample { sample in delivery.deliver(Self.still(sample, remappedFrom: remapFrom)) }
         let messages = Task {
             for await message in pipeline.messages {
                 switch message {
@@ -154,13 +157,31 @@ public actor Thumbnailer {
         }
         source.push(keyframe.buffer.retimed(pts: 0, dts: 0))
         source.endOfStream()
-        let sample = try await delivery.wait().get()
-        guard let buffer = sample.buffer, ImageCodec.isJPEG(buffer.bytes()) else {
-            throw ThumbnailFailure(.failed, "the encoder produced no JPEG")
+        let still = try await delivery.wait().get()
+        return Picture(jpeg: still.jpeg, width: still.width ?? size.width, height: still.height ?? size.height,
+                       keyframeTime: keyframe.pts, madeIn: ContinuousClock.now - started, reused: false)
+    }
+
+    /// The JPEG of the pipeline's sample: its own, or for a 10-bit frame of colours `remappedFrom`
+    /// (streaming thread), the frame remapped to BT.709 and encoded here.
+    private static func still(_ sample: Sample, remappedFrom: Colorimetry?) -> Result<Still, ThumbnailFailure> {
+        guard let buffer = sample.buffer else { return .failure(ThumbnailFailure(.failed, "the decoder produced no picture")) }
+        let (width, height) = (sample.caps?.int("width"), sample.caps?.int("height"))
+        guard let remappedFrom else {
+            let jpeg = buffer.bytes()
+            guard ImageCodec.isJPEG(jpeg) else { return .failure(ThumbnailFailure(.failed, "the encoder produced no JPEG")) }
+            return .success(Still(jpeg: jpeg, width: width, height: height))
         }
-        return Picture(jpeg: buffer.bytes(), width: sample.caps?.int("width") ?? size.width,
-                       height: sample.caps?.int("height") ?? size.height, keyframeTime: keyframe.pts,
-                       madeIn: ContinuousClock.now - started, reused: false)
+        guard let caps = sample.caps, let width, let height,
+              let frame = ColourRemap.shared(from: remappedFrom, to: Colorimetry("bt709", height: 720)).remapped(buffer, caps: caps) else {
+            return .failure(ThumbnailFailure(.failed, "cannot bring the \(remappedFrom) picture to BT.709"))
+        }
+        do {
+            let rawCaps = try Caps("video/x-raw,format=I420,width=\(width),height=\(height),framerate=0/1,pixel-aspect-ratio=1/1,colorimetry=bt709")
+            return .success(Still(jpeg: try ImageCodec.jpeg(frame: frame, caps: rawCaps), width: width, height: height))
+        } catch {
+            return .failure(ThumbnailFailure(.failed, "cannot encode the picture: \(error)"))
+        }
     }
 
     /// The picture size: `width` (or the stream's display width) and the height that keeps the
@@ -178,16 +199,18 @@ public actor Thumbnailer {
     /// The one-picture pipeline for a stream of `caps`. Only numbers are interpolated. One
     /// decoder thread: a single picture gains nothing from a thread pool, and starting one made
     /// the median picture about 10 ms slower on the loaded 2-core test machine (42 vs 32 ms).
-    static func description(for caps: Caps, width: Int, height: Int) -> String {
+    /// `deep`: the picture leaves at 10 bits, in the stream's colours, for `ColourRemap`.
+    static func description(for caps: Caps, width: Int, height: Int, deep: Bool = false) -> String {
         let decode: String
         switch caps.mediaType {
         case "video/x-h264": decode = "h264parse ! avdec_h264 max-threads=1"
         case "video/x-h265": decode = "h265parse ! avdec_h265 max-threads=1"
         default: decode = "decodebin"
         }
+        let picture = "video/x-raw,width=\(width),height=\(height),pixel-aspect-ratio=1/1"
         return """
             appsrc name=src format=time ! \(decode) ! videoconvert ! videoscale ! \
-            video/x-raw,width=\(width),height=\(height),pixel-aspect-ratio=1/1 ! jpegenc quality=85 ! \
+            \(deep ? picture + ",format=I420_10LE" : picture + " ! jpegenc quality=85") ! \
             appsink name=sink sync=false async=false max-buffers=1
             """
     }
@@ -205,13 +228,20 @@ public actor Thumbnailer {
     }
 }
 
-/// The first of: a sample, a pipeline error, end of stream, a timeout. Delivered once (any thread).
+/// A JPEG out of a thumbnail pipeline, with its size when the pipeline said it.
+private struct Still: Sendable {
+    let jpeg: [UInt8]
+    let width: Int?
+    let height: Int?
+}
+
+/// The first of: a picture, a pipeline error, end of stream, a timeout. Delivered once (any thread).
 private final class Delivery: @unchecked Sendable {
     private let lock = NSLock()
-    private var result: Result<Sample, ThumbnailFailure>?
-    private var waiter: CheckedContinuation<Result<Sample, ThumbnailFailure>, Never>?
+    private var result: Result<Still, ThumbnailFailure>?
+    private var waiter: CheckedContinuation<Result<Still, ThumbnailFailure>, Never>?
 
-    func deliver(_ value: Result<Sample, ThumbnailFailure>) {
+    func deliver(_ value: Result<Still, ThumbnailFailure>) {
         lock.lock()
         guard result == nil else { lock.unlock(); return }
         result = value
@@ -221,7 +251,7 @@ private final class Delivery: @unchecked Sendable {
         waiter?.resume(returning: value)
     }
 
-    func wait() async -> Result<Sample, ThumbnailFailure> {
+    func wait() async -> Result<Still, ThumbnailFailure> {
         await withCheckedContinuation { continuation in
             lock.lock()
             if let result {

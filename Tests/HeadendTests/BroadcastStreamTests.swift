@@ -185,7 +185,8 @@ extension HeadendTests {
 
         /// 10-bit HEVC in BT.2020 PQ, a solid colour: red stays red; a grey at PQ's reference
         /// white (signal 0.58, 203 cd/m², BT.2408) shows as a white of the SDR output,
-        /// tone-mapped (GStreamer's own remap shows it at luma 35 of 255).
+        /// tone-mapped (GStreamer's own remap shows it at luma 35 of 255); on the output and in
+        /// the channel's thumbnail.
         @Test(arguments: [0xC00000, 0x949494] as [UInt32])
         func hevc10BitPQIsConvertedForTheOutput(colour: UInt32) async throws {
             var format = ClipFormat.hd720HEVC
@@ -203,14 +204,20 @@ extension HeadendTests {
             let recorder = Recorder()
             _ = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
             #expect(await eventually(within: 5) { recorder.frames > 10 }, "frames \(recorder.frames)")
-            let c = try #require(rig.colour(recorder.newest))
-            if colour == 0xC00000 {
-                #expect(c.r > c.g + 40 && c.r > c.b + 40, "HDR red stays red: \(c)")
-            } else {
-                // ffmpeg codes this grey's chroma 4 codes off neutral (508 of 1024), which PQ's
-                // steep curve and the gamut conversion turn into a faint green: about 14 of 255.
-                #expect(c.r > 200 && c.g > 200 && c.b > 200 && max(c.r, c.g, c.b) - min(c.r, c.g, c.b) < 24,
-                        "PQ reference white shows as a near-white grey: \(c)")
+            let shown = try #require(rig.colour(recorder.newest))
+            // The channel's thumbnail is tone-mapped the same way.
+            let thumbnail = try await Thumbnailer().picture(of: rig.headend.sources[0].cache, width: 160)
+            let image = try ImageCodec.decode(bytes: thumbnail.jpeg)
+            let m = image.meanRGB(x: image.width / 4, y: image.height / 4, width: image.width / 2, height: image.height / 2)
+            for (what, c) in [("picture", shown), ("thumbnail", (r: m.r, g: m.g, b: m.b))] {
+                if colour == 0xC00000 {
+                    #expect(c.r > c.g + 40 && c.r > c.b + 40, "HDR red stays red in the \(what): \(c)")
+                } else {
+                    // ffmpeg codes this grey's chroma 4 codes off neutral (508 of 1024), which PQ's
+                    // steep curve and the gamut conversion turn into a faint green: about 14 of 255.
+                    #expect(c.r > 200 && c.g > 200 && c.b > 200 && max(c.r, c.g, c.b) - min(c.r, c.g, c.b) < 24,
+                            "PQ reference white shows as a near-white grey in the \(what): \(c)")
+                }
             }
             await rig.stop()
         }
