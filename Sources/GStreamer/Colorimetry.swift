@@ -13,6 +13,10 @@ public struct Colorimetry: Sendable, Hashable, CustomStringConvertible {
     public var primaries: Int
     /// Full range (0-255) rather than limited (16-235 in 8 bits).
     public var fullRange: Bool
+    /// The brightest light in the stream's pictures in cd/m², when the stream says (its SEI, as
+    /// the parser puts it in the caps: the content light level's MaxCLL, else the mastering
+    /// display's peak). HDR pictures are tone-mapped from it (`ColourTransform`).
+    public var peakLuminance: Double?
 
     /// The colorimetry of caps field `text`, or the default for `height` when nil or unreadable.
     public init(_ text: String?, height: Int) {
@@ -34,6 +38,21 @@ public struct Colorimetry: Sendable, Hashable, CustomStringConvertible {
         transfer = Int(gst_video_transfer_function_to_iso(c.transfer))
         primaries = Int(gst_video_color_primaries_to_iso(c.primaries))
         fullRange = c.range == GST_VIDEO_COLOR_RANGE_0_255
+    }
+
+    /// The colours of stream `caps`: `colorimetry` (assumed from the height when it is not
+    /// there), and the peak light of the SEI the parser read.
+    public init(caps: Caps) {
+        self.init(caps.string("colorimetry"), height: caps.int("height") ?? 720)
+        var light = GstVideoContentLightLevel()
+        var mastering = GstVideoMasteringDisplayInfo()
+        if gst_video_content_light_level_from_caps(&light, caps.pointer) != 0, light.max_content_light_level > 0 {
+            peakLuminance = Double(light.max_content_light_level)
+        } else if gst_video_mastering_display_info_from_caps(&mastering, caps.pointer) != 0,
+                  mastering.max_display_mastering_luminance > 0 {
+            // In units of 0.0001 cd/m².
+            peakLuminance = Double(mastering.max_display_mastering_luminance) / 10000
+        }
     }
 
     /// For people: `BT.601`, `BT.709`, `BT.2020`, `BT.2100 PQ`, `BT.2100 HLG`.

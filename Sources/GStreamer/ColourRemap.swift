@@ -62,12 +62,27 @@ public final class ColourRemap: Sendable {
     }
 
     private static let cacheLock = NSLock()
-    nonisolated(unsafe) private static var cache: [String: ColourRemap] = [:]
+    nonisolated(unsafe) private static var cache: [Key: ColourRemap] = [:]
+
+    /// What the tables depend on (not whether the colours were assumed).
+    private struct Key: Hashable {
+        var matrix, transfer, primaries: Int
+        var fullRange: Bool
+        var peak: Double?
+        var target: String
+
+        init(source: Colorimetry, target: Colorimetry) {
+            (matrix, transfer, primaries) = (source.matrix, source.transfer, source.primaries)
+            fullRange = source.fullRange
+            peak = source.peakLuminance
+            self.target = target.name
+        }
+    }
 
     /// The tables for a pair, built on first use and kept for the process (any thread; a caller
     /// that comes while they are built waits for them).
     public static func shared(from source: Colorimetry, to target: Colorimetry) -> ColourRemap {
-        let key = source.name + (source.fullRange ? "/full" : "") + " → " + target.name
+        let key = Key(source: source, target: target)
         return cacheLock.withLock {
             if let kept = cache[key] { return kept }
             let built = ColourRemap(from: source, to: target)

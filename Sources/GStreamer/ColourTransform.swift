@@ -8,10 +8,10 @@ import Foundation
 /// 2. R'G'B' to display light in cd/m²: PQ (SMPTE ST 2084) as it is; HLG through its inverse
 ///    OETF and the OOTF of a 1000 cd/m² display (system gamma 1.2); an SDR source through
 ///    BT.1886 (gamma 2.4), relative to its white.
-/// 3. HDR only: the BT.2390 EETF (a roll-off in the PQ domain) brings the source's peak down to
-///    the SDR white of 203 cd/m² (BT.2408's reference white), applied to the largest of the three
-///    components so hues stay; light below the knee (about 90 cd/m² for a 1000 cd/m² source) is
-///    left as it is.
+/// 3. HDR only: the BT.2390 EETF (a roll-off in the PQ domain) brings the source's peak (its
+///    `peakLuminance`, else 1000 cd/m²) down to the SDR white of 203 cd/m² (BT.2408's reference
+///    white), applied to the largest of the three components so hues stay; light below the knee
+///    (about 90 cd/m² for a 1000 cd/m² source) is left as it is.
 /// 4. The source's primaries to the output's, in linear light (BT.2020 to BT.709), clipped.
 /// 5. Encoded for a BT.1886 display (gamma 1/2.4), to the output's matrix, limited range.
 ///
@@ -37,7 +37,10 @@ struct ColourTransform: Sendable {
     private let maxLum: Double
     private let knee: Double
 
-    init(source: Colorimetry, target: Colorimetry, peak: Double = 1000) {
+    /// The peak taken when the stream does not say: what most HDR10 programmes are mastered to.
+    static let assumedPeak = 1000.0
+
+    init(source: Colorimetry, target: Colorimetry) {
         transfer = source.transfer == 16 ? .pq : source.transfer == 18 ? .hlg : .sdr
         sourceMatrix = Self.matrix(source.matrix)
         targetMatrix = Self.matrix(target.matrix)
@@ -45,7 +48,8 @@ struct ColourTransform: Sendable {
         targetFullRange = target.fullRange
         let p = Self.conversion(from: source.primaries, to: target.primaries)
         primaries = (SIMD3(p[0], p[3], p[6]), SIMD3(p[1], p[4], p[7]), SIMD3(p[2], p[5], p[8]))
-        self.peak = transfer == .hlg ? 1000 : max(peak, Self.sdrWhite)
+        // HLG is shown as on a 1000 cd/m² display, whatever it was mastered on.
+        peak = transfer == .hlg ? 1000 : min(10000, max(source.peakLuminance ?? Self.assumedPeak, Self.sdrWhite))
         peakPQ = Self.pqEncode(self.peak)
         maxLum = Self.pqEncode(Self.sdrWhite) / peakPQ
         knee = 1.5 * maxLum - 0.5

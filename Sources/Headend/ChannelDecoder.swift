@@ -100,7 +100,7 @@ extension DecodeTarget {
     /// seen, while its tables are built (`ColourRemap.prepare` builds them ahead). Any thread.
     func outputFrame(_ frame: Buffer, caps: Caps?, from source: Colorimetry?) -> Buffer? {
         guard let caps, caps.string("format") == "I420_10LE" else { return frame }
-        let from = source ?? Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? height)
+        let from = source ?? Colorimetry(caps: caps)
         return ColourRemap.shared(from: from, to: colour).remapped(frame, caps: caps)
     }
 }
@@ -423,7 +423,7 @@ final class ChannelDecoder: @unchecked Sendable {
             // BT.2020 and PQ/HLG: tone-mapped and brought into the output's gamut by table, from
             // 10-bit frames. (Not BT.601 vs BT.709 primaries, which differ too little for a
             // conversion in linear light to pay.) Takes effect when the decoder negotiates.
-            let colour = Colorimetry(videoCaps.string("colorimetry"), height: videoCaps.int("height") ?? target.height)
+            let colour = Colorimetry(caps: videoCaps)
             lock.withLock { remapFrom = colour.needsRemap ? colour : nil }
             reshape(deep: colour.needsRemap)
         }

@@ -58,7 +58,7 @@ extension ChannelMedia.Video {
         let rate = caps.fraction("framerate").flatMap { $0.1 > 0 && $0.0 > 0 ? Double($0.0) / Double($0.1) : nil }
         self.init(family: VideoFamily(caps: caps), mediaType: caps.mediaType, width: size?.0, height: size?.1,
                   framesPerSecond: rate, interlaced: caps.describesInterlacedVideo,
-                  colour: Colorimetry(caps.string("colorimetry"), height: size?.1 ?? 720))
+                  colour: Colorimetry(caps: caps))
     }
 }
 

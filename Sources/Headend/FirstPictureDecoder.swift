@@ -140,7 +140,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
         guard taken else { return false }
         source.caps = caps
         // Wide gamut and HDR: 10-bit frames, remapped by table as the channel's decoder does.
-        let colour = Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? target.height)
+        let colour = Colorimetry(caps: caps)
         let changed = lock.withLock {
             remapFrom = colour.needsRemap ? colour : nil
             defer { deep = colour.needsRemap }

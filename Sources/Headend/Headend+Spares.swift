@@ -59,10 +59,9 @@ extension Headend {
     /// the background, once each, so that no decoder's first frame waits for them.
     private func prepareColourTables() {
         for source in sources {
-            guard let caps = source.cache.videoCaps, let named = caps.string("colorimetry"),
-                  colourTablesAsked.insert(named).inserted else { continue }
-            let colour = Colorimetry(named, height: caps.int("height") ?? target.height)
-            guard colour.needsRemap else { continue }
+            guard let caps = source.cache.videoCaps else { continue }
+            let colour = Colorimetry(caps: caps)
+            guard colour.needsRemap, colourTablesAsked.insert(colour).inserted else { continue }
             ColourRemap.prepare(from: colour, to: target.colour) { [logger] remap in
                 logger.debug("colour tables for \(remap.source) to \(remap.target) ready (built in \(remap.buildTime))")
             }

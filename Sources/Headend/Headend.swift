@@ -41,8 +41,8 @@ public actor Headend {
     /// Decoders of a flip's keyframe on its own, per stream format (see `FirstPictureDecoder`).
     var firstPictures: [PictureFormat: FirstPictureDecoder] = [:]
     var firstPictureFailures: Set<VideoFamily> = []
-    /// The colorimetries (as the streams name them) whose colour tables were asked for.
-    var colourTablesAsked: Set<String> = []
+    /// The colours whose tables were asked for (`ColourRemap.prepare`).
+    var colourTablesAsked: Set<Colorimetry> = []
     /// Keyframes of the channels next in line decoded ahead, per lineup position (see
     /// `Headend+PicturesAhead.swift`), the keyframe last tried for each, and their decoders.
     var picturesAhead: [Int: (keyframe: Buffer, picture: Buffer)] = [:]

@@ -119,7 +119,7 @@ public actor Thumbnailer {
     private func decode(_ keyframe: GOPCache.Entry, caps: Caps, width: Int?) async throws(ThumbnailFailure) -> Picture {
         let started = ContinuousClock.now
         let size = Self.outputSize(caps: caps, width: width)
-        let colour = Colorimetry(caps.string("colorimetry"), height: caps.int("height") ?? 720)
+        let colour = Colorimetry(caps: caps)
         let remapFrom = colour.needsRemap ? colour : nil
         let pipeline: Pipeline
         do {

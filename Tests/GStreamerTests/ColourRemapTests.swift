@@ -40,6 +40,38 @@ import Testing
         #expect((205...235).contains(hlg.y), "HLG reference white: luma \(hlg.y)")
     }
 
+    /// A master brighter than the 1000 cd/m² assumed keeps more of its highlights: its own peak
+    /// goes to white, 1000 cd/m² stays below it, and reference white stays near white.
+    @Test func theStreamsOwnPeakGoesToWhite() {
+        var bright = Self.pq
+        bright.peakLuminance = 4000
+        let t = ColourTransform(source: bright, target: Self.bt709)
+        func luma(_ nits: Double) -> Double { t.convert(y: Self.code(ColourTransform.pqEncode(nits)), u: 512, v: 512).y }
+        #expect(abs(luma(4000) - 235) < 1, "4000 cd/m²: \(luma(4000))")
+        #expect((200..<232).contains(luma(1000)), "1000 cd/m² under a 4000 cd/m² peak: \(luma(1000))")
+        #expect((195...235).contains(luma(203)), "reference white: \(luma(203))")
+        // A peak at or under SDR white needs no roll-off; one over 10000 cd/m² is taken as 10000.
+        var dim = Self.pq
+        dim.peakLuminance = 150
+        #expect(abs(ColourTransform(source: dim, target: Self.bt709).convert(y: Self.code(ColourTransform.pqEncode(203)), u: 512, v: 512).y - 235) < 1)
+        var absurd = Self.pq
+        absurd.peakLuminance = 50000
+        #expect(ColourTransform(source: absurd, target: Self.bt709).peak == 10000)
+    }
+
+    /// The peak as a parser puts it in the caps from the stream's SEI: MaxCLL first, else the
+    /// mastering display's peak (in 0.0001 cd/m²).
+    @Test func thePeakIsReadFromTheCaps() throws {
+        let cll = Colorimetry(caps: try Caps("video/x-h265,width=1280,height=720,colorimetry=bt2100-pq,content-light-level=(string)4000:400"))
+        #expect(cll.isHDR && cll.peakLuminance == 4000, "\(cll), peak \(String(describing: cll.peakLuminance))")
+        let mastering = Colorimetry(caps: try Caps("""
+            video/x-h265,width=1280,height=720,colorimetry=bt2100-pq,\
+            mastering-display-info=(string)35400:14600:8500:39850:6550:2300:15635:16450:20000000:50
+            """))
+        #expect(mastering.peakLuminance == 2000, "peak \(String(describing: mastering.peakLuminance))")
+        #expect(Colorimetry(caps: try Caps("video/x-h265,width=1280,height=720,colorimetry=bt2100-pq")).peakLuminance == nil)
+    }
+
     /// BT.2020 red is outside BT.709: it comes out as BT.709's most saturated red, not pink or
     /// orange; an SDR BT.2020 grey keeps its level.
     @Test func wideGamutColoursMapIntoTheOutputsGamut() {
