@@ -12,7 +12,7 @@ import Foundation
 /// block's chroma, weighted by distance; a block's chroma likewise, at the mean luma of its four
 /// pixels (in 64 steps). The tests hold the tables to `ColourTransform` computed pixel by pixel.
 ///
-/// Immutable once built (4.6 MB for one pair of colorimetries); `shared(from:to:)` keeps one per
+/// Immutable once built (4.9 MB for one pair of colorimetries); `shared(from:to:)` keeps one per
 /// pair for the process.
 public final class ColourRemap: Sendable {
     /// The source and output colorimetries.
