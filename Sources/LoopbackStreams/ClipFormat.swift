@@ -85,6 +85,9 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
     public var hasVideo = true
     /// Coded and tagged colours; nil: ffmpeg's defaults, untagged.
     public var colours: Colours?
+    /// The brightest light of the programme (MaxCLL, cd/m²) that an HEVC clip's SEI carries, as
+    /// HDR10 masters say it; nil: no such SEI.
+    public var maxContentLight: Int?
     /// Interlaced with motion between the fields (the picture made at the field rate and woven),
     /// instead of both fields from one moment.
     public var fieldMotion = false
@@ -151,6 +154,7 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
         if audioCodec != .aac { extra += "-a" + audioCodec.rawValue }
         if !audioTracks.isEmpty { extra += "-" + audioTracks.map { "\($0.toneHz)\($0.language ?? "")\($0.describesPicture ? "ad" : "")" }.joined(separator: "+") }
         if let colours { extra += "-" + colours.rawValue }
+        if let maxContentLight { extra += "-cll\(maxContentLight)" }
         if fieldMotion { extra += "-fm" }
         if let structure { extra += "-" + structure.rawValue }
         if let layout { extra += "-pmt\(layout.pmtPID)-es\(layout.firstStreamPID)-v\(layout.tablesVersion)" }
@@ -234,7 +238,8 @@ public struct ClipFormat: Sendable, Hashable, CustomStringConvertible {
                 video = ["-c:v", "mpeg2video", "-bf", "2"] + video
                 if interlaced { video += ["-flags", "+ildct+ilme", "-top", "1"] }
             case .hevc:
-                video = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=none:scenecut=0"] + video
+                let light = maxContentLight.map { ":hdr10=1:max-cll=\($0),400" } ?? ""
+                video = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=none:scenecut=0" + light] + video
             }
             switch colours {
             case .bt601: video += ["-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m"]

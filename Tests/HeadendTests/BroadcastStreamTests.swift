@@ -222,6 +222,37 @@ extension HeadendTests {
             await rig.stop()
         }
 
+        /// The tone mapping takes the stream's own peak from its SEI: a grey at 300 cd/m² (over
+        /// reference white) comes out near white when the stream says nothing (1000 cd/m²
+        /// assumed: luma 229 by the EETF), and clearly darker when its MaxCLL says 4000 cd/m²
+        /// (room kept for brighter highlights: luma 213).
+        @Test func hdrToneMappingFollowsTheStreamsContentLightLevel() async throws {
+            var format = ClipFormat.hd720HEVC
+            format.width = 640
+            format.height = 360
+            format.colour = 0x9F9F9F
+            format.colours = .bt2020pq
+            format.seconds = 3
+            var bright = format
+            bright.maxContentLight = 4000
+            let rig = try await Rig([format, bright])
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            #expect(rig.headend.media(of: rig.channels[1])?.video?.colour.peakLuminance == 4000)
+            var shown: [Double] = []
+            for channel in rig.channels {
+                let recorder = Recorder()
+                let (feed, _) = try await rig.headend.activate(channel, sink: recorder) { _, _ in }
+                #expect(await eventually(within: 5) { recorder.frames > 10 }, "frames \(recorder.frames)")
+                let c = try #require(rig.colour(recorder.newest))
+                shown.append((c.r + c.g + c.b) / 3)
+                await rig.headend.deactivate(feed: feed)
+            }
+            #expect(shown[0] > 222, "300 cd/m² with no light level said: near white, \(shown[0])")
+            #expect(shown[1] < shown[0] - 10 && shown[1] > 200, "300 cd/m² under a 4000 cd/m² MaxCLL: darker, \(shown[1]) against \(shown[0])")
+            await rig.stop()
+        }
+
         /// A radio channel (sound only) flips like any other: its sound plays and a still picture
         /// stands for it, warm or cold.
         @Test(arguments: [ClipFormat.AudioCodec.latm, .eac3, .mp2])
