@@ -85,11 +85,11 @@ struct AudioStatusJSON: Encodable, Sendable {
 }
 
 /// The video of a channel: `{"codec", "width", "height", "fps", "interlaced", "colour",
-/// "colorimetry", "colourAssumed", "hdr"}`.
+/// "colorimetry", "colourAssumed", "hdr", "peakLuminance"}`.
 struct VideoJSON: Encodable, Sendable {
     var video: ChannelMedia.Video
 
-    enum CodingKeys: String, CodingKey { case codec, width, height, fps, interlaced, colour, colorimetry, colourAssumed, hdr }
+    enum CodingKeys: String, CodingKey { case codec, width, height, fps, interlaced, colour, colorimetry, colourAssumed, hdr, peakLuminance }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -102,6 +102,7 @@ struct VideoJSON: Encodable, Sendable {
         try c.encode(video.colour.name, forKey: .colorimetry)
         try c.encode(video.colour.assumed, forKey: .colourAssumed)
         try c.encode(video.colour.isHDR, forKey: .hdr)
+        try c.encode(video.colour.peakLuminance, forKey: .peakLuminance)
     }
 }
 

@@ -1388,7 +1388,7 @@ extension OpenAPIDocument {
             Video:
               description: A channel's video as its stream says (null for radio, or until known).
               type: object
-              required: [codec, width, height, fps, interlaced, colour, colorimetry, colourAssumed, hdr]
+              required: [codec, width, height, fps, interlaced, colour, colorimetry, colourAssumed, hdr, peakLuminance]
               properties:
                 codec:
                   type: string
@@ -1413,6 +1413,9 @@ extension OpenAPIDocument {
                   type: boolean
                 hdr:
                   type: boolean
+                peakLuminance:
+                  description: The brightest light of the programme in cd/m², as its HDR metadata says (MaxCLL, else the mastering display's peak); HDR is tone-mapped from it. Null when the stream does not say.
+                  type: [number, "null"]
             Status:
               type: object
               required: [channel, output, uptimeSeconds, lastFlip]

@@ -69,6 +69,7 @@ struct ControlAPITests {
             let video = try #require(red["video"] as? [String: Any])
             #expect(video["codec"] as? String == "H.264" && video["width"] as? Int == 1920 && video["interlaced"] as? Bool == true)
             #expect(video["colour"] as? String == "BT.709" && video["colourAssumed"] as? Bool == false && video["hdr"] as? Bool == false)
+            #expect(video["peakLuminance"] is NSNull, "an SDR stream says no peak")
             let audio = try #require(red["audio"] as? [[String: Any]])
             #expect(audio.map { $0["language"] as? String } == ["deu", "eng"] && audio.map { $0["playing"] as? Bool } == [false, true])
             #expect(audio.first?["codec"] as? String == "AC-3" && audio.last?["channels"] as? Int == 6 && audio.last?["track"] as? Int == 2)
