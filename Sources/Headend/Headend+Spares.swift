@@ -46,8 +46,9 @@ extension Headend {
 
     /// Builds the next missing spare 250 ms from now, unless one is on its way.
     func scheduleSpares() {
+        guard !isShutDown else { return }
         prepareColourTables()
-        guard !spareScheduled, !isShutDown, somethingMissing else { return }
+        guard !spareScheduled, somethingMissing else { return }
         spareScheduled = true
         Task {
             try? await Task.sleep(for: .milliseconds(250))
