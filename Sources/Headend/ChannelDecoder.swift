@@ -94,6 +94,14 @@ extension DecodeTarget {
     /// is remapped.
     func frameCaps(deep: Bool) -> String { deep ? deepVideoCaps : videoCaps }
 
+    /// The colours a stream of `caps` (a parser's) is remapped from when they are wide-gamut or
+    /// HDR (its decoders then hand over 10-bit frames); nil when `videoconvert`'s matrix
+    /// conversion is all it needs.
+    static func remapSource(of caps: Caps) -> Colorimetry? {
+        let colour = Colorimetry(caps: caps)
+        return colour.needsRemap ? colour : nil
+    }
+
     /// A decoded frame (of `caps`) as the output takes it: a 10-bit frame of a wide-gamut or
     /// HDR stream remapped from `source` (the colours of the stream bound; else the frame's own)
     /// to the output's; any other passes as it is. Blocks the first time a pair of colours is
@@ -423,9 +431,9 @@ final class ChannelDecoder: @unchecked Sendable {
             // BT.2020 and PQ/HLG: tone-mapped and brought into the output's gamut by table, from
             // 10-bit frames. (Not BT.601 vs BT.709 primaries, which differ too little for a
             // conversion in linear light to pay.) Takes effect when the decoder negotiates.
-            let colour = Colorimetry(caps: videoCaps)
-            lock.withLock { remapFrom = colour.needsRemap ? colour : nil }
-            reshape(deep: colour.needsRemap)
+            let from = DecodeTarget.remapSource(of: videoCaps)
+            lock.withLock { remapFrom = from }
+            reshape(deep: from != nil)
         }
         let branch = lock.withLock { audio }
         if let audioCaps { branch.source.caps = audioCaps }

@@ -34,9 +34,8 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// Told (media thread) each time it is ready for another keyframe.
     private var readyAgain: (@Sendable () -> Void)?
     private var busy = false
-    /// Whether it hands over 10-bit frames to remap, and the colours they are remapped from
-    /// (the keyframe's stream: wide gamut, HDR).
-    private var deep = false
+    /// The colours of the keyframe's stream when it hands over 10-bit frames to remap (wide
+    /// gamut, HDR).
     private var remapFrom: Colorimetry?
     /// Between the end of a keyframe and the decoder's flush or restart.
     private var recycling = false
@@ -140,13 +139,12 @@ final class FirstPictureDecoder: @unchecked Sendable {
         guard taken else { return false }
         source.caps = caps
         // Wide gamut and HDR: 10-bit frames, remapped by table as the channel's decoder does.
-        let colour = Colorimetry(caps: caps)
-        let changed = lock.withLock {
-            remapFrom = colour.needsRemap ? colour : nil
-            defer { deep = colour.needsRemap }
-            return deep != colour.needsRemap
+        let from = DecodeTarget.remapSource(of: caps)
+        let wasDeep = lock.withLock {
+            defer { remapFrom = from }
+            return remapFrom != nil
         }
-        if changed, let filter = pipeline.child(named: "size"), let frameCaps = try? Caps(target.frameCaps(deep: colour.needsRemap)) {
+        if wasDeep != (from != nil), let filter = pipeline.child(named: "size"), let frameCaps = try? Caps(target.frameCaps(deep: from != nil)) {
             filter.set("caps", caps: frameCaps)
         }
         source.push(keyframe.retimed(pts: 0, dts: 0))

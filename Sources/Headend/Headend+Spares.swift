@@ -46,9 +46,7 @@ extension Headend {
 
     /// Builds the next missing spare 250 ms from now, unless one is on its way.
     func scheduleSpares() {
-        guard !isShutDown else { return }
-        prepareColourTables()
-        guard !spareScheduled, somethingMissing else { return }
+        guard !spareScheduled, !isShutDown, somethingMissing else { return }
         spareScheduled = true
         Task {
             try? await Task.sleep(for: .milliseconds(250))
@@ -57,12 +55,12 @@ extension Headend {
     }
 
     /// Has the colour tables of each wide-gamut or HDR colorimetry the channels carry built in
-    /// the background, once each, so that no decoder's first frame waits for them.
-    private func prepareColourTables() {
+    /// the background, once each, so that no decoder's first frame waits for them. On the plan
+    /// check, not on a flip: it reads every channel's caps.
+    func prepareColourTables() {
         for source in sources {
-            guard let caps = source.cache.videoCaps else { continue }
-            let colour = Colorimetry(caps: caps)
-            guard colour.needsRemap, colourTablesAsked.insert(colour).inserted else { continue }
+            guard let caps = source.cache.videoCaps, let colour = DecodeTarget.remapSource(of: caps),
+                  colourTablesAsked.insert(colour).inserted else { continue }
             ColourRemap.prepare(from: colour, to: target.colour) { [logger] remap in
                 logger.debug("colour tables for \(remap.source) to \(remap.target) ready (built in \(remap.buildTime))")
             }

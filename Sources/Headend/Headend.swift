@@ -190,6 +190,7 @@ public actor Headend {
         guard !isShutDown, let around else { return }
         let plan = plan(current: around.current, last: around.last)
         if plan != lastPlan { await apply(plan) }
+        prepareColourTables()
         scheduleSpares()
     }
 

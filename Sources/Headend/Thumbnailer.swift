@@ -119,8 +119,7 @@ public actor Thumbnailer {
     private func decode(_ keyframe: GOPCache.Entry, caps: Caps, width: Int?) async throws(ThumbnailFailure) -> Picture {
         let started = ContinuousClock.now
         let size = Self.outputSize(caps: caps, width: width)
-        let colour = Colorimetry(caps: caps)
-        let remapFrom = colour.needsRemap ? colour : nil
+        let remapFrom = DecodeTarget.remapSource(of: caps)
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(description: Self.description(for: caps, width: size.width, height: size.height, deep: remapFrom != nil))
