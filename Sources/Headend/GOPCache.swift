@@ -61,6 +61,10 @@ public final class GOPCache: @unchecked Sendable {
     private var captionsSeen = false
     private var consumers: [Consumer: @Sendable (Entry) -> Void] = [:]
     private var lastArrival: ContinuousClock.Instant?
+    /// When the first data and the first video keyframe arrived since the last `reset()`.
+    private var firstArrival: ContinuousClock.Instant?
+    private var firstKeyframeArrival: ContinuousClock.Instant?
+    private var startKeyframeChanged: (@Sendable () -> Void)?
     private var overBudgetValue = false
     private var budget: Int
     private var measuredGOPBytes: Int?
@@ -216,6 +220,19 @@ public final class GOPCache: @unchecked Sendable {
         lock.withLock { firstDelivery = handler }
     }
 
+    /// When the source first delivered anything, and its first video keyframe, since the last
+    /// `reset()` (what a cold flip waited for: the connection, then the source's next keyframe).
+    public var firstDeliveries: (any: ContinuousClock.Instant?, keyframe: ContinuousClock.Instant?) {
+        lock.withLock { (firstArrival, firstKeyframeArrival) }
+    }
+
+    /// Calls `handler` (on the streaming thread, under the cache's lock: it must only post)
+    /// whenever the keyframe a flip would start from (`startKeyframe()`) changes to a newer one.
+    /// Nil removes it.
+    public func onStartKeyframeChange(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { startKeyframeChanged = handler }
+    }
+
     /// When the source last delivered anything.
     public var lastDelivery: ContinuousClock.Instant? { lock.withLock { lastArrival } }
 
@@ -288,8 +305,11 @@ public final class GOPCache: @unchecked Sendable {
                           isKeyframe: track == .video && buffer.isKeyframe, stream: track == .video ? 0 : stream)
         lock.lock()
         defer { lock.unlock() }
-        if lastArrival == nil { firstDelivery?() }
         let now = ContinuousClock.now
+        if lastArrival == nil {
+            firstDelivery?()
+            firstArrival = now
+        }
         lastArrival = now
         if track == .video {
             lastVideoArrival = now
@@ -343,12 +363,14 @@ public final class GOPCache: @unchecked Sendable {
                 previous = []
                 previousBytes = 0
             }
+            if firstKeyframeArrival == nil { firstKeyframeArrival = now }
             entries.removeAll(keepingCapacity: true)
             entries.append(entry)
             entries.append(contentsOf: carried)
             bytes = carried.reduce(buffer.size) { $0 + $1.buffer.size }
             videoFrames = 1
             overBudgetValue = false
+            if previous.isEmpty { startKeyframeChanged?() }
         } else if entries.isEmpty && entry.track == .video {
             // No video cached until the first keyframe; consumers still see live data.
         } else {
@@ -359,6 +381,7 @@ public final class GOPCache: @unchecked Sendable {
                 if videoFrames >= Self.decoderLead && !previous.isEmpty {
                     previous = []
                     previousBytes = 0
+                    startKeyframeChanged?()
                 }
             }
             if entries.first?.isKeyframe != true, entry.pts.isValid, entry.pts > 3 * ClockTime.second {
@@ -448,6 +471,8 @@ public final class GOPCache: @unchecked Sendable {
             previousBytes = 0
             videoFrames = 0
             lastArrival = nil
+            firstArrival = nil
+            firstKeyframeArrival = nil
             lastVideoArrival = nil
             newestVideo = nil
             newestAudio = nil

@@ -9,9 +9,6 @@ import GStreamer
 /// GOP for each of at most three channels (an HEVC 10-bit 720p keyframe takes about 25 ms of a
 /// core, every 2 s), and one picture at the output's size for each.
 extension Headend {
-    /// How often the channels next in line are checked for a newer keyframe.
-    static let aheadCheck: Duration = .milliseconds(100)
-
     /// The channels a flip is likely to go to next (lineup positions): the neighbours of
     /// `current` (wrapping, as channel up and down do) and `last`; never `current`.
     static func likelyNext(current: Int?, last: Int?, count: Int) -> [Int] {
@@ -22,24 +19,17 @@ extension Headend {
         return likely.filter { $0 != current && seen.insert($0).inserted }
     }
 
-    /// Starts checking the channels next in line (once; media thread).
-    func startPicturesAhead() {
-        guard aheadWatch == nil, !isShutDown else { return }
-        aheadWatch = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.aheadCheck)
-                await self?.refreshPicturesAhead()
-            }
-        }
-    }
-
-    /// Drops the pictures of channels no longer next in line and has the newest keyframe of each
-    /// channel that is decoded (media thread).
+    /// Has the newest keyframe of each channel next in line decoded, and drops the pictures of
+    /// channels no longer next in line (media thread). Runs on every flip (the channels next in
+    /// line change), whenever one of them caches a newer keyframe to start from (their caches
+    /// call back), when a decoder is free again, and on the once-a-second plan check (a channel
+    /// that turned warm).
     func refreshPicturesAhead() {
         guard !isShutDown else { return }
         let likely = Self.likelyNext(current: around?.current, last: around?.last, count: sources.count)
         picturesAhead = picturesAhead.filter { likely.contains($0.key) }
         aheadTried = aheadTried.filter { likely.contains($0.key) }
+        watchStartKeyframes(of: Set(likely))
         for index in likely {
             let source = sources[index]
             guard source.state == .warm, let (keyframe, caps) = source.cache.startKeyframe() else { continue }
@@ -124,10 +114,21 @@ extension Headend {
     /// How long a flip's decoder waits for the first picture decoded on the side at most.
     static let firstPictureWait: Duration = .milliseconds(80)
 
+    /// Has the caches of `channels` (lineup positions), and of no others, report a newer keyframe
+    /// to start from: its picture is decoded as soon as it is cached, not at a later check.
+    private func watchStartKeyframes(of channels: Set<Int>) {
+        for index in aheadWatched.subtracting(channels) { sources[index].cache.onStartKeyframeChange(nil) }
+        for index in channels.subtracting(aheadWatched) {
+            sources[index].cache.onStartKeyframeChange { [weak self] in
+                Task { await self?.refreshPicturesAhead() }
+            }
+        }
+        aheadWatched = channels
+    }
+
     /// Stops decoding ahead (shut down; media thread).
     func stopPicturesAhead() {
-        aheadWatch?.cancel()
-        aheadWatch = nil
+        watchStartKeyframes(of: [])
         picturesAhead = [:]
         aheadTried = [:]
         for decoder in aheadDecoders.values { decoder.shutdown() }

@@ -24,18 +24,21 @@ extension Headend {
     }
 
     /// What `key` says of the running (warm or hot) channels, the most frequent first (ties by
-    /// name), at most `limit`; channels it gives nil for are left out.
-    func mostUsed<Key: Hashable & CustomStringConvertible>(limit: Int, _ key: (ChannelSource) -> Key?) -> [Key] {
-        var counts: [Key: Int] = [:]
+    /// name), at most `limit`; channels it gives nil for are left out. With `stoppedToo`, what it
+    /// says of the other channels follows (a channel's stream format stays known once seen).
+    func mostUsed<Key: Hashable & CustomStringConvertible>(limit: Int, stoppedToo: Bool = false, _ key: (ChannelSource) -> Key?) -> [Key] {
+        var running: [Key: Int] = [:], stopped: [Key: Int] = [:]
         for source in sources {
             switch source.state {
-            case .warm, .hot: break
-            default: continue
+            case .warm, .hot: if let k = key(source) { running[k, default: 0] += 1 }
+            default: if stoppedToo, let k = key(source) { stopped[k, default: 0] += 1 }
             }
-            if let k = key(source) { counts[k, default: 0] += 1 }
         }
-        return counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.description < $1.key.description }
-            .prefix(limit).map(\.key)
+        func ranked(_ counts: [Key: Int]) -> [Key] {
+            counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.description < $1.key.description }.map(\.key)
+        }
+        let first = ranked(running)
+        return Array((first + ranked(stopped).filter { !first.contains($0) }).prefix(limit))
     }
 
     /// A spare that can play `codec`, taken out of the spares; nil when none is ready.
@@ -78,18 +81,19 @@ extension Headend {
     /// used, one decoded picture's buffers).
     static let maxFirstPictureDecoders = 4
 
-    /// The stream formats of the running channels whose flips gain from a first-picture decoder
-    /// (`PictureFormat`), the most used first, at most `maxFirstPictureDecoders`.
+    /// The stream formats whose flips gain from a first-picture decoder (`PictureFormat`): of the
+    /// running channels, the most used first, then of the channels seen before and stopped now
+    /// (a cold flip there decodes its first keyframe on its own too), at most
+    /// `maxFirstPictureDecoders`.
     func wantedPictureFormats() -> [PictureFormat] {
-        mostUsed(limit: Self.maxFirstPictureDecoders) { source in
+        mostUsed(limit: Self.maxFirstPictureDecoders, stoppedToo: true) { source in
             guard !source.cache.isAudioOnly, let caps = source.cache.videoCaps else { return nil }
             let format = PictureFormat(caps: caps)
             return format.family.hasReorderDelay ? format : nil
         }
     }
 
-    /// A stream format the running channels use whose flips would gain from a first-picture
-    /// decoder that is not built yet.
+    /// A stream format whose flips would gain from a first-picture decoder that is not built yet.
     private func missingFirstPicture() -> PictureFormat? {
         wantedPictureFormats().first { firstPictures[$0] == nil && !firstPictureFailures.contains($0.family) }
     }

@@ -49,7 +49,8 @@ public actor Headend {
     var aheadTried: [Int: Buffer] = [:]
     var aheadDecoders: [VideoFamily: FirstPictureDecoder] = [:]
     var aheadFailures: Set<VideoFamily> = []
-    var aheadWatch: Task<Void, Never>?
+    /// The lineup positions whose caches report a newer keyframe to start from.
+    var aheadWatched: Set<Int> = []
     var isShutDown = false
     /// The viewer's audio choice per channel id (see `Headend+Audio.swift`).
     nonisolated let audioChoices = ChannelChoices<AudioChoice>()
@@ -139,7 +140,6 @@ public actor Headend {
         // The channels next in line changed with the flip: their pictures are made now, not at
         // the next check.
         refreshPicturesAhead()
-        startPicturesAhead()
         if budgetWatch == nil && !isShutDown {
             budgetWatch = Task { [weak self] in
                 while !Task.isCancelled {
@@ -192,6 +192,7 @@ public actor Headend {
         if plan != lastPlan { await apply(plan) }
         prepareColourTables()
         scheduleSpares()
+        refreshPicturesAhead()
     }
 
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
@@ -259,15 +260,18 @@ public actor Headend {
             // The keyframe of a warm flip is decoded on its own first where that gains time, and
             // the decoder gets its GOP once that picture is out (see `FirstPictureDecoder`). Not
             // for a sink of its own size (picture-in-picture, multiview): its decoder scales.
+            // So is a cold flip's, the keyframe the feed holds: the decoder would give it out
+            // only once the frames after it arrive live (2-3 frame periods).
             let go = { @Sendable in pendingFeed.go(live: decoder, backlog: initial) }
+            let start = initial.isEmpty ? pendingFeed.heldFromKeyframe() : initial
             // A channel next in line has its keyframe's picture decoded already: shown at once.
             let fullSize = sink.frameSize.map { $0 == (target.width, target.height) } ?? true
-            let keyframe = initial.first { $0.track == .video && $0.isKeyframe }
+            let keyframe = start.first { $0.track == .video && $0.isKeyframe }
             if fullSize, let keyframe, let picture = pictureAhead(of: entry.source, keyframe: keyframe.buffer) {
                 decoder.showFirstPicture(picture, feed: feed)
                 go()
             } else {
-                let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: initial, then: go) } == true
+                let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: start, then: go) } == true
                 if !deferred { go() }
             }
             watch(decoder, feed: feed, channel: channel.number)
@@ -577,6 +581,12 @@ final class PendingFeed: @unchecked Sendable {
             haveKeyframe = false
             requested = false
         }
+    }
+
+    /// What a cold feed holds from its first keyframe on (a copy: `go` still pushes it all);
+    /// empty before that keyframe.
+    func heldFromKeyframe() -> [GOPCache.Entry] {
+        lock.withLock { Array(held.drop { !$0.isKeyframe }) }
     }
 
     /// Pushes `backlog` and anything held meanwhile, keyframe first (the decoder times

@@ -41,6 +41,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Generated streams: clean, ts-loop (MPEG-TS looped by ffmpeg: a lost keyframe at every loop), mixed (ts-loop with MPEG-2 576i, H.264 1080i and HEVC channels) or broadcast (six kinds: H.264/AAC, MPEG-2/MP2, H.264 1080i with two AC-3 languages, HEVC 10-bit PQ, H.264/E-AC-3, radio).")
     var streams = "clean"
 
+    @Option(help: ArgumentHelp("With --streams broadcast: every channel of one kind, for that kind's figures over all the flips: \(BroadcastKind.names).", valueName: "KIND"))
+    var only: String?
+
     @Option(help: "First UDP port of the generated channels.")
     var port = 31000
 
@@ -65,6 +68,11 @@ struct BenchCommand: AsyncParsableCommand {
         guard ["random", "sequential"].contains(order) else { throw ValidationError("--order must be random or sequential") }
         let (width, height, fps) = try picture.resolved()
         guard let streamKind = BenchStreamKind(rawValue: streams) else { throw ValidationError("--streams must be one of \(BenchStreamKind.names)") }
+        let only = try self.only.map { name in
+            guard streamKind == .broadcast else { throw ValidationError("--only needs --streams broadcast") }
+            guard let kind = BroadcastKind(rawValue: name) else { throw ValidationError("--only must be one of \(BroadcastKind.names)") }
+            return kind
+        }
         guard flips > 0, channels >= 2 else { throw ValidationError("--flips must be positive and --channels at least 2") }
         var logger = makeLogger(verbose: verbose)
         if !verbose { logger.logLevel = .warning }
@@ -88,7 +96,7 @@ struct BenchCommand: AsyncParsableCommand {
             }
             let s: BenchSenders = streamKind == .clean
                 ? try BenchStreams(channels: channels, width: 1280, height: 720, fps: 30, gopSeconds: 2, basePort: port, log: say)
-                : try HostileBenchStreams(kind: streamKind, channels: channels, basePort: port, log: say)
+                : try HostileBenchStreams(kind: streamKind, only: only, channels: channels, basePort: port, log: say)
             streams = s
             lineup = Lineup(channels: s.urls.enumerated().map { i, url in
                 Channel(id: "bench\(i + 1)", number: ChannelNumber(i + 1), name: "Bench \(i + 1)", sources: [url])
@@ -146,13 +154,21 @@ struct BenchCommand: AsyncParsableCommand {
                 index = next
                 request = .tune(lineup.channels[index].number)
             }
+            let asked = ContinuousClock.now
             let result = await player.flip(request)
+            // A cold flip waits for the source: its first data, then its next keyframe.
+            var waited: (connect: Double?, keyframe: Double?) = (nil, nil)
+            if result.ok, result.path == .cold {
+                let first = headend.sources[index].cache.firstDeliveries
+                waited = (first.any.map { max(0, (($0 - asked).milliseconds)) },
+                          first.keyframe.map { max(0, (($0 - asked).milliseconds)) })
+            }
             var offset: Double?
             if result.ok, let feed = await player.shownFeedID {
                 try await Task.sleep(for: .milliseconds(150))
                 offset = output.timing(feed: feed)?.audioOffset?.milliseconds
             }
-            samples.append(FlipSample(result: result, audioOffsetMs: offset))
+            samples.append(FlipSample(result: result, audioOffsetMs: offset, connectMs: waited.connect, keyframeWaitMs: waited.keyframe))
             if !json && (i + 1) % 50 == 0 { say("\(i + 1) flips") }
             try await Task.sleep(for: .milliseconds(interval + Int.random(in: 0...100, using: &rng)))
         }
@@ -165,7 +181,7 @@ struct BenchCommand: AsyncParsableCommand {
             peerResult = runPeer(urls: Array(streams.urls.prefix(2)))
         }
         let report = BenchReport(
-            channels: n, streams: self.lineup == nil ? self.streams : "lineup", policy: policy.description, budget: budget.description, order: order, flips: samples,
+            channels: n, streams: self.lineup == nil ? self.streams + (only.map { " (\($0.rawValue) only)" } ?? "") : "lineup", policy: policy.description, budget: budget.description, order: order, flips: samples,
             kinds: streams.map { s in Dictionary(uniqueKeysWithValues: zip(lineup.channels.map(\.number.description), s.kinds)) } ?? [:],
             baseline: base, warm: warmUsage, warmChannels: warmCount, gopCacheBytes: gopBytes,
             output: outputStats, peer: peerResult, size: "\(width)x\(height)", fps: fps)
@@ -209,6 +225,16 @@ struct BenchCommand: AsyncParsableCommand {
 struct FlipSample {
     var result: FlipResult
     var audioOffsetMs: Double?
+    /// For a cold flip: from the request to the source's first data, and to its first keyframe.
+    var connectMs: Double? = nil
+    var keyframeWaitMs: Double? = nil
+
+    /// For a cold flip of a channel with pictures: from its source's first keyframe to the flip's
+    /// completion (what Flipbox adds to the wait for the source's keyframe).
+    var afterKeyframeMs: Double? {
+        guard let wait = keyframeWaitMs, let latency = result.latencyMilliseconds else { return nil }
+        return max(0, latency - wait)
+    }
 }
 
 /// The benchmark's figures, as a table or JSON.
@@ -265,9 +291,23 @@ struct BenchReport {
             var figures = Self.figures(l)
             let av = ofKind.compactMap(\.audioOffsetMs).sorted()
             if offsets, !av.isEmpty { figures["av_offset_ms"] = Self.offsetFigures(av) }
+            if path == .cold { figures.merge(Self.coldPhases(ofKind)) { a, _ in a } }
             byStream[kind] = figures
         }
         return byStream
+    }
+
+    /// Where the cold flips among `samples` spent their time: waiting for the source's first
+    /// data (`connect`), for its first keyframe (`keyframe_wait`, the source's GOP), and from
+    /// that keyframe to the picture on the output (`after_keyframe`, Flipbox's own part).
+    static func coldPhases(_ samples: [FlipSample]) -> [String: Any] {
+        let cold = samples.filter { $0.result.ok && $0.result.path == .cold }
+        var phases: [String: Any] = [:]
+        for (name, values) in [("connect_ms", cold.compactMap(\.connectMs)), ("keyframe_wait_ms", cold.compactMap(\.keyframeWaitMs)),
+                               ("after_keyframe_ms", cold.compactMap(\.afterKeyframeMs))] where !values.isEmpty {
+            phases[name] = figures(values.sorted())
+        }
+        return phases
     }
 
     var summary: [String: Any] {
@@ -295,6 +335,8 @@ struct BenchReport {
             "rss_mb_per_warm_channel_beyond_gop_cache": round1(Double(warm.rss - baseline.rss - gopCacheBytes) / 1_048_576 / Double(others)),
         ]
         if !byStream.isEmpty { result["warm_by_stream"] = byStream }
+        let coldPhases = Self.coldPhases(flips)
+        if !coldPhases.isEmpty { result["cold_phases"] = coldPhases }
         // Cold flips by stream kind: what a connection waits for differs (tables, keyframes).
         let coldByStream = figuresByStream(path: .cold, offsets: false)
         if !coldByStream.isEmpty { result["cold_by_stream"] = coldByStream }
@@ -322,6 +364,11 @@ struct BenchReport {
             guard let p = value as? [String: Any] else { continue }
             func f(_ k: String) -> String { String(format: "%8.1f", p[k] as? Double ?? .nan) }
             lines.append("  warm to \(kind.padding(toLength: 20, withPad: " ", startingAt: 0)) \(String(format: "%5d", p["count"] as? Int ?? 0)) \(f("p50_ms")) \(f("p95_ms")) \(f("p99_ms")) \(f("max_ms"))")
+        }
+        for (phase, value) in ((s["cold_phases"] as? [String: Any]) ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let p = value as? [String: Any] else { continue }
+            func f(_ k: String) -> String { String(format: "%8.1f", p[k] as? Double ?? .nan) }
+            lines.append("  cold, \(phase.padding(toLength: 21, withPad: " ", startingAt: 0)) \(String(format: "%5d", p["count"] as? Int ?? 0)) \(f("p50_ms")) \(f("p95_ms")) \(f("p99_ms")) \(f("max_ms"))")
         }
         lines.append("failed flips: \(s["failed"] ?? 0)\((s["failures"] as? [String]).map { " (\($0.joined(separator: "; ")))" } ?? "")")
         lines.append("output: \(output.framesShown) frames shown, \(output.repeatedFrames) repeated (no channel frame for 2 periods), \(output.gapsOverTwoFrames) gaps over 2 frame periods, longest \(String(format: "%.1f", output.longestGap.milliseconds)) ms")

@@ -29,6 +29,13 @@ enum BenchStreamKind: String, CaseIterable {
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
+/// The kinds of channel in the broadcast lineup, in the order it repeats them.
+enum BroadcastKind: String, CaseIterable {
+    case h264, mpeg2, h264i, hevc, eac3, radio
+
+    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
 /// Live MPEG-TS channels on loopback for the hostile bench modes, all sent by one `flipbox
 /// replay` child (outside this process, so its CPU is not counted; one process for 64 channels
 /// instead of 64 ffmpegs). Each loops an MPEG-TS clip byte for byte with the first frames of
@@ -47,7 +54,8 @@ final class HostileBenchStreams: BenchSenders {
     /// keyframe that opens the clip is lost at every loop.
     static let loopSkip = 0.05
 
-    init(kind: BenchStreamKind, channels: Int, basePort: Int, log: (String) -> Void) throws {
+    /// `only`: with `.broadcast`, every channel is of that kind (radio alternates MP2 and LATM).
+    init(kind: BenchStreamKind, only: BroadcastKind? = nil, channels: Int, basePort: Int, log: (String) -> Void) throws {
         var formats: [ClipFormat] = []
         for i in 0..<channels {
             var format = ClipFormat.hd720
@@ -61,7 +69,10 @@ final class HostileBenchStreams: BenchSenders {
             }
             format.hue = (i * 360) / max(1, channels)
             format.toneHz = 300 + 60 * i
-            if kind == .broadcast { format = Self.broadcast(i, hue: format.hue, tone: format.toneHz) }
+            if kind == .broadcast {
+                let slot = only.map { BroadcastKind.allCases.firstIndex(of: $0)! + BroadcastKind.allCases.count * i } ?? i
+                format = Self.broadcast(slot, hue: format.hue, tone: format.toneHz)
+            }
             formats.append(format)
         }
         self.formats = formats
@@ -93,10 +104,10 @@ final class HostileBenchStreams: BenchSenders {
         }
     }
 
-    /// Channel `i` of the broadcast lineup.
+    /// Channel `i` of the broadcast lineup (its kind is `BroadcastKind.allCases[i % 6]`).
     static func broadcast(_ i: Int, hue: Int, tone: Int) -> ClipFormat {
         var f: ClipFormat
-        switch i % 6 {
+        switch i % BroadcastKind.allCases.count {
         case 1:
             f = .sd576iMPEG2
             f.audioCodec = .mp2

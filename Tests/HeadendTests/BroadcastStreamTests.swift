@@ -78,6 +78,17 @@ extension HeadendTests {
                 }
             }
 
+            /// Has the colour tables of the channels' HDR and wide-gamut streams built, as a box
+            /// does in the background once it sees such a channel (`prepareColourTables`; 0.3 s
+            /// in a release build, seconds in a debug one): a flip's first picture waits for them.
+            func colourTablesReady() async throws {
+                let target = self.target
+                for source in headend.sources {
+                    guard let caps = source.cache.videoCaps, let colour = DecodeTarget.remapSource(of: caps) else { continue }
+                    _ = try await offPool { ColourRemap.shared(from: colour, to: target.colour) }
+                }
+            }
+
             func stop() async {
                 await headend.shutdown()
                 for s in senders { s.stop() }
@@ -555,6 +566,7 @@ extension HeadendTests {
             let rig = try await Rig([interlaced, hevc, progressive], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
+            try await rig.colourTablesReady()
             // No channel on screen: none is next in line, so no picture is decoded ahead.
             await rig.headend.applyPolicy(current: nil, last: nil)
             // One decoder per stream format: H.264 interlaced and progressive apart.
@@ -570,22 +582,61 @@ extension HeadendTests {
                 // Ready again after the last flip's picture.
                 #expect(await eventually(within: 3) { await rig.headend.firstPictures.values.allSatisfy(\.isReady) })
                 let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
-                let sink = FirstFrames()
-                let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
-                #expect(path == .warm)
-                // Its keyframe went to the decoder of its format, and to no other.
-                let after = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
-                let used = after.filter { $0.value != before[$0.key] }.keys.map(\.description)
-                #expect(used == [formats[index].description], "channel \(index + 1), flip \(round): keyframe taken by \(used)")
-                #expect(await eventually(within: 5) { sink.frames.count >= 3 }, "channel \(index + 1): \(sink.frames.count) frames")
-                let decoder = await rig.headend.decoder(feed: feed)
-                #expect(decoder?.showedFirstPicture == true, "channel \(index + 1), flip \(round): the keyframe decoded on its own came first")
-                let frames = sink.frames
-                if frames.count >= 2 {
-                    let d = Self.difference(frames[0], frames[1])
-                    #expect(d < 0.5, "channel \(index + 1), flip \(round): the first picture is the decoder's first frame (mean difference \(d))")
-                }
-                await rig.headend.deactivate(feed: feed)
+                try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: formats[index], path: .warm,
+                                                                   before: before, flip: "channel \(index + 1), flip \(round)")
+            }
+            await rig.stop()
+        }
+
+        /// Flips to `channel` (expecting `path`) and checks that its keyframe went to the
+        /// first-picture decoder of `format` and to no other (`before`: the keyframes each had
+        /// taken), and that this picture came first and is the decoder's own first frame.
+        static func flipShowsItsKeyframeDecodedOnItsOwn(_ rig: Rig, channel index: Int, format: PictureFormat, path expected: Headend.Path,
+                                                        before: [PictureFormat: Int], flip: String) async throws {
+            let sink = FirstFrames()
+            let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
+            #expect(path == expected, "\(flip)")
+            #expect(await eventually(within: 8) { sink.frames.count >= 3 }, "\(flip): \(sink.frames.count) frames")
+            let after = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
+            let used = after.filter { $0.value != before[$0.key] }.keys.map(\.description)
+            #expect(used == [format.description], "\(flip): keyframe taken by \(used)")
+            let decoder = await rig.headend.decoder(feed: feed)
+            #expect(decoder?.showedFirstPicture == true, "\(flip): the keyframe decoded on its own came first")
+            let frames = sink.frames
+            if frames.count >= 2 {
+                let d = difference(frames[0], frames[1])
+                #expect(d < 0.5, "\(flip): the first picture is the decoder's first frame (mean difference \(d))")
+            }
+            await rig.headend.deactivate(feed: feed)
+        }
+
+        /// A cold flip decodes the first keyframe it gets on its own too: the channel's decoder
+        /// would give that picture out only once the frames after it arrive live (2-3 frame
+        /// periods). The picture is the decoder's first frame, for H.264 and 10-bit HEVC in PQ.
+        @Test func aColdFlipShowsItsFirstKeyframeDecodedOnItsOwn() async throws {
+            var progressive = ClipFormat.hd720
+            progressive.width = 640
+            progressive.height = 360
+            progressive.seconds = 3
+            let rig = try await Rig([progressive, Self.smallHEVCPQ], target: DecodeTarget(width: 640, height: 360))
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            try await rig.colourTablesReady()
+            let formats = try rig.headend.sources.map { PictureFormat(caps: try #require($0.cache.videoCaps)) }
+            // Every channel stopped: their formats stay known, and so do their decoders.
+            await rig.headend.setPolicy(.none)
+            await rig.headend.applyPolicy(current: nil, last: nil)
+            #expect(await eventually(within: 5) { rig.headend.sources.allSatisfy { $0.state == .cold } }, "states: \(Self.states(rig.headend))")
+            let ready = await eventually(within: 8) {
+                let decoders = await rig.headend.firstPictures
+                return formats.allSatisfy { decoders[$0]?.isReady == true }
+            }
+            let built = await rig.headend.firstPictures.keys.map(\.description)
+            #expect(ready, "first-picture decoders of the stopped channels' formats: \(built)")
+            for index in [0, 1] {
+                let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
+                try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: formats[index], path: .cold,
+                                                                   before: before, flip: "channel \(index + 1), cold")
             }
             await rig.stop()
         }
@@ -602,6 +653,7 @@ extension HeadendTests {
             let rig = try await Rig([interlaced, hevc, mpeg2], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
+            try await rig.colourTablesReady()
             // Channel 1 (position 0) is on screen: 2 and 3 are next in line.
             #expect(Headend.likelyNext(current: 0, last: nil, count: 3) == [1, 2])
             let ready = await eventually(within: 8) { await Set(rig.headend.picturesAhead.keys) == [1, 2] }
