@@ -2,8 +2,8 @@ import Foundation
 import GStreamer
 import Logging
 
-/// Decodes the keyframe a warm flip starts from on its own, so its picture is on screen before
-/// the channel's decoder gives it out.
+/// Decodes the keyframe a flip starts from on its own, so its picture is on screen before the
+/// channel's decoder gives it out.
 ///
 /// A decoder of a stream with B-frames (nearly all H.264 and HEVC) holds each picture back until
 /// it has decoded the frames that show before it (two or three): the keyframe of a flip leaves
@@ -12,7 +12,14 @@ import Logging
 /// gets the GOP once this picture is out (`Headend.decodeFirstPicture`), so the two do not share
 /// the two cores while the viewer waits; it starts from the same keyframe, so its first frame is
 /// this picture again, and the frames after it catch up within a few frames. An MPEG-2 decoder
-/// gives its keyframe out at once; that family gets none (`VideoFamily.hasReorderDelay`).
+/// gives its keyframe out at once, so a warm flip there goes without
+/// (`VideoFamily.hasReorderDelay`).
+///
+/// A cold flip gains more: its keyframe arrives live, and the frames after it 2-3 frame periods
+/// later. So does a flip whose decoder is still to be built (no spare of its family: tens to
+/// hundreds of milliseconds), and a cold flip whose keyframe came before the sound's format,
+/// which the decoder waits for: there the picture is shown before the decoder exists
+/// (`Headend.showEarlyPicture`), for MPEG-2 too.
 ///
 /// One per stream format (`PictureFormat`), built idle and PLAYING like the spare decoders:
 /// `appsrc ! parser ! decoder ! deinterlace ! convert ! scale ! appsink`, the same conversion as

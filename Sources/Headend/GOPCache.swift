@@ -64,6 +64,7 @@ public final class GOPCache: @unchecked Sendable {
     /// When the first data and the first video keyframe arrived since the last `reset()`.
     private var firstArrival: ContinuousClock.Instant?
     private var firstKeyframeArrival: ContinuousClock.Instant?
+    private var firstAudioArrival: ContinuousClock.Instant?
     private var startKeyframeChanged: (@Sendable () -> Void)?
     private var overBudgetValue = false
     private var budget: Int
@@ -220,10 +221,11 @@ public final class GOPCache: @unchecked Sendable {
         lock.withLock { firstDelivery = handler }
     }
 
-    /// When the source first delivered anything, and its first video keyframe, since the last
-    /// `reset()` (what a cold flip waited for: the connection, then the source's next keyframe).
-    public var firstDeliveries: (any: ContinuousClock.Instant?, keyframe: ContinuousClock.Instant?) {
-        lock.withLock { (firstArrival, firstKeyframeArrival) }
+    /// When the source first delivered anything, its first video keyframe and its first sound,
+    /// since the last `reset()` (what a cold flip waited for: the connection, then the source's
+    /// next keyframe, and the sound's format).
+    public var firstDeliveries: (any: ContinuousClock.Instant?, keyframe: ContinuousClock.Instant?, audio: ContinuousClock.Instant?) {
+        lock.withLock { (firstArrival, firstKeyframeArrival, firstAudioArrival) }
     }
 
     /// Calls `handler` (on the streaming thread, under the cache's lock: it must only post)
@@ -323,6 +325,7 @@ public final class GOPCache: @unchecked Sendable {
                 entry.caps = caps
             }
         } else {
+            if firstAudioArrival == nil { firstAudioArrival = now }
             if stream == 0, entry.pts.isValid { newestAudio = (entry.pts, Date()) }
             if let caps = sample.caps, audioCapsByStream[stream].map({ !($0 == caps) }) ?? true {
                 audioCapsByStream[stream] = caps
@@ -473,6 +476,7 @@ public final class GOPCache: @unchecked Sendable {
             lastArrival = nil
             firstArrival = nil
             firstKeyframeArrival = nil
+            firstAudioArrival = nil
             lastVideoArrival = nil
             newestVideo = nil
             newestAudio = nil

@@ -88,21 +88,47 @@ extension Headend {
         let format = PictureFormat(caps: videoCaps)
         guard format.family.hasReorderDelay, let first = firstPictureDecoder(for: format),
               let keyframe = initial.first, keyframe.track == .video, keyframe.isKeyframe else { return false }
-        // A frame sent as two field pictures: the second field has no time of its own, or the
-        // keyframe's.
-        var more: [Buffer] = []
-        if let second = initial.dropFirst().first(where: { $0.track == .video }), !second.isKeyframe,
-           !second.pts.isValid || second.pts == keyframe.pts {
-            more = [second.buffer]
-        }
         let once = Once(start)
-        let began = first.decode(keyframe.buffer, more: more, caps: videoCaps, deliver: { [weak decoder] picture in
+        let began = first.decode(keyframe.buffer, more: Self.secondField(of: initial), caps: videoCaps, deliver: { [weak decoder] picture in
             decoder?.showFirstPicture(picture, feed: feed)
             once.run()
         }, finished: { once.run() })
         guard began else { return false }
         once.runAfter(Self.firstPictureWait)
         return true
+    }
+
+    /// The second field of the keyframe `entries` start with, when the frame was sent as two field
+    /// pictures (the second has no time of its own, or the keyframe's); else none.
+    static func secondField(of entries: [GOPCache.Entry]) -> [Buffer] {
+        guard let keyframe = entries.first, let second = entries.dropFirst().first(where: { $0.track == .video }),
+              !second.isKeyframe, !second.pts.isValid || second.pts == keyframe.pts else { return [] }
+        return [second.buffer]
+    }
+
+    /// Shows the first keyframe of the cold feed `feed` decoded on its own while its decoder
+    /// waits for the sound's format (the keyframe came first: MPEG-TS muxers send sound in
+    /// packets of a few hundred milliseconds), when a first-picture decoder of its format is
+    /// ready (media thread). The flip completes with this picture; the decoder starts from the
+    /// same keyframe.
+    func showEarlyPicture(feed: FeedID) {
+        guard let pendingFeed = pending[feed], let entry = decoders[feed], entry.decoder == nil,
+              let caps = entry.source.cache.videoCaps else { return }
+        _ = showEarlyPicture(feed: feed, from: pendingFeed.heldFromKeyframe(), caps: caps)
+    }
+
+    /// Has the keyframe `start` begins with decoded on its own, its picture shown through the
+    /// feed's `PendingFeed` unless the decoder took the feed before it was out (media thread).
+    /// False, and nothing is decoded, for a sink of its own size, without a ready first-picture
+    /// decoder of the format, or without a keyframe.
+    func showEarlyPicture(feed: FeedID, from start: [GOPCache.Entry], caps: Caps) -> Bool {
+        guard let pendingFeed = pending[feed], let sink = pendingFeed.sink,
+              sink.frameSize.map({ $0 == (target.width, target.height) }) ?? true,
+              let keyframe = start.first, keyframe.track == .video, keyframe.isKeyframe,
+              let first = firstPictureDecoder(for: PictureFormat(caps: keyframe.caps ?? caps)) else { return false }
+        return first.decode(keyframe.buffer, more: Self.secondField(of: start), caps: keyframe.caps ?? caps,
+                            deliver: { picture in pendingFeed.presentEarly(picture) },
+                            finished: { pendingFeed.earlyPictureOver() })
     }
 
     /// A ready first-picture decoder for `format`: its own, else one of its family.

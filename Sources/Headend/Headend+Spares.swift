@@ -47,6 +47,13 @@ extension Headend {
         return spares.remove(at: i)
     }
 
+    /// Shuts every spare decoder down (the head-end stops; the next plan check builds them again
+    /// for a head-end that goes on).
+    func dropSpares() {
+        for spare in spares { spare.shutdown() }
+        spares = []
+    }
+
     /// Builds the next missing spare 250 ms from now, unless one is on its way.
     func scheduleSpares() {
         guard !spareScheduled, !isShutDown, somethingMissing else { return }
@@ -84,12 +91,13 @@ extension Headend {
     /// The stream formats whose flips gain from a first-picture decoder (`PictureFormat`): of the
     /// running channels, the most used first, then of the channels seen before and stopped now
     /// (a cold flip there decodes its first keyframe on its own too), at most
-    /// `maxFirstPictureDecoders`.
+    /// `maxFirstPictureDecoders`. MPEG-2 too: a warm flip there gains nothing (its decoder
+    /// gives the keyframe out at once), but a flip whose decoder is still to be built does.
     func wantedPictureFormats() -> [PictureFormat] {
         mostUsed(limit: Self.maxFirstPictureDecoders, stoppedToo: true) { source in
             guard !source.cache.isAudioOnly, let caps = source.cache.videoCaps else { return nil }
             let format = PictureFormat(caps: caps)
-            return format.family.hasReorderDelay ? format : nil
+            return format.family.decoderChain != nil && format.family != .other ? format : nil
         }
     }
 

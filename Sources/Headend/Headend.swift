@@ -246,9 +246,25 @@ public actor Headend {
         do {
             let (stream, audioCaps) = chosenAudio(entry.source)
             let codec = ChannelDecoder.Codec(video: videoCaps, audio: audioCaps)
+            // What the decoder starts from: a warm flip's cached GOP; a cold flip's keyframe, which
+            // the feed holds.
+            let start = initial.isEmpty ? pendingFeed.heldFromKeyframe() : initial
+            // Not for a sink of its own size (picture-in-picture, multiview): its decoder scales.
+            let fullSize = sink.frameSize.map { $0 == (target.width, target.height) } ?? true
+            let keyframe = start.first { $0.track == .video && $0.isKeyframe }
+            // A channel next in line has its keyframe's picture decoded already: shown at once.
+            let ahead = fullSize ? keyframe.flatMap { pictureAhead(of: entry.source, keyframe: $0.buffer) } : nil
+            let spare = takeSpare(serving: codec)
+            // Without a spare, the decoder is built now (tens to hundreds of milliseconds for a
+            // family no running channel uses): the keyframe is decoded on its own meanwhile, and
+            // its picture shown as soon as it is out.
+            var early = false
+            if spare == nil, fullSize, ahead == nil, !pendingFeed.showedEarlyPicture, let videoCaps {
+                early = showEarlyPicture(feed: feed, from: start, caps: videoCaps)
+            }
             let decoder: ChannelDecoder
-            if let ready = takeSpare(serving: codec) {
-                decoder = ready
+            if let spare {
+                decoder = spare
             } else {
                 logger.debug("channel \(channel.number): no spare \(codec) decoder ready, building one")
                 decoder = try ChannelDecoder(codec: codec, target: target, logger: logger)
@@ -257,18 +273,19 @@ public actor Headend {
                          still: stillPicture(channel, videoCaps: videoCaps))
             decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
-            // The keyframe of a warm flip is decoded on its own first where that gains time, and
-            // the decoder gets its GOP once that picture is out (see `FirstPictureDecoder`). Not
-            // for a sink of its own size (picture-in-picture, multiview): its decoder scales.
-            // So is a cold flip's, the keyframe the feed holds: the decoder would give it out
-            // only once the frames after it arrive live (2-3 frame periods).
+            // The keyframe is decoded on its own first where that gains time (a decoder of
+            // H.264 or HEVC gives it out only with the frames after it: at once from a warm
+            // flip's cache, 2-3 frame periods later live), and the decoder gets its GOP once that
+            // picture is out (see `FirstPictureDecoder`), or `firstPictureWait` at the latest.
             let go = { @Sendable in pendingFeed.go(live: decoder, backlog: initial) }
-            let start = initial.isEmpty ? pendingFeed.heldFromKeyframe() : initial
-            // A channel next in line has its keyframe's picture decoded already: shown at once.
-            let fullSize = sink.frameSize.map { $0 == (target.width, target.height) } ?? true
-            let keyframe = start.first { $0.track == .video && $0.isKeyframe }
-            if fullSize, let keyframe, let picture = pictureAhead(of: entry.source, keyframe: keyframe.buffer) {
-                decoder.showFirstPicture(picture, feed: feed)
+            if let ahead {
+                decoder.showFirstPicture(ahead, feed: feed)
+                go()
+            } else if early {
+                let once = Once(go)
+                pendingFeed.afterEarlyPicture { once.run() }
+                once.runAfter(Self.firstPictureWait)
+            } else if pendingFeed.showedEarlyPicture {
                 go()
             } else {
                 let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: start, then: go) } == true
@@ -408,8 +425,7 @@ public actor Headend {
         isShutDown = true
         budgetWatch?.cancel()
         budgetWatch = nil
-        for spare in spares { spare.shutdown() }
-        spares = []
+        dropSpares()
         for decoder in firstPictures.values { decoder.shutdown() }
         firstPictures = [:]
         stopPicturesAhead()
@@ -451,6 +467,11 @@ final class PendingFeed: @unchecked Sendable {
     private var renewAtKeyframe: String?
     /// The last video entry handed to the decoder (where a paused picture stopped).
     private var lastVideo: GOPCache.Entry?
+    /// Whether the first keyframe's picture went to the sink before the decoder took the feed,
+    /// whether that decode is over, and what waits for it.
+    private var earlyShown = false
+    private var earlyOver = false
+    private var afterEarly: (@Sendable () -> Void)?
 
     /// How long a cold feed waits for the audio format after its first keyframe.
     static let audioWait: Duration = .milliseconds(300)
@@ -535,8 +556,51 @@ final class PendingFeed: @unchecked Sendable {
                 try? await Task.sleep(for: PendingFeed.audioWait)
                 self?.audioWaitOver()
             }
+            // The keyframe came before the sound: its picture is shown while the decoder waits.
+            if let headend {
+                let feed = self.feed
+                Task { await headend.showEarlyPicture(feed: feed) }
+            }
         }
     }
+
+    /// Shows `picture`, the feed's keyframe decoded on its own before the decoder took the feed
+    /// (it waits for the sound's format, or is being built), unless the decoder took the feed
+    /// meanwhile (then its own frames come). Under the lock, so it never comes after one of the
+    /// decoder's frames (any thread).
+    func presentEarly(_ picture: Buffer) {
+        lock.withLock {
+            guard decoder == nil, !cancelled, let sink else { return }
+            earlyShown = true
+            sink.presentVideo(picture, feed: feed)
+        }
+        earlyPictureOver()
+    }
+
+    /// The keyframe decoded on its own is out, or its decoder finished without a picture (any
+    /// thread): what waited for it goes on.
+    func earlyPictureOver() {
+        let waiting = lock.withLock {
+            earlyOver = true
+            defer { afterEarly = nil }
+            return afterEarly
+        }
+        waiting?()
+    }
+
+    /// Runs `action` once the keyframe decoded on its own is out or finished without a picture
+    /// (at once if it is).
+    func afterEarlyPicture(_ action: @escaping @Sendable () -> Void) {
+        let now = lock.withLock {
+            if earlyOver { return true }
+            afterEarly = action
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Whether the keyframe's picture was shown before the decoder took the feed.
+    var showedEarlyPicture: Bool { lock.withLock { earlyShown } }
 
     private func audioWaitOver() {
         let start = lock.withLock {

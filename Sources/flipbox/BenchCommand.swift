@@ -157,18 +157,18 @@ struct BenchCommand: AsyncParsableCommand {
             let asked = ContinuousClock.now
             let result = await player.flip(request)
             // A cold flip waits for the source: its first data, then its next keyframe.
-            var waited: (connect: Double?, keyframe: Double?) = (nil, nil)
+            var waited: (connect: Double?, keyframe: Double?, audio: Double?) = (nil, nil, nil)
             if result.ok, result.path == .cold {
                 let first = headend.sources[index].cache.firstDeliveries
-                waited = (first.any.map { max(0, (($0 - asked).milliseconds)) },
-                          first.keyframe.map { max(0, (($0 - asked).milliseconds)) })
+                func since(_ at: ContinuousClock.Instant?) -> Double? { at.map { max(0, ($0 - asked).milliseconds) } }
+                waited = (since(first.any), since(first.keyframe), since(first.audio))
             }
             var offset: Double?
             if result.ok, let feed = await player.shownFeedID {
                 try await Task.sleep(for: .milliseconds(150))
                 offset = output.timing(feed: feed)?.audioOffset?.milliseconds
             }
-            samples.append(FlipSample(result: result, audioOffsetMs: offset, connectMs: waited.connect, keyframeWaitMs: waited.keyframe))
+            samples.append(FlipSample(result: result, audioOffsetMs: offset, connectMs: waited.connect, keyframeWaitMs: waited.keyframe, audioWaitMs: waited.audio))
             if !json && (i + 1) % 50 == 0 { say("\(i + 1) flips") }
             try await Task.sleep(for: .milliseconds(interval + Int.random(in: 0...100, using: &rng)))
         }
@@ -228,6 +228,8 @@ struct FlipSample {
     /// For a cold flip: from the request to the source's first data, and to its first keyframe.
     var connectMs: Double? = nil
     var keyframeWaitMs: Double? = nil
+    /// For a cold flip: from the request to the source's first sound.
+    var audioWaitMs: Double? = nil
 
     /// For a cold flip of a channel with pictures: from its source's first keyframe to the flip's
     /// completion (what Flipbox adds to the wait for the source's keyframe).
@@ -337,6 +339,15 @@ struct BenchReport {
         if !byStream.isEmpty { result["warm_by_stream"] = byStream }
         let coldPhases = Self.coldPhases(flips)
         if !coldPhases.isEmpty { result["cold_phases"] = coldPhases }
+        // The five cold flips that took longest after their keyframe, to see why.
+        let slowest = flips.filter { $0.afterKeyframeMs != nil }.sorted { $0.afterKeyframeMs! > $1.afterKeyframeMs! }.prefix(5)
+        if !slowest.isEmpty {
+            result["cold_slowest_after_keyframe"] = slowest.map { f -> [String: Any] in
+                ["kind": f.result.channel.flatMap { kinds[$0.number] } ?? "?", "after_keyframe_ms": round1(f.afterKeyframeMs),
+                 "keyframe_wait_ms": round1(f.keyframeWaitMs), "connect_ms": round1(f.connectMs),
+                 "first_sound_ms": round1(f.audioWaitMs)]
+            }
+        }
         // Cold flips by stream kind: what a connection waits for differs (tables, keyframes).
         let coldByStream = figuresByStream(path: .cold, offsets: false)
         if !coldByStream.isEmpty { result["cold_by_stream"] = coldByStream }

@@ -591,8 +591,10 @@ extension HeadendTests {
         /// Flips to `channel` (expecting `path`) and checks that its keyframe went to the
         /// first-picture decoder of `format` and to no other (`before`: the keyframes each had
         /// taken), and that this picture came first and is the decoder's own first frame.
+        /// With `whileBuilt`, the picture came before the decoder took the feed (it was built for
+        /// the flip).
         static func flipShowsItsKeyframeDecodedOnItsOwn(_ rig: Rig, channel index: Int, format: PictureFormat, path expected: Headend.Path,
-                                                        before: [PictureFormat: Int], flip: String) async throws {
+                                                        before: [PictureFormat: Int], flip: String, whileBuilt: Bool = false) async throws {
             let sink = FirstFrames()
             let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
             #expect(path == expected, "\(flip)")
@@ -600,8 +602,11 @@ extension HeadendTests {
             let after = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
             let used = after.filter { $0.value != before[$0.key] }.keys.map(\.description)
             #expect(used == [format.description], "\(flip): keyframe taken by \(used)")
+            // Shown by the decoder once bound, or before it was (its decoder was built for the flip).
             let decoder = await rig.headend.decoder(feed: feed)
-            #expect(decoder?.showedFirstPicture == true, "\(flip): the keyframe decoded on its own came first")
+            let early = await rig.headend.pending[feed]?.showedEarlyPicture == true
+            #expect(decoder?.showedFirstPicture == true || early, "\(flip): the keyframe decoded on its own came first")
+            if whileBuilt { #expect(early, "\(flip): the picture was shown while the decoder was built") }
             let frames = sink.frames
             if frames.count >= 2 {
                 let d = difference(frames[0], frames[1])
@@ -637,6 +642,38 @@ extension HeadendTests {
                 let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
                 try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: formats[index], path: .cold,
                                                                    before: before, flip: "channel \(index + 1), cold")
+            }
+            await rig.stop()
+        }
+
+        /// A flip whose decoder must be built (no spare of its family is ready) shows its keyframe
+        /// decoded on its own meanwhile, for MPEG-2 too, whose decoder gives the keyframe out at
+        /// once: building the decoder is what it would wait for.
+        @Test func aFlipWithoutASpareShowsItsKeyframeWhileItsDecoderIsBuilt() async throws {
+            var progressive = ClipFormat.hd720
+            progressive.width = 640
+            progressive.height = 360
+            progressive.seconds = 3
+            var mpeg2 = ClipFormat.sd576iMPEG2
+            mpeg2.audioCodec = .mp2
+            mpeg2.seconds = 3
+            let rig = try await Rig([progressive, mpeg2], target: DecodeTarget(width: 640, height: 360))
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            await rig.headend.applyPolicy(current: nil, last: nil)
+            let formats = try rig.headend.sources.map { PictureFormat(caps: try #require($0.cache.videoCaps)) }
+            let ready = await eventually(within: 8) {
+                let decoders = await rig.headend.firstPictures
+                return formats.allSatisfy { decoders[$0]?.isReady == true }
+            }
+            let built = await rig.headend.firstPictures.keys.map(\.description)
+            #expect(ready, "first-picture decoders, MPEG-2 among them: \(built)")
+            for index in [0, 1] {
+                #expect(await eventually(within: 3) { await rig.headend.firstPictures.values.allSatisfy(\.isReady) })
+                let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
+                await rig.headend.dropSpares()
+                try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: formats[index], path: .warm,
+                                                                   before: before, flip: "channel \(index + 1), no spare", whileBuilt: true)
             }
             await rig.stop()
         }
