@@ -82,11 +82,13 @@ extension Headend {
     /// first-picture decoder finished without one, or after `firstPictureWait` at the latest: the
     /// channel's decoder gets its GOP then, so the two do not share the processor while the
     /// picture the viewer waits for is decoded. Returns false, and `start` is not called, when its
-    /// family gains nothing or its first-picture decoder is busy.
-    func decodeFirstPicture(feed: FeedID, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry],
+    /// family gains nothing or its first-picture decoder is busy. `live`: the frames after the
+    /// keyframe are still to arrive (a cold flip), so every family gains (an MPEG-2 decoder gives
+    /// its keyframe out with the next reference frame, 1-3 frame periods later live).
+    func decodeFirstPicture(feed: FeedID, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry], live: Bool,
                             then start: @escaping @Sendable () -> Void) -> Bool {
         let format = PictureFormat(caps: videoCaps)
-        guard format.family.hasReorderDelay, let first = firstPictureDecoder(for: format),
+        guard format.family.hasReorderDelay || live, let first = firstPictureDecoder(for: format),
               let keyframe = initial.first, keyframe.track == .video, keyframe.isKeyframe else { return false }
         let once = Once(start)
         let began = first.decode(keyframe.buffer, more: Self.secondField(of: initial), caps: videoCaps, deliver: { [weak decoder] picture in

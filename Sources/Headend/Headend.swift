@@ -288,7 +288,7 @@ public actor Headend {
             } else if pendingFeed.showedEarlyPicture {
                 go()
             } else {
-                let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: start, then: go) } == true
+                let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: start, live: initial.isEmpty, then: go) } == true
                 if !deferred { go() }
             }
             watch(decoder, feed: feed, channel: channel.number)

@@ -616,14 +616,18 @@ extension HeadendTests {
         }
 
         /// A cold flip decodes the first keyframe it gets on its own too: the channel's decoder
-        /// would give that picture out only once the frames after it arrive live (2-3 frame
-        /// periods). The picture is the decoder's first frame, for H.264 and 10-bit HEVC in PQ.
+        /// would give that picture out only once the frames after it arrive live (1-3 frame
+        /// periods). The picture is the decoder's first frame, for H.264, 10-bit HEVC in PQ and
+        /// MPEG-2 (whose warm flips go without).
         @Test func aColdFlipShowsItsFirstKeyframeDecodedOnItsOwn() async throws {
             var progressive = ClipFormat.hd720
             progressive.width = 640
             progressive.height = 360
             progressive.seconds = 3
-            let rig = try await Rig([progressive, Self.smallHEVCPQ], target: DecodeTarget(width: 640, height: 360))
+            var mpeg2 = ClipFormat.sd576iMPEG2
+            mpeg2.audioCodec = .mp2
+            mpeg2.seconds = 3
+            let rig = try await Rig([progressive, Self.smallHEVCPQ, mpeg2], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             try await rig.colourTablesReady()
@@ -638,7 +642,7 @@ extension HeadendTests {
             }
             let built = await rig.headend.firstPictures.keys.map(\.description)
             #expect(ready, "first-picture decoders of the stopped channels' formats: \(built)")
-            for index in [0, 1] {
+            for index in [0, 1, 2] {
                 let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
                 try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: formats[index], path: .cold,
                                                                    before: before, flip: "channel \(index + 1), cold")
