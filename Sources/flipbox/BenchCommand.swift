@@ -165,7 +165,9 @@ struct BenchCommand: AsyncParsableCommand {
             }
             var offset: Double?
             if result.ok, let feed = await player.shownFeedID {
-                try await Task.sleep(for: .milliseconds(150))
+                // A cold flip's sound comes with the source's first sound packet, which MPEG-TS
+                // muxers send up to a few hundred milliseconds after the keyframe.
+                try await Task.sleep(for: .milliseconds(result.path == .cold ? 600 : 150))
                 offset = output.timing(feed: feed)?.audioOffset?.milliseconds
             }
             samples.append(FlipSample(result: result, audioOffsetMs: offset, connectMs: waited.connect, keyframeWaitMs: waited.keyframe, audioWaitMs: waited.audio))

@@ -69,9 +69,13 @@ final class HostileBenchStreams: BenchSenders {
             }
             format.hue = (i * 360) / max(1, channels)
             format.toneHz = 300 + 60 * i
-            if kind == .broadcast {
-                let slot = only.map { BroadcastKind.allCases.firstIndex(of: $0)! + BroadcastKind.allCases.count * i } ?? i
-                format = Self.broadcast(slot, hue: format.hue, tone: format.toneHz)
+            if kind == .broadcast, let only {
+                // Channel `slot` of the 64-channel broadcast lineup, in its colours and tone: the
+                // same clips (cached), for the first ten channels of a kind.
+                let slot = BroadcastKind.allCases.firstIndex(of: only)! + BroadcastKind.allCases.count * i
+                format = Self.broadcast(slot, hue: (slot * 360) / 64, tone: 300 + 60 * slot)
+            } else if kind == .broadcast {
+                format = Self.broadcast(i, hue: format.hue, tone: format.toneHz)
             }
             formats.append(format)
         }
