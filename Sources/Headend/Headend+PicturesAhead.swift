@@ -128,9 +128,12 @@ extension Headend {
               sink.frameSize.map({ $0 == (target.width, target.height) }) ?? true,
               let keyframe = start.first, keyframe.track == .video, keyframe.isKeyframe,
               let first = firstPictureDecoder(for: PictureFormat(caps: keyframe.caps ?? caps)) else { return false }
-        return first.decode(keyframe.buffer, more: Self.secondField(of: start), caps: keyframe.caps ?? caps,
-                            deliver: { picture in pendingFeed.presentEarly(picture) },
-                            finished: { pendingFeed.earlyPictureOver() })
+        pendingFeed.earlyPictureBegins()
+        let began = first.decode(keyframe.buffer, more: Self.secondField(of: start), caps: keyframe.caps ?? caps,
+                                 deliver: { picture in pendingFeed.presentEarly(picture) },
+                                 finished: { pendingFeed.earlyPictureOver() })
+        if !began { pendingFeed.earlyPictureOver() }
+        return began
     }
 
     /// A ready first-picture decoder for `format`: its own, else one of its family.

@@ -470,7 +470,7 @@ final class PendingFeed: @unchecked Sendable {
     /// Whether the first keyframe's picture went to the sink before the decoder took the feed,
     /// whether that decode is over, and what waits for it.
     private var earlyShown = false
-    private var earlyOver = false
+    private var earlyOver = true
     private var afterEarly: (@Sendable () -> Void)?
 
     /// How long a cold feed waits for the audio format after its first keyframe.
@@ -575,6 +575,12 @@ final class PendingFeed: @unchecked Sendable {
             sink.presentVideo(picture, feed: feed)
         }
         earlyPictureOver()
+    }
+
+    /// A keyframe is about to be decoded on its own for the feed (media thread): what asks
+    /// `afterEarlyPicture` from now on waits for it.
+    func earlyPictureBegins() {
+        lock.withLock { earlyOver = false }
     }
 
     /// The keyframe decoded on its own is out, or its decoder finished without a picture (any
