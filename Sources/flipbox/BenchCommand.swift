@@ -341,13 +341,20 @@ struct BenchReport {
         if !byStream.isEmpty { result["warm_by_stream"] = byStream }
         let coldPhases = Self.coldPhases(flips)
         if !coldPhases.isEmpty { result["cold_phases"] = coldPhases }
-        // The five cold flips that took longest after their keyframe, to see why.
-        let slowest = flips.filter { $0.afterKeyframeMs != nil }.sorted { $0.afterKeyframeMs! > $1.afterKeyframeMs! }.prefix(5)
+        // The five cold flips that took longest after their keyframe, to see why: which flip
+        // (from 1), to which channel, and whether it was the bench's first flip to that channel.
+        var seen = Set<String>()
+        let numbered = flips.enumerated().map { i, f in
+            (number: i + 1, flip: f, firstToChannel: seen.insert(f.result.channel?.number.description ?? "?").inserted)
+        }
+        let slowest = numbered.filter { $0.flip.afterKeyframeMs != nil }.sorted { $0.flip.afterKeyframeMs! > $1.flip.afterKeyframeMs! }.prefix(5)
         if !slowest.isEmpty {
-            result["cold_slowest_after_keyframe"] = slowest.map { f -> [String: Any] in
-                ["kind": f.result.channel.flatMap { kinds[$0.number] } ?? "?", "after_keyframe_ms": round1(f.afterKeyframeMs),
-                 "keyframe_wait_ms": round1(f.keyframeWaitMs), "connect_ms": round1(f.connectMs),
-                 "first_sound_ms": round1(f.audioWaitMs)]
+            result["cold_slowest_after_keyframe"] = slowest.map { n -> [String: Any] in
+                let f = n.flip
+                return ["flip": n.number, "channel": f.result.channel?.number.description ?? "?", "first_flip_to_channel": n.firstToChannel,
+                        "kind": f.result.channel.flatMap { kinds[$0.number] } ?? "?", "after_keyframe_ms": round1(f.afterKeyframeMs),
+                        "keyframe_wait_ms": round1(f.keyframeWaitMs), "connect_ms": round1(f.connectMs),
+                        "first_sound_ms": round1(f.audioWaitMs)]
             }
         }
         // Cold flips by stream kind: what a connection waits for differs (tables, keyframes).
