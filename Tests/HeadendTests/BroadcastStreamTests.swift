@@ -89,6 +89,16 @@ extension HeadendTests {
                 }
             }
 
+            /// Waits until a ready first-picture decoder exists for each of `formats`.
+            func expectFirstPictureDecoders(for formats: [PictureFormat], _ what: String) async {
+                let ready = await eventually(within: 8) {
+                    let decoders = await self.headend.firstPictures
+                    return formats.allSatisfy { decoders[$0]?.isReady == true }
+                }
+                let built = await headend.firstPictures.keys.map(\.description)
+                #expect(ready, "\(what)\(built)")
+            }
+
             func stop() async {
                 await headend.shutdown()
                 for s in senders { s.stop() }
@@ -524,6 +534,23 @@ extension HeadendTests {
             return format
         }
 
+        /// H.264 progressive at 640x360 with AAC, 3 s.
+        static var smallProgressive: ClipFormat {
+            var format = ClipFormat.hd720
+            format.width = 640
+            format.height = 360
+            format.seconds = 3
+            return format
+        }
+
+        /// MPEG-2 576i with MPEG-1 Layer II sound, 3 s (DVB SD).
+        static var smallMPEG2: ClipFormat {
+            var format = ClipFormat.sd576iMPEG2
+            format.audioCodec = .mp2
+            format.seconds = 3
+            return format
+        }
+
         /// 10-bit HEVC in BT.2020 PQ at 640x360, 4 s, moving.
         static var smallHEVCPQ: ClipFormat {
             var format = ClipFormat.hd720HEVC
@@ -559,10 +586,7 @@ extension HeadendTests {
         /// The first-picture decoder is ready again for the next flip.
         @Test func aFlipShowsItsKeyframeDecodedOnItsOwnFirst() async throws {
             let (interlaced, hevc) = (Self.smallInterlaced, Self.smallHEVCPQ)
-            var progressive = ClipFormat.hd720
-            progressive.width = 640
-            progressive.height = 360
-            progressive.seconds = 3
+            let progressive = Self.smallProgressive
             let rig = try await Rig([interlaced, hevc, progressive], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
@@ -572,12 +596,7 @@ extension HeadendTests {
             // One decoder per stream format: H.264 interlaced and progressive apart.
             let formats = try rig.headend.sources.map { PictureFormat(caps: try #require($0.cache.videoCaps)) }
             #expect(Set(formats).count == 3, "formats: \(formats)")
-            let ready = await eventually(within: 8) {
-                let decoders = await rig.headend.firstPictures
-                return formats.allSatisfy { decoders[$0]?.isReady == true }
-            }
-            let built = await rig.headend.firstPictures.keys.map(\.description)
-            #expect(ready, "first-picture decoders: \(built)")
+            await rig.expectFirstPictureDecoders(for: formats, "first-picture decoders: ")
             for (index, round) in [(0, 1), (1, 1), (2, 1), (0, 2)] {
                 // Ready again after the last flip's picture.
                 #expect(await eventually(within: 3) { await rig.headend.firstPictures.values.allSatisfy(\.isReady) })
@@ -620,13 +639,8 @@ extension HeadendTests {
         /// periods). The picture is the decoder's first frame, for H.264, 10-bit HEVC in PQ and
         /// MPEG-2 (whose warm flips go without).
         @Test func aColdFlipShowsItsFirstKeyframeDecodedOnItsOwn() async throws {
-            var progressive = ClipFormat.hd720
-            progressive.width = 640
-            progressive.height = 360
-            progressive.seconds = 3
-            var mpeg2 = ClipFormat.sd576iMPEG2
-            mpeg2.audioCodec = .mp2
-            mpeg2.seconds = 3
+            let progressive = Self.smallProgressive
+            let mpeg2 = Self.smallMPEG2
             let rig = try await Rig([progressive, Self.smallHEVCPQ, mpeg2], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
@@ -636,12 +650,7 @@ extension HeadendTests {
             await rig.headend.setPolicy(.none)
             await rig.headend.applyPolicy(current: nil, last: nil)
             #expect(await eventually(within: 5) { rig.headend.sources.allSatisfy { $0.state == .cold } }, "states: \(Self.states(rig.headend))")
-            let ready = await eventually(within: 8) {
-                let decoders = await rig.headend.firstPictures
-                return formats.allSatisfy { decoders[$0]?.isReady == true }
-            }
-            let built = await rig.headend.firstPictures.keys.map(\.description)
-            #expect(ready, "first-picture decoders of the stopped channels' formats: \(built)")
+            await rig.expectFirstPictureDecoders(for: formats, "first-picture decoders of the stopped channels' formats: ")
             for index in [0, 1, 2] {
                 let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
                 try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: formats[index], path: .cold,
@@ -654,24 +663,14 @@ extension HeadendTests {
         /// decoded on its own meanwhile, for MPEG-2 too, whose decoder gives the keyframe out at
         /// once: building the decoder is what it would wait for.
         @Test func aFlipWithoutASpareShowsItsKeyframeWhileItsDecoderIsBuilt() async throws {
-            var progressive = ClipFormat.hd720
-            progressive.width = 640
-            progressive.height = 360
-            progressive.seconds = 3
-            var mpeg2 = ClipFormat.sd576iMPEG2
-            mpeg2.audioCodec = .mp2
-            mpeg2.seconds = 3
+            let progressive = Self.smallProgressive
+            let mpeg2 = Self.smallMPEG2
             let rig = try await Rig([progressive, mpeg2], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             await rig.headend.applyPolicy(current: nil, last: nil)
             let formats = try rig.headend.sources.map { PictureFormat(caps: try #require($0.cache.videoCaps)) }
-            let ready = await eventually(within: 8) {
-                let decoders = await rig.headend.firstPictures
-                return formats.allSatisfy { decoders[$0]?.isReady == true }
-            }
-            let built = await rig.headend.firstPictures.keys.map(\.description)
-            #expect(ready, "first-picture decoders, MPEG-2 among them: \(built)")
+            await rig.expectFirstPictureDecoders(for: formats, "first-picture decoders, MPEG-2 among them: ")
             for index in [0, 1] {
                 #expect(await eventually(within: 3) { await rig.headend.firstPictures.values.allSatisfy(\.isReady) })
                 let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
@@ -688,9 +687,7 @@ extension HeadendTests {
         /// then gives out first.
         @Test func channelsNextInLineHaveTheirFirstPictureReadyBeforeTheFlip() async throws {
             let (interlaced, hevc) = (Self.smallInterlaced, Self.smallHEVCPQ)
-            var mpeg2 = ClipFormat.sd576iMPEG2
-            mpeg2.audioCodec = .mp2
-            mpeg2.seconds = 3
+            let mpeg2 = Self.smallMPEG2
             let rig = try await Rig([interlaced, hevc, mpeg2], target: DecodeTarget(width: 640, height: 360))
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
@@ -729,9 +726,7 @@ extension HeadendTests {
 
         /// A lineup of several codec families keeps a spare decoder for each it uses.
         @Test func spareDecodersCoverTheFamiliesInUse() async throws {
-            var mpeg2 = ClipFormat.sd576iMPEG2
-            mpeg2.audioCodec = .mp2
-            mpeg2.seconds = 3
+            let mpeg2 = Self.smallMPEG2
             var h264 = ClipFormat.hd720
             h264.bitrateKbps = 1000
             h264.seconds = 3
