@@ -8,6 +8,10 @@ import Logging
 public protocol DecodedFrameSink: AnyObject, Sendable {
     func presentVideo(_ frame: Buffer, feed: FeedID)
     func presentAudio(_ samples: Buffer, feed: FeedID)
+    /// Receives the still picture of a channel without video (its radio card): a card itself,
+    /// so a sink may put it up at once where it would hold a channel picture back (behind the
+    /// tuning card's minimum time). The default shows it as a video frame.
+    func presentStill(_ picture: Buffer, feed: FeedID)
     /// Receives a channel's sound passed through undecoded (`DecodeTarget.passthrough`): IEC
     /// 61937 bursts in the output's sample format (48 kHz stereo S16LE), for a receiver on HDMI
     /// or S/PDIF to decode. They must reach the sound card untouched: no gain, no mixing. The
@@ -23,6 +27,7 @@ public protocol DecodedFrameSink: AnyObject, Sendable {
 extension DecodedFrameSink {
     public var frameSize: (width: Int, height: Int)? { nil }
     public func presentBitstream(_ bursts: Buffer, feed: FeedID) {}
+    public func presentStill(_ picture: Buffer, feed: FeedID) { presentVideo(picture, feed: feed) }
 }
 
 /// The formats decoders deliver: raw video at the output size, raw audio at the output rate;
@@ -347,7 +352,7 @@ final class ChannelDecoder: @unchecked Sendable {
             if let before = self.lock.withLock({ self.prerollBefore }), b.pts.isValid, b.pts < before { return }
             let (feed, sink) = self.binding
             if self.videoSource == nil, let sink, let picture = self.stillDue().flatMap({ self.sized($0, for: sink) }) {
-                sink.presentVideo(picture, feed: feed)
+                sink.presentStill(picture, feed: feed)
             }
             guard passthrough else {
                 sink?.presentAudio(b, feed: feed)
@@ -453,7 +458,7 @@ final class ChannelDecoder: @unchecked Sendable {
         if let wanted { reshape(size: wanted) }
         // Radio: the picture goes up at once (its sound is cached and follows within tens of
         // milliseconds), so the flip completes as fast as a warm flip to a picture.
-        if videoSource == nil, !scaleLater, let picture = still?() { sink.presentVideo(picture, feed: feed) }
+        if videoSource == nil, !scaleLater, let picture = still?() { sink.presentStill(picture, feed: feed) }
     }
 
     /// Shows `picture`, the keyframe this feed starts from decoded on its own

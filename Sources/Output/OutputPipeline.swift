@@ -214,6 +214,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         carryOut(lock.withLock { screen.videoFrame(frame, feed: feed, at: .now) })
     }
 
+    /// A radio channel's card: put up at once, also behind the tuning card's minimum time (a
+    /// card replacing a card), so its sound starts as soon as it comes.
+    public func presentStill(_ picture: Buffer, feed: FeedID) {
+        carryOut(lock.withLock { screen.videoFrame(picture, feed: feed, at: .now, still: true) })
+    }
+
     public func presentAudio(_ samples: Buffer, feed: FeedID) {
         play(samples, feed: feed, levelled: true)
     }

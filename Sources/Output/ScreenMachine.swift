@@ -217,10 +217,13 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
         return [compose(base, at: now)]
     }
 
-    /// A decoded frame of `feed` arrived.
-    public mutating func videoFrame(_ frame: Frame, feed: FeedID, at now: ContinuousClock.Instant) -> [Action] {
+    /// A decoded frame of `feed` arrived. A `still` (a radio channel's card, its only picture)
+    /// replaces a card before the card's minimum time is over: a card giving way to a card shows
+    /// no picture too briefly, and the channel's sound, which plays only with its picture on
+    /// screen, starts when it comes instead of when the tuning card's minimum ends.
+    public mutating func videoFrame(_ frame: Frame, feed: FeedID, at now: ContinuousClock.Instant, still: Bool = false) -> [Action] {
         if feed == pending?.feed {
-            if let card, now < card.until {
+            if !still, let card, now < card.until {
                 pending?.held = frame
                 return []
             }

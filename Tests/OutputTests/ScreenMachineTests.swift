@@ -42,6 +42,24 @@ import Testing
         #expect(s.shownFeed == FeedID(1))
     }
 
+    /// A radio channel's picture is its card: it replaces the tuning card when it comes (a card
+    /// for a card), and the channel's sound plays from then on, not from the card's minimum time.
+    @Test func aRadioStillReplacesTheTuningCardAtOnceAndItsSoundPlays() {
+        var s = screen()
+        s.expect(feed: FeedID(1), token: RequestID(1), overlays: ["logo"])
+        _ = s.showCard("card", token: RequestID(1), minimum: .milliseconds(400), at: at(80))
+        #expect(!s.playsAudio(of: FeedID(1)))
+        #expect(shown(s.videoFrame("radio", feed: FeedID(1), at: at(200), still: true)) == ["radio+logo"])
+        #expect(s.shownFeed == FeedID(1))
+        #expect(s.playsAudio(of: FeedID(1)), "the sound plays with the radio card, 280 ms before the tuning card's minimum ends")
+        #expect(shown(s.tick(at: at(480))).isEmpty, "nothing held: the card is gone")
+        // A channel picture is still held behind a card's minimum time.
+        s.expect(feed: FeedID(2), token: RequestID(2), overlays: [])
+        _ = s.showCard("card", token: RequestID(2), minimum: .milliseconds(400), at: at(600))
+        #expect(shown(s.videoFrame("b1", feed: FeedID(2), at: at(700))).isEmpty)
+        #expect(!s.playsAudio(of: FeedID(2)))
+    }
+
     @Test func cardNeverCoversThePictureItAnnounces() {
         var s = screen()
         s.expect(feed: FeedID(1), token: RequestID(7), overlays: [])

@@ -72,4 +72,40 @@ import Testing
         await #expect(throws: AudioSelectionError.self) { try await player.selectAudio("2") }
         await player.shutdown()
     }
+
+    /// A cold flip to radio shows the tuning card (the channel is not known as radio until its
+    /// streams are). The radio card replaces it when the sound comes, and the sound plays from
+    /// then on: the flip does not wait out the tuning card's minimum time (6 s here, so waiting
+    /// it out cannot pass for a slow source).
+    @Test func aColdRadioFlipPlaysItsSoundWithoutWaitingOutTheTuningCard() async throws {
+        try GStreamer.initialize()
+        let tv = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x0000FF)
+        let radio = ClipFormat.radio(.mp2, toneHz: 600)
+        var senders: [TransportStreamSender] = []
+        defer { for s in senders { s.stop() } }
+        var channels: [Channel] = []
+        for (i, format) in [tv, radio].enumerated() {
+            let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
+            let port = Int.random(in: 41000...49000)
+            senders.append(try TransportStreamSender(clip: clip, port: port))
+            channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: i == 0 ? "Television" : "Radio",
+                                    sources: ["udp://127.0.0.1:\(port)"]))
+        }
+        var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 25, warm: .none,
+                                    switcher: SwitcherSettings(cardDelay: .zero, cardMinimum: .seconds(6), tuneTimeout: .seconds(8)))
+        options.interstitials = Self.interstitials
+        let player = try Player(lineup: Lineup(channels: channels), options: options, logger: Self.logger)
+        try await player.start()
+        #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
+        #expect(await player.channels()[1].state.tier != .warm, "the radio channel is cold")
+
+        let flip = await player.flip(.tune(ChannelNumber(2)))
+        #expect(flip.ok, "a cold flip to radio completes: \(flip.error ?? "")")
+        #expect(flip.interstitialShown, "the tuning card showed while the radio connected")
+        let latency = try #require(flip.latency)
+        #expect(latency < .seconds(6), "the radio card took the tuning card's place when the sound came, after \(latency)")
+        #expect(await waitUntil(3) { hears(player, 600, over: 1000) }, "the radio plays under its card")
+        #expect(await player.status().media?.radio == true)
+        await player.shutdown()
+    }
 }
