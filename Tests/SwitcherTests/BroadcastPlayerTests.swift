@@ -18,6 +18,24 @@ import Testing
     static let interstitials = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Interstitials").standardized.path
 
+    /// Sends each clip on its own loopback UDP port: channel 1, 2, … with these names.
+    static func send(_ clips: [(ClipFormat, String)]) async throws -> ([TransportStreamSender], [Channel]) {
+        var senders: [TransportStreamSender] = []
+        var channels: [Channel] = []
+        do {
+            for (i, (format, name)) in clips.enumerated() {
+                let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
+                let port = Int.random(in: 41000...49000)
+                senders.append(try TransportStreamSender(clip: clip, port: port))
+                channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: name, sources: ["udp://127.0.0.1:\(port)"]))
+            }
+        } catch {
+            for s in senders { s.stop() }
+            throw error
+        }
+        return (senders, channels)
+    }
+
     func hears(_ player: Player, _ hz: Double, over other: Double) -> Bool {
         let a = player.output.recentAudio(milliseconds: 400)
         return a.count >= 48 * 300 * 2 && tonePower(a, hz) > 10 * max(tonePower(a, other), 1e-9)
@@ -29,16 +47,8 @@ import Testing
         tv.audioCodec = .ac3
         tv.audioTracks = [.init(toneHz: 440, language: "deu"), .init(toneHz: 1000, language: "eng")]
         let radio = ClipFormat.radio(.mp2, toneHz: 600)
-        var senders: [TransportStreamSender] = []
+        let (senders, channels) = try await Self.send([(tv, "Two Languages"), (radio, "Radio")])
         defer { for s in senders { s.stop() } }
-        var channels: [Channel] = []
-        for (i, format) in [tv, radio].enumerated() {
-            let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
-            let port = Int.random(in: 41000...49000)
-            senders.append(try TransportStreamSender(clip: clip, port: port))
-            channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: i == 0 ? "Two Languages" : "Radio",
-                                    sources: ["udp://127.0.0.1:\(port)"]))
-        }
         let lineup = Lineup(channels: channels, settings: ["audio-languages": "eng"])
         var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 25, warm: .all)
         options.interstitials = Self.interstitials
@@ -81,16 +91,8 @@ import Testing
         try GStreamer.initialize()
         let tv = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: 0x0000FF)
         let radio = ClipFormat.radio(.mp2, toneHz: 600)
-        var senders: [TransportStreamSender] = []
+        let (senders, channels) = try await Self.send([(tv, "Television"), (radio, "Radio")])
         defer { for s in senders { s.stop() } }
-        var channels: [Channel] = []
-        for (i, format) in [tv, radio].enumerated() {
-            let clip = try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
-            let port = Int.random(in: 41000...49000)
-            senders.append(try TransportStreamSender(clip: clip, port: port))
-            channels.append(Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: i == 0 ? "Television" : "Radio",
-                                    sources: ["udp://127.0.0.1:\(port)"]))
-        }
         var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 25, warm: .none,
                                     switcher: SwitcherSettings(cardDelay: .zero, cardMinimum: .seconds(6), tuneTimeout: .seconds(8)))
         options.interstitials = Self.interstitials
