@@ -97,6 +97,18 @@ static inline GstBuffer *fb_probe_info_writable_buffer(GstPadProbeInfo *info) {
     GST_PAD_PROBE_INFO_DATA(info) = buffer;
     return buffer;
 }
+/// Puts `replacement` (a reference the probe takes) in place of the buffer passing a probe.
+static inline void fb_probe_info_replace_buffer(GstPadProbeInfo *info, GstBuffer *replacement) {
+    GstBuffer *old = GST_PAD_PROBE_INFO_BUFFER(info);
+    GST_PAD_PROBE_INFO_DATA(info) = replacement;
+    if (old != NULL) gst_buffer_unref(old);
+}
+/// The bytes of `b` from `offset` on, sharing its memory, with its flags and metadata.
+static inline GstBuffer *fb_buffer_tail(GstBuffer *b, gsize offset) {
+    gsize size = gst_buffer_get_size(b);
+    return gst_buffer_copy_region(b, (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS | GST_BUFFER_COPY_META | GST_BUFFER_COPY_MEMORY),
+                                  offset, size > offset ? size - offset : 0);
+}
 
 /// Registers a pad probe for downstream events (tags, stream start).
 static inline gulong fb_pad_add_event_probe(GstPad *pad, GstPadProbeCallback cb, gpointer data, GDestroyNotify notify) {

@@ -67,6 +67,18 @@ public final class Buffer: @unchecked Sendable {
         return Buffer(takingOwnership: copy)
     }
 
+    /// The bytes from `offset` on (sharing this buffer's memory) with this buffer's flags, and
+    /// `pts` as its time (the first of them starts later than the buffer did).
+    public func tail(from offset: Int, pts: ClockTime) -> Buffer {
+        let tail = fb_buffer_tail(pointer, gsize(max(0, offset)))!
+        fb_buffer_set_pts(tail, pts)
+        fb_buffer_set_dts(tail, .none)
+        return Buffer(takingOwnership: tail)
+    }
+
+    /// Whether the buffer follows a gap in its stream (`DISCONT`: lost data, a seek, a loop).
+    public var isDiscont: Bool { fb_buffer_is_discont(pointer) != 0 }
+
     /// A copy of the bytes.
     public func bytes() -> [UInt8] {
         withBytes { Array($0) } ?? []

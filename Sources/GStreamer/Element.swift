@@ -139,6 +139,14 @@ public class Bin: Element, @unchecked Sendable {
 }
 
 /// A pad; owns one reference.
+/// What a pad probe does with a buffer (`Pad.onBufferFiltering`).
+public enum BufferVerdict: Sendable {
+    case pass
+    case drop
+    /// Another buffer goes on in its place.
+    case replace(Buffer)
+}
+
 public final class Pad: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<GstPad>
 
@@ -189,6 +197,25 @@ public final class Pad: @unchecked Sendable {
             return GST_PAD_PROBE_OK
         }
         _ = fb_pad_add_buffer_probe(pointer, cb, CallbackBox<Handler>(edit).retainedPointer(),
+                                    { data in CallbackBox<Handler>.release(data) })
+    }
+
+    /// Calls `filter` with every buffer passing this pad (and the pad, for its caps), on the
+    /// streaming thread: it lets the buffer pass, drops it, or puts another in its place. Quick,
+    /// never blocking. `filter` must not keep the pad (the pad keeps `filter`).
+    public func onBufferFiltering(_ filter: @escaping @Sendable (Buffer, Pad) -> BufferVerdict) {
+        typealias Handler = @Sendable (Buffer, Pad) -> BufferVerdict
+        let cb: GstPadProbeCallback = { pad, info, data in
+            guard let pad, let info, let buffer = fb_probe_info_buffer(info) else { return GST_PAD_PROBE_OK }
+            switch CallbackBox<Handler>.from(data).value(Buffer(retaining: buffer), Pad(retaining: pad)) {
+            case .pass: return GST_PAD_PROBE_OK
+            case .drop: return GST_PAD_PROBE_DROP
+            case .replace(let other):
+                fb_probe_info_replace_buffer(info, gst_buffer_ref(other.pointer))
+                return GST_PAD_PROBE_OK
+            }
+        }
+        _ = fb_pad_add_buffer_probe(pointer, cb, CallbackBox<Handler>(filter).retainedPointer(),
                                     { data in CallbackBox<Handler>.release(data) })
     }
 

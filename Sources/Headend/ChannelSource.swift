@@ -177,6 +177,10 @@ public actor ChannelSource {
                 p.child(named: element)?.set(name, string: value)
             }
             tellVariantSpeed(to: p)
+            // AAC in LATM joined mid-stream can stall GStreamer's parser for good (LATMAlignment).
+            p.onElementAdded { element in
+                if element.factoryName == "aacparse", let pad = element.staticPad("sink") { LATMAlignment.guardParser(sinkPad: pad) }
+            }
             if plan.dynamicElement == "hls" {
                 // Its subtitle renditions are read beside hlsdemux, which must not touch them.
                 let mask = LockedMask()
