@@ -178,8 +178,12 @@ public actor ChannelSource {
             }
             tellVariantSpeed(to: p)
             // AAC in LATM joined mid-stream can stall GStreamer's parser for good (LATMAlignment).
-            p.onElementAdded { element in
-                if element.factoryName == "aacparse", let pad = element.staticPad("sink") { LATMAlignment.guardParser(sinkPad: pad) }
+            // A video parser is plugged once the programme table says what the stream is, before
+            // its first keyframe: the head-end can have that family's first-picture decoder ready.
+            p.onElementAdded { [cache] element in
+                let factory = element.factoryName
+                if factory == "aacparse", let pad = element.staticPad("sink") { LATMAlignment.guardParser(sinkPad: pad) }
+                if let factory, let family = VideoFamily(parser: factory) { cache.announceVideo(family) }
             }
             if plan.dynamicElement == "hls" {
                 // Its subtitle renditions are read beside hlsdemux, which must not touch them.

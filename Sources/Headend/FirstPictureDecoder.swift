@@ -236,7 +236,16 @@ struct PictureFormat: Hashable, Sendable, CustomStringConvertible {
         colorimetry = caps.string("colorimetry") ?? ""
     }
 
-    var description: String { "\(family.displayName) \(width)x\(height)\(interlaced ? "i" : "p")" }
+    /// A stand-in for any format of `family` (one not known yet).
+    init(anyOf family: VideoFamily) {
+        self.family = family
+        width = 0
+        height = 0
+        interlaced = false
+        colorimetry = ""
+    }
+
+    var description: String { width == 0 ? "any \(family.displayName)" : "\(family.displayName) \(width)x\(height)\(interlaced ? "i" : "p")" }
 }
 
 extension VideoFamily {

@@ -235,6 +235,22 @@ public final class GOPCache: @unchecked Sendable {
         lock.withLock { startKeyframeChanged = handler }
     }
 
+    /// Calls `handler` (on the ingest's streaming thread: it must only post) when the ingest
+    /// plugs a parser for a video stream, once its programme table says what the stream is:
+    /// before the stream's first keyframe, so a cold flip's first-picture decoder can be
+    /// made ready by then. Nil removes it.
+    public func onVideoAnnounced(_ handler: (@Sendable (VideoFamily) -> Void)?) {
+        streamLock.withLock { videoAnnounced = handler }
+    }
+
+    /// Called by the ingest when it plugs the parser of a video stream of `family`.
+    func announceVideo(_ family: VideoFamily) {
+        streamLock.withLock { videoAnnounced }?(family)
+    }
+
+    /// Under `streamLock`.
+    private var videoAnnounced: (@Sendable (VideoFamily) -> Void)?
+
     /// When the source last delivered anything.
     public var lastDelivery: ContinuousClock.Instant? { lock.withLock { lastArrival } }
 

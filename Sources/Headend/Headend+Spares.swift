@@ -106,6 +106,17 @@ extension Headend {
         wantedPictureFormats().first { firstPictures[$0] == nil && !firstPictureFailures.contains($0.family) }
     }
 
+    /// A channel's ingest plugged a parser for video of `family` (its first keyframe is yet to
+    /// come): without a first-picture decoder of that family, one is built now, for any format
+    /// of the family, so that a cold flip to the first channel of a family shows its keyframe
+    /// decoded on its own too. (The one for the channel's own format follows with the spares,
+    /// once the format is known.)
+    func videoAnnounced(_ family: VideoFamily) {
+        guard !isShutDown, family.decoderChain != nil, family != .other, !firstPictureFailures.contains(family),
+              !firstPictures.keys.contains(where: { $0.family == family }) else { return }
+        buildFirstPicture(PictureFormat(anyOf: family))
+    }
+
     private func buildFirstPicture(_ format: PictureFormat) {
         let wanted = wantedPictureFormats()
         // Formats no channel uses any more make room.

@@ -102,6 +102,10 @@ public actor Headend {
             ChannelSource(channel: channel, cacheBudgetBytes: resolved.cacheLimit, logger: logger) { state in onStateChange(channel, state) }
         }
         for source in sources {
+            // A cold flip's first picture: its family's first-picture decoder, ready before the keyframe.
+            source.cache.onVideoAnnounced { [weak self] family in
+                Task { await self?.videoAnnounced(family) }
+            }
             // Renditions read after a cold flip show when the choice or the preferences ask.
             source.webVTT.onTracks { [weak self, weak source] in
                 guard let self, let source else { return }

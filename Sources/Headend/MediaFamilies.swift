@@ -20,6 +20,16 @@ public enum VideoFamily: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The family whose streams GStreamer's parser `factory` reads (`h264parse`); nil for others.
+    init?(parser factory: String) {
+        switch factory {
+        case "h264parse": self = .h264
+        case "h265parse": self = .h265
+        case "mpegvideoparse": self = .mpeg2
+        default: return nil
+        }
+    }
+
     /// Parser and decoder, linked up front (decodebin would plug them only when data comes).
     var decoderChain: String? {
         switch self {

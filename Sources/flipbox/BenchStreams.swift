@@ -11,7 +11,11 @@ final class BenchStreams {
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
+    /// The clips' keyframe interval, in seconds.
+    let gop: Int
+
     init(channels: Int, width: Int, height: Int, fps: Int, gopSeconds: Int, basePort: Int, log: (String) -> Void) throws {
+        gop = gopSeconds
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
             throw Failure(description: "the benchmark streams need ffmpeg (run deploy/install-deps.sh)")
         }

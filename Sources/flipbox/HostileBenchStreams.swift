@@ -6,11 +6,15 @@ protocol BenchSenders: AnyObject {
     var urls: [String] { get }
     /// What each channel carries, in order (the report breaks flips down by it).
     var kinds: [String] { get }
+    /// The keyframe interval of each channel, in order (nil for radio): what a cold flip's
+    /// target is measured against.
+    var gopSeconds: [Double?] { get }
     func stop()
 }
 
 extension BenchStreams: BenchSenders {
     var kinds: [String] { urls.map { _ in "h264 1280x720p30" } }
+    var gopSeconds: [Double?] { urls.map { _ in Double(gop) } }
 }
 
 /// Which streams `bench` generates without a lineup.
@@ -47,6 +51,7 @@ final class HostileBenchStreams: BenchSenders {
     /// What each channel carries, in order (for the report).
     let formats: [ClipFormat]
     var kinds: [String] { formats.map(\.description) }
+    var gopSeconds: [Double?] { formats.map { $0.hasVideo ? $0.gopSeconds : nil } }
     private var replay: Process?
     private var replayInput: Pipe?
 

@@ -619,7 +619,7 @@ extension HeadendTests {
             #expect(path == expected, "\(flip)")
             #expect(await eventually(within: 8) { sink.frames.count >= 3 }, "\(flip): \(sink.frames.count) frames")
             let after = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
-            let used = after.filter { $0.value != before[$0.key] }.keys.map(\.description)
+            let used = after.filter { $0.value != before[$0.key] ?? 0 }.keys.map(\.description)
             #expect(used == [format.description], "\(flip): keyframe taken by \(used)")
             // Shown by the decoder once bound, or before it was (its decoder was built for the flip).
             let decoder = await rig.headend.decoder(feed: feed)
@@ -655,6 +655,27 @@ extension HeadendTests {
                 let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
                 try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: formats[index], path: .cold,
                                                                    before: before, flip: "channel \(index + 1), cold")
+            }
+            await rig.stop()
+        }
+
+        /// The first cold flip to a family (H.264, then MPEG-2) on a head-end that has seen none:
+        /// its ingest plugs the video's parser when the programme table comes, and the head-end
+        /// builds a first-picture decoder for the family then, so it is ready when the keyframe
+        /// comes (each sender stops a few frames into a GOP and goes on as the flip starts: the
+        /// keyframe is 0.8 s or more away).
+        @Test func theFirstColdFlipToAFamilyHasItsFirstPictureDecoderReadyByItsKeyframe() async throws {
+            let rig = try await Rig([Self.smallProgressive, Self.smallMPEG2], target: DecodeTarget(width: 640, height: 360))
+            await rig.headend.setPolicy(.none)
+            for (index, family) in [(0, VideoFamily.h264), (1, .mpeg2)] {
+                let sender = rig.senders[index]
+                sender.pauseAfterNextKeyframe(frames: 5)
+                #expect(await eventually(within: 8) { sender.isPausedAfterKeyframe })
+                let before = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
+                #expect(!before.keys.contains { $0.family == family }, "no \(family.displayName) first-picture decoder before the flip: \(before.keys)")
+                sender.resume()
+                try await Self.flipShowsItsKeyframeDecodedOnItsOwn(rig, channel: index, format: PictureFormat(anyOf: family), path: .cold,
+                                                                   before: before, flip: "channel \(index + 1), the first \(family.displayName) channel, cold")
             }
             await rig.stop()
         }
