@@ -20,8 +20,15 @@ final class LATMAlignment: @unchecked Sendable {
     private let lock = NSLock()
     /// nil until the first buffer: whether the pad carries LOAS.
     private var isLOAS: Bool?
-    /// Whether the parser has been given a start it can sync on.
-    private var aligned = false
+    private enum Phase {
+        /// No frame with the configuration passed yet.
+        case unconfigured
+        /// Buffers pass as they come.
+        case synced
+        /// After a gap: waiting for a buffer that starts at a frame.
+        case resyncing
+    }
+    private var phase = Phase.unconfigured
 
     /// Guards the `aacparse` sink pad `pad` (on the thread that added the parser).
     static func guardParser(sinkPad pad: Pad) {
@@ -36,14 +43,19 @@ final class LATMAlignment: @unchecked Sendable {
         lock.withLock {
             if self.isLOAS == nil { self.isLOAS = isLOAS() }
             guard self.isLOAS == true else { return .pass }
-            if aligned && !buffer.isDiscont { return .pass }
+            if phase == .synced {
+                guard buffer.isDiscont else { return .pass }
+                phase = .resyncing
+            }
             let frames = buffer.withBytes { LOASFrames(Array($0)) } ?? LOASFrames([])
-            if aligned {
+            if phase == .resyncing {
                 // After a gap: the parser knows the configuration, any frame start will do.
-                return frames.starts.first == 0 ? .pass : .drop
+                guard frames.starts.first == 0 else { return .drop }
+                phase = .synced
+                return .pass
             }
             guard let start = frames.firstConfigured else { return .drop }
-            aligned = true
+            phase = .synced
             guard start.index > 0 else { return .pass }
             guard buffer.pts.isValid, let frameDuration = start.frameDuration else {
                 return .replace(buffer.tail(from: start.offset, pts: .none))

@@ -376,7 +376,9 @@ struct BenchReport {
                 return ["flip": n.number, "channel": f.result.channel?.number.description ?? "?", "first_flip_to_channel": n.firstToChannel,
                         "kind": f.result.channel.flatMap { kinds[$0.number] } ?? "?", "after_keyframe_ms": round1(f.afterKeyframeMs),
                         "keyframe_wait_ms": round1(f.keyframeWaitMs), "connect_ms": round1(f.connectMs),
-                        "first_sound_ms": round1(f.audioWaitMs)]
+                        "first_sound_ms": round1(f.audioWaitMs), "latency_ms": round1(f.result.latencyMilliseconds),
+                        // A picture that comes while the tuning card is up waits for the card's minimum time.
+                        "card_shown": f.result.interstitialShown]
             }
         }
         // Cold flips by stream kind: what a connection waits for differs (tables, keyframes).

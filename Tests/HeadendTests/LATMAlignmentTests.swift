@@ -44,6 +44,36 @@ import Testing
         #expect(LOASFrames(Self.frame(payload: 40, config: false)).firstConfigured == nil)
     }
 
+    @Test func theGuardStartsAtTheFirstConfiguredFrameAndAfterAGapAtAFrame() throws {
+        let alignment = LATMAlignment()
+        let second = ClockTime.second
+        func buffer(_ bytes: [UInt8], at seconds: Int, discont: Bool = false) -> Buffer {
+            let b = Buffer(bytes: bytes, pts: ClockTime(seconds) * second, dts: .none, keyframe: true)
+            return discont ? b.retimed(pts: b.pts, dts: .none, discont: true) : b
+        }
+        func verdict(_ b: Buffer) -> String {
+            switch alignment.filter(b, isLOAS: { true }) {
+            case .pass: "pass"
+            case .drop: "drop"
+            case .replace(let other): "replace \(other.size) bytes at \(other.pts)"
+            }
+        }
+        let plain = Self.frame(payload: 40, config: false)
+        let configured = Self.frame(payload: 50, config: true)
+        #expect(verdict(buffer(plain + plain, at: 1)) == "drop", "nothing the parser can start from")
+        let frameDuration = ClockTime(1024) * second / 48000
+        #expect(verdict(buffer(plain + plain + configured + plain, at: 2)) == "replace \(configured.count + plain.count) bytes at \(2 * second + 2 * frameDuration)",
+                "starts at the configured frame, two frames later")
+        #expect(verdict(buffer(plain + plain, at: 3)) == "pass", "then everything passes")
+        #expect(verdict(buffer(Array(plain.dropFirst(5)) + plain, at: 4, discont: true)) == "drop", "after a gap, not mid-frame")
+        #expect(verdict(buffer(Array(plain.dropFirst(5)), at: 5)) == "drop", "nor until a buffer starts at a frame")
+        #expect(verdict(buffer(plain, at: 6)) == "pass", "a frame start will do: the parser has the configuration")
+        #expect(verdict(buffer(plain, at: 7, discont: true)) == "pass")
+
+        let adts = LATMAlignment()
+        #expect({ if case .pass = adts.filter(buffer(plain, at: 1), isLOAS: { false }) { true } else { false } }(), "other AAC passes untouched")
+    }
+
     /// The sound of a LATM radio clip as `tsdemux` gives it to `aacparse`: one buffer per PES.
     static func payloads() async throws -> [Buffer] {
         let clip = try await ClipFormat.radio(.latm, toneHz: 600, seconds: 4).made(in: ClipFormat.cacheDirectory)
