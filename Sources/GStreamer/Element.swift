@@ -138,7 +138,6 @@ public class Bin: Element, @unchecked Sendable {
     }
 }
 
-/// A pad; owns one reference.
 /// What a pad probe does with a buffer (`Pad.onBufferFiltering`).
 public enum BufferVerdict: Sendable {
     case pass
@@ -147,6 +146,7 @@ public enum BufferVerdict: Sendable {
     case replace(Buffer)
 }
 
+/// A pad; owns one reference.
 public final class Pad: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<GstPad>
 

@@ -58,7 +58,8 @@ final class LATMAlignment: @unchecked Sendable {
             phase = .synced
             guard start.index > 0 else { return .pass }
             guard buffer.pts.isValid, let frameDuration = start.frameDuration else {
-                return .replace(buffer.tail(from: start.offset, pts: .none))
+                // A configuration it cannot read: the buffer's own time, a few frames early.
+                return .replace(buffer.tail(from: start.offset, pts: buffer.pts))
             }
             return .replace(buffer.tail(from: start.offset, pts: buffer.pts + ClockTime(start.index) * frameDuration))
         }

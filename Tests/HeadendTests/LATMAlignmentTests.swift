@@ -45,6 +45,7 @@ import Testing
     }
 
     @Test func theGuardStartsAtTheFirstConfiguredFrameAndAfterAGapAtAFrame() throws {
+        try GStreamer.initialize()
         let alignment = LATMAlignment()
         let second = ClockTime.second
         func buffer(_ bytes: [UInt8], at seconds: Int, discont: Bool = false) -> Buffer {
