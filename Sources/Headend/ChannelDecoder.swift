@@ -411,10 +411,21 @@ final class ChannelDecoder: @unchecked Sendable {
 
     /// Whether this decoder can go on with a stream whose video format became `caps` (same
     /// codec; size and profile changes are followed in-band by the parsers).
-    func decodes(video caps: Caps) -> Bool {
+    func decodes(video caps: Caps) -> Bool { change(toVideo: caps) == nil }
+
+    /// Why this decoder cannot go on with video of `caps` (another codec, or colours it converts
+    /// otherwise: a stream that turns from SDR to HDR, or back, needs 10-bit frames remapped by
+    /// table, or no remap); nil when it can.
+    func change(toVideo caps: Caps) -> String? {
         let bound = videoSource?.caps
-        return VideoFamily(caps: caps) == codec.video
+        let sameCodec = VideoFamily(caps: caps) == codec.video
             && (codec.video != .other || (bound?.mediaType == caps.mediaType && bound?.int("mpegversion") == caps.int("mpegversion")))
+        guard sameCodec else { return "the picture changed to \(caps.mediaType)" }
+        let colours = DecodeTarget.remapSource(of: caps)
+        guard colours == lock.withLock({ remapFrom }) else {
+            return "the picture's colours changed to \(colours?.description ?? Colorimetry(caps: caps).description)"
+        }
+        return nil
     }
 
     /// Whether this decoder can go on with audio stream `stream` in `caps` (always, for a stream

@@ -499,7 +499,7 @@ final class PendingFeed: @unchecked Sendable {
             }
             var swap: (video: Caps?, reason: String)?
             if entry.isKeyframe, let caps = entry.caps {
-                let reason = decoder.decodes(video: caps) ? renewAtKeyframe : "the picture changed to \(caps.mediaType)"
+                let reason = decoder.change(toVideo: caps) ?? renewAtKeyframe
                 if let reason { swap = (caps, reason) }
             } else if decoder.isRadio, entry.track == .audio, let reason = renewAtKeyframe {
                 // Radio has no keyframes: a new decoder takes over at the next sound.

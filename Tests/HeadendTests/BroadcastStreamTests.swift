@@ -274,6 +274,39 @@ extension HeadendTests {
             await rig.stop()
         }
 
+        /// A stream that turns from SDR to HDR (10-bit PQ) mid-stream, same codec and size, on
+        /// screen: from its next keyframe a new decoder remaps it (a grey at PQ's reference white
+        /// shows near white, where the SDR decoder went on would show it dark or mid-grey), and
+        /// back to SDR the same way.
+        @Test func aStreamThatTurnsHDRIsRemappedFromItsNextKeyframe() async throws {
+            var sdr = ClipFormat.hd720HEVC
+            sdr.width = 640
+            sdr.height = 360
+            sdr.colour = 0x949494
+            sdr.seconds = 3
+            var hdr = sdr
+            hdr.colours = .bt2020pq
+            let rig = try await Rig([sdr], target: DecodeTarget(width: 640, height: 360))
+            let warm = await rig.warm()
+            try #require(warm, "not warm: \(Self.states(rig.headend))")
+            let recorder = Recorder()
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            func grey() -> Double? { rig.colour(recorder.newest).map { ($0.r + $0.g + $0.b) / 3 } }
+            #expect(await eventually(within: 5) { grey().map { abs($0 - 148) < 12 } ?? false }, "SDR grey 148: \(String(describing: grey()))")
+            let hdrClip = try TransportStreamClip(path: try await hdr.made(in: ClipFormat.cacheDirectory))
+            let sdrClip = try TransportStreamClip(path: try await sdr.made(in: ClipFormat.cacheDirectory))
+            rig.senders[0].play(hdrClip)
+            #expect(await eventually(within: 8) { grey().map { $0 > 200 } ?? false },
+                    "PQ reference white, remapped, near white: \(String(describing: grey()))")
+            #expect(await rig.headend.decoder(feed: feed)?.change(toVideo: try #require(rig.headend.sources[0].cache.videoCaps)) == nil,
+                    "the decoder on screen is one for HDR")
+            rig.senders[0].play(sdrClip)
+            #expect(await eventually(within: 8) { grey().map { abs($0 - 148) < 12 } ?? false },
+                    "back to SDR: grey 148 again, \(String(describing: grey()))")
+            await rig.headend.deactivate(feed: feed)
+            await rig.stop()
+        }
+
         /// A radio channel (sound only) flips like any other: its sound plays and a still picture
         /// stands for it, warm or cold.
         @Test(arguments: [ClipFormat.AudioCodec.latm, .eac3, .mp2])
