@@ -210,12 +210,8 @@ extension HeadendTests {
         /// the channel's thumbnail.
         @Test(arguments: [0xC00000, 0x949494] as [UInt32])
         func hevc10BitPQIsConvertedForTheOutput(colour: UInt32) async throws {
-            var format = ClipFormat.hd720HEVC
-            format.width = 640
-            format.height = 360
-            format.colour = colour
+            var format = Self.small(.hd720HEVC, colour: colour)
             format.colours = .bt2020pq
-            format.seconds = 3
             let rig = try await Rig([format])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
@@ -248,12 +244,8 @@ extension HeadendTests {
         /// assumed: luma 229 by the EETF), and clearly darker when its MaxCLL says 4000 cd/m²
         /// (room kept for brighter highlights: luma 213).
         @Test func hdrToneMappingFollowsTheStreamsContentLightLevel() async throws {
-            var format = ClipFormat.hd720HEVC
-            format.width = 640
-            format.height = 360
-            format.colour = 0x9F9F9F
+            var format = Self.small(.hd720HEVC, colour: 0x9F9F9F)
             format.colours = .bt2020pq
-            format.seconds = 3
             var bright = format
             bright.maxContentLight = 4000
             let rig = try await Rig([format, bright])
@@ -279,11 +271,7 @@ extension HeadendTests {
         /// shows near white, where the SDR decoder went on would show it dark or mid-grey), and
         /// back to SDR the same way.
         @Test func aStreamThatTurnsHDRIsRemappedFromItsNextKeyframe() async throws {
-            var sdr = ClipFormat.hd720HEVC
-            sdr.width = 640
-            sdr.height = 360
-            sdr.colour = 0x949494
-            sdr.seconds = 3
+            let sdr = Self.small(.hd720HEVC, colour: 0x949494)
             var hdr = sdr
             hdr.colours = .bt2020pq
             let rig = try await Rig([sdr], target: DecodeTarget(width: 640, height: 360))
@@ -564,6 +552,16 @@ extension HeadendTests {
             format.height = 540
             format.bitrateKbps = 1500
             format.seconds = 4
+            return format
+        }
+
+        /// `base` at 640x360 in a solid `colour`, 3 s.
+        static func small(_ base: ClipFormat, colour: UInt32) -> ClipFormat {
+            var format = base
+            format.width = 640
+            format.height = 360
+            format.colour = colour
+            format.seconds = 3
             return format
         }
 
