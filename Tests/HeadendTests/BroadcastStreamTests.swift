@@ -555,24 +555,18 @@ extension HeadendTests {
             return format
         }
 
-        /// `base` at 640x360 in a solid `colour`, 3 s.
-        static func small(_ base: ClipFormat, colour: UInt32) -> ClipFormat {
+        /// `base` at 640x360 for `seconds`, in a solid `colour` when given (else moving).
+        static func small(_ base: ClipFormat, colour: UInt32? = nil, seconds: Double = 3) -> ClipFormat {
             var format = base
             format.width = 640
             format.height = 360
-            format.colour = colour
-            format.seconds = 3
+            if let colour { format.colour = colour }
+            format.seconds = seconds
             return format
         }
 
         /// H.264 progressive at 640x360 with AAC, 3 s.
-        static var smallProgressive: ClipFormat {
-            var format = ClipFormat.hd720
-            format.width = 640
-            format.height = 360
-            format.seconds = 3
-            return format
-        }
+        static var smallProgressive: ClipFormat { small(.hd720) }
 
         /// MPEG-2 576i with MPEG-1 Layer II sound, 3 s (DVB SD).
         static var smallMPEG2: ClipFormat {
@@ -584,11 +578,8 @@ extension HeadendTests {
 
         /// 10-bit HEVC in BT.2020 PQ at 640x360, 4 s, moving.
         static var smallHEVCPQ: ClipFormat {
-            var format = ClipFormat.hd720HEVC
-            format.width = 640
-            format.height = 360
+            var format = small(.hd720HEVC, seconds: 4)
             format.colours = .bt2020pq
-            format.seconds = 4
             return format
         }
 
