@@ -210,6 +210,15 @@ final class ChannelDecoder: @unchecked Sendable {
     /// Source running time to decoder running time, per track (nil until the first keyframe).
     private var offsets: (video: Int64, audio: Int64)?
     private var anchorPTS: ClockTime = 0
+    /// The largest lag of the channel's data when the decoder was bound (`DeliveryLag`): the
+    /// decoder plays what comes after its first keyframe that much later than the keyframe's
+    /// own lag (nil: without waiting, for data that is all there: a timeshift buffer).
+    private var channelLag: Int64?
+    /// Until when, and by how much more at most, the decoder may still put its playing back when
+    /// data comes late (`settle`).
+    private var settling: (until: ContinuousClock.Instant, left: Int64)?
+    /// How late the bound feed's frames and sound left the decoder (`PlayoutLateness`).
+    private var lateness = PlayoutLateness()
     private var audioJumped = false
     /// AAC in LATM sent before the first keyframe, from the frame that carried the stream's
     /// configuration: decoded so the sound can start with the picture, never played. Decoded
@@ -294,6 +303,7 @@ final class ChannelDecoder: @unchecked Sendable {
                 guard let caps = sample.caps, caps.int("width") == wanted.width, caps.int("height") == wanted.height else { return }
             }
             guard let frame = self.target.outputFrame(decoded, caps: sample.caps, from: remapFrom) else { return }
+            self.noteLateness(of: decoded, video: true)
             sink.presentVideo(frame, feed: feed)
         }
         attachAudioOutput(audio)
@@ -355,6 +365,7 @@ final class ChannelDecoder: @unchecked Sendable {
                 sink.presentStill(picture, feed: feed)
             }
             guard passthrough else {
+                self.noteLateness(of: b, video: false)
                 sink?.presentAudio(b, feed: feed)
                 return
             }
@@ -366,6 +377,16 @@ final class ChannelDecoder: @unchecked Sendable {
             }
         }
     }
+
+    /// Notes how late `buffer` leaves the decoder (any thread).
+    private func noteLateness(of buffer: Buffer, video: Bool) {
+        guard buffer.pts.isValid else { return }
+        let late = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - Int64(bitPattern: UInt64(buffer.pts))
+        lock.withLock { lateness.note(late, video: video) }
+    }
+
+    /// How late the bound feed's frames and sound have left the decoder so far.
+    var playoutLateness: PlayoutLateness { lock.withLock { lateness } }
 
     /// Says once per decoder why a frame was not passed through (it is left out).
     private func refusedBurst(_ refusal: IEC61937.Refusal) {
@@ -441,7 +462,7 @@ final class ChannelDecoder: @unchecked Sendable {
     /// Dedicates the decoder to `feed`: sets the compressed formats and the audio stream to
     /// play; frames go to `sink`. `still` gives the picture of a channel without video.
     func bind(feed: FeedID, videoCaps: Caps?, audioCaps: Caps?, audioStream: Int = 0, sink: DecodedFrameSink,
-              still: (@Sendable () -> Buffer?)? = nil) {
+              still: (@Sendable () -> Buffer?)? = nil, channelLag: Int64? = nil) {
         if let videoCaps {
             videoSource?.caps = videoCaps
             // BT.2020 and PQ/HLG: tone-mapped and brought into the output's gamut by table, from
@@ -460,6 +481,8 @@ final class ChannelDecoder: @unchecked Sendable {
         lock.withLock {
             feedValue = feed
             self.sink = sink
+            self.channelLag = channelLag
+            lateness = PlayoutLateness()
             framesOut = false
             firstPictureShown = false
             self.audioStream = audioStream
@@ -679,12 +702,16 @@ final class ChannelDecoder: @unchecked Sendable {
     /// LATM from the frame that carried its configuration is decoded, not played);
     /// audio of the streams not playing is only kept for a switch.
     ///
-    /// The first keyframe is timed "now" and everything after it keeps its distance from it, so
+    /// The first keyframe is timed "now" and everything after it keeps its distance from it
+    /// (plus, once, the wait for data the channel sends later than that keyframe: `channelLag`), so
     /// a channel plays in real time from its cached keyframe and stays that far behind live (it
     /// never fast-forwards). Only a jump in the source's own timeline (a discontinuity: back, or
     /// forward by more than the time that passed) moves a track's timing, so that it carries on
     /// right after its last buffer.
-    func push(_ entry: GOPCache.Entry) {
+    ///
+    /// `live`: the entry arrived just now (not cached or held while the decoder was built): if it
+    /// comes later than due, the decoder puts its playing back (`settle`).
+    func push(_ entry: GOPCache.Entry, live: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
         if entry.track == .subtitle {
@@ -704,19 +731,33 @@ final class ChannelDecoder: @unchecked Sendable {
             keepRecent(entry)
             if entry.stream != audioStream { return }
         }
+        // The keyframe a channel with pictures starts from leaves as soon as it is decoded.
+        var keyframeOffset: Int64?
         if offsets == nil {
             let now = pipeline.runningTimeNow
             let starts = videoSource == nil ? entry.track == .audio : entry.isKeyframe
             guard starts, entry.pts.isValid, now.isValid else { return }
             let anchor = Int64(bitPattern: UInt64(now)) - Int64(bitPattern: UInt64(entry.pts))
-            offsets = (anchor, anchor)
+            // What comes after it is played late enough that what the channel sends is there
+            // when due: the keyframe's picture stands still meanwhile. (A radio channel's first
+            // sound waits only for sound that came later than it before: no margin, no gap.)
+            var wait: Int64 = 0
+            if let channelLag {
+                let lag = DeliveryLag.nanoseconds(.now) - Int64(bitPattern: UInt64(entry.pts))
+                let margin = videoSource == nil ? 0 : Self.playoutMargin
+                wait = min(max(0, channelLag + margin - lag), Self.longestSettle)
+                settling = (.now + Self.settleTime, Self.longestSettle)
+            }
+            offsets = (anchor + wait, anchor + wait)
             anchorPTS = entry.pts
+            if videoSource != nil { keyframeOffset = anchor }
         }
         guard var (videoOffset, audioOffset) = offsets, entry.pts.isValid else { return }
         let arrival = ContinuousClock.now
         let isVideo = entry.track == .video
         // Decode order is monotonic for video; presentation order is, for audio.
         let t = Int64(bitPattern: UInt64(isVideo && entry.dts.isValid ? entry.dts : entry.pts))
+        var jumped = false
         if let last = isVideo ? lastVideo : lastAudio {
             let sourceStep = t - last.source
             let elapsed = (arrival - last.at).components
@@ -726,7 +767,11 @@ final class ChannelDecoder: @unchecked Sendable {
                 let carryOn = last.shifted + (isVideo ? Self.videoStep : Self.audioStep) - t
                 if isVideo { videoOffset = carryOn } else { audioOffset = carryOn; audioJumped = true }
                 offsets = (videoOffset, audioOffset)
+                jumped = true
             }
+        }
+        if live, !jumped, keyframeOffset == nil, isVideo || entry.pts >= anchorPTS, settle(t, offset: isVideo ? videoOffset : audioOffset) {
+            (videoOffset, audioOffset) = offsets ?? (videoOffset, audioOffset)
         }
         if entry.track == .audio && entry.pts < anchorPTS && !audioJumped {
             // (Not in a pipeline started less than that ago: its running time cannot go below 0,
@@ -735,10 +780,40 @@ final class ChannelDecoder: @unchecked Sendable {
                   Int64(bitPattern: UInt64(entry.pts)) + audioOffset >= 0 else { return }
             prerollBefore = ClockTime(Int64(bitPattern: UInt64(anchorPTS)) + audioOffset)
         }
-        let offset = isVideo ? videoOffset : audioOffset
+        let offset = keyframeOffset ?? (isVideo ? videoOffset : audioOffset)
         if isVideo { lastVideo = (t, t + offset, arrival) } else { lastAudio = (t, t + offset, arrival) }
         pushLocked(entry, offset: offset)
     }
+
+    /// Puts the playing back when a live entry comes later than it is due (lock held): by its
+    /// lateness and `playoutMargin`, picture and sound together, for `settleTime` after the
+    /// first entry and `longestSettle` in all. For a channel whose lag grew past what was seen
+    /// before the flip (a cold flip right after the source connected, whose sound comes a few
+    /// hundred milliseconds after its picture): its picture stands still once, for that long,
+    /// instead of moving in jerks with its sound behind.
+    /// `time` is the entry's decode time (video) or presentation time (audio) in the source's
+    /// running time, `offset` its track's. Returns whether the offsets moved.
+    private func settle(_ time: Int64, offset: Int64) -> Bool {
+        guard let (until, left) = settling else { return false }
+        guard ContinuousClock.now < until, left > 0, let (videoOffset, audioOffset) = offsets else {
+            settling = nil
+            return false
+        }
+        let late = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - (time + offset)
+        guard late > Self.settleTolerance else { return false }
+        let shift = min(late + Self.playoutMargin, left)
+        offsets = (videoOffset + shift, audioOffset + shift)
+        settling = (until, left - shift)
+        return true
+    }
+
+    /// Time a decoder is given to have a frame out by when it is due.
+    static let playoutMargin = Int64(30 * ClockTime.millisecond)
+    /// Lateness that `settle` lets pass.
+    static let settleTolerance = Int64(10 * ClockTime.millisecond)
+    static let settleTime: Duration = .seconds(3)
+    /// The most a decoder plays behind its first keyframe's arrival for its data to come in time.
+    static let longestSettle = Int64(ClockTime.second)
 
     /// Pushes `entry` shifted by `offset` (lock held: pushes keep their order; appsrc does not block).
     private func pushLocked(_ entry: GOPCache.Entry, offset: Int64) {

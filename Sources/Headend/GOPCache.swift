@@ -69,6 +69,7 @@ public final class GOPCache: @unchecked Sendable {
     private var overBudgetValue = false
     private var budget: Int
     private var measuredGOPBytes: Int?
+    private var lag = DeliveryLag()
 
     public init(budgetBytes: Int = WarmBudget.defaultChannelBytes) {
         self.budget = budgetBytes
@@ -329,6 +330,8 @@ public final class GOPCache: @unchecked Sendable {
             firstArrival = now
         }
         lastArrival = now
+        let stamp = track == .video && entry.dts.isValid ? entry.dts : entry.pts
+        if track != .subtitle, stamp.isValid { lag.record(video: track == .video, time: Int64(bitPattern: UInt64(stamp)), at: now) }
         if track == .video {
             lastVideoArrival = now
             if entry.pts.isValid { newestVideo = (entry.pts, Date()) }
@@ -481,9 +484,16 @@ public final class GOPCache: @unchecked Sendable {
         }
     }
 
+    /// How late the channel's data has come, at most, in the last few seconds (`DeliveryLag`):
+    /// arrival minus timestamp, in nanoseconds of `DeliveryLag`'s clock; nil when nothing came.
+    public var largestLag: Int64? {
+        lock.withLock { lag.largest(now: .now) }
+    }
+
     /// Forgets everything (source stopped or restarted).
     public func reset() {
         lock.withLock {
+            lag.forget()
             entries.removeAll()
             bytes = 0
             previous = []

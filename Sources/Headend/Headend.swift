@@ -199,6 +199,11 @@ public actor Headend {
         refreshPicturesAhead()
     }
 
+    /// How late `feed`'s frames and sound have left its decoder so far (nil: no decoder yet).
+    public func playoutLateness(feed: FeedID) -> PlayoutLateness? {
+        decoders[feed]?.decoder?.playoutLateness
+    }
+
     /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
     /// `warm` when a keyframe was cached, `cold` when the decoder waits for the source.
     /// `prepare` runs with the feed id before any frame of it can be produced.
@@ -274,7 +279,7 @@ public actor Headend {
                 decoder = try ChannelDecoder(codec: codec, target: target, logger: logger)
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
-                         still: stillPicture(channel, videoCaps: videoCaps))
+                         still: stillPicture(channel, videoCaps: videoCaps), channelLag: entry.source.cache.largestLag)
             decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
             // The keyframe is decoded on its own first where that gains time (a decoder of
@@ -351,7 +356,7 @@ public actor Headend {
                 decoder = try ChannelDecoder(codec: codec, target: target, logger: logger)
             }
             decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink,
-                         still: stillPicture(entry.source.channel, videoCaps: videoCaps))
+                         still: stillPicture(entry.source.channel, videoCaps: videoCaps), channelLag: entry.source.cache.largestLag)
             decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
             pendingFeed.go(live: decoder, backlog: [])
@@ -516,7 +521,7 @@ final class PendingFeed: @unchecked Sendable {
             }
             if entry.track == .video { lastVideo = entry }
             lock.unlock()
-            decoder.push(entry)
+            decoder.push(entry, live: true)
             if entry.track == .subtitle, entry.caps != nil, let headend {
                 // A subtitle stream's first page (a cold flip bound the decoder before it came):
                 // the headend shows it when the viewer's choice or the preferences ask for it.

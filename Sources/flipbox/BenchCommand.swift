@@ -164,17 +164,21 @@ struct BenchCommand: AsyncParsableCommand {
                 waited = (since(first.any), since(first.keyframe), since(first.audio))
             }
             var offset: Double?
-            if result.ok, let feed = await player.shownFeedID {
+            let shown = result.ok ? await player.shownFeedID : nil
+            if let feed = shown {
                 // A cold flip's sound comes with the source's first sound packet, which MPEG-TS
                 // muxers send up to a few hundred milliseconds after the keyframe.
                 try await Task.sleep(for: .milliseconds(result.path == .cold ? 600 : 150))
                 offset = output.timing(feed: feed)?.audioOffset?.milliseconds
             }
             let gop = streams.flatMap { $0.gopSeconds.indices.contains(index) ? $0.gopSeconds[index] : nil }
-            samples.append(FlipSample(result: result, audioOffsetMs: offset, connectMs: waited.connect, keyframeWaitMs: waited.keyframe,
-                                      audioWaitMs: waited.audio, gopMs: gop.map { $0 * 1000 }))
+            var sample = FlipSample(result: result, audioOffsetMs: offset, connectMs: waited.connect, keyframeWaitMs: waited.keyframe,
+                                    audioWaitMs: waited.audio, gopMs: gop.map { $0 * 1000 })
             if !json && (i + 1) % 50 == 0 { say("\(i + 1) flips") }
             try await Task.sleep(for: .milliseconds(interval + Int.random(in: 0...100, using: &rng)))
+            // How late its frames and sound left the decoder while the channel played.
+            if let feed = shown { sample.playout = await headend.playoutLateness(feed: feed) }
+            samples.append(sample)
         }
         let outputStats = output.statistics()
         await player.shutdown()
@@ -236,6 +240,8 @@ struct FlipSample {
     var audioWaitMs: Double? = nil
     /// The keyframe interval of the target's stream (nil for radio, or a lineup's channel).
     var gopMs: Double? = nil
+    /// How late the channel's frames and sound left its decoder until the next flip.
+    var playout: PlayoutLateness? = nil
 
     /// For a cold flip to a channel with pictures: its time beyond one keyframe interval of its
     /// stream (issue 15's target: at most 150 ms at p95). Negative when its keyframe came early.
@@ -336,6 +342,24 @@ struct BenchReport {
         return phases
     }
 
+    /// Per path: how far the sound played behind its picture after a flip (lip sync, per flip:
+    /// the median lateness of its sound less that of its picture), and the 95th percentile, per
+    /// flip, of how late its pictures and its sound left the decoder (a picture late by more than
+    /// a frame period or two moves in jerks).
+    func playoutFigures() -> [String: Any] {
+        var figures: [String: Any] = [:]
+        for path in [FlipPath.warm, .cold] {
+            let played = flips.filter { $0.result.ok && $0.result.path == path }.compactMap(\.playout)
+            let behind = played.compactMap(\.soundBehindPicture).sorted()
+            guard !behind.isEmpty else { continue }
+            let picture = played.compactMap { BenchReport.percentile($0.video.sorted(), 0.95) }.sorted()
+            let sound = played.compactMap { BenchReport.percentile($0.audio.sorted(), 0.95) }.sorted()
+            figures[path.rawValue] = ["sound_behind_picture_ms": Self.offsetFigures(behind).merging(["count": behind.count]) { a, _ in a },
+                                      "picture_lateness_p95_ms": Self.offsetFigures(picture), "sound_lateness_p95_ms": Self.offsetFigures(sound)]
+        }
+        return figures
+    }
+
     var summary: [String: Any] {
         var paths: [String: Any] = [:]
         for path in [FlipPath.hot, .warm, .cold] {
@@ -361,6 +385,8 @@ struct BenchReport {
             "rss_mb_per_warm_channel_beyond_gop_cache": round1(Double(warm.rss - baseline.rss - gopCacheBytes) / 1_048_576 / Double(others)),
         ]
         if !byStream.isEmpty { result["warm_by_stream"] = byStream }
+        let playout = playoutFigures()
+        if !playout.isEmpty { result["playout"] = playout }
         let coldPhases = Self.coldPhases(flips)
         if !coldPhases.isEmpty { result["cold_phases"] = coldPhases }
         // The five cold flips that took longest after their keyframe, to see why: which flip
@@ -422,6 +448,12 @@ struct BenchReport {
         lines.append("output: \(output.framesShown) frames shown, \(output.repeatedFrames) repeated (no channel frame for 2 periods), \(output.gapsOverTwoFrames) gaps over 2 frame periods, longest \(String(format: "%.1f", output.longestGap.milliseconds)) ms")
         if let av = s["av_offset_ms"] as? [String: Any], (av["count"] as? Int ?? 0) > 0 {
             lines.append("audio start − video start after a flip: min \(av["min"] ?? "-") ms, p50 \(av["p50"] ?? "-") ms, max \(av["max"] ?? "-") ms")
+        }
+        for (path, value) in ((s["playout"] as? [String: Any]) ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let p = value as? [String: Any], let behind = p["sound_behind_picture_ms"] as? [String: Any] else { continue }
+            let picture = p["picture_lateness_p95_ms"] as? [String: Any] ?? [:], sound = p["sound_lateness_p95_ms"] as? [String: Any] ?? [:]
+            lines.append("\(path) flips, sound behind its picture (lip sync): min \(behind["min"] ?? "-") ms, p50 \(behind["p50"] ?? "-") ms, p95 \(behind["p95"] ?? "-") ms, max \(behind["max"] ?? "-") ms;"
+                         + " late leaving the decoder (p95 per flip, median of flips): picture \(picture["p50"] ?? "-") ms, sound \(sound["p50"] ?? "-") ms")
         }
         lines.append(String(format: "CPU (share of one core): baseline %.3f, %d channels warm %.3f, per warm channel %.4f",
                             baseline.core, warmChannels, warm.core, s["cpu_core_share_per_warm_channel"] as? Double ?? 0))
