@@ -749,6 +749,7 @@ final class ChannelDecoder: @unchecked Sendable {
                 settling = (.now + Self.settleTime, Self.longestSettle)
             }
             offsets = (anchor + wait, anchor + wait)
+            lateness.heldMs = Double(wait) / 1e6
             anchorPTS = entry.pts
             if videoSource != nil { keyframeOffset = anchor }
         }
@@ -803,6 +804,7 @@ final class ChannelDecoder: @unchecked Sendable {
         guard late > Self.settleTolerance else { return false }
         let shift = min(late + Self.playoutMargin, left)
         offsets = (videoOffset + shift, audioOffset + shift)
+        lateness.heldMs += Double(shift) / 1e6
         settling = (until, left - shift)
         return true
     }

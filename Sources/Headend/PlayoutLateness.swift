@@ -6,6 +6,10 @@
 public struct PlayoutLateness: Sendable {
     public private(set) var video: [Double] = []
     public private(set) var audio: [Double] = []
+    /// How long the decoder held what follows its first keyframe back, in milliseconds, so that
+    /// the channel's data comes in time (`DeliveryLag`): the keyframe's picture stands still,
+    /// and the sound starts, that much later.
+    public internal(set) var heldMs: Double = 0
     static let kept = 600
 
     mutating func note(_ nanoseconds: Int64, video isVideo: Bool) {

@@ -355,7 +355,9 @@ struct BenchReport {
             let picture = played.compactMap { BenchReport.percentile($0.video.sorted(), 0.95) }.sorted()
             let sound = played.compactMap { BenchReport.percentile($0.audio.sorted(), 0.95) }.sorted()
             figures[path.rawValue] = ["sound_behind_picture_ms": Self.offsetFigures(behind).merging(["count": behind.count]) { a, _ in a },
-                                      "picture_lateness_p95_ms": Self.offsetFigures(picture), "sound_lateness_p95_ms": Self.offsetFigures(sound)]
+                                      "picture_lateness_p95_ms": Self.offsetFigures(picture), "sound_lateness_p95_ms": Self.offsetFigures(sound),
+                                      // How long the first picture stood still for the channel's late-sent data.
+                                      "held_ms": Self.offsetFigures(played.map(\.heldMs).sorted())]
         }
         return figures
     }
@@ -452,8 +454,10 @@ struct BenchReport {
         for (path, value) in ((s["playout"] as? [String: Any]) ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let p = value as? [String: Any], let behind = p["sound_behind_picture_ms"] as? [String: Any] else { continue }
             let picture = p["picture_lateness_p95_ms"] as? [String: Any] ?? [:], sound = p["sound_lateness_p95_ms"] as? [String: Any] ?? [:]
+            let held = p["held_ms"] as? [String: Any] ?? [:]
             lines.append("\(path) flips, sound behind its picture (lip sync): min \(behind["min"] ?? "-") ms, p50 \(behind["p50"] ?? "-") ms, p95 \(behind["p95"] ?? "-") ms, max \(behind["max"] ?? "-") ms;"
-                         + " late leaving the decoder (p95 per flip, median of flips): picture \(picture["p50"] ?? "-") ms, sound \(sound["p50"] ?? "-") ms")
+                         + " late leaving the decoder (p95 per flip, median of flips): picture \(picture["p50"] ?? "-") ms, sound \(sound["p50"] ?? "-") ms;"
+                         + " first picture held for late-sent data: p50 \(held["p50"] ?? "-") ms, max \(held["max"] ?? "-") ms")
         }
         lines.append(String(format: "CPU (share of one core): baseline %.3f, %d channels warm %.3f, per warm channel %.4f",
                             baseline.core, warmChannels, warm.core, s["cpu_core_share_per_warm_channel"] as? Double ?? 0))
