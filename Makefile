@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench soak clean openapi api-fuzz api-fuzz-short fuzz example-guide vm-test vm-test-short
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz api-fuzz-short fuzz fuzz-hls example-guide vm-test vm-test-short
 
 deps:
 	@./deploy/install-deps.sh
@@ -104,7 +104,8 @@ vm-test-short: build
 clean:
 	rm -rf .build Channels/media
 
-# libFuzzer on the parsers of untrusted input: lineups (M3U and YAML) and XMLTV guides, each for
+# libFuzzer on the parsers of untrusted input: lineups (M3U and YAML), XMLTV guides and the text
+# an HLS source sends (master and media playlists, WebVTT), each for
 # FUZZ_SECONDS, seeded with the project's own files. Findings (crash-*, timeout-*, leak-*) land in
 # .build-fuzz/findings; a finding fails the target.
 FUZZ_SECONDS ?= 60
@@ -114,6 +115,7 @@ FUZZ_FLAGS = --build-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -parse-
 fuzz: deps
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-lineup 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-lineup
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-xmltv 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-xmltv
+	@$(MAKE) --no-print-directory fuzz-hls
 	@mkdir -p .build-fuzz/corpus/lineup .build-fuzz/corpus/xmltv .build-fuzz/findings
 	@cp Channels/*.m3u Channels/*.yaml Tests/LineupTests/Fixtures/* .build-fuzz/corpus/lineup/ 2>/dev/null || true
 	@cp Tests/GuideTests/Fixtures/*.xml .build-fuzz/corpus/xmltv/ 2>/dev/null || true
@@ -121,4 +123,13 @@ fuzz: deps
 		-artifact_prefix=.build-fuzz/findings/lineup- .build-fuzz/corpus/lineup
 	.build-fuzz/debug/fuzz-xmltv -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
 		-artifact_prefix=.build-fuzz/findings/xmltv- .build-fuzz/corpus/xmltv
+
+# The HLS text fuzzer alone (CI runs it for FUZZ_SECONDS=20: it builds in seconds, linking no
+# GStreamer), seeded with Fuzz/corpus/hls and the WebVTT fixtures.
+fuzz-hls: deps
+	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-hls 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-hls
+	@mkdir -p .build-fuzz/corpus/hls .build-fuzz/findings
+	@cp Fuzz/corpus/hls/* .build-fuzz/corpus/hls/
+	.build-fuzz/debug/fuzz-hls -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+		-artifact_prefix=.build-fuzz/findings/hls- .build-fuzz/corpus/hls
 

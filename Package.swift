@@ -46,6 +46,9 @@ let package = Package(
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
         // Live MPEG-TS senders on loopback (hostile on request): for bench, soak and tests.
         .target(name: "LoopbackStreams"),
+        // Pure parsers of the text formats sources send inside their streams (HLS playlists,
+        // WebVTT), safe on any bytes; no GStreamer, so the fuzzers and their tests link none.
+        .target(name: "MediaFormats"),
         // Pure Swift lineup model and parsers.
         .target(name: "Lineup", dependencies: [.product(name: "Yams", package: "Yams")]),
         // libxml2's streaming reader and zlib's inflate, for the XMLTV guide only.
@@ -63,7 +66,7 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "Headend", dependencies: [
-            "GStreamer", "Lineup", "MediaProbe", .product(name: "Logging", package: "swift-log"),
+            "GStreamer", "Lineup", "MediaFormats", "MediaProbe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Output", dependencies: [
             "GStreamer", "Lineup", "Headend", "CX11", .product(name: "Logging", package: "swift-log"),
@@ -101,10 +104,11 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "TestSupport"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
+        .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "TestSupport", "LoopbackStreams", "MediaProbe"]),
+        .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "MediaFormats", "TestSupport", "LoopbackStreams", "MediaProbe"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
-        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "Headend", "GStreamer", "Parental", "TestSupport", "LoopbackStreams"]),
+        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "MediaFormats", "Headend", "GStreamer", "Parental", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
             "Control", "Switcher", "Output", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -130,5 +134,6 @@ if Context.environment["FLIPBOX_FUZZ"] != nil {
         .target(name: "CFuzzer", path: "Fuzz/CFuzzer"),
         .executableTarget(name: "fuzz-lineup", dependencies: ["Lineup", "CFuzzer"], path: "Fuzz/fuzz-lineup"),
         .executableTarget(name: "fuzz-xmltv", dependencies: ["Guide", "CFuzzer"], path: "Fuzz/fuzz-xmltv"),
+        .executableTarget(name: "fuzz-hls", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-hls"),
     ]
 }

@@ -44,22 +44,32 @@ public final class MPEGTSClock: @unchecked Sendable {
             pending[owner] = queue
             guard let pts, runningTime.isValid else { return }
             // The running time of PTS 0 by this pair and by the one before: a jump in the
-            // stream's timestamps (a discontinuity) moves it.
-            func zero(_ p: (pts: Int64, runningTime: ClockTime)) -> Int64 { Int64(bitPattern: UInt64(p.runningTime)) - p.pts * 100_000 / 9 }
-            if let old = pair, abs(zero((pts, runningTime)) - zero(old)) > Int64(ClockTime.second) { jumpCount += 1 }
+            // stream's timestamps (a discontinuity) moves it. PTS are 33 bits and running times
+            // come from GStreamer: wrapping arithmetic, and a jump judged on the magnitude (an
+            // absurd running time is a jump, never a trap).
+            func zero(_ p: (pts: Int64, runningTime: ClockTime)) -> Int64 { Int64(bitPattern: UInt64(p.runningTime)) &- p.pts &* 100_000 / 9 }
+            if let old = pair {
+                let (shift, overflow) = zero((pts, runningTime)).subtractingReportingOverflow(zero(old))
+                if overflow || shift.magnitude > UInt64(ClockTime.second) { jumpCount += 1 }
+            }
             pair = (pts, runningTime)
         }
     }
 
     /// The running time of the MPEG-TS time `pts` (90 kHz; wraps at 2^33 like the PTS), nil
-    /// before the first video frame was paired or when it falls before the running time's zero.
+    /// before the first video frame was paired or when it falls before the running time's zero
+    /// or past 2^63. Any `pts` is safe (a hostile timestamp map gives any): it is taken modulo
+    /// 2^33, the distance to the pair is at most 2^32 ticks, and the sum is checked.
     public func runningTime(ofMPEG pts: Int64) -> ClockTime? {
         guard let pair = lock.withLock({ pair }) else { return nil }
         let wrap: Int64 = 1 << 33
-        var d = (pts - pair.pts) % wrap
+        // Wrapping subtraction keeps the difference right modulo 2^64, so modulo 2^33 too.
+        var d = (pts &- pair.pts) % wrap
         if d >= wrap / 2 { d -= wrap } else if d < -wrap / 2 { d += wrap }
-        let t = Int64(bitPattern: UInt64(pair.runningTime)) + d * 1_000_000_000 / 90_000
-        return t < 0 ? nil : ClockTime(t)
+        // |d| <= 2^32: d * 10^9 fits in 63 bits.
+        guard let base = Int64(exactly: UInt64(pair.runningTime)) else { return nil }
+        let (t, overflow) = base.addingReportingOverflow(d * 1_000_000_000 / 90_000)
+        return overflow || t < 0 ? nil : ClockTime(t)
     }
 
     /// How many times the mapping moved (a discontinuity in the video's timestamps, a wrap).

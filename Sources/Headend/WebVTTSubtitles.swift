@@ -5,6 +5,7 @@ import FoundationNetworking
 import GStreamer
 import Lineup
 import Logging
+import MediaFormats
 
 /// The WebVTT subtitle renditions of an HLS channel, which `hlsdemux` does not read: the master
 /// playlist is read once per connection, each rendition's media playlist is followed (reloaded
@@ -145,8 +146,11 @@ public final class WebVTTSubtitles: @unchecked Sendable {
             var wait = 6.0
             do {
                 let text = try await fetchText(rendition.url, deadline: 5)
-                guard let playlist = HLSMediaPlaylist(parsing: text, base: rendition.url) else {
-                    throw Problem("\(rendition.url.absoluteString) is no HLS playlist")
+                let playlist: HLSMediaPlaylist
+                do {
+                    playlist = try HLSMediaPlaylist(parsing: text, base: rendition.url)
+                } catch let error as HLSPlaylistError {
+                    throw Problem("\(rendition.url.absoluteString) \(error.description)")
                 }
                 wait = playlist.targetDuration
                 problems.cleared("playlist")
@@ -160,13 +164,14 @@ public final class WebVTTSubtitles: @unchecked Sendable {
                         let body = try await fetchText(segment.url, deadline: max(3, min(10, playlist.targetDuration)))
                         let file = try WebVTTFile(parsing: body)
                         if let problem = file.problems.first {
-                            problems.tell("cues", "\(name): \(segment.url.lastPathComponent): \(problem)\(file.problems.count > 1 ? " (and \(file.problems.count - 1) more)" : ""); those cues are skipped", logger)
+                            problems.tell("cues", "\(name): \(segment.url.lastPathComponent): \(problem)\(file.problems.count > 1 ? " (and \(file.problems.count - 1) more)" : "")", logger)
                         }
                         take(file, track: index)
                     } catch {
                         problems.tell("segment", "\(name): \(segment.url.lastPathComponent): \(error); the picture plays on without them", logger)
                     }
                 }
+                // Sequence numbers are never negative (the parser refuses them), so this cannot overflow.
                 if read.count > 64, let newest { read = read.filter { $0 > newest - 64 } }
                 if playlist.ended { return }
             } catch is CancellationError {
@@ -181,7 +186,10 @@ public final class WebVTTSubtitles: @unchecked Sendable {
     /// Keeps the cues of `file` for `track`, placed on the ingest's running time (once the
     /// video's clock is known).
     func take(_ file: WebVTTFile, track: Int) {
-        let read = file.cues.map { (start: file.mpegTime($0.start), end: file.mpegTime($0.end), text: $0.text) }
+        let read = file.cues.compactMap { cue -> (start: Int64, end: Int64, text: String)? in
+            guard let start = file.mpegTime(cue.start), let end = file.mpegTime(cue.end) else { return nil }
+            return (start, end, cue.text)
+        }
         lock.withLock {
             unplaced[track, default: []].append(contentsOf: read)
             newlyRead = true
@@ -211,6 +219,7 @@ public final class WebVTTSubtitles: @unchecked Sendable {
             newlyRead = false
             var waiting: [Int: [(start: Int64, end: Int64, text: String)]] = [:]
             for (track, read) in unplaced {
+                // Running times here are below 2^63 (MPEGTSClock gives no other), so adding seconds cannot overflow.
                 var kept = (cues[track] ?? []).filter { $0.end + 10 * ClockTime.second >= now }
                 for r in read {
                     guard let start = clock.runningTime(ofMPEG: r.start), let end = clock.runningTime(ofMPEG: r.end), end > start,

@@ -33,8 +33,13 @@ public final class LiveHLSServer: @unchecked Sendable {
     }
 
     /// How the subtitle rendition misbehaves: its segments are HTML pages, its playlist is
-    /// 404, or its playlist request is never answered.
-    public enum SubtitleMode: Sendable { case normal, notWebVTT, missing, hanging }
+    /// 404, its playlist request is never answered, or a hostile source answers every segment
+    /// or the playlist with the text given (numbers out of every range).
+    public enum SubtitleMode: Sendable, Hashable {
+        case normal, notWebVTT, missing, hanging
+        case hostileSegment(String)
+        case hostilePlaylist(String)
+    }
 
     private let clip: HLSClip
     private let window: Int
@@ -147,6 +152,10 @@ public final class LiveHLSServer: @unchecked Sendable {
             return .some(nil)
         case .notWebVTT where k != nil:
             return .some((Array("<html><body><h1>Service Unavailable</h1></body></html>".utf8), "text/html"))
+        case .hostileSegment(let text) where k != nil:
+            return .some((Array(text.utf8), "text/vtt"))
+        case .hostilePlaylist(let text) where k == nil:
+            return .some((Array(text.utf8), "application/vnd.apple.mpegurl"))
         default:
             break
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One WebVTT file (a segment of an HLS subtitle rendition): its cues and the
-/// `X-TIMESTAMP-MAP` that places them on the video's MPEG-TS clock. Pure.
+/// `X-TIMESTAMP-MAP` that places them on the video's MPEG-TS clock. Pure, and safe on any
+/// bytes: every number is bounded before it is used (`maxSeconds`, `mpegWrap`).
 ///
 /// Read as the WebVTT spec has it, leniently: a byte order mark, CRLF or CR line ends, cue
 /// timings as `hh:mm:ss.ttt` or `mm:ss.ttt`, settings after the timing (ignored: the text is
@@ -26,7 +27,8 @@ public struct WebVTTFile: Sendable, Hashable {
     public var cues: [Cue]
     /// Nil when the header has none (RFC 8216: then cue time 0 is MPEG-TS time 0).
     public var timestampMap: TimestampMap?
-    /// Human messages for the cues left out (`cue 3: "00:01.x --> 00:02.000" is no cue timing`).
+    /// Human messages for what was not taken, each saying what was done instead
+    /// (`cue 3: "00:01.x --> 00:02.000" is no cue timing; the cue is left out`).
     public var problems: [String]
 
     /// Why a text is no WebVTT file at all.
@@ -77,7 +79,7 @@ public struct WebVTTFile: Sendable, Hashable {
             let timingAt = first.contains("-->") ? 0 : 1
             guard timingAt < block.count, let (start, end) = Self.timing(block[timingAt]), end >= start else {
                 let shown = block[min(timingAt, block.count - 1)]
-                problems.append("cue \(number): \"\(shown.prefix(60))\" is no cue timing")
+                problems.append("cue \(number): \"\(shown.prefix(60))\" is no cue timing; the cue is left out")
                 continue
             }
             let text = block[(timingAt + 1)...].map(Self.plainText).joined(separator: "\n")
@@ -94,30 +96,48 @@ public struct WebVTTFile: Sendable, Hashable {
         return (start, endTime)
     }
 
-    /// `hh:mm:ss.ttt` (hours of two digits or more) or `mm:ss.ttt`, in seconds; nil otherwise.
+    /// The latest time a cue or a timestamp map may name: 100,000 hours (11 years). A time past
+    /// it is no time (a hostile or broken file): its cue is left out, so nothing computed from
+    /// it (seconds, 90 kHz ticks) can overflow.
+    public static let maxSeconds: Double = 100_000 * 3600
+
+    /// `hh:mm:ss.ttt` (hours of two digits or more) or `mm:ss.ttt`, in seconds; nil otherwise,
+    /// and nil past `maxSeconds`.
     public static func timestamp(_ text: String) -> Double? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3, let last = parts.last else { return nil }
         let secondsParts = last.split(separator: ".", omittingEmptySubsequences: false)
         guard secondsParts.count == 2, secondsParts[0].count == 2, secondsParts[1].count == 3,
-              let seconds = Int(secondsParts[0]), let millis = Int(secondsParts[1]), seconds < 60,
-              secondsParts[1].allSatisfy(\.isASCII), secondsParts[0].allSatisfy(\.isASCII) else { return nil }
+              secondsParts[0].allSatisfy(\.isASCIIDigit), secondsParts[1].allSatisfy(\.isASCIIDigit),
+              let seconds = Int(secondsParts[0]), let millis = Int(secondsParts[1]), seconds < 60 else { return nil }
         let minutesText = parts[parts.count - 2]
-        guard minutesText.count == 2, let minutes = Int(minutesText), minutes < 60 else { return nil }
+        guard minutesText.count == 2, minutesText.allSatisfy(\.isASCIIDigit), let minutes = Int(minutesText), minutes < 60 else { return nil }
         var hours = 0
         if parts.count == 3 {
-            guard parts[0].count >= 2, parts[0].allSatisfy(\.isNumber), let h = Int(parts[0]) else { return nil }
-            hours = h
+            // Digits only (no sign, no other scripts' digits); as many as there are, but a number
+            // of hours past the limit is no time (`Int` itself would overflow at 19 digits).
+            let digits = parts[0].drop { $0 == "0" }
+            guard parts[0].count >= 2, parts[0].allSatisfy(\.isASCIIDigit), digits.count <= 6 else { return nil }
+            hours = Int(digits) ?? 0
         }
-        return Double(hours * 3600 + minutes * 60 + seconds) + Double(millis) / 1000
+        let total = Double(hours) * 3600 + Double(minutes * 60 + seconds) + Double(millis) / 1000
+        return total <= maxSeconds ? total : nil
     }
 
+    /// The MPEG-TS clock's period: its timestamps are 33 bits of 90 kHz ticks (26.5 hours).
+    public static let mpegWrap: Int64 = 1 << 33
+
     /// `MPEGTS:900000,LOCAL:00:00:00.000` (either order), nil when a part is missing or unreadable.
+    /// `MPEGTS` is a 33-bit timestamp (RFC 8216): a larger one is taken modulo 2^33, as the clock
+    /// it is compared with wraps; a negative one or one that is no 64-bit number is unreadable.
     static func timestampMap(_ text: String) -> TimestampMap? {
         var mpegts: Int64?, local: Double?
         for part in text.split(separator: ",") {
             let field = part.trimmingCharacters(in: .whitespaces)
-            if field.hasPrefix("MPEGTS:") { mpegts = Int64(field.dropFirst("MPEGTS:".count)) }
+            if field.hasPrefix("MPEGTS:") {
+                let digits = field.dropFirst("MPEGTS:".count)
+                mpegts = digits.allSatisfy(\.isASCIIDigit) ? Int64(digits).map { $0 % mpegWrap } : nil
+            }
             if field.hasPrefix("LOCAL:") { local = timestamp(String(field.dropFirst("LOCAL:".count))) }
         }
         guard let mpegts, let local else { return nil }
@@ -140,9 +160,18 @@ public struct WebVTTFile: Sendable, Hashable {
         return out
     }
 
-    /// Where `seconds` on this file's timeline falls on the MPEG-TS clock (90 kHz, not wrapped).
-    public func mpegTime(_ seconds: Double) -> Int64 {
+    /// Where `seconds` on this file's timeline falls on the MPEG-TS clock (90 kHz, not wrapped);
+    /// nil when it cannot be said in 64 bits (a time no parser here gives: theirs are bounded by
+    /// `maxSeconds` and the map's by 2^33, so their sum is always well inside).
+    public func mpegTime(_ seconds: Double) -> Int64? {
         let map = timestampMap ?? TimestampMap(mpegts: 0, local: 0)
-        return map.mpegts + Int64(((seconds - map.local) * 90_000).rounded())
+        guard let ticks = Int64(exactly: ((seconds - map.local) * 90_000).rounded()) else { return nil }
+        let (sum, overflow) = map.mpegts.addingReportingOverflow(ticks)
+        return overflow ? nil : sum
     }
+}
+
+extension Character {
+    /// `0`-`9` only (`isNumber` also takes other scripts' digits and fractions, which `Int()` refuses).
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }

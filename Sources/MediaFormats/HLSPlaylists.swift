@@ -37,24 +37,40 @@ public struct HLSSubtitleRendition: Sendable, Hashable {
     }
 }
 
-/// An HLS media playlist: its segments with their media sequence numbers. Pure.
+/// An HLS media playlist: its segments with their media sequence numbers. Pure, and safe on any
+/// bytes: every number is bounded before it is used, and a list that breaks a bound is refused
+/// with the reason (`HLSPlaylistError`), never trusted in part.
 public struct HLSMediaPlaylist: Sendable, Hashable {
     public struct Segment: Sendable, Hashable {
+        /// Never negative, and never past `maxSequence`.
         public var sequence: Int
         public var url: URL
+        /// Seconds, finite, in 0...`maxDuration`.
         public var duration: Double
     }
 
-    /// `#EXT-X-TARGETDURATION`, seconds (6 when absent).
+    /// `#EXT-X-TARGETDURATION`, seconds (6 when absent), finite, in 0...`maxDuration`.
     public var targetDuration: Double
     public var segments: [Segment]
     /// `#EXT-X-ENDLIST`: the list is complete (not live).
     public var ended: Bool
 
-    /// Nil when `text` is no playlist (`#EXTM3U` missing).
-    public init?(parsing text: String, base: URL) {
+    /// Segments listed at most: a day of 1 s segments (a longer list is no live window).
+    public static let maxSegments = 86_400
+    /// A media sequence number at most (RFC 8216 allows 2^64 - 1; counting on from this one
+    /// for `maxSegments` stays far inside `Int`).
+    public static let maxSequence = Int(Int32.max) * 1024
+    /// A segment or target duration at most, seconds.
+    public static let maxDuration: Double = 3600
+
+    /// Throws `HLSPlaylistError` when `text` is no playlist (`#EXTM3U` missing) or breaks a
+    /// bound (a media sequence past `maxSequence` or negative, more than `maxSegments`).
+    public init(parsing text: String, base: URL) throws {
         var lines = HLSPlaylistLines(text).makeIterator()
-        guard lines.next()?.hasPrefix("#EXTM3U") == true else { return nil }
+        guard lines.next()?.hasPrefix("#EXTM3U") == true else {
+            let start = text.prefix(40).replacingOccurrences(of: "\n", with: " ")
+            throw HLSPlaylistError(description: "is no HLS playlist (it starts with \"\(start)\")")
+        }
         targetDuration = 6
         segments = []
         ended = false
@@ -62,22 +78,44 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
         var duration: Double?
         while let line = lines.next() {
             if line.hasPrefix("#EXT-X-TARGETDURATION:") {
-                if let t = Double(line.dropFirst("#EXT-X-TARGETDURATION:".count)), t > 0 { targetDuration = t }
+                if let t = Self.seconds(line.dropFirst("#EXT-X-TARGETDURATION:".count)), t > 0 { targetDuration = t }
             } else if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
-                sequence = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)) ?? 0
+                let value = line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)
+                // Digits only: no sign; a number too long for `Int` is as out of range as a long one.
+                guard value.allSatisfy(\.isASCIIDigit), let n = Int(value), n <= Self.maxSequence else {
+                    throw HLSPlaylistError(description: "names media sequence \(value.prefix(24)), which is no number from 0 to \(Self.maxSequence)")
+                }
+                sequence = n
             } else if line.hasPrefix("#EXTINF:") {
-                duration = Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," }) ?? 0
+                duration = Self.seconds(line.dropFirst("#EXTINF:".count).prefix { $0 != "," }) ?? 0
             } else if line.hasPrefix("#EXT-X-ENDLIST") {
                 ended = true
             } else if !line.hasPrefix("#") {
+                guard segments.count < Self.maxSegments else {
+                    throw HLSPlaylistError(description: "lists more than \(Self.maxSegments) segments")
+                }
                 if let url = URL(string: line, relativeTo: base)?.absoluteURL {
                     segments.append(Segment(sequence: sequence, url: url, duration: duration ?? targetDuration))
                 }
+                // At most maxSequence + maxSegments: far from overflowing.
                 sequence += 1
                 duration = nil
             }
         }
     }
+
+    /// A duration in seconds: a finite decimal number in 0...`maxDuration`, nil otherwise
+    /// (`nan`, `inf`, `-1`, `1e400`).
+    static func seconds(_ text: Substring) -> Double? {
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite,
+              (0...maxDuration).contains(value) else { return nil }
+        return value
+    }
+}
+
+/// Why an HLS playlist was refused; `description` completes "<url> …".
+public struct HLSPlaylistError: Error, Sendable, CustomStringConvertible {
+    public var description: String
 }
 
 /// The non-empty lines of a playlist, trimmed (LF or CRLF).
@@ -120,29 +158,4 @@ struct HLSAttributes {
     }
 
     subscript(_ key: String) -> String? { values[key] }
-}
-
-/// Hides the SUBTITLES renditions of a master playlist from `hlsdemux`, which would fetch their
-/// playlists and fail (404) or wait (no answer) with them, and with them the whole channel:
-/// `TYPE=SUBTITLES` becomes `TYPE=SUBTITLEZ`, a type it skips. Edits bytes in place as they
-/// pass, across buffer boundaries. Not thread-safe: one streaming thread calls it.
-struct SubtitleRenditionMask {
-    private static let token = Array("TYPE=SUBTITLES".utf8)
-    /// How much of `token` the bytes so far end with.
-    private var matched = 0
-
-    mutating func mask(_ bytes: UnsafeMutableRawBufferPointer) {
-        for i in bytes.indices {
-            let b = bytes[i]
-            if b == Self.token[matched] {
-                matched += 1
-            } else {
-                matched = b == Self.token[0] ? 1 : 0
-            }
-            if matched == Self.token.count {
-                bytes[i] = UInt8(ascii: "Z")
-                matched = 0
-            }
-        }
-    }
 }
