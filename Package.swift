@@ -46,6 +46,9 @@ let package = Package(
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
         // Live MPEG-TS senders on loopback (hostile on request): for bench, soak and tests.
         .target(name: "LoopbackStreams"),
+        // The box's pure machines and ids (a feed from request to first picture, ...): no
+        // GStreamer, no clock, no tasks; their tests link none.
+        .target(name: "FlipboxCore"),
         // Pure parsers of the text formats sources send inside their streams (HLS playlists,
         // WebVTT), safe on any bytes; no GStreamer, so the fuzzers and their tests link none.
         .target(name: "MediaFormats"),
@@ -66,7 +69,7 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "Headend", dependencies: [
-            "GStreamer", "Lineup", "MediaFormats", "MediaProbe", .product(name: "Logging", package: "swift-log"),
+            "GStreamer", "FlipboxCore", "Lineup", "MediaFormats", "MediaProbe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Output", dependencies: [
             "GStreamer", "Lineup", "Headend", "CX11", .product(name: "Logging", package: "swift-log"),
@@ -105,6 +108,7 @@ let package = Package(
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
+        .testTarget(name: "FlipboxCoreTests", dependencies: ["FlipboxCore"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "MediaFormats", "TestSupport", "LoopbackStreams", "MediaProbe"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),

@@ -52,7 +52,19 @@ public final class MediaExecutor: SerialExecutor, @unchecked Sendable {
 
     /// Runs `body` on the media thread later (never synchronously, even from the media thread).
     public func schedule(_ body: @escaping @Sendable () -> Void) {
-        let source = g_idle_source_new()!
+        attach(g_idle_source_new()!, body)
+    }
+
+    /// Runs `body` on the media thread `delay` from now (a GLib timeout on the media thread's
+    /// context: no task, no thread of its own). Timeouts due together run in the order scheduled.
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let (seconds, attoseconds) = delay.components
+        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        attach(g_timeout_source_new(guint(clamping: milliseconds))!, body)
+    }
+
+    /// Attaches `source` to the media thread's context, calling `body` once when it fires.
+    private func attach(_ source: UnsafeMutablePointer<GSource>, _ body: @escaping @Sendable () -> Void) {
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
         let box = CallbackBox(body)
         g_source_set_callback(source, { data in

@@ -40,7 +40,7 @@ extension Headend {
             let key = keyframe.buffer
             aheadTried[index] = key
             _ = decoder.decode(key, more: [], caps: caps, deliver: { [weak self] picture in
-                Task { await self?.keepAhead(picture, of: key, channel: index) }
+                self?.onMediaThread { $0.keepAhead(picture, of: key, channel: index) }
             }, finished: {})
         }
     }
@@ -60,7 +60,7 @@ extension Headend {
             // Ready again: the next channel waiting for this family's decoder goes now, not at
             // the next check (flipping up at key-repeat speed, the next HEVC picture is needed
             // within 150 ms).
-            built.whenReady { [weak self] in Task { await self?.refreshPicturesAhead() } }
+            built.whenReady { [weak self] in self?.onMediaThread { $0.refreshPicturesAhead() } }
             aheadDecoders[family] = built
             return built
         } catch {
@@ -78,26 +78,27 @@ extension Headend {
     }
 
     /// Has the keyframe `initial` starts with decoded on its own, for `decoder`'s first picture
-    /// (media thread), and calls `start` (once, any thread) when that picture is out, or when the
-    /// first-picture decoder finished without one, or after `firstPictureWait` at the latest: the
-    /// channel's decoder gets its GOP then, so the two do not share the processor while the
-    /// picture the viewer waits for is decoded. Returns false, and `start` is not called, when its
-    /// family gains nothing or its first-picture decoder is busy. `live`: the frames after the
-    /// keyframe are still to arrive (a cold flip), so every family gains (an MPEG-2 decoder gives
-    /// its keyframe out with the next reference frame, 1-3 frame periods later live).
-    func decodeFirstPicture(feed: FeedID, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry], live: Bool,
-                            then start: @escaping @Sendable () -> Void) -> Bool {
+    /// (media thread); the feed's machine is told when the decode begins and when it is over
+    /// (the picture is out, or the first-picture decoder finished without one), so a decoder
+    /// ready with `afterEarlyPicture` gets its GOP then, or after `firstPictureWait` at the
+    /// latest: the two do not share the processor while the picture the viewer waits for is
+    /// decoded. Returns false, and nothing is decoded, when its family gains nothing or its
+    /// first-picture decoder is busy. `live`: the frames after the keyframe are still to arrive
+    /// (a cold flip), so every family gains (an MPEG-2 decoder gives its keyframe out with the
+    /// next reference frame, 1-3 frame periods later live).
+    func decodeFirstPicture(feed: LiveFeed, for decoder: ChannelDecoder, videoCaps: Caps, from initial: [GOPCache.Entry],
+                            live: Bool) -> Bool {
         let format = PictureFormat(caps: videoCaps)
         guard format.family.hasReorderDelay || live, let first = firstPictureDecoder(for: format),
               let keyframe = initial.first, keyframe.track == .video, keyframe.isKeyframe else { return false }
-        let once = Once(start)
+        let id = feed.feed
+        feed.earlyPictureBegins()
         let began = first.decode(keyframe.buffer, more: Self.secondField(of: initial), caps: videoCaps, deliver: { [weak decoder] picture in
-            decoder?.showFirstPicture(picture, feed: feed)
-            once.run()
-        }, finished: { once.run() })
-        guard began else { return false }
-        once.runAfter(Self.firstPictureWait)
-        return true
+            decoder?.showFirstPicture(picture, feed: id)
+            feed.earlyPictureOver()
+        }, finished: { feed.earlyPictureOver() })
+        if !began { feed.earlyPictureOver() }
+        return began
     }
 
     /// The second field of the keyframe `entries` start with, when the frame was sent as two field
@@ -120,7 +121,7 @@ extension Headend {
     }
 
     /// Has the keyframe `start` begins with decoded on its own, its picture shown through the
-    /// feed's `PendingFeed` unless the decoder took the feed before it was out (media thread).
+    /// feed's `LiveFeed` unless the decoder took the feed before it was out (media thread).
     /// False, and nothing is decoded, for a sink of its own size, without a ready first-picture
     /// decoder of the format, or without a keyframe.
     func showEarlyPicture(feed: FeedID, from start: [GOPCache.Entry], caps: Caps) -> Bool {
@@ -142,8 +143,6 @@ extension Headend {
         return firstPictures.first { $0.key.family == format.family && $0.value.isReady }?.value
     }
 
-    /// How long a flip's decoder waits for the first picture decoded on the side at most.
-    static let firstPictureWait: Duration = .milliseconds(80)
 
     /// Has the caches of `channels` (lineup positions), and of no others, report a newer keyframe
     /// to start from: its picture is decoded as soon as it is cached, not at a later check.
@@ -151,7 +150,7 @@ extension Headend {
         for index in aheadWatched.subtracting(channels) { sources[index].cache.onStartKeyframeChange(nil) }
         for index in channels.subtracting(aheadWatched) {
             sources[index].cache.onStartKeyframeChange { [weak self] in
-                Task { await self?.refreshPicturesAhead() }
+                self?.onMediaThread { $0.refreshPicturesAhead() }
             }
         }
         aheadWatched = channels
@@ -164,39 +163,5 @@ extension Headend {
         aheadTried = [:]
         for decoder in aheadDecoders.values { decoder.shutdown() }
         aheadDecoders = [:]
-    }
-}
-
-/// Runs an action once, whichever caller comes first (any thread); `runAfter` adds a deadline
-/// that is called off when the action runs earlier.
-final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var action: (@Sendable () -> Void)?
-    private var timer: Task<Void, Never>?
-
-    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
-
-    func run() {
-        let (taken, timer) = lock.withLock {
-            defer { action = nil; self.timer = nil }
-            return (action, self.timer)
-        }
-        timer?.cancel()
-        taken?()
-    }
-
-    /// Runs the action `delay` from now unless it ran before.
-    func runAfter(_ delay: Duration) {
-        let task = Task { [weak self] in
-            try? await Task.sleep(for: delay)
-            guard !Task.isCancelled else { return }
-            self?.run()
-        }
-        let ran = lock.withLock {
-            guard action != nil else { return true }
-            timer = task
-            return false
-        }
-        if ran { task.cancel() }
     }
 }

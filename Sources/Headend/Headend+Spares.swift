@@ -58,10 +58,7 @@ extension Headend {
     func scheduleSpares() {
         guard !spareScheduled, !isShutDown, somethingMissing else { return }
         spareScheduled = true
-        Task {
-            try? await Task.sleep(for: .milliseconds(250))
-            self.buildSpare()
-        }
+        onMediaThread(after: .milliseconds(250)) { $0.buildSpare() }
     }
 
     /// Has the colour tables of each wide-gamut or HDR colorimetry the channels carry built in

@@ -188,7 +188,7 @@ extension Headend {
         }
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
-            if let observer = timeshiftDiskObserver { buffer.onDiskChange { [channel = source.channel] in observer(channel) } }
+            if let reports { buffer.onDiskChange { [channel = source.channel] in reports.send(.timeshiftDisk(channel)) } }
             timeshiftBuffers[index] = record(source, into: buffer)
         } catch {
             logger.warning("channel \(source.channel.number): no timeshift: \(error)")
@@ -202,7 +202,7 @@ extension Headend {
               let index = sources.firstIndex(where: { $0 === source }), timeshiftBuffers[index] == nil else { return }
         do {
             let buffer = try TimeshiftBuffer(channel: "\(source.channel.number)", settings: settings, logger: logger)
-            if let observer = timeshiftDiskObserver { buffer.onDiskChange { [channel = source.channel] in observer(channel) } }
+            if let reports { buffer.onDiskChange { [channel = source.channel] in reports.send(.timeshiftDisk(channel)) } }
             buffer.isShown = false
             timeshiftBuffers[index] = record(source, into: buffer)
         } catch {
@@ -436,7 +436,7 @@ extension Headend {
         decoders[feed] = (nil, entry.source)
         let cache = entry.source.cache
         cache.detach(.feed(feed))
-        let live = PendingFeed(feed: feed, warm: true, cache: cache, audioKnown: cache.audioCaps != nil, headend: self, sink: sink)
+        let live = LiveFeed(feed: feed, warm: true, cache: cache, audioKnown: cache.audioCaps != nil, headend: self, sink: sink)
         pending[feed] = live
         let start = cache.attach(.feed(feed)) { live.receive($0) }
         guard start.entries.first?.isKeyframe == true, let video = start.video else {
@@ -472,12 +472,6 @@ extension Headend {
         decoder.bind(feed: feed, videoCaps: videoCaps, audioCaps: audioCaps, audioStream: stream, sink: sink, still: nil)
         decoders[feed] = (decoder, entry.source)
         return decoder
-    }
-
-    /// Calls `observer` with the channel whose timeshift disk state changed (the disk refuses
-    /// segments, or takes them again), for buffers made from now on. Any thread.
-    public func observeTimeshiftDisk(_ observer: @escaping @Sendable (Channel) -> Void) {
-        timeshiftDiskObserver = observer
     }
 
     /// Where `feed` stands in time; nil when timeshift is off or the feed is not shown.

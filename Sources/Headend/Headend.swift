@@ -1,3 +1,4 @@
+import FlipboxCore
 import Foundation
 import GStreamer
 import Lineup
@@ -20,9 +21,11 @@ public actor Headend {
     private var budgetWatch: Task<Void, Never>?
     let target: DecodeTarget
     let logger: Logger
-    private var nextFeed: UInt = 1
+    /// Where the head-end reports source states, activations and timeshift disks (nil: nowhere).
+    nonisolated let reports: MediaReports?
     var decoders: [FeedID: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
-    var pending: [FeedID: PendingFeed] = [:]
+    /// Each shown feed's machine and its shell (see `LiveFeed`).
+    var pending: [FeedID: LiveFeed] = [:]
     /// Open ingest taps and the source each reads (held running while tapped).
     private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool)] = [:]
     private var nextTap: UInt64 = 1
@@ -30,8 +33,6 @@ public actor Headend {
     /// feeds playing behind live (see Headend+Timeshift.swift).
     var timeshiftSettings: TimeshiftSettings?
     var timeshiftBuffers: [Int: TimeshiftRecording] = [:]
-    /// Told when a buffer's disk starts or stops refusing segments (see `observeTimeshiftDisk`).
-    var timeshiftDiskObserver: (@Sendable (Channel) -> Void)?
     var timeshifted: [FeedID: TimeshiftedFeed] = [:]
     /// Per channel with a buffer: markers set over the API, cued breaks, what the viewer played.
     var timeshiftTimelines: [Int: TimeshiftTimeline] = [:]
@@ -81,9 +82,12 @@ public actor Headend {
     public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
 
     /// `budget`: resolved by the caller from the command line and the lineup's settings
-    /// (`warm-max-channels`, `warm-memory`, `warm-channel-memory`).
+    /// (`warm-max-channels`, `warm-memory`, `warm-channel-memory`). `reports`: where channel
+    /// states, activations and timeshift disk changes are reported, in order (the player drains
+    /// it; the output reports first frames into the same stream).
     public init(lineup: Lineup, policy: WarmPolicy, budget: WarmBudget = .unlimited, target: DecodeTarget, logger: Logger,
-                onStateChange: @escaping @Sendable (Channel, ChannelState) -> Void) {
+                reports: MediaReports? = nil) {
+        self.reports = reports
         self.lineup = lineup
         self.policy = policy
         var target = target
@@ -99,19 +103,29 @@ public actor Headend {
         limited.openFileChannels = WarmBudget.channels(forFileLimit: ProcessResources.fileLimit().soft)
         self.budget = limited
         self.sources = lineup.channels.map { channel in
-            ChannelSource(channel: channel, cacheBudgetBytes: resolved.cacheLimit, logger: logger) { state in onStateChange(channel, state) }
+            ChannelSource(channel: channel, cacheBudgetBytes: resolved.cacheLimit, logger: logger) { state in
+                reports?.send(.sourceState(channel, state))
+            }
         }
         for source in sources {
             // A cold flip's first picture: its family's first-picture decoder, ready before the keyframe.
             source.cache.onVideoAnnounced { [weak self] family in
-                Task { await self?.videoAnnounced(family) }
+                self?.onMediaThread { $0.videoAnnounced(family) }
             }
             // Renditions read after a cold flip show when the choice or the preferences ask.
             source.webVTT.onTracks { [weak self, weak source] in
                 guard let self, let source else { return }
-                Task { await self.subtitleTracksAppeared(source) }
+                self.onMediaThread { $0.subtitleTracksAppeared(source) }
             }
         }
+    }
+
+    /// Runs `body` on the media thread with the head-end's isolation, after what was scheduled
+    /// there before it (`delay` later when given): how streaming threads, caches and timers
+    /// reach the head-end, in order, without a task of their own. Any thread.
+    nonisolated func onMediaThread(after delay: Duration? = nil, _ body: @escaping @Sendable (isolated Headend) -> Void) {
+        let run: @Sendable () -> Void = { [weak self] in self?.assumeIsolated { body($0) } }
+        if let delay { MediaExecutor.shared.schedule(after: delay, run) } else { MediaExecutor.shared.schedule(run) }
     }
 
     public nonisolated func source(for channel: Channel) -> ChannelSource? {
@@ -204,42 +218,41 @@ public actor Headend {
         decoders[feed]?.decoder?.playoutLateness
     }
 
-    /// Starts decoding `channel` for `sink` under a new feed id. Returns the feed id and the path:
-    /// `warm` when a keyframe was cached, `cold` when the decoder waits for the source.
-    /// `prepare` runs with the feed id before any frame of it can be produced.
-    public func activate(_ channel: Channel, sink: DecodedFrameSink, prepare: @Sendable (FeedID, Path) -> Void) async throws -> (feed: FeedID, path: Path) {
+    /// Starts decoding `channel` for `sink` as `feed` (taken by the caller, who told the output
+    /// to expect it). Returns the feed id and the path: `warm` when a keyframe was cached, `cold`
+    /// when the decoder waits for the source. Reports `.activated(feed, path)` before any frame
+    /// of the feed can be made.
+    public func activate(_ channel: Channel, feed: FeedID = .next(), sink: DecodedFrameSink) async throws -> (feed: FeedID, path: Path) {
         guard let source = source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
-        let feed = FeedID(nextFeed)
-        nextFeed += 1
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
         let wasRunning = await source.isRunning
         if !wasRunning { await source.start() }
         let warm = source.cache.canStartWarm
-        let pendingFeed = PendingFeed(feed: feed, warm: warm, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
-                                      headend: self, sink: sink)
+        let pendingFeed = LiveFeed(feed: feed, warm: warm, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
+                                   headend: self, sink: sink)
         pending[feed] = pendingFeed
         let snapshot = source.cache.attach(.feed(feed)) { entry in pendingFeed.receive(entry) }
         let path: Path
         let radio = source.cache.isAudioOnly && snapshot.entries.first?.track == .audio
         if warm, radio || (snapshot.entries.first?.isKeyframe == true && snapshot.video != nil) {
             path = .warm
-            prepare(feed, path)
+            reports?.send(.activated(feed, path: path))
             try startDecoder(feed: feed, videoCaps: radio ? nil : snapshot.video, sink: sink, initial: snapshot.entries)
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
             source.cache.detach(.feed(feed))
-            let cold = PendingFeed(feed: feed, warm: false, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
-                                   headend: self, sink: sink)
+            let cold = LiveFeed(feed: feed, warm: false, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
+                                headend: self, sink: sink)
             pending[feed] = cold
             _ = source.cache.attach(.feed(feed)) { entry in cold.receive(entry) }
             path = .cold
-            prepare(feed, path)
+            reports?.send(.activated(feed, path: path))
         } else {
             path = .cold
-            prepare(feed, path)
+            reports?.send(.activated(feed, path: path))
         }
         await source.setHot(feed, true)
         await startTimeshift(for: source)
@@ -286,19 +299,15 @@ public actor Headend {
             // H.264 or HEVC gives it out only with the frames after it: at once from a warm
             // flip's cache, 2-3 frame periods later live), and the decoder gets its GOP once that
             // picture is out (see `FirstPictureDecoder`), or `firstPictureWait` at the latest.
-            let go = { @Sendable in pendingFeed.go(live: decoder, backlog: initial) }
             if let ahead {
                 decoder.showFirstPicture(ahead, feed: feed)
-                go()
-            } else if early {
-                let once = Once(go)
-                pendingFeed.afterEarlyPicture { once.run() }
-                once.runAfter(Self.firstPictureWait)
-            } else if pendingFeed.showedEarlyPicture {
-                go()
+                pendingFeed.decoderReady(decoder, backlog: initial, afterEarlyPicture: false)
+            } else if early || pendingFeed.showedEarlyPicture {
+                // Starts once the keyframe decoded on its own is out (at once if it is).
+                pendingFeed.decoderReady(decoder, backlog: initial, afterEarlyPicture: early)
             } else {
-                let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: feed, for: decoder, videoCaps: $0, from: start, live: initial.isEmpty, then: go) } == true
-                if !deferred { go() }
+                let deferred = fullSize && videoCaps.map { decodeFirstPicture(feed: pendingFeed, for: decoder, videoCaps: $0, from: start, live: initial.isEmpty) } == true
+                pendingFeed.decoderReady(decoder, backlog: initial, afterEarlyPicture: deferred)
             }
             watch(decoder, feed: feed, channel: channel.number)
             scheduleSpares()
@@ -334,13 +343,22 @@ public actor Headend {
     }
 
     private func decoderFailed(feed: FeedID, decoder: ChannelDecoder) {
-        pending[feed]?.renewDecoder(decoder)
+        pending[feed]?.decoderFailed(decoder)
+    }
+
+    /// A cold feed asks for its decoder (media thread, in the order its machine asked): once
+    /// its video format is known, or at once for radio.
+    func requestDecoder(for feed: LiveFeed) {
+        guard let entry = decoders[feed.feed], pending[feed.feed] === feed, let sink = feed.sink else { return }
+        let video = entry.source.cache.videoCaps
+        guard video != nil || entry.source.cache.isAudioOnly else { return }
+        try? startDecoder(feed: feed.feed, videoCaps: video, sink: sink, initial: [])
     }
 
     /// Replaces the decoder of `feed` by one for `videoCaps`/`audioCaps` (media thread): the
     /// stream changed codec, or the old decoder failed. The feed holds everything from the new
     /// keyframe on until the new decoder takes it.
-    fileprivate func swapDecoder(feed: FeedID, videoCaps: Caps?, reason: String) {
+    func swapDecoder(feed: FeedID, videoCaps: Caps?, reason: String) {
         guard let pendingFeed = pending[feed], let entry = decoders[feed], let sink = pendingFeed.sink else { return }
         let number = entry.source.channel.number
         logger.warning("channel \(number) \(entry.source.channel.name): \(reason); starting a new decoder at its \(videoCaps == nil ? "next sound" : "keyframe")")
@@ -359,12 +377,12 @@ public actor Headend {
                          still: stillPicture(entry.source.channel, videoCaps: videoCaps), channelLag: entry.source.cache.largestLag)
             decoder.showSubtitles(chosenSubtitles(entry.source), webVTT: entry.source.webVTT)
             decoders[feed] = (decoder, entry.source)
-            pendingFeed.go(live: decoder, backlog: [])
+            pendingFeed.decoderReady(decoder, backlog: [], afterEarlyPicture: false)
             watch(decoder, feed: feed, channel: number)
         } catch {
             logger.error("channel \(number): cannot start a decoder for \(videoCaps?.mediaType ?? audioCaps?.mediaType ?? "its sound"): \(error)")
             decoders[feed] = (nil, entry.source)
-            pendingFeed.waitForDecoder()
+            pendingFeed.decoderUnavailable()
         }
     }
 
@@ -446,267 +464,5 @@ public actor Headend {
         taps = [:]
         for s in sources { await s.shutdown() }
         for index in sources.indices { closeTimeshift(channel: index) }
-    }
-}
-
-/// Connects a GOP cache consumer to a decoder that may not exist yet: everything arriving
-/// before the decoder is ready is held (for a cold flip, from the first keyframe on, plus the
-/// last second of audio before it, which may play from the keyframe on) and pushed in order
-/// once it is.
-///
-/// A cold feed asks for its decoder at the first keyframe, as soon as the audio format is known
-/// too: at once when audio has arrived or the ingest has no audio stream, else at the first
-/// audio buffer, or 300 ms later without audio; a radio channel's, at its first sound once the
-/// cache knows it is radio. No polling: the cache's own deliveries drive it.
-final class PendingFeed: @unchecked Sendable {
-    let feed: FeedID
-    private var warm: Bool
-    private let cache: GOPCache
-    private weak var headend: Headend?
-    private(set) weak var sink: DecodedFrameSink?
-    private let lock = NSLock()
-    private var decoder: ChannelDecoder?
-    private var held: [GOPCache.Entry] = []
-    private var haveKeyframe = false
-    private var sawAudio: Bool
-    private var audioTimerArmed = false
-    private var requested = false
-    private var cancelled = false
-    /// Set when the decoder failed or the audio changed codec: swap at the next keyframe.
-    private var renewAtKeyframe: String?
-    /// The last video entry handed to the decoder (where a paused picture stopped).
-    private var lastVideo: GOPCache.Entry?
-    /// Whether the first keyframe's picture went to the sink before the decoder took the feed,
-    /// whether that decode is over, and what waits for it.
-    private var earlyShown = false
-    private var earlyOver = true
-    private var afterEarly: (@Sendable () -> Void)?
-
-    /// How long a cold feed waits for the audio format after its first keyframe.
-    static let audioWait: Duration = .milliseconds(300)
-
-    /// `audioKnown`: the cache already had the audio format when the feed attached.
-    init(feed: FeedID, warm: Bool, cache: GOPCache, audioKnown: Bool, headend: Headend, sink: DecodedFrameSink) {
-        self.feed = feed
-        self.warm = warm
-        self.cache = cache
-        self.sawAudio = audioKnown
-        self.headend = headend
-        self.sink = sink
-    }
-
-    /// Ingest streaming thread, under the cache lock: forward, hold, or skip.
-    func receive(_ entry: GOPCache.Entry) {
-        lock.lock()
-        if let decoder {
-            if entry.track == .audio, let caps = entry.caps, !decoder.decodes(audio: caps, stream: entry.stream), renewAtKeyframe == nil {
-                renewAtKeyframe = "the sound changed to \(caps.mediaType)"
-            }
-            var swap: (video: Caps?, reason: String)?
-            if entry.isKeyframe, let caps = entry.caps {
-                let reason = decoder.change(toVideo: caps) ?? renewAtKeyframe
-                if let reason { swap = (caps, reason) }
-            } else if decoder.isRadio, entry.track == .audio, let reason = renewAtKeyframe {
-                // Radio has no keyframes: a new decoder takes over at the next sound.
-                swap = (nil, reason)
-            }
-            if let swap {
-                // Hold from this entry on; the headend swaps the decoder on the media thread.
-                self.decoder = nil
-                renewAtKeyframe = nil
-                held = [entry]
-                lock.unlock()
-                requestSwap(videoCaps: swap.video, reason: swap.reason)
-                return
-            }
-            if entry.track == .video { lastVideo = entry }
-            lock.unlock()
-            decoder.push(entry, live: true)
-            if entry.track == .subtitle, entry.caps != nil, let headend {
-                // A subtitle stream's first page (a cold flip bound the decoder before it came):
-                // the headend shows it when the viewer's choice or the preferences ask for it.
-                let feed = self.feed
-                Task { await headend.subtitleStreamAppeared(feed: feed) }
-            }
-            return
-        }
-        if cancelled { lock.unlock(); return }
-        if entry.track == .audio { sawAudio = true }
-        // A radio channel starts at any sound (the cache's stream flags take no cache lock).
-        let radioStart = entry.track == .audio && cache.isAudioOnly
-        if !warm && !haveKeyframe && !entry.isKeyframe && !radioStart {
-            // Before the first keyframe: keep the last second of audio, drop video.
-            if entry.track == .audio {
-                held.append(entry)
-                if entry.pts.isValid, let first = held.first, first.pts.isValid, entry.pts > first.pts + ClockTime.second {
-                    held.removeFirst()
-                }
-            }
-            lock.unlock()
-            return
-        }
-        if entry.isKeyframe || radioStart { haveKeyframe = true }
-        held.append(entry)
-        var start = false
-        var armTimer = false
-        if !warm && !requested {
-            if sawAudio || !cache.hasAudioStream {
-                requested = true
-                start = true
-            } else if !audioTimerArmed {
-                audioTimerArmed = true
-                armTimer = true
-            }
-        }
-        lock.unlock()
-        if start { requestDecoder() }
-        if armTimer {
-            Task { [weak self] in
-                try? await Task.sleep(for: PendingFeed.audioWait)
-                self?.audioWaitOver()
-            }
-            // The keyframe came before the sound: its picture is shown while the decoder waits.
-            if let headend {
-                let feed = self.feed
-                Task { await headend.showEarlyPicture(feed: feed) }
-            }
-        }
-    }
-
-    /// Shows `picture`, the feed's keyframe decoded on its own before the decoder took the feed
-    /// (it waits for the sound's format, or is being built), unless the decoder took the feed
-    /// meanwhile (then its own frames come). Under the lock, so it never comes after one of the
-    /// decoder's frames (any thread).
-    func presentEarly(_ picture: Buffer) {
-        lock.withLock {
-            guard decoder == nil, !cancelled, let sink else { return }
-            earlyShown = true
-            sink.presentVideo(picture, feed: feed)
-        }
-        earlyPictureOver()
-    }
-
-    /// A keyframe is about to be decoded on its own for the feed (media thread): what asks
-    /// `afterEarlyPicture` from now on waits for it.
-    func earlyPictureBegins() {
-        lock.withLock { earlyOver = false }
-    }
-
-    /// The keyframe decoded on its own is out, or its decoder finished without a picture (any
-    /// thread): what waited for it goes on.
-    func earlyPictureOver() {
-        let waiting = lock.withLock {
-            earlyOver = true
-            defer { afterEarly = nil }
-            return afterEarly
-        }
-        waiting?()
-    }
-
-    /// Runs `action` once the keyframe decoded on its own is out or finished without a picture
-    /// (at once if it is).
-    func afterEarlyPicture(_ action: @escaping @Sendable () -> Void) {
-        let now = lock.withLock {
-            if earlyOver { return true }
-            afterEarly = action
-            return false
-        }
-        if now { action() }
-    }
-
-    /// Whether the keyframe's picture was shown before the decoder took the feed.
-    var showedEarlyPicture: Bool { lock.withLock { earlyShown } }
-
-    private func audioWaitOver() {
-        let start = lock.withLock {
-            guard !requested, !cancelled else { return false }
-            requested = true
-            return true
-        }
-        if start { requestDecoder() }
-    }
-
-    private func requestDecoder() {
-        guard let headend, let sink else { return }
-        let feed = self.feed
-        let cache = self.cache
-        Task {
-            let video = await headend.videoCaps(feed: feed)
-            guard video != nil || cache.isAudioOnly else { return }
-            try? await headend.startDecoder(feed: feed, videoCaps: video, sink: sink, initial: [])
-        }
-    }
-
-    private func requestSwap(videoCaps: Caps?, reason: String) {
-        guard let headend else { return }
-        let feed = self.feed
-        // Called under the cache lock: the headend reads the audio format later, off it.
-        Task { await headend.swapDecoder(feed: feed, videoCaps: videoCaps, reason: reason) }
-    }
-
-    /// The decoder `failed` stopped with an error: a new one starts at the next keyframe.
-    func renewDecoder(_ failed: ChannelDecoder) {
-        lock.withLock {
-            if decoder === failed, renewAtKeyframe == nil { renewAtKeyframe = "its decoder failed" }
-        }
-    }
-
-    /// No decoder could be built for the current format: hold from the next keyframe and ask again.
-    func waitForDecoder() {
-        lock.withLock {
-            decoder = nil
-            held = []
-            warm = false
-            haveKeyframe = false
-            requested = false
-        }
-    }
-
-    /// What a cold feed holds from its first keyframe on (a copy: `go` still pushes it all);
-    /// empty before that keyframe.
-    func heldFromKeyframe() -> [GOPCache.Entry] {
-        lock.withLock { Array(held.drop { !$0.isKeyframe }) }
-    }
-
-    /// Pushes `backlog` and anything held meanwhile, keyframe first (the decoder times
-    /// everything from it; audio held from before it follows and plays if it is not older),
-    /// then forwards live.
-    func go(live decoder: ChannelDecoder, backlog: [GOPCache.Entry]) {
-        lock.withLock {
-            guard !cancelled else { return }
-            var ordered = backlog + held
-            if let k = ordered.firstIndex(where: \.isKeyframe), k > 0 {
-                ordered.insert(ordered.remove(at: k), at: 0)
-            }
-            for e in ordered { decoder.push(e) }
-            if let video = ordered.last(where: { $0.track == .video }) { lastVideo = video }
-            held = []
-            self.decoder = decoder
-        }
-    }
-
-    /// Stops forwarding (the feed goes on from the timeshift buffer) and returns the last video
-    /// entry the decoder got.
-    func suspend() -> GOPCache.Entry? {
-        lock.withLock {
-            cancelled = true
-            held = []
-            decoder = nil
-            return lastVideo
-        }
-    }
-
-    func cancel() {
-        lock.withLock {
-            cancelled = true
-            held = []
-            decoder = nil
-        }
-    }
-}
-
-extension Headend {
-    fileprivate func videoCaps(feed: FeedID) -> Caps? {
-        decoders[feed]?.source.cache.videoCaps
     }
 }

@@ -30,10 +30,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private let pushLock = NSLock()
     private var lastFrame: Buffer
     private var lastSequence = 0
-    /// Guards what the sink saw: statistics, first-frame waiters, feed timings.
+    /// Guards what the sink saw: statistics, the feeds whose first frame is awaited, feed timings.
     private let watchLock = NSLock()
     private var sinkFeed: FeedID = .none
-    private var firstFrameWaiters: [FeedID: @Sendable (ContinuousClock.Instant) -> Void] = [:]
+    private var awaitingFirstFrame: Set<FeedID> = []
+    /// Where a first frame at the sink is reported (nil: nowhere).
+    private let reports: MediaReports?
     private var stats = OutputStatistics()
     private var watch = PictureWatch()
     /// Brings every channel's sound to one loudness; nil when off.
@@ -56,9 +58,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// `fullscreen`: the window output covers the screen with no cursor (X11: a ``FullscreenWindow``
     /// the sink draws into, the picture centred when smaller than the screen; Wayland: waylandsink's).
     /// `levelAudio`: every channel's sound is brought to one loudness (``LoudnessLeveller``).
+    /// `reports`: where the first frame of each expected feed at the sink is reported
+    /// (`MediaReport.firstFrame`), in the head-end's stream.
     public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, audioDevice: AudioDevice? = nil,
-                fullscreen: Bool = false, levelAudio: Bool = false, logger: Logger) throws {
+                fullscreen: Bool = false, levelAudio: Bool = false, reports: MediaReports? = nil, logger: Logger) throws {
         self.sink = sink
+        self.reports = reports
         leveller = levelAudio ? LoudnessLeveller() : nil
         self.width = width
         self.height = height
@@ -138,14 +143,15 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
 
     /// Announces that frames of `feed` should replace the current picture as soon as the first
     /// one arrives, with `overlays` on them. `token` names the request the feed belongs to (see
-    /// `showCard`). `onFirstFrame` runs once, when that first frame reaches the sink. A newer
-    /// `expect` replaces an older pending one (its waiter never runs). Ignored for a request
-    /// already abandoned (`abandon`).
-    public func expect(feed: FeedID, token: RequestID? = nil, overlays: [Overlay], onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
-        // The waiter first, so a first frame right after the `expect` finds it.
-        watchLock.withLock { firstFrameWaiters[feed] = onFirstFrame }
+    /// `showCard`). The first frame is reported once (`MediaReport.firstFrame`) when it reaches
+    /// the sink. A newer `expect` replaces an older pending one (which then never reaches the
+    /// sink). Ignored for a request already abandoned (`abandon`). Called
+    /// before the head-end can make any frame of the feed.
+    public func expect(feed: FeedID, token: RequestID? = nil, overlays: [Overlay]) {
+        // Awaited first, so a first frame right after the `expect` is reported.
+        watchLock.withLock { _ = awaitingFirstFrame.insert(feed) }
         guard !lock.withLock({ screen.expect(feed: feed, token: token, overlays: overlays) }) else { return }
-        _ = watchLock.withLock { firstFrameWaiters.removeValue(forKey: feed) }
+        _ = watchLock.withLock { awaitingFirstFrame.remove(feed) }
     }
 
     /// Request `token` was abandoned before its picture came (a newer flip superseded it): the
@@ -155,10 +161,10 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     }
 
     /// Expects `feed` again after a card replaced its picture (its source stalled): its next
-    /// frame replaces the card; `onFirstFrame` runs when it reaches the sink.
-    public func expectAgain(feed: FeedID, onFirstFrame: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
+    /// frame replaces the card and is reported as `MediaReport.firstFrame` at the sink.
+    public func expectAgain(feed: FeedID) {
         guard lock.withLock({ screen.expectAgain(feed: feed) }) else { return }
-        watchLock.withLock { firstFrameWaiters[feed] = onFirstFrame }
+        watchLock.withLock { _ = awaitingFirstFrame.insert(feed) }
     }
 
     /// Gives `feed` its overlays (its logo came after the flip); shown from its next frame.
@@ -169,7 +175,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// Forgets a pending feed (its flip failed or was superseded).
     public func cancel(feed: FeedID) {
         lock.withLock { screen.cancel(feed: feed) }
-        _ = watchLock.withLock { firstFrameWaiters.removeValue(forKey: feed) }
+        _ = watchLock.withLock { awaitingFirstFrame.remove(feed) }
     }
 
     /// Shows `frame` (a full-screen card for request `token`) instead of any channel picture.
@@ -301,7 +307,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private func reachedSink(_ buffer: Buffer) {
         let feed = FeedID(buffer.offset)
         let now = ContinuousClock.now
-        let waiter: (@Sendable (ContinuousClock.Instant) -> Void)? = watchLock.withLock {
+        let first: Bool = watchLock.withLock {
             stats.framesShown += 1
             watch.frameShown(at: now, wall: Date())
             if let last = lastSinkTime {
@@ -310,11 +316,11 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
                 if gap > .milliseconds(Int64(2000 / fps)) { stats.gapsOverTwoFrames += 1 }
             }
             lastSinkTime = now
-            guard feed != sinkFeed else { return nil }
+            guard feed != sinkFeed else { return false }
             sinkFeed = feed
-            return firstFrameWaiters.removeValue(forKey: feed)
+            return awaitingFirstFrame.remove(feed) != nil
         }
-        waiter?(now)
+        if first { reports?.send(.firstFrame(feed, at: now)) }
     }
 
     // MARK: Reading

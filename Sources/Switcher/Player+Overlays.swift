@@ -152,10 +152,14 @@ extension Player {
         guard let window = pipWindow else { throw OverlayError(.notOpen, "the picture-in-picture window is closed") }
         let channel = lineup.channels[index]
         let request = pip.tune(index)
-        let feed: FeedID
+        // The window takes the new feed's frames from its first (it keeps the old picture until then).
+        let feed = FeedID.next()
+        let before = window.shownFeed
+        window.show(feed: feed)
         do {
-            feed = try await headend.activate(channel, sink: window) { feed, _ in window.show(feed: feed) }.feed
+            _ = try await headend.activate(channel, feed: feed, sink: window)
         } catch {
+            if let before, window.shownFeed == feed { window.show(feed: before) }
             await carryOut(pip.failed(request: request))
             throw OverlayError(.failed, "cannot show channel \(channel.number) \(channel.name) in the window: \(error)")
         }

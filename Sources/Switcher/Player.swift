@@ -104,8 +104,13 @@ public actor Player {
     /// The picture-in-picture window, made when first opened.
     var pipWindow: PictureInPictureWindow?
     private let store: LastChannelStore?
-    /// The media thread's reports (source states, first frames), delivered in order.
-    private let mediaEvents: MediaEventRelay
+    /// The media side's reports (source states, activations, first frames, timeshift disks),
+    /// drained in order by one loop (`take`).
+    private let reports: MediaReports
+    /// The request each expected feed's first frame completes, and the path its activation
+    /// reported (Player.swift: `activate`, `take`).
+    private var flipFeeds: [FeedID: RequestID] = [:]
+    private var feedPaths: [FeedID: FlipPath] = [:]
     nonisolated let programmes: (any ProgrammeGuide)?
     nonisolated let reminders: (any ReminderBook)?
     /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
@@ -150,8 +155,15 @@ public actor Player {
         banner = BannerMachine(afterFlip: Self.bannerDuration(options: options))
         machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
-        mediaEvents = parts.mediaEvents
-        parts.mediaEvents.attach(player: self, hub: hub)
+        reports = parts.reports
+        // One loop takes the reports in the order they were sent: a first frame never overtakes
+        // its feed's activation or a later state change. It ends with the stream (shutdown).
+        Task { [weak self, stream = parts.reports.stream] in
+            for await report in stream {
+                guard let self else { return }
+                await self.take(report)
+            }
+        }
     }
 
     /// A player with the standard parts for `lineup` and `options` (`PlayerParts.make`).
@@ -172,9 +184,6 @@ public actor Player {
     public func start() async throws {
         guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
         try await output.start()
-        await headend.observeTimeshiftDisk { [mediaEvents] channel in
-            mediaEvents.send(.timeshiftDisk(channel))
-        }
         await headend.setTimeshift(options.timeshift)
         let start = startIndex()
         await headend.applyPolicy(current: start, last: nil)
@@ -199,6 +208,7 @@ public actor Player {
         await headend.shutdown()
         await output.shutdown()
         await store?.flush()
+        reports.finish()
         hub.finish()
     }
 
@@ -262,6 +272,7 @@ public actor Player {
             case .abandon(let id):
                 output.abandon(request: id)
             case .stop(let feed):
+                forget(feed: feed)
                 output.cancel(feed: feed)
                 jobs.cancel(.logo(feed))
                 startJob(.deactivation(feed)) { await $0.headend.deactivate(feed: feed) }
@@ -363,25 +374,48 @@ public actor Player {
         guard machine.pending?.requestID == id else { return }
         prepareRadioCard(index)
         logger.info("flip \(id) -> \(channel.number) \(channel.name)")
-        let output = self.output
+        // The feed is the flip's: the output expects it before the head-end can make a frame of it.
+        let feed = FeedID.next()
+        flipFeeds[feed] = id
+        output.expect(feed: feed, token: id, overlays: overlay.map { [$0] } ?? [])
         do {
-            let activation = try await headend.activate(channel, sink: output) { feed, path in
-                output.expect(feed: feed, token: id, overlays: overlay.map { [$0] } ?? []) { [mediaEvents] at in
-                    mediaEvents.send(.firstFrame(requestID: id, feed: feed, path: path, at: at))
-                }
-            }
+            let activation = try await headend.activate(channel, feed: feed, sink: output)
             feedChannels.record(feed: activation.feed, channel: channel.number)
             perform(machine.activated(requestID: id, feed: activation.feed))
             if ready == nil {
-                let feed = activation.feed, logos = self.logos
+                let logos = self.logos
                 startJob(.logo(feed)) { player in
                     guard let overlay = await logos.overlay(for: channel) else { return }
                     await player.output.setOverlays([overlay], feed: feed)
                 }
             }
         } catch {
+            forget(feed: feed)
+            output.cancel(feed: feed)
             perform(machine.activationFailed(requestID: id, reason: "\(error)"))
         }
+    }
+
+    /// Takes one report of the media side (in the order they were sent).
+    private func take(_ report: MediaReport) async {
+        switch report {
+        case .sourceState(let channel, let state):
+            hub.publish(.channelState(channel: ChannelSummary(channel), state: state))
+            sourceStateChanged(channel, state)
+        case .activated(let feed, let path):
+            if flipFeeds[feed] != nil { feedPaths[feed] = path }
+        case .firstFrame(let feed, let at):
+            guard let id = flipFeeds.removeValue(forKey: feed) else { return }
+            firstFrame(requestID: id, feed: feed, path: feedPaths.removeValue(forKey: feed) ?? .hot, at: at)
+        case .timeshiftDisk(let channel):
+            await timeshiftDiskChanged(channel)
+        }
+    }
+
+    /// Forgets what was kept for `feed`'s first frame (it stopped, or never started).
+    private func forget(feed: FeedID) {
+        flipFeeds[feed] = nil
+        feedPaths[feed] = nil
     }
 
     fileprivate func firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant) {
@@ -411,10 +445,9 @@ public actor Player {
             perform(machine.cardShown(card))
             if case .noSignal = card.kind, machine.pending == nil, let shown = machine.shownFeed {
                 // The channel on screen lost its signal: its next frame takes the card away.
-                let id = card.requestID
-                output.expectAgain(feed: shown) { [mediaEvents] at in
-                    mediaEvents.send(.firstFrame(requestID: id, feed: shown, path: .hot, at: at))
-                }
+                flipFeeds[shown] = card.requestID
+                feedPaths[shown] = .hot
+                output.expectAgain(feed: shown)
             }
         }
     }
@@ -619,71 +652,4 @@ enum PlayerJob: Hashable, Sendable {
     case guideGrid
     /// Moving the on-screen guide's now line every half minute.
     case guideClock
-}
-
-/// What the media thread tells the player: a channel's source state changed, a feed's first
-/// frame reached the screen, a timeshift disk changed. They are the player's inputs from below,
-/// so they share one queue.
-enum MediaEvent: Sendable {
-    case sourceState(Channel, ChannelState)
-    case firstFrame(requestID: RequestID, feed: FeedID, path: FlipPath, at: ContinuousClock.Instant)
-    /// The timeshift disk of a channel refused segments, or takes them again.
-    case timeshiftDisk(Channel)
-}
-
-/// Hands what the media thread reports to the player in the order it happened: one task at a
-/// time drains the queue, so a first frame is never overtaken by a later state change (or the
-/// other way round), as separate tasks could be. Made with the parts (the head-end reports
-/// into it from its first state on); the player attaches itself when it is made.
-final class MediaEventRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private weak var target: Player?
-    private var hub: EventHub<PlayerEvent>?
-    private var queue: [MediaEvent] = []
-    private var draining = false
-
-    func attach(player: Player, hub: EventHub<PlayerEvent>) {
-        lock.withLock {
-            target = player
-            self.hub = hub
-        }
-    }
-
-    /// A channel's source changed state: said on the event stream at once, and queued for
-    /// the player's machine.
-    func sourceState(_ channel: Channel, _ state: ChannelState) {
-        lock.withLock { hub }?.publish(.channelState(channel: ChannelSummary(channel), state: state))
-        send(.sourceState(channel, state))
-    }
-
-    /// Queues the event; one task at a time delivers the queue in order.
-    func send(_ event: MediaEvent) {
-        let start: Bool = lock.withLock {
-            queue.append(event)
-            guard !draining else { return false }
-            draining = true
-            return true
-        }
-        guard start else { return }
-        Task {
-            while let (player, next) = self.take() {
-                switch next {
-                case .sourceState(let channel, let state): await player.sourceStateChanged(channel, state)
-                case .firstFrame(let id, let feed, let path, let at): await player.firstFrame(requestID: id, feed: feed, path: path, at: at)
-                case .timeshiftDisk(let channel): await player.timeshiftDiskChanged(channel)
-                }
-            }
-        }
-    }
-
-    private func take() -> (Player, MediaEvent)? {
-        lock.withLock {
-            guard let player = target, !queue.isEmpty else {
-                draining = false
-                queue.removeAll()
-                return nil
-            }
-            return (player, queue.removeFirst())
-        }
-    }
 }

@@ -21,20 +21,19 @@ public struct PlayerParts: Sendable {
     public let store: LastChannelStore?
     /// Checks PINs under the wrong-PIN rule; nil without a state directory.
     public let pinGate: PINGate?
-    /// The head-end's and the output's reports, queued in order for the player.
-    let mediaEvents: MediaEventRelay
+    /// The head-end's and the output's reports, in one ordered stream the player drains.
+    public let reports: MediaReports
 
     /// The standard parts for `lineup` and `options`: an output of the options' sink and size,
     /// a head-end with their warm policy and budget, the cards of their template directory.
     public static func make(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(), logger: Logger) throws -> PlayerParts {
+        let reports = MediaReports()
         let output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
-                                        audioDevice: options.audioDevice, fullscreen: options.fullscreen, levelAudio: options.normalizeAudio, logger: logger)
-        let media = MediaEventRelay()
+                                        audioDevice: options.audioDevice, fullscreen: options.fullscreen, levelAudio: options.normalizeAudio,
+                                        reports: reports, logger: logger)
         let headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget,
                               target: DecodeTarget(width: options.width, height: options.height, fps: options.fps,
-                                                   passthrough: options.audioPassthrough.families), logger: logger) { channel, state in
-            media.sourceState(channel, state)
-        }
+                                                   passthrough: options.audioPassthrough.families), logger: logger, reports: reports)
         let pinDirectory = options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }
         return PlayerParts(
             output: output, headend: headend,
@@ -43,6 +42,6 @@ public struct PlayerParts: Sendable {
             logoCache: logoCache,
             store: options.stateFile.map(LastChannelStore.init(path:)),
             pinGate: pinDirectory.map(PINGate.init(directory:)),
-            mediaEvents: media)
+            reports: reports)
     }
 }

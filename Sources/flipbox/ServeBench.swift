@@ -32,7 +32,7 @@ struct ServeBench {
             Channel(id: "bench\(i + 1)", number: ChannelNumber(i + 1), name: "Bench \(i + 1)", sources: [url])
         })
         // Channel 1 warm (the plan's "current"), the others cold until a client asks.
-        let headend = Headend(lineup: lineup, policy: .none, target: DecodeTarget(width: 160, height: 90), logger: logger) { _, _ in }
+        let headend = Headend(lineup: lineup, policy: .none, target: DecodeTarget(width: 160, height: 90), logger: logger)
         await headend.applyPolicy(current: 0, last: nil)
         var configuration = ServeConfiguration(port: 0, hdhomerunProtocol: false)
         configuration.streams.linger = .milliseconds(300)

@@ -54,9 +54,14 @@ struct ServeCommand: AsyncParsableCommand {
         try GStreamer.initialize()
         let guide = openGuide(lineup: lineup, stateDir: stateDir, logger: logger)
         // Nothing is decoded here: the decode target only sizes decoders that never start.
+        let reports = MediaReports()
         let headend = Headend(lineup: lineup, policy: policy, budget: budget, target: DecodeTarget(width: 160, height: 90),
-                              logger: logger) { channel, state in
-            logger.debug("channel \(channel.number) \(channel.name): \(state)")
+                              logger: logger, reports: reports)
+        // Channel states, for the debug log (nothing else reports here: nothing is shown).
+        Task {
+            for await case .sourceState(let channel, let state) in reports.stream {
+                logger.debug("channel \(channel.number) \(channel.name): \(state)")
+            }
         }
         await headend.applyPolicy(current: nil, last: nil)
         logger.notice("head-end: \(lineup.channels.count) channels from \(path), warm: \(policy)")

@@ -38,7 +38,7 @@ struct TimeshiftBench {
     func run() async throws -> [String: Any] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-timeshift-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 1280, height: 720), logger: logger) { _, _ in }
+        let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 1280, height: 720), logger: logger)
         defer { Task { await headend.shutdown() } }
         await headend.applyPolicy(current: 0, last: nil)
         let sources = headend.sources
@@ -72,7 +72,7 @@ struct TimeshiftBench {
         // The channel shown, with its own buffer (64 MB of memory, then disk), 30 s deep.
         await headend.setTimeshift(TimeshiftSettings(window: .seconds(600), memoryBytes: 8 << 20, directory: directory))
         let frames = FrameClock()
-        let (feed, _) = try await headend.activate(lineup.channels[0], sink: frames) { _, _ in }
+        let (feed, _) = try await headend.activate(lineup.channels[0], sink: frames)
         say("timeshift: filling 30 s of the channel shown")
         try await Task.sleep(for: .seconds(30))
 

@@ -24,8 +24,9 @@ extension HeadendTests {
             let target = DecodeTarget(width: 320, height: 180)
             let red = makeChannel(["test://color/ff0000?size=160x90&fps=30&gop=15&tone=440"], number: 1, name: "Red")
             let blue = makeChannel(["test://color/0000ff?size=160x90&fps=30&gop=15"], number: 2, name: "Blue")
+            let reports = MediaReports()
             let headend = Headend(lineup: Lineup(channels: [red, blue]), policy: .all, target: target,
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger, reports: reports)
             await headend.applyPolicy(current: 0, last: nil)
             let sources = headend.sources
             let warm = await eventually(within: 8) {
@@ -36,12 +37,18 @@ extension HeadendTests {
             _ = await eventually(within: 2) { sources[0].cache.audioCaps != nil }
 
             let recorder = FrameRecorder()
-            let prepared = PreparedFeeds()
             let asked = ContinuousClock.now
-            let (feed, path) = try await headend.activate(red, sink: recorder) { prepared.add($0, $1) }
-            #expect(path == .warm)
-            #expect(prepared.all.map(\.0) == [feed], "prepare runs once with the feed id")
-            #expect(prepared.all.first?.1 == .warm)
+            let (feed, path) = try await headend.activate(red, feed: FeedID(9001), sink: recorder)
+            #expect(feed == FeedID(9001) && path == .warm, "the caller's feed id")
+            // The activation is reported once, with its path, before any frame of the feed.
+            let framesWhenActivated = recorder.frames.count
+            reports.finish()
+            var activations: [(FeedID, Headend.Path)] = []
+            for await report in reports.stream {
+                if case .activated(let f, let p) = report { activations.append((f, p)) }
+            }
+            #expect(activations.map(\.0) == [feed] && activations.first?.1 == .warm, "\(activations)")
+            #expect(framesWhenActivated == 0)
 
             let gotFrame = await eventually(within: 1.5) { !recorder.frames.isEmpty }
             #expect(gotFrame, "no decoded frame within 1.5 s")
@@ -87,12 +94,12 @@ extension HeadendTests {
         @Test func aSinkOfItsOwnSizeGetsFramesOfThatSizeAndAfterAChangeOfTheNew() async throws {
             let blue = makeChannel(["test://color/0000ff?size=160x90&fps=30&gop=15"], number: 1, name: "Blue")
             let headend = Headend(lineup: Lineup(channels: [blue]), policy: .all, target: DecodeTarget(width: 640, height: 360),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             await headend.applyPolicy(current: 0, last: nil)
             let source = headend.sources[0]
             #expect(await eventually(within: 8) { source.cache.canStartWarm && source.cache.videoCaps != nil })
             let sink = SizedRecorder(width: 188, height: 104)
-            let (feed, _) = try await headend.activate(blue, sink: sink) { _, _ in }
+            let (feed, _) = try await headend.activate(blue, sink: sink)
             #expect(await eventually(within: 5) { sink.frames.count >= 5 }, "frames: \(sink.frames.count)")
             let small = try VideoFormat(caps: Caps("video/x-raw,format=I420,width=188,height=104"))
             #expect(sink.frames.allSatisfy { small.fits($0) }, "every frame at the sink's size: \(Set(sink.frames.map(\.size)))")
@@ -113,7 +120,7 @@ extension HeadendTests {
             let target = DecodeTarget(width: 320, height: 180)
             let red = makeChannel(["test://color/ff0000?size=320x180&fps=30&gop=30&tone=440"], number: 1, name: "Red")
             let blue = makeChannel(["test://color/0000ff?size=320x180&fps=30&gop=30&tone=660"], number: 2, name: "Blue")
-            let headend = Headend(lineup: Lineup(channels: [red, blue]), policy: .all, target: target, logger: testLogger) { _, _ in }
+            let headend = Headend(lineup: Lineup(channels: [red, blue]), policy: .all, target: target, logger: testLogger)
             await headend.applyPolicy(current: 0, last: nil)
             let sources = headend.sources
             let warm = await eventually(within: 8) {
@@ -131,7 +138,7 @@ extension HeadendTests {
                 // Let the spare decoder be rebuilt, as between a viewer's flips.
                 try await Task.sleep(for: .milliseconds(400))
                 let asked = ContinuousClock.now
-                let (feed, path) = try await headend.activate(channel, sink: recorder) { _, _ in }
+                let (feed, path) = try await headend.activate(channel, sink: recorder)
                 #expect(path == .warm)
                 let got = await eventually(within: 2) { recorder.frames.contains { $0.feed == feed } }
                 #expect(got, "flip \(flip): no frame of channel \(channel.name)")
@@ -166,12 +173,12 @@ extension HeadendTests {
             let tone = withAudio ? "&tone=550" : ""
             let green = makeChannel(["test://color/00ff00?size=320x180&fps=30&gop=30\(tone)"], number: 1, name: "Green")
             let other = makeChannel(["test://color/ff0000?size=160x90&fps=30&gop=15"], number: 2, name: "Other")
-            let headend = Headend(lineup: Lineup(channels: [green, other]), policy: .none, target: target, logger: testLogger) { _, _ in }
+            let headend = Headend(lineup: Lineup(channels: [green, other]), policy: .none, target: target, logger: testLogger)
             await headend.applyPolicy(current: 1, last: nil)
             #expect(headend.states()[0] == .cold)
 
             let recorder = FrameRecorder()
-            let (feed, path) = try await headend.activate(green, sink: recorder) { _, _ in }
+            let (feed, path) = try await headend.activate(green, sink: recorder)
             #expect(path == .cold)
             let got = await eventually(within: 5) { recorder.frames.contains { $0.feed == feed } }
             #expect(got, "no frame from the cold channel; states \(headend.states().map(\.description))")
@@ -191,11 +198,5 @@ extension HeadendTests {
             await headend.shutdown()
         }
 
-        final class PreparedFeeds: @unchecked Sendable {
-            private let lock = NSLock()
-            private var list: [(FeedID, Headend.Path)] = []
-            func add(_ feed: FeedID, _ path: Headend.Path) { lock.withLock { list.append((feed, path)) } }
-            var all: [(FeedID, Headend.Path)] { lock.withLock { list } }
-        }
     }
 }

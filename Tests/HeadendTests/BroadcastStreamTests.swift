@@ -66,7 +66,7 @@ extension HeadendTests {
                 self.senders = senders
                 self.channels = channels
                 self.target = target
-                headend = Headend(lineup: Lineup(channels: channels, settings: settings), policy: .all, target: target, logger: testLogger) { _, _ in }
+                headend = Headend(lineup: Lineup(channels: channels, settings: settings), policy: .all, target: target, logger: testLogger)
             }
 
             /// Starts every channel and waits until each can be flipped to warm.
@@ -137,7 +137,7 @@ extension HeadendTests {
             #expect(media.audio.tracks.map(\.family) == [.mp2], "audio \(media.audio)")
 
             let recorder = Recorder()
-            let (_, path) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let (_, path) = try await rig.headend.activate(rig.channels[0], sink: recorder)
             #expect(path == .warm)
             #expect(await eventually(within: 5) { recorder.frames > 10 && recorder.hears(700, over: 1000) },
                     "frames \(recorder.frames), audio buffers \(recorder.audioBuffers)")
@@ -164,7 +164,7 @@ extension HeadendTests {
             #expect(rig.headend.media(of: rig.channels[0])?.video?.interlaced == true)
 
             let recorder = Recorder()
-            var (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            var (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder)
             #expect(await eventually(within: 5) { recorder.hears(1000, over: 440) }, "English (1000 Hz) plays first")
 
             let state = try await rig.headend.selectAudio(.language("deu"), feed: feed)
@@ -176,7 +176,7 @@ extension HeadendTests {
             // Remembered: the next flip to the channel speaks German.
             await rig.headend.deactivate(feed: feed)
             let again = Recorder()
-            (feed, _) = try await rig.headend.activate(rig.channels[0], sink: again) { _, _ in }
+            (feed, _) = try await rig.headend.activate(rig.channels[0], sink: again)
             #expect(await eventually(within: 5) { again.hears(440, over: 1000) }, "German again after a flip")
             await #expect(throws: AudioSelectionError.self) { try await rig.headend.selectAudio(.language("fra"), feed: feed) }
             await #expect(throws: AudioSelectionError.self) { try await rig.headend.selectAudio(.track(2), feed: feed) }
@@ -197,7 +197,7 @@ extension HeadendTests {
             #expect(listed && audio.tracks.map(\.describesPicture) == [true, false], "tracks \(audio.tracks)")
             #expect(audio.playing == (preferred ? 0 : 1), "\(audio)")
             let recorder = Recorder()
-            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder)
             let (heard, over) = preferred ? (700.0, 1000.0) : (1000.0, 700.0)
             #expect(await eventually(within: 5) { recorder.hears(heard, over: over) }, "\(Int(heard)) Hz plays")
             await rig.headend.deactivate(feed: feed)
@@ -219,7 +219,7 @@ extension HeadendTests {
             #expect(video?.family == .h265 && video?.colour.isHDR == true && video?.colour.description == "BT.2100 PQ",
                     "video \(String(describing: video))")
             let recorder = Recorder()
-            _ = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            _ = try await rig.headend.activate(rig.channels[0], sink: recorder)
             #expect(await eventually(within: 5) { recorder.frames > 10 }, "frames \(recorder.frames)")
             let shown = try #require(rig.colour(recorder.newest))
             // The channel's thumbnail is tone-mapped the same way.
@@ -255,7 +255,7 @@ extension HeadendTests {
             var shown: [Double] = []
             for channel in rig.channels {
                 let recorder = Recorder()
-                let (feed, _) = try await rig.headend.activate(channel, sink: recorder) { _, _ in }
+                let (feed, _) = try await rig.headend.activate(channel, sink: recorder)
                 #expect(await eventually(within: 5) { recorder.frames > 10 }, "frames \(recorder.frames)")
                 let c = try #require(rig.colour(recorder.newest))
                 shown.append((c.r + c.g + c.b) / 3)
@@ -278,7 +278,7 @@ extension HeadendTests {
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let recorder = Recorder()
-            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder)
             func grey() -> Double? { rig.colour(recorder.newest).map { ($0.r + $0.g + $0.b) / 3 } }
             #expect(await eventually(within: 5) { grey().map { abs($0 - 148) < 12 } ?? false }, "SDR grey 148: \(String(describing: grey()))")
             let hdrClip = try TransportStreamClip(path: try await hdr.made(in: ClipFormat.cacheDirectory))
@@ -306,7 +306,7 @@ extension HeadendTests {
             #expect(source.cache.isAudioOnly && !source.cache.hasKeyframe)
             #expect(rig.headend.media(of: rig.channels[0])?.radio == true)
             let recorder = Recorder()
-            let (feed, path) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let (feed, path) = try await rig.headend.activate(rig.channels[0], sink: recorder)
             #expect(path == .warm)
             #expect(await eventually(within: 5) { recorder.frames > 0 && recorder.hears(600, over: 1000) },
                     "\(codec): frames \(recorder.frames), audio buffers \(recorder.audioBuffers)")
@@ -322,7 +322,7 @@ extension HeadendTests {
             await rig.headend.applyPolicy(current: nil, last: nil)
             #expect(await eventually(within: 3) { source.state == .cold })
             let cold = Recorder()
-            let (_, coldPath) = try await rig.headend.activate(rig.channels[0], sink: cold) { _, _ in }
+            let (_, coldPath) = try await rig.headend.activate(rig.channels[0], sink: cold)
             #expect(coldPath == .cold)
             #expect(await eventually(within: 8) { cold.frames > 0 && cold.hears(600, over: 1000) },
                     "cold \(codec): frames \(cold.frames), audio buffers \(cold.audioBuffers), \(source.state)")
@@ -336,7 +336,7 @@ extension HeadendTests {
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let sink = HeadendTests.Activation.SizedRecorder(width: 96, height: 54)
-            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: sink) { _, _ in }
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: sink)
             #expect(await eventually(within: 5) { !sink.frames.isEmpty }, "the still picture comes with the first sound")
             let small = try VideoFormat(caps: Caps("video/x-raw,format=I420,width=96,height=54"))
             #expect(sink.frames.allSatisfy { small.fits($0) }, "at the sink's size: \(sink.frames.map(\.size))")
@@ -372,7 +372,7 @@ extension HeadendTests {
             defer { server.stop() }
             let channels = [makeChannel([server.url("index.m3u8")], number: 1, name: "AV1")]
             let target = DecodeTarget(width: 320, height: 180)
-            let headend = Headend(lineup: Lineup(channels: channels), policy: .all, target: target, logger: testLogger) { _, _ in }
+            let headend = Headend(lineup: Lineup(channels: channels), policy: .all, target: target, logger: testLogger)
             await headend.applyPolicy(current: 0, last: nil)
             let source = headend.sources[0]
             let warm = await eventually(within: 15) { source.state == .warm && source.cache.canStartWarm && source.cache.audioCaps != nil }
@@ -380,7 +380,7 @@ extension HeadendTests {
             let media = try #require(headend.media(of: channels[0]))
             #expect(media.video?.mediaType == "video/x-av1" && media.video?.family == .other, "video \(String(describing: media.video))")
             let recorder = Recorder()
-            let (_, path) = try await headend.activate(channels[0], sink: recorder) { _, _ in }
+            let (_, path) = try await headend.activate(channels[0], sink: recorder)
             #expect(path == .warm)
             let rig = Rig.colourReader(target)
             #expect(await eventually(within: 8) {
@@ -423,7 +423,7 @@ extension HeadendTests {
             var offsets: [Int] = []
             for flip in 0..<9 {
                 let timing = StartTiming()
-                let (feed, path) = try await rig.headend.activate(rig.channels[0], sink: timing) { _, _ in }
+                let (feed, path) = try await rig.headend.activate(rig.channels[0], sink: timing)
                 #expect(path == .warm)
                 let started = await eventually(within: 5) { timing.offset != nil }
                 #expect(started, "flip \(flip): picture at \(String(describing: timing.firstPicture)), sound at \(String(describing: timing.firstSound))")
@@ -470,7 +470,7 @@ extension HeadendTests {
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             let recorder = Recorder()
-            _ = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            _ = try await rig.headend.activate(rig.channels[0], sink: recorder)
             #expect(await eventually(within: 5) { recorder.hears(600, over: 900) }, "MP2 at 600 Hz")
             rig.senders[0].play(latm)
             #expect(await eventually(within: 15) { recorder.hears(900, over: 600) },
@@ -496,7 +496,7 @@ extension HeadendTests {
             try #require(warm, "not warm: \(Self.states(rig.headend))")
             for channel in rig.channels {
                 let recorder = Recorder()
-                let (feed, _) = try await rig.headend.activate(channel, sink: recorder) { _, _ in }
+                let (feed, _) = try await rig.headend.activate(channel, sink: recorder)
                 #expect(await eventually(within: 5) { recorder.frames > 5 })
                 let c = rig.colour(recorder.newest)
                 #expect(c.map { $0.g > 235 && $0.r < 25 && $0.b < 25 } == true,
@@ -520,7 +520,7 @@ extension HeadendTests {
                 if !warm { await rig.stop() }
                 try #require(warm, "not warm: \(Self.states(rig.headend))")
                 let recorder = Recorder()
-                _ = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+                _ = try await rig.headend.activate(rig.channels[0], sink: recorder)
                 #expect(await eventually(within: 5) { recorder.frames > 10 })
                 let frame = try #require(recorder.newest)
                 await rig.stop()
@@ -640,7 +640,7 @@ extension HeadendTests {
         static func flipShowsItsKeyframeDecodedOnItsOwn(_ rig: Rig, channel index: Int, format: PictureFormat, path expected: Headend.Path,
                                                         before: [PictureFormat: Int], flip: String, whileBuilt: Bool = false) async throws {
             let sink = FirstFrames()
-            let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
+            let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink)
             #expect(path == expected, "\(flip)")
             #expect(await eventually(within: 8) { sink.frames.count >= 3 }, "\(flip): \(sink.frames.count) frames")
             let after = await rig.headend.firstPictures.mapValues(\.keyframesTaken)
@@ -745,7 +745,7 @@ extension HeadendTests {
             #expect(ready, "pictures ahead of positions \(ahead)")
             for index in [1, 2] {
                 let sink = FirstFrames()
-                let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink) { _, _ in }
+                let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink)
                 #expect(path == .warm)
                 #expect(sink.frames.count >= 1, "channel \(index + 1): the first picture was on the sink when the flip returned")
                 #expect(await eventually(within: 5) { sink.frames.count >= 3 }, "channel \(index + 1): \(sink.frames.count) frames")
@@ -789,7 +789,7 @@ extension HeadendTests {
             // A flip binds the ready spare of its family.
             let spare = await rig.headend.spares.first { $0.codec.serves(.init(video: .mpeg2, audio: .mp2)) }
             let recorder = Recorder()
-            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let (feed, _) = try await rig.headend.activate(rig.channels[0], sink: recorder)
             let bound = await rig.headend.decoder(feed: feed)
             #expect(spare != nil && bound === spare, "the MPEG-2 flip took the MPEG-2 spare")
             #expect(await eventually(within: 5) { recorder.frames > 5 })

@@ -23,7 +23,7 @@ extension HeadendTests {
         @Test func aBudgetOfThreeKeepsTheThreeMostLikelyChannelsWarmAndMovesWithAFlip() async throws {
             let urls = Self.colours.map { "test://color/\($0)?size=160x90&fps=30&gop=15" }
             let headend = Headend(lineup: lineup(urls), policy: .all, budget: WarmBudget(maxChannels: 3),
-                                  target: DecodeTarget(width: 160, height: 90), logger: testLogger) { _, _ in }
+                                  target: DecodeTarget(width: 160, height: 90), logger: testLogger)
 
             // On channel 0: itself, then the next (1) and the previous (5).
             let plan = await headend.applyPolicy(current: 0, last: nil)
@@ -37,7 +37,7 @@ extension HeadendTests {
             // Flip to 3 (cold: it was held), then plan around it: 3 on screen, 0 the last channel,
             // 4 the next one. 1 and 5 go cold.
             let recorder = Activation.FrameRecorder()
-            let (feed, path) = try await headend.activate(headend.lineup.channels[3], sink: recorder) { _, _ in }
+            let (feed, path) = try await headend.activate(headend.lineup.channels[3], sink: recorder)
             #expect(path == .cold)
             #expect(await eventually(within: 8) { recorder.frames.contains { $0.feed == feed } }, "the flipped-to channel decodes")
             await headend.applyPolicy(current: 3, last: 0)
@@ -60,7 +60,7 @@ extension HeadendTests {
                         "test://snow?size=320x180&fps=30&gop=300&bitrate=2000"]
             let limit = 64 << 10
             let headend = Headend(lineup: lineup(urls), policy: .all, budget: WarmBudget(channelBytes: limit),
-                                  target: DecodeTarget(width: 160, height: 90), logger: testLogger) { _, _ in }
+                                  target: DecodeTarget(width: 160, height: 90), logger: testLogger)
             let plan = await headend.applyPolicy(current: 0, last: nil)
             #expect(plan.running == [0, 1], "not measured yet: both run")
             let parked = await eventually(within: 10) {

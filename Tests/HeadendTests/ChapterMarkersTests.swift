@@ -38,7 +38,7 @@ extension HeadendTests {
             let channel = makeChannel(["file://\(file)"], number: 4, name: "Film")
             let other = makeChannel(["test://color/ff0000?size=160x90&fps=15"], number: 5, name: "Red")
             let headend = Headend(lineup: Lineup(channels: [channel, other]), policy: .all, target: DecodeTarget(width: 320, height: 180),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             #expect(try await headend.chapters(of: ChannelNumber("4")!).map(\.title) == ["Opening", "Middle", "Credits"])
             #expect(try await headend.chapters(of: ChannelNumber("5")!).isEmpty, "not a file")
 
@@ -46,7 +46,7 @@ extension HeadendTests {
             await headend.applyPolicy(current: 0, last: nil)
             let source = headend.sources[0]
             try #require(await eventually(within: 8) { source.state == .warm && source.cache.hasKeyframe }, "not warm: \(source.state)")
-            let (feed, _) = try await headend.activate(channel, sink: Activation.FrameRecorder()) { _, _ in }
+            let (feed, _) = try await headend.activate(channel, sink: Activation.FrameRecorder())
             // Play past the end of the file, so the buffer holds a loop.
             try await Task.sleep(for: .seconds(9))
             let markers = try await headend.chapterMarkers(of: ChannelNumber("4")!)

@@ -40,13 +40,13 @@ extension HeadendTests {
             defer { sender.stop() }
             let channel = makeChannel(["udp://127.0.0.1:\(port)"])
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             await headend.applyPolicy(current: 0, last: nil)
             let source = headend.sources[0]
             let warm = await eventually(within: 8) { source.state == .warm && source.cache.hasKeyframe && source.cache.audioCaps != nil }
             try #require(warm, "not warm: \(source.state)")
             let recorder = Activation.FrameRecorder()
-            _ = try await headend.activate(channel, sink: recorder) { _, _ in }
+            _ = try await headend.activate(channel, sink: recorder)
             #expect(await eventually(within: 3) { Self.isRed(Self.newestColour(recorder)) }, "H.264: \(String(describing: Self.newestColour(recorder)))")
 
             // H.264 -> MPEG-2 -> HEVC -> H.264, each switch mid-GOP on the same PIDs, every clip's

@@ -27,7 +27,7 @@ extension HeadendTests {
                 sender = try TransportStreamSender(clip: clip, port: port, loopSkip: 0.5)
                 channel = makeChannel(["udp://127.0.0.1:\(port)"])
                 headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
                 await headend.applyPolicy(current: 0, last: nil)
                 let source = headend.sources[0]
                 let sender = self.sender
@@ -66,7 +66,7 @@ extension HeadendTests {
             try #require(alone, "could not catch a GOP with only its keyframe (\(rig.source.cache.newestGOPVideoFrames) frames)")
 
             let recorder = Activation.FrameRecorder()
-            let (_, path) = try await rig.headend.activate(rig.channel, sink: recorder) { _, _ in }
+            let (_, path) = try await rig.headend.activate(rig.channel, sink: recorder)
             #expect(path == .warm)
             // Well inside the 2 s after which the silent source counts as stalled.
             let shown = await eventually(within: 1.2) { !recorder.frames.isEmpty }
@@ -81,7 +81,7 @@ extension HeadendTests {
             let old = await eventually(within: 6) { rig.source.cache.newestGOPVideoFrames >= 40 }
             try #require(old)
             let recorder = Activation.FrameRecorder()
-            let (feed, _) = try await rig.headend.activate(rig.channel, sink: recorder) { _, _ in }
+            let (feed, _) = try await rig.headend.activate(rig.channel, sink: recorder)
             // Past the next keyframe (GOPs straddling a loop point last 3.5 s) and the backlog.
             try await Task.sleep(for: .seconds(6))
             let frames = recorder.frames.filter { $0.feed == feed }

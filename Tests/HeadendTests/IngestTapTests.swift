@@ -35,7 +35,7 @@ extension HeadendTests {
 
         private func headend(_ channels: [Channel], policy: WarmPolicy) -> Headend {
             Headend(lineup: Lineup(channels: channels), policy: policy, target: DecodeTarget(width: 160, height: 90),
-                    logger: testLogger) { _, _ in }
+                    logger: testLogger)
         }
 
         @Test func aTapStartsAtTheCachedKeyframeAndThenFollowsLiveInOrder() async throws {

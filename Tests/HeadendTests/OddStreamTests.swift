@@ -34,7 +34,7 @@ extension HeadendTests {
             #expect(rig.headend.sources[0].state == .warm, "\(name): \(rig.headend.sources[0].state)")
             let recorder = BroadcastStreams.Recorder()
             let started = ContinuousClock.now
-            let (_, path) = try await rig.headend.activate(rig.channels[0], sink: recorder) { _, _ in }
+            let (_, path) = try await rig.headend.activate(rig.channels[0], sink: recorder)
             #expect(path == .warm, "\(name)")
             let want = (r: Double((colour >> 16) & 0xFF), g: Double((colour >> 8) & 0xFF), b: Double(colour & 0xFF))
             func right(_ c: (r: Double, g: Double, b: Double)?) -> Bool {

@@ -62,7 +62,7 @@ extension HeadendTests {
             let warnings = WarningRecorder()
             let logger = Logger(label: "splice-cue-source-test") { _ in warnings }
             let headend = Headend(lineup: Lineup(channels: [makeChannel([source])]), policy: .all,
-                                  target: DecodeTarget(width: 320, height: 180), logger: logger) { _, _ in }
+                                  target: DecodeTarget(width: 320, height: 180), logger: logger)
             await headend.applyPolicy(current: 0, last: nil)
             let source = headend.sources[0]
             // Paced at real time: the second break starts 5 s into the file and lasts 1.5 s.

@@ -30,13 +30,13 @@ extension HeadendTests {
             let logger = Logger(label: "splice-cue-test") { _ in warnings }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-splice-\(UUID().uuidString)")
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
-                                  logger: logger) { _, _ in }
+                                  logger: logger)
             await headend.setTimeshift(TimeshiftSettings(window: .seconds(120), directory: directory))
             await headend.applyPolicy(current: 0, last: nil)
             let source = headend.sources[0]
             try #require(await eventually(within: 10) { source.state == .warm && source.cache.hasKeyframe }, "not warm: \(source.state)")
             let recorder = Activation.FrameRecorder()
-            let (feed, _) = try await headend.activate(channel, sink: recorder) { _, _ in }
+            let (feed, _) = try await headend.activate(channel, sink: recorder)
             #expect(await eventually(within: 5) { CodecChange.isRed(CodecChange.newestColour(recorder)) }, "red on screen")
 
             // Malformed sections on the SCTE-35 PID: dropped before the demuxer, told once.

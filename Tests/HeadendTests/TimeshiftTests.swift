@@ -20,7 +20,7 @@ extension HeadendTests {
         @Test func segmentFilesGiveBackTheSameEntries() async throws {
             let channel = makeChannel(["test://ball?size=160x90&fps=30&gop=10&tone=440"])
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 160, height: 90),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             await headend.applyPolicy(current: 0, last: nil)
             let source = headend.sources[0]
             _ = await eventually(within: 8) { source.cache.hasKeyframe && source.cache.audioCaps != nil }
@@ -52,7 +52,7 @@ extension HeadendTests {
         @Test func aChannelFlippedAwayFromKeepsOnlyItsBackgroundShareAndNothingOnDisk() async throws {
             let channel = makeChannel(["test://ball?size=320x180&fps=30&gop=10&bitrate=600"])
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 160, height: 90),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             await headend.applyPolicy(current: 0, last: nil)
             let directory = try Self.temporaryDirectory()
             let buffer = try TimeshiftBuffer(channel: "1", settings: TimeshiftSettings(window: .seconds(60), memoryBytes: 48 << 10, directory: directory),
@@ -87,7 +87,7 @@ extension HeadendTests {
             let directory = try Self.temporaryDirectory()
             let channel = makeChannel(["udp://127.0.0.1:\(port)"])
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             // A small memory cap, so the older GOPs are read back from segment files.
             await headend.setTimeshift(TimeshiftSettings(window: .seconds(120), memoryBytes: 16 << 10, directory: directory))
             await headend.applyPolicy(current: 0, last: nil)
@@ -95,7 +95,7 @@ extension HeadendTests {
             try #require(await eventually(within: 8) { source.state == .warm && source.cache.hasKeyframe }, "not warm: \(source.state)")
 
             let recorder = Activation.FrameRecorder()
-            let (feed, _) = try await headend.activate(channel, sink: recorder) { _, _ in }
+            let (feed, _) = try await headend.activate(channel, sink: recorder)
             #expect(await eventually(within: 3) { CodecChange.isRed(CodecChange.newestColour(recorder)) })
             let live = try #require(await headend.status(feed: feed))
             #expect(live.live && !live.paused)
@@ -161,7 +161,7 @@ extension HeadendTests {
             let one = makeChannel(["test://ball?size=160x90&fps=30&gop=15"], number: 1)
             let two = makeChannel(["test://smpte?size=160x90&fps=30&gop=15"], number: 2)
             let headend = Headend(lineup: Lineup(channels: [one, two]), policy: .all, target: DecodeTarget(width: 160, height: 90),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             var settings = TimeshiftSettings(window: .seconds(60), memoryBytes: 4 << 20, directory: try Timeshift.temporaryDirectory())
             settings.warmSeconds = .seconds(4)
             await headend.setTimeshift(settings)
@@ -176,7 +176,7 @@ extension HeadendTests {
 
             let tunedAt = Date()
             let recorder = Activation.FrameRecorder()
-            let (feed, _) = try await headend.activate(two, sink: recorder) { _, _ in }
+            let (feed, _) = try await headend.activate(two, sink: recorder)
             try #require(await eventually(within: 5) { !recorder.frames.isEmpty }, "the flip shows a picture")
             let status = try #require(await headend.status(feed: feed))
             #expect((status.bufferStart ?? .distantFuture) < tunedAt.addingTimeInterval(-2.5), "back to before the flip: \(status)")

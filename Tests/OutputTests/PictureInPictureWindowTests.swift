@@ -26,13 +26,12 @@ import Testing
                 Channel(id: "c\(i + 1)", number: ChannelNumber(i + 1), name: c.0, sources: ["test://color/\(c.1)?size=320x180&gop=15"])
             }
             headend = Headend(lineup: Lineup(channels: channels), policy: .all, target: DecodeTarget(width: 640, height: 360),
-                              logger: logger) { _, _ in }
+                              logger: logger)
             try await output.start()
             await headend.applyPolicy(current: 0, last: nil)
-            let output = self.output
-            _ = try await headend.activate(channels[0], sink: output) { feed, _ in
-                output.expect(feed: feed, overlays: []) { _ in }
-            }
+            let feed = FeedID.next()
+            output.expect(feed: feed, overlays: [])
+            _ = try await headend.activate(channels[0], feed: feed, sink: output)
         }
 
         func snapshot() throws -> BGRAImage { try ImageCodec.decode(bytes: try output.snapshotPNG()) }
@@ -71,7 +70,9 @@ import Testing
         try await window.configure(placement)
         let rect = placement.rect(width: 640, height: 360)
         #expect(window.frameSize! == (rect.width - 4, rect.height - 4), "the decoder is asked for the window's inside")
-        let (feed, _) = try await rig.headend.activate(rig.channels[1], sink: window) { feed, _ in window.show(feed: feed) }
+        let feed = FeedID.next()
+        window.show(feed: feed)
+        _ = try await rig.headend.activate(rig.channels[1], feed: feed, sink: window)
 
         #expect(await Self.waitUntil(10) {
             guard let s = try? rig.snapshot() else { return false }

@@ -19,7 +19,7 @@ extension ServeTests {
                 for method in (item as? [String: Any] ?? [:]).keys { documented.insert("\(method.uppercased()) \(path)") }
             }
             let headend = Headend(lineup: Lineup(channels: []), policy: .none, target: DecodeTarget(width: 160, height: 90),
-                                  logger: testLogger) { _, _ in }
+                                  logger: testLogger)
             let server = StreamServer(headend: headend, logger: testLogger)
             let router = makeServeRouter(server: server, hls: HLSServer(streams: server, logger: testLogger),
                                          address: HeadendAddress(configuration: ServeConfiguration()), logger: testLogger)

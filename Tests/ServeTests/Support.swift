@@ -82,7 +82,7 @@ final class ServeHarness: @unchecked Sendable {
          configure: (inout ServeConfiguration) -> Void = { _ in }) async throws {
         try GStreamer.initialize()
         headend = Headend(lineup: Lineup(channels: channels, guideURLs: guideURLs), policy: policy, target: DecodeTarget(width: 160, height: 90),
-                          logger: testLogger) { _, _ in }
+                          logger: testLogger)
         await headend.applyPolicy(current: nil, last: nil)
         var configuration = ServeConfiguration(port: 0, hdhomerunProtocol: false)
         configure(&configuration)
