@@ -56,6 +56,8 @@ extension HeadendTests {
             let garbage = Buffer(bytes: (0..<6000).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 13) }, pts: 0, dts: 0, keyframe: true)
             let bad = await run(garbage)
             #expect(bad.count.pictures == 0)
+            // `finished` is told first; the restart follows on the media thread.
+            #expect(await eventually(within: 3) { decoder.isReady })
             #expect(decoder.restarts == 1, "a keyframe without a picture restarts it")
             // And it decodes the next keyframe as before.
             let again = await run(keyframe.buffer)
