@@ -122,6 +122,14 @@ struct IngestPlan: Sendable {
         return synced(188, 0) || synced(192, 4)
     }
 
+    /// The raw picture a synthetic channel's encoder gets, as a broadcaster's: 4:2:0, 8 bits, the
+    /// colours of its size (BT.601 up to 576 lines, BT.709 above), which the encoder writes into
+    /// the stream. Left to choose, `x264enc` takes the first input format it supports (4:4:4 at
+    /// 10 bits, High 4:4:4 Predictive), which no TV, phone, browser or hardware decoder plays.
+    static func broadcastPicture(height: Int) -> String {
+        "video/x-raw,format=I420,colorimetry=\(height <= 576 ? "bt601" : "bt709")"
+    }
+
     static func testPlan(_ spec: TestSourceSpec) -> IngestPlan {
         let pattern: String
         var extra = ""
@@ -141,7 +149,9 @@ struct IngestPlan: Sendable {
             video += " ! textoverlay name=label valignment=center halignment=center font-desc=\"Sans Bold 36\" shaded-background=true"
             setup.append(.property(element: "label", name: "text", value: label))
         }
-        video += " ! videoconvert ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=\(spec.gop) bitrate=\(spec.bitrateKbps) ! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! appsink name=video sync=false"
+        video += " ! videoconvert ! \(Self.broadcastPicture(height: spec.height))"
+            + " ! x264enc tune=zerolatency speed-preset=ultrafast cabac=true dct8x8=true key-int-max=\(spec.gop) bitrate=\(spec.bitrateKbps)"
+            + " ! video/x-h264,profile=high ! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! appsink name=video sync=false"
         var description = video
         if let tone = spec.toneHz {
             description += " audiotestsrc is-live=true wave=sine freq=\(tone) volume=\(spec.volume) samplesperbuffer=1024 ! audio/x-raw,rate=48000,channels=2 ! audioconvert ! avenc_aac bitrate=96000 ! aacparse ! appsink name=audio sync=false"
