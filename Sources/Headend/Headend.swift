@@ -143,9 +143,6 @@ public actor Headend {
         for source in sources { source.cache.budgetBytes = budget.cacheLimit }
     }
 
-    /// The warm budget in force.
-    public var warmBudget: WarmBudget { budget }
-
     /// Warms channels according to the policy and the budget around `current`, and returns the
     /// plan it applied. Until shutdown, the plan is also re-checked every second against what
     /// the channels' GOPs measure (a channel whose GOP outgrows the budget goes cold, and says so).
