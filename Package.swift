@@ -46,8 +46,8 @@ let package = Package(
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
         // Live MPEG-TS senders on loopback (hostile on request): for bench, soak and tests.
         .target(name: "LoopbackStreams"),
-        // The box's pure machines and ids (a feed from request to first picture, ...): no
-        // GStreamer, no clock, no tasks; their tests link none.
+        // The box's pure machines, ids and rules (a feed from request to first picture, bearer
+        // tokens, ...): no GStreamer, no clock, no tasks; their tests link none.
         .target(name: "FlipboxCore"),
         // Pure parsers of the text formats sources send inside their streams (HLS playlists,
         // WebVTT), safe on any bytes; no GStreamer, so the fuzzers and their tests link none.
@@ -78,7 +78,7 @@ let package = Package(
             "GStreamer", "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
-            "Lineup", "Headend", "Output", "Switcher", "Guide", "Parental", "CEvdev", "CCEC",
+            "FlipboxCore", "Lineup", "Headend", "Output", "Switcher", "Guide", "Parental", "CEvdev", "CCEC",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -89,7 +89,7 @@ let package = Package(
         ]),
         // The head-end's serving side: HTTP MPEG-TS, HLS, HDHomeRun emulation, lineup and guide exports.
         .target(name: "Serve", dependencies: [
-            "Headend", "Lineup", "Guide", "GStreamer", "Control",
+            "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

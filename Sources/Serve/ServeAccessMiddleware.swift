@@ -1,4 +1,4 @@
-import Control
+import FlipboxCore
 import Hummingbird
 
 /// Lets a request to the serving endpoints through when it comes from loopback or an allowed
