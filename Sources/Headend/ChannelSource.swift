@@ -20,6 +20,8 @@ public actor ChannelSource {
     public nonisolated let spliceCues = SpliceCueLog()
     /// The WebVTT subtitle renditions of an HLS channel, followed beside the ingest.
     public nonisolated let webVTT: WebVTTSubtitles
+    /// Where its streams opening, refused and ended are told (the head-end's pools).
+    nonisolated let poolEvents = SourcePoolEvents()
     private nonisolated let stateBox: StateBox
     private let logger: Logger
     private let onStateChange: @Sendable (ChannelState) -> Void
@@ -41,6 +43,8 @@ public actor ChannelSource {
     /// Whether it loops by segment seeks (no flush at the loop point); else by a flushing seek at its end.
     private var loopsBySegments = true
     private var loopArmed = false
+    /// Whether the running ingest's stream delivered (its server gave it a slot).
+    private var streamDelivered = false
     /// Decoders fed by this source, by feed id.
     private var hotFeeds: Set<FeedID> = []
 
@@ -82,6 +86,10 @@ public actor ChannelSource {
 
     /// True while the source runs (warm or better, or trying to be).
     public var isRunning: Bool { supervisor.isWanted }
+
+    /// The source URL a stream is open to now (connecting or delivering), nil when none is: what
+    /// the pools count (any thread).
+    public nonisolated var openURL: String? { stateBox.openURL }
 
     /// Starts the ingest if it is not running. Returns at once; the state reports progress.
     public func start() {
@@ -134,8 +142,12 @@ public actor ChannelSource {
         for action in actions {
             switch action {
             case .connect(let index, let connection):
+                poolEvents.send(.opening(url: channel.sources[index]))
                 if let error = connect(channel.sources[index], connection: connection) { failure = (connection, error) }
             case .teardown:
+                // Only a stream the server gave frees a slot there; a refused one held none.
+                if pipeline != nil, streamDelivered, let url = stateBox.openURL { poolEvents.send(.closed(url: url)) }
+                streamDelivered = false
                 teardown()
             case .report(let state):
                 if stateBox.exchange(state) != state { onStateChange(state) }
@@ -154,6 +166,7 @@ public actor ChannelSource {
         }
         if let (connection, reason) = failure { perform(supervisor.failed(connection, reason: reason, at: .now)) }
         stateBox.counts = supervisor.counts
+        stateBox.openURL = supervisor.holdsStream ? channel.sources[supervisor.source] : nil
     }
 
     private func timerFired() {
@@ -161,7 +174,10 @@ public actor ChannelSource {
     }
 
     private func delivered(_ connection: SourceSupervisor.Connection) {
+        let first = connection == supervisor.connection && !supervisor.isDelivering
+        if connection == supervisor.connection { streamDelivered = true }
         perform(supervisor.delivered(connection, at: cache.lastDelivery ?? .now))
+        if first, supervisor.isDelivering { poolEvents.send(.delivering(url: channel.sources[supervisor.source])) }
     }
 
     private func streamChanged(_ connection: SourceSupervisor.Connection, _ change: ProgramMapWatch.Change) {
@@ -243,14 +259,26 @@ public actor ChannelSource {
         switch message {
         case .error(let source, let text, let debug):
             logger.debug("channel \(channel.number) pipeline error from \(source): \(text) [\(debug ?? "")]")
+            let url = channel.sources[supervisor.source]
+            if !supervisor.isDelivering, let status = SourceRefusal.status(text: text, debug: debug) {
+                // All the server's streams are in use: the pool's business, not a broken channel.
+                let reason = SourceRefusal.reason(url: url, status: status, text: text)
+                perform(supervisor.refused(connection, reason: reason, at: .now))
+                poolEvents.send(.refused(url: url, reason: reason))
+                return
+            }
+            let delivering = supervisor.isDelivering
             perform(supervisor.failed(connection, reason: text, at: .now))
+            if delivering { poolEvents.send(.ended(url: url)) }
         case .endOfStream:
             if loops {
                 if !(loopsBySegments ? pipeline.seekToStartLooping(flush: true) : pipeline.seekToStart()) {
                     perform(supervisor.failed(connection, reason: "the file cannot seek back to its start to loop", at: .now))
                 }
             } else {
+                let url = channel.sources[supervisor.source], delivering = supervisor.isDelivering
                 perform(supervisor.failed(connection, reason: "the stream ended", at: .now))
+                if delivering { poolEvents.send(.ended(url: url)) }
             }
         case .asyncDone where loops && loopsBySegments && !loopArmed:
             // Once prerolled, switch to segment seeks so the end loops back without a gap.
@@ -297,7 +325,12 @@ final class StateBox: @unchecked Sendable {
     private let lock = NSLock()
     private var state: ChannelState = .cold
     private var countsValue = SourceSupervisor.Counts()
+    private var open: String?
     var value: ChannelState { lock.withLock { state } }
+    var openURL: String? {
+        get { lock.withLock { open } }
+        set { lock.withLock { open = newValue } }
+    }
     var counts: SourceSupervisor.Counts {
         get { lock.withLock { countsValue } }
         set { lock.withLock { countsValue = newValue } }

@@ -18,6 +18,18 @@ public actor Headend {
     /// Where the last `applyPolicy` was asked for, so the budget watch can plan again.
     var around: (current: Int?, last: Int?)?
     private var lastPlan: WarmPlan?
+    /// Which pool each source URL is in and the limits given (see `Headend+Pools.swift`).
+    nonisolated let poolMap: StreamPoolMap
+    /// The pools of the lineup's main sources, each once.
+    nonisolated let lineupPools: [StreamPoolID]
+    /// Learned limits and counters per pool.
+    var poolBook: PoolBook
+    /// What each shown feed is for (the pools rank screen, windows and taps).
+    var feedRoles: [FeedID: FeedRole] = [:]
+    var replanQueued = false
+    /// The last apply left warm channels of a pool waiting to connect (one at a time while the
+    /// pool's limit is unknown): the next replan applies even if the plan is the same.
+    var startsWaiting = false
     private var budgetWatch: Task<Void, Never>?
     let target: DecodeTarget
     let logger: Logger
@@ -27,7 +39,7 @@ public actor Headend {
     /// Each shown feed's machine and its shell (see `LiveFeed`).
     var pending: [FeedID: LiveFeed] = [:]
     /// Open ingest taps and the source each reads (held running while tapped).
-    private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool)] = [:]
+    private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool, holder: String)] = [:]
     private var nextTap: UInt64 = 1
     /// Timeshift: nil when off; the buffers of the channels shown (kept while they run) and the
     /// feeds playing behind live (see Headend+Timeshift.swift).
@@ -86,8 +98,15 @@ public actor Headend {
     /// states, activations and timeshift disk changes are reported, in order (the player drains
     /// it; the output reports first frames into the same stream).
     public init(lineup: Lineup, policy: WarmPolicy, budget: WarmBudget = .unlimited, target: DecodeTarget, logger: Logger,
-                reports: MediaReports? = nil) {
+                reports: MediaReports? = nil, pools: PoolSettings = PoolSettings()) {
         self.reports = reports
+        poolMap = pools.map
+        poolBook = PoolBook(settings: pools)
+        var seenPools: [StreamPoolID] = []
+        for channel in lineup.channels {
+            if let pool = channel.sources.first.flatMap(pools.map.pool(for:)), !seenPools.contains(pool) { seenPools.append(pool) }
+        }
+        lineupPools = seenPools
         self.lineup = lineup
         self.policy = policy
         var target = target
@@ -107,7 +126,11 @@ public actor Headend {
                 reports?.send(.sourceState(channel, state))
             }
         }
-        for source in sources {
+        for (index, source) in sources.enumerated() {
+            // Its pool counts its streams and learns from refusals and streams the server ends.
+            source.poolEvents.set { [weak self] event in
+                self?.onMediaThread { $0.poolEvent(event, from: index) }
+            }
             // A cold flip's first picture: its family's first-picture decoder, ready before the keyframe.
             source.cache.onVideoAnnounced { [weak self] family in
                 self?.onMediaThread { $0.videoAnnounced(family) }
@@ -172,11 +195,13 @@ public actor Headend {
         let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.filter(\.pins).map { ObjectIdentifier($0.source) })
         let shown = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
         let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites,
-                                     shown: shown, gopBytes: sources.map(\.cache.gopBytes))
+                                     shown: shown, gopBytes: sources.map(\.cache.gopBytes),
+                                     pools: sources.map { pool(of: $0) }, limits: planningLimits(), claims: streamClaims(),
+                                     running: Set(sources.indices.filter { sources[$0].openURL != nil }))
         return WarmPlan.make(policy: policy, budget: budget, inputs: inputs)
     }
 
-    private func apply(_ plan: WarmPlan) async {
+    func apply(_ plan: WarmPlan) async {
         if plan != lastPlan, !plan.heldCold.isEmpty {
             logger.debug("warm plan: \(plan.running.count) running, held cold: \(plan.heldCold.sorted { $0.key < $1.key }.map { "\(lineup.channels[$0.key].number) (\($0.value))" }.joined(separator: ", "))")
         }
@@ -185,12 +210,10 @@ public actor Headend {
         // box with many channels shows its first picture without waiting for the others.
         let order = WarmPlan.priority(count: sources.count, current: around?.current, last: around?.last,
                                       favourites: [], radius: 1)
-        for i in order {
+        // Streams are given up before others are opened, so a pool never goes over its limit.
+        for i in order where !plan.running.contains(i) {
             let source = sources[i]
-            if plan.running.contains(i) {
-                await source.start()
-                await startWarmTimeshift(for: source)
-            } else if let reason = plan.heldCold[i] {
+            if let reason = plan.heldCold[i] {
                 if await source.isRunning || source.state != .parked(reason: reason) { await source.stop(reason: reason) }
                 closeFollowers(of: source)
             } else if await source.isRunning || source.state != .cold {
@@ -198,13 +221,26 @@ public actor Headend {
                 closeFollowers(of: source)
             }
         }
+        let claims = streamClaims()
+        startsWaiting = false
+        for i in order where plan.running.contains(i) {
+            let source = sources[i]
+            let wasOpen = source.openURL != nil
+            if !wasOpen, claims[i] == nil, warmStartWaits(in: pool(of: source)) {
+                startsWaiting = true
+                continue
+            }
+            await source.start()
+            await startWarmTimeshift(for: source)
+            if !wasOpen, claims[i] == nil { notePoolStart(i) }
+        }
     }
 
     /// Plans again around the last `applyPolicy` (GOP sizes change as they are measured).
-    private func replan() async {
+    func replan() async {
         guard !isShutDown, let around else { return }
         let plan = plan(current: around.current, last: around.last)
-        if plan != lastPlan { await apply(plan) }
+        if plan != lastPlan || startsWaiting { await apply(plan) }
         prepareColourTables()
         scheduleSpares()
         refreshPicturesAhead()
@@ -219,14 +255,24 @@ public actor Headend {
     /// to expect it). Returns the feed id and the path: `warm` when a keyframe was cached, `cold`
     /// when the decoder waits for the source. Reports `.activated(feed, path)` before any frame
     /// of the feed can be made.
-    public func activate(_ channel: Channel, feed: FeedID = .next(), sink: DecodedFrameSink) async throws -> (feed: FeedID, path: Path) {
+    public func activate(_ channel: Channel, feed: FeedID = .next(), sink: DecodedFrameSink,
+                         role: FeedRole = .screen) async throws -> (feed: FeedID, path: Path) {
         guard let source = source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
+        feedRoles[feed] = role
         let wasRunning = await source.isRunning
-        if !wasRunning { await source.start() }
+        if !wasRunning {
+            // In a full pool, the least valuable warm stream goes first.
+            do { try await makeRoom(for: source, flipTo: role == .screen) } catch {
+                decoders[feed] = nil
+                feedRoles[feed] = nil
+                throw error
+            }
+            await source.start()
+        }
         let warm = source.cache.canStartWarm
         let pendingFeed = LiveFeed(feed: feed, warm: warm, cache: source.cache, audioKnown: source.cache.audioCaps != nil,
                                    headend: self, sink: sink)
@@ -253,6 +299,7 @@ public actor Headend {
         }
         await source.setHot(feed, true)
         await startTimeshift(for: source)
+        if role == .screen { countFlip(to: source, path: path) }
         return (feed, path)
     }
 
@@ -386,6 +433,7 @@ public actor Headend {
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: FeedID) async {
         endReplay(feed: feed)
+        feedRoles[feed] = nil
         guard let entry = decoders.removeValue(forKey: feed) else { return }
         entry.source.cache.detach(.feed(feed))
         pending.removeValue(forKey: feed)?.cancel()
@@ -397,7 +445,8 @@ public actor Headend {
     /// (see `IngestTap`). A cold channel is started, and every tapped channel is kept running
     /// until its taps close (`pins`; an unpinned tap follows the channel while the plan keeps it
     /// and is closed when the plan stops it). Nothing is decoded.
-    public func tap(_ channel: Channel, maxQueuedBytes: Int = IngestTap.defaultMaxQueuedBytes, pins: Bool = true) async throws -> IngestTap {
+    public func tap(_ channel: Channel, maxQueuedBytes: Int = IngestTap.defaultMaxQueuedBytes, pins: Bool = true,
+                    holder: String = "a served client") async throws -> IngestTap {
         guard let source = source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
@@ -410,8 +459,19 @@ public actor Headend {
         let queue = BoundedQueue<GOPCache.Entry>(maxBytes: maxQueuedBytes, cost: { $0.buffer.size }) { release(id) }
         let start = source.cache.attach(.tap(id)) { entry in queue.push(entry) }
         queue.prepend(start.entries)
-        taps[id] = (queue, source, pins)
-        if !(await source.isRunning) { await source.start() }
+        taps[id] = (queue, source, pins, holder)
+        if !(await source.isRunning) {
+            if pins {
+                // A client outranks warm channels: in a full pool the least valuable goes first.
+                do { try await makeRoom(for: source, flipTo: false) } catch {
+                    taps[id] = nil
+                    source.cache.detach(.tap(id))
+                    queue.finish(nil)
+                    throw error
+                }
+            }
+            await source.start()
+        }
         return IngestTap(id: id, channel: channel, start: start, queue: queue, release: release)
     }
 
@@ -437,6 +497,11 @@ public actor Headend {
             entry.queue.finish(nil)
         }
         if let index = sources.firstIndex(where: { $0 === source }) { closeTimeshift(channel: index) }
+    }
+
+    /// The pinned taps' channels and for whom they hold them.
+    func tapHolders() -> [(index: Int, holder: String)] {
+        taps.values.filter(\.pins).compactMap { entry in index(of: entry.source).map { ($0, entry.holder) } }
     }
 
     /// The taps open now, by channel number (for the status and the tests).

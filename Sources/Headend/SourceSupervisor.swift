@@ -68,6 +68,8 @@ public struct SourceSupervisor: Sendable {
         public var reconnects = 0
         /// Retries that moved to another of the channel's sources (a backup, or back to the main one).
         public var failovers = 0
+        /// Streams the server refused because all of its streams were in use (a pool event).
+        public var refusals = 0
         public init() {}
     }
 
@@ -82,10 +84,25 @@ public struct SourceSupervisor: Sendable {
     /// When the current run of failures began; nil while the source delivers.
     private var downSince: ContinuousClock.Instant?
     private var hot = false
+    /// Refusals since the source last delivered.
+    private var refusalsInARow = 0
 
     public init(settings: Settings) { self.settings = settings }
 
     public var isWanted: Bool { phase != .idle }
+
+    /// Whether a stream is open to the source now (connecting or delivering): what a pool counts.
+    public var holdsStream: Bool {
+        switch phase {
+        case .connecting, .delivering: true
+        case .idle, .retrying: false
+        }
+    }
+
+    /// Whether the source delivered on the current connection.
+    public var isDelivering: Bool {
+        if case .delivering = phase { true } else { false }
+    }
 
     // MARK: Inputs
 
@@ -124,6 +141,7 @@ public struct SourceSupervisor: Sendable {
             if case .delivering = phase { first = false } else { first = true }
             phase = .delivering(last: at)
             failures = 0
+            refusalsInARow = 0
             downSince = nil
             return first ? report(hot ? .hot : .warm) + [.wake(at: at + settings.stallTimeout)] : []
         case .idle, .retrying:
@@ -137,6 +155,30 @@ public struct SourceSupervisor: Sendable {
         if case .retrying = phase { return [] }
         return fail(reason, at: now)
     }
+
+    /// The server refused the stream of `connection` because all its streams are in use (`reason`
+    /// says how): a pool event, not a failure of the channel, so the channel is not taken for
+    /// broken (next/previous do not skip it). Torn down and tried again after the backoff while
+    /// still wanted; the head-end parks a warm channel until its pool has a stream free.
+    public mutating func refused(_ connection: Connection, reason: String, at now: ContinuousClock.Instant) -> [Action] {
+        guard connection == self.connection, phase != .idle else { return [] }
+        if case .retrying = phase { return [] }
+        counts.refusals += 1
+        refusalsInARow += 1
+        var actions = report(.parked(reason: reason)) + retry(at: now)
+        // A warm channel asks a full server again only rarely: 5 s, doubling to 5 minutes.
+        if !hot, case .retrying(let at) = phase {
+            let wait = min(Self.refusalBackoffCap, .seconds(5) * (1 << min(refusalsInARow - 1, 6)))
+            if now + wait > at {
+                phase = .retrying(at: now + wait)
+                actions = actions.filter { if case .wake = $0 { false } else { true } } + [.wake(at: now + wait)]
+            }
+        }
+        return actions
+    }
+
+    /// The longest a warm channel waits to ask a server that refused it again.
+    static let refusalBackoffCap: Duration = .seconds(300)
 
     /// The stream of `connection` changed in a way its ingest cannot follow (`reason` says how):
     /// it is read again at once. Not a failure: the source delivers, so no backoff applies and

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Lineup
 
 /// Which channels run, worked out from the warm policy, the budget and what each channel's GOP
@@ -6,7 +7,9 @@ import Lineup
 /// The policy says which channels should be warm; the budget trims that set in priority order
 /// (the channel on screen, the last channel, the neighbours by distance with the next one before
 /// the previous one, favourites, then the rest by distance), so over budget the least likely
-/// channels go cold first. Channels being decoded always run.
+/// channels go cold first. Channels being decoded always run. Then each pool that rations its
+/// streams keeps what its limit allows (`PoolAllocation`): what holds a stream for someone, a
+/// free stream for an unpredicted flip, then the most valuable warm channels.
 public struct WarmPlan: Sendable, Hashable {
     /// Channels to keep running (warm, or hot when shown), by lineup index.
     public var running: Set<Int>
@@ -28,15 +31,31 @@ public struct WarmPlan: Sendable, Hashable {
         public var shown: Set<Int>
         /// The bytes one GOP of each channel takes, where measured (see `GOPCache.gopBytes`).
         public var gopBytes: [Int?]
+        /// Each channel's pool (nil: its streams are not rationed), by lineup index.
+        public var pools: [StreamPoolID?]
+        /// The limit of each pool that has one.
+        public var limits: [StreamPoolID: Int]
+        /// What claims the streams of shown channels (`shown` without a claim holds for "the screen").
+        public var claims: [Int: PoolAllocation.Claim]
+        /// Channels with a stream open now (a pool keeps them over newcomers just above them).
+        public var running: Set<Int>
 
-        public init(count: Int, current: Int?, last: Int?, favourites: [Int] = [], shown: Set<Int> = [], gopBytes: [Int?]? = nil) {
+        public init(count: Int, current: Int?, last: Int?, favourites: [Int] = [], shown: Set<Int> = [], gopBytes: [Int?]? = nil,
+                    pools: [StreamPoolID?]? = nil, limits: [StreamPoolID: Int] = [:], claims: [Int: PoolAllocation.Claim] = [:],
+                    running: Set<Int> = []) {
             self.count = count
             self.current = current
             self.last = last
             self.favourites = favourites
             self.shown = shown
             self.gopBytes = gopBytes ?? Array(repeating: nil, count: count)
+            self.pools = pools ?? Array(repeating: nil, count: count)
+            self.limits = limits
+            self.claims = claims
+            self.running = running
         }
+
+        func pool(_ i: Int) -> StreamPoolID? { i < pools.count ? pools[i] : nil }
     }
 
     public static func make(policy: WarmPolicy, budget: WarmBudget, inputs: Inputs) -> WarmPlan {
@@ -76,12 +95,24 @@ public struct WarmPlan: Sendable, Hashable {
             plan.running.insert(i)
             bytes += need
         }
+        guard !inputs.limits.isEmpty else { return plan }
+        let candidates = ranked.filter { plan.running.contains($0) }.map { i in
+            PoolAllocation.Candidate(index: i, pool: inputs.pool(i),
+                                     claim: inputs.claims[i] ?? (inputs.shown.contains(i) ? .holds("the screen") : .warm),
+                                     running: inputs.running.contains(i))
+        }
+        let pooled = PoolAllocation.allocate(ranked: candidates, limits: inputs.limits)
+        for (i, reason) in pooled.held {
+            plan.running.remove(i)
+            plan.heldCold[i] = reason
+        }
         return plan
     }
 
     /// Every channel index once, most likely next first: `current`, `last`, the neighbours
-    /// within `radius` by distance (next before previous), favourites in lineup order, then the
-    /// rest by distance.
+    /// within `radius` by distance (next before previous, or previous first when the last flip
+    /// went down: the viewer goes on in the direction they flip), favourites in lineup order,
+    /// then the rest by distance.
     public static func priority(count: Int, current: Int?, last: Int?, favourites: [Int], radius: Int) -> [Int] {
         guard count > 0 else { return [] }
         var order: [Int] = []
@@ -94,7 +125,11 @@ public struct WarmPlan: Sendable, Hashable {
         if let last { add(last) }
         let byDistance: [Int]
         if let current {
-            byDistance = (1..<max(1, count)).flatMap { d in [(current + d) % count, ((current - d) % count + count) % count] }
+            let down = last.map { count > 2 && $0 == (current + 1) % count } ?? false
+            byDistance = (1..<max(1, count)).flatMap { d in
+                let next = (current + d) % count, previous = ((current - d) % count + count) % count
+                return down ? [previous, next] : [next, previous]
+            }
         } else {
             byDistance = Array(0..<count)
         }

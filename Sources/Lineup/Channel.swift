@@ -172,6 +172,8 @@ public struct Lineup: Sendable, Hashable {
     public var file: String?
     /// Lineup-wide settings from YAML (`settings:` map) or M3U header attributes, read once.
     public var settings: LineupSettings
+    /// The pools of streams the lineup names (YAML `pools:`).
+    public var pools: [StreamPoolDeclaration] = []
 
     public init(
         channels: [Channel], guideURLs: [String] = [], guideRefresh: Duration? = .seconds(12 * 3600),

@@ -52,6 +52,7 @@ struct LineupDraft: Sendable {
     var channels: [ChannelDraft] = []
     /// Guides as written, with their lines; resolved by the assembler.
     var guideURLs: [Located<String>] = []
+    var pools: [StreamPoolDeclaration] = []
     var settings: [String: String] = [:]
     /// The line of each setting, for messages about its value.
     var settingLines: [String: Int] = [:]

@@ -86,7 +86,9 @@ enum LineupAssembler {
                                       log: &log, warnsUnknown: draft.namesSettings)
 
         if log.hasErrors { return nil }
-        return Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: settings)
+        var lineup = Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: settings)
+        lineup.pools = draft.pools
+        return lineup
     }
 
     /// C0 controls, DEL and C1 controls: what a terminal may act on.

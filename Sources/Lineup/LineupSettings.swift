@@ -15,6 +15,9 @@ public struct LineupSettings: Sendable, Hashable {
     public var warmMaxChannels: Int?
     public var warmMemory: ByteSize?
     public var warmChannelMemory: ByteSize?
+    /// The most streams each server of the lineup's sources gives at once (`max-streams`; an
+    /// M3U header's `max-streams="2"`): the limit of every pool not named in `pools:`.
+    public var maxStreams: Int?
 
     // Switching (docs/switcher.md)
     public var cardDelay: Duration?
@@ -109,7 +112,7 @@ public struct LineupSettings: Sendable, Hashable {
 
     /// Every setting name this version reads.
     public static let names = [
-        "warm", "warm-max-channels", "warm-memory", "warm-channel-memory",
+        "warm", "warm-max-channels", "warm-memory", "warm-channel-memory", "max-streams",
         "card-delay", "card-minimum", "tune-timeout", "skip", "flip-scope", "locked-flip", "locked", "start",
         "up-next-seconds", "banner-seconds", "interstitials", "interstitial",
         "timeshift", "timeshift-memory", "timeshift-warm", "resume-position",
@@ -216,6 +219,7 @@ public struct LineupSettings: Sendable, Hashable {
         case "warm-max-channels": warmMaxChannels = r.count(within: 1 ... .max, "a number of channels of at least 1")
         case "warm-memory": warmMemory = r.size()
         case "warm-channel-memory": warmChannelMemory = r.size()
+        case "max-streams": maxStreams = r.count(within: 1 ... StreamPoolDeclaration.maxStreams, "a number of streams from 1 to \(StreamPoolDeclaration.maxStreams)")
         case "card-delay": cardDelay = r.duration(within: .zero ... .seconds(10))
         case "card-minimum": cardMinimum = r.duration(within: .zero ... .seconds(10))
         case "tune-timeout": tuneTimeout = r.duration(within: .milliseconds(500) ... .seconds(120))

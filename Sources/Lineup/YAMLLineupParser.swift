@@ -6,7 +6,8 @@ import Yams
 /// Works on Yams' node tree so every message carries the line it is about.
 /// Unknown keys are errors (typo protection). Never fails: problems go to the log.
 enum YAMLLineupParser {
-    static let topLevelKeys = ["settings", "guide", "channels"]
+    static let topLevelKeys = ["settings", "guide", "pools", "channels"]
+    static let poolKeys = ["name", "match", "streams"]
     static let channelKeys = [
         "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
         "interstitial", "favourite", "favorite", "hidden", "radio", "options", "language", "country",
@@ -40,6 +41,7 @@ enum YAMLLineupParser {
                 draft.namesSettings = true
                 draft.logoDefaults = readLogoSettings(value, log: &log)
             case "guide": draft.guideURLs = readLocatedStrings(value, key: "guide", log: &log)
+            case "pools": draft.pools = readPools(value, log: &log)
             case "channels": break
             default:
                 log.error(line(keyNode), "unknown top-level key '\(key)'\(suggestion(for: key, among: topLevelKeys))")
@@ -62,6 +64,55 @@ enum YAMLLineupParser {
     }
 
     // MARK: Sections
+
+    /// `pools:`, a list of `{name, match, streams}`; every problem an error on its line.
+    private static func readPools(_ node: Node, log: inout DiagnosticLog) -> [StreamPoolDeclaration] {
+        if isNull(node) { return [] }
+        guard case .sequence(let items) = node else {
+            log.error(line(node), "`pools` must be a list of pools (items starting with `- `), each with name, match and streams; found \(kind(node))")
+            return []
+        }
+        var pools: [StreamPoolDeclaration] = []
+        for item in items {
+            guard case .mapping(let map) = item else {
+                log.error(line(item), "each pool is a mapping with name, match and streams; found \(kind(item))")
+                continue
+            }
+            var name: String?, match: String?, streams: Int?, bad = false
+            for (keyNode, value) in map {
+                let key = scalarText(keyNode) ?? ""
+                switch key {
+                case "name": name = nonEmpty(string(value, key: "pools.name", log: &log))
+                case "match": match = nonEmpty(string(value, key: "pools.match", log: &log))
+                case "streams":
+                    let text = scalarText(value) ?? ""
+                    if let n = Int(text), (1...StreamPoolDeclaration.maxStreams).contains(n) {
+                        streams = n
+                    } else {
+                        log.error(line(value), "pools.streams must be a number of streams from 1 to \(StreamPoolDeclaration.maxStreams), not '\(text)'")
+                        bad = true
+                    }
+                default:
+                    log.error(line(keyNode), "unknown pool key '\(key)'\(suggestion(for: key, among: poolKeys))")
+                    bad = true
+                }
+            }
+            guard let name else {
+                log.error(line(item), "a pool needs a `name`")
+                continue
+            }
+            guard let match, match.contains("://") else {
+                log.error(line(item), "pool '\(name)' needs a `match`: the start of its source URLs, such as http://192.168.1.20:5004/")
+                continue
+            }
+            if pools.contains(where: { $0.name == name }) {
+                log.error(line(item), "pool '\(name)' is named twice")
+                continue
+            }
+            if !bad { pools.append(StreamPoolDeclaration(name: name, match: match, streams: streams, line: line(item))) }
+        }
+        return pools
+    }
 
     private static func readSettings(_ node: Node, log: inout DiagnosticLog) -> ([String: String], [String: Int]) {
         if isNull(node) { return ([:], [:]) }

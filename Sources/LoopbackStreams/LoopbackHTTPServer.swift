@@ -157,9 +157,11 @@ public final class LoopbackHTTPConnection: @unchecked Sendable {
     /// Sends the status line and headers of an answer; `length` nil: the body lasts until the
     /// connection closes (a live stream). False when the client is gone.
     @discardableResult
-    public func sendHead(status: Int = 200, reason: String = "OK", contentType: String, length: Int? = nil) -> Bool {
+    public func sendHead(status: Int = 200, reason: String = "OK", contentType: String, length: Int? = nil,
+                         headers: [(String, String)] = []) -> Bool {
         var head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(contentType)\r\nConnection: close\r\nCache-Control: no-cache\r\n"
         if let length { head += "Content-Length: \(length)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         return send(Array(head.utf8)[...])
     }

@@ -157,7 +157,7 @@ extension Player {
         let before = window.shownFeed
         window.show(feed: feed)
         do {
-            _ = try await headend.activate(channel, feed: feed, sink: window)
+            _ = try await headend.activate(channel, feed: feed, sink: window, role: .window("picture-in-picture"))
         } catch {
             if let before, window.shownFeed == feed { window.show(feed: before) }
             await carryOut(pip.failed(request: request))

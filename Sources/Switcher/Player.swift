@@ -15,6 +15,8 @@ public struct PlayerOptions: Sendable {
     public var warm: WarmPolicy
     /// At most how many channels run and how much GOP cache they hold.
     public var warmBudget = WarmBudget()
+    /// The pools of streams, their given limits and where learned limits are kept.
+    public var pools = PoolSettings()
     public var logo: LogoPlacement
     /// Card timing, tune timeout, skips and flip scope.
     public var switcher: SwitcherSettings

@@ -33,7 +33,8 @@ public struct PlayerParts: Sendable {
                                         reports: reports, logger: logger)
         let headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget,
                               target: DecodeTarget(width: options.width, height: options.height, fps: options.fps,
-                                                   passthrough: options.audioPassthrough.families), logger: logger, reports: reports)
+                                                   passthrough: options.audioPassthrough.families), logger: logger, reports: reports,
+                              pools: options.pools)
         let pinDirectory = options.pinDirectory ?? options.stateFile.map { ($0 as NSString).deletingLastPathComponent }
         return PlayerParts(
             output: output, headend: headend,

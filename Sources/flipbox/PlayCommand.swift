@@ -111,6 +111,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         (resolved.warm, resolved.warmBudget) = try warmth.resolve(lineup.settings)
+        resolved.pools = try warmth.pools(lineup, stateDirectory: StateDirectory.resolve(switcher.stateDir))
         if bannerSeconds == nil, let seconds = lineup.settings.bannerSeconds { resolved.bannerSeconds = seconds }
         try switcher.apply(to: &resolved, lineup: lineup, lineupPath: path)
         let inputs = try remoteInputs()

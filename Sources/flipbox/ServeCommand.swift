@@ -43,6 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
         let path = try lineupPath(self.lineup)
         let lineup = try await loadLineup(path: path, logger: logger)
         let (policy, budget) = try warmth.resolve(lineup.settings)
+        let pools = try warmth.pools(lineup, stateDirectory: StateDirectory.resolve(stateDir))
         let configuration = try serving.configuration(lineup: lineup, path: path,
                                                       token: token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"])
         do { try configuration.validate() } catch {
@@ -56,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Nothing is decoded here: the decode target only sizes decoders that never start.
         let reports = MediaReports()
         let headend = Headend(lineup: lineup, policy: policy, budget: budget, target: DecodeTarget(width: 160, height: 90),
-                              logger: logger, reports: reports)
+                              logger: logger, reports: reports, pools: pools)
         // Channel states, for the debug log (nothing else reports here: nothing is shown).
         Task {
             for await case .sourceState(let channel, let state) in reports.stream {

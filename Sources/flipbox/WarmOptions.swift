@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlipboxCore
 import Headend
 import Lineup
 
@@ -16,6 +17,11 @@ struct WarmOptions: ParsableArguments {
     @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
     var warmMemory: String?
 
+    @Option(name: .customLong("max-streams"), help: ArgumentHelp(
+        "Most streams a server gives at once, as HOST[:PORT]=N (repeatable), e.g. 192.168.1.20:5004=4 for a 4-tuner HDHomeRun. Over the lineup's pools and max-streams, and what the box learned.",
+        valueName: "host=streams"))
+    var maxStreams: [String] = []
+
     /// The policy and the budget: each option over the lineup's setting (read and checked
     /// when the lineup was loaded) over the default.
     func resolve(_ settings: LineupSettings) throws -> (policy: WarmPolicy, budget: WarmBudget) {
@@ -32,5 +38,19 @@ struct WarmOptions: ParsableArguments {
             throw ValidationError("\(error)")
         }
         return (policy, budget)
+    }
+
+    /// The pools: the lineup's `pools:` and `max-streams`, the command line's `--max-streams`,
+    /// and the learned limits kept in `stateDirectory` (nil: learned limits are not kept).
+    func pools(_ lineup: Lineup, stateDirectory: String?) throws -> PoolSettings {
+        var map = StreamPoolMap(declared: lineup.pools.map { .init(name: $0.name, match: $0.match, streams: $0.streams) },
+                                lineupLimit: lineup.settings.maxStreams)
+        for text in maxStreams {
+            guard let limit = StreamPoolMap.HostLimit(text) else {
+                throw ValidationError("--max-streams must be HOST[:PORT]=N with N from 1 to \(PoolLimit.maxStreams) (e.g. 192.168.1.20:5004=4), not '\(text)'")
+            }
+            map.hostLimits.append(limit)
+        }
+        return PoolSettings(map: map, learnedFile: stateDirectory.map(LearnedPoolLimits.init(directory:)))
     }
 }

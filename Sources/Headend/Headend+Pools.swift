@@ -1,0 +1,204 @@
+import FlipboxCore
+import Foundation
+import Lineup
+import Logging
+
+/// What a feed is for, as the pools rank it: the screen outranks every warm channel (and the
+/// screen's previous channel yields to it); a window (picture-in-picture, multiview) holds its
+/// stream like a client.
+public enum FeedRole: Sendable, Hashable {
+    case screen
+    case window(String)
+}
+
+/// Every stream of a channel whose pool is full and held by what outranks the request.
+public enum PoolFailureCode: FailureCode {
+    case full
+    public var kind: FailureKind { .unavailable }
+}
+public typealias PoolFailure = Failure<PoolFailureCode>
+
+// Pools: streams rationed by their source (docs/pools.md). The plan keeps each pool within its
+// limit (`WarmPlan`, `PoolAllocation`); a flip or a client in a full pool takes the least
+// valuable warm stream first; refusals and streams the server ends teach the limit
+// (`PoolLearning`) and park the warm channel instead of retrying it.
+extension Headend {
+    /// The pool `source`'s stream is in: that of the URL it has open, else of its main source.
+    nonisolated func pool(of source: ChannelSource) -> StreamPoolID? {
+        poolMap.pool(for: source.openURL ?? source.channel.sources.first ?? "")
+    }
+
+    /// The lineup positions with a stream open in `pool`.
+    func openStreams(in pool: StreamPoolID) -> [Int] {
+        sources.indices.filter { i in sources[i].openURL.flatMap { poolMap.pool(for: $0) } == pool }
+    }
+
+    /// The limits to plan with, for every pool that has one: a learned limit one higher while
+    /// a probe may run (`PoolLearning.mayProbe`).
+    func planningLimits(at now: ContinuousClock.Instant = .now) -> [StreamPoolID: Int] {
+        var limits: [StreamPoolID: Int] = [:]
+        for pool in lineupPools {
+            guard let limit = poolBook.limit(of: pool) else { continue }
+            let probe = limit.origin == .learned && poolBook.learning[pool]?.mayProbe(at: now) == true
+            limits[pool] = limit.streams + (probe ? 1 : 0)
+        }
+        return limits
+    }
+
+    /// What claims each shown channel's stream: the newest screen feed holds it, older screen
+    /// feeds (a flip on its way replaces them) yield, windows and pinned taps hold theirs.
+    func streamClaims() -> [Int: PoolAllocation.Claim] {
+        var claims: [Int: PoolAllocation.Claim] = [:]
+        func claim(_ i: Int, _ c: PoolAllocation.Claim) {
+            if case .holds = claims[i] { return }
+            claims[i] = c
+        }
+        let newestScreen = decoders.keys.filter { (feedRoles[$0] ?? .screen) == .screen }.max()
+        for (feed, entry) in decoders {
+            guard let i = index(of: entry.source) else { continue }
+            switch feedRoles[feed] ?? .screen {
+            case .screen: claim(i, feed == newestScreen ? .holds("the screen") : .yields)
+            case .window(let name): claim(i, .holds(name))
+            }
+        }
+        for tap in tapHolders() { claim(tap.index, .holds(tap.holder)) }
+        return claims
+    }
+
+    nonisolated func index(of source: ChannelSource) -> Int? { sources.firstIndex { $0 === source } }
+
+    /// Who a stream is open for, as people read it: `the screen`, `client 192.168.1.7`, `warm`.
+    static func holder(_ claim: PoolAllocation.Claim?) -> String {
+        switch claim {
+        case .holds(let name): name
+        case .yields: "the screen"
+        case .warm, nil: "warm"
+        }
+    }
+
+    /// Makes room in `source`'s pool for a stream that outranks the warm ones (a flip, a
+    /// client), before it connects: the plan with it held gives up the least valuable warm
+    /// streams. Throws when every stream of the pool is held by what outranks it.
+    func makeRoom(for source: ChannelSource, flipTo: Bool) async throws {
+        guard let pool = pool(of: source), let limit = poolBook.limit(of: pool)?.streams,
+              let index = index(of: source), source.openURL == nil else { return }
+        guard openStreams(in: pool).count >= limit else { return }
+        if flipTo { around = (index, around?.current ?? around?.last) }
+        let current = around?.current, last = around?.last
+        await apply(plan(current: current, last: last))
+        let others = openStreams(in: pool).filter { $0 != index }
+        guard others.count >= limit else { return }
+        let claims = streamClaims()
+        let held = others.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
+        let message = "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))"
+        logger.warning("channel \(source.channel.number) \(source.channel.name): \(message)")
+        throw PoolFailure(.full, message)
+    }
+
+    /// Whether a warm start in `pool` waits: while its limit is unknown, one stream connects at
+    /// a time, so a server that refuses the fifth is asked for it once, not for every channel.
+    func warmStartWaits(in pool: StreamPoolID?) -> Bool {
+        guard let pool, poolBook.limit(of: pool) == nil else { return false }
+        return sources.contains { source in
+            source.state == .connecting && source.openURL.flatMap { poolMap.pool(for: $0) } == pool
+        }
+    }
+
+    /// A warm stream opened beyond a learned limit: the pool's probe.
+    func notePoolStart(_ index: Int) {
+        guard let pool = pool(of: sources[index]), let learned = poolBook.learning[pool]?.learned,
+              poolBook.settings.map.givenLimit(of: pool) == nil,
+              openStreams(in: pool).count > learned.streams else { return }
+        if poolBook.learning[pool]?.isProbing == false {
+            logger.info("pool \(pool): trying \(learned.streams + 1) streams (the limit learned is \(learned.streams); tried at most once an hour)")
+        }
+        poolBook.learning[pool]?.probeStarted(at: .now)
+    }
+
+    /// Counts a flip to `source` for its pool's warm hit ratio.
+    func countFlip(to source: ChannelSource, path: Path) {
+        guard let pool = pool(of: source) else { return }
+        poolBook.counts[pool, default: .init()].flips += 1
+        if path != .cold { poolBook.counts[pool, default: .init()].warmFlips += 1 }
+    }
+
+    /// A source's pool event (media thread, in order).
+    func poolEvent(_ event: SourcePoolEvent, from index: Int) {
+        let now = ContinuousClock.now
+        let channel = lineup.channels[index]
+        switch event {
+        case .opening(let url):
+            guard let pool = poolMap.pool(for: url) else { return }
+            poolBook.counts[pool, default: .init()].attempts += 1
+            let open = openStreams(in: pool).filter { $0 != index }.count
+            poolBook.learning[pool, default: PoolLearning()].opening(at: now, open: open)
+        case .refused(let url, let reason):
+            guard let pool = poolMap.pool(for: url) else { return }
+            poolBook.counts[pool, default: .init()].refusals += 1
+            let open = openStreams(in: pool).filter { $0 != index }.count
+            let verdict = poolBook.learning[pool, default: PoolLearning()].refused(at: now, open: open)
+            logger.info("channel \(channel.number) \(channel.name): \(reason) (\(open) open)")
+            learned(verdict, pool: pool, how: "refused a stream with \(open) open")
+            replanSoon()
+        case .ended(let url):
+            guard let pool = poolMap.pool(for: url) else { return }
+            poolBook.counts[pool, default: .init()].endedByServer += 1
+            let open = openStreams(in: pool).filter { $0 != index }.count
+            let verdict = poolBook.learning[pool, default: PoolLearning()].ended(at: now, open: open)
+            learned(verdict, pool: pool, how: "ended the stream of channel \(channel.number) as another opened")
+            if case .learned = verdict { replanSoon() }
+        case .closed(let url):
+            guard let pool = poolMap.pool(for: url) else { return }
+            poolBook.learning[pool, default: PoolLearning()].closed(at: now)
+            // A slot freed: a channel waiting for one may connect.
+            replanSoon()
+        case .delivering(let url):
+            guard let pool = poolMap.pool(for: url) else { return }
+            if let verdict = poolBook.learning[pool]?.tick(at: now, open: openStreams(in: pool).count) {
+                learned(verdict, pool: pool, how: "held one more stream for \(PoolLearning.probeConfirm.spoken)")
+            }
+            // The next warm channel of a pool whose limit is unknown may connect now.
+            if poolBook.limit(of: pool) == nil { replanSoon() }
+        }
+    }
+
+    private func learned(_ verdict: PoolLearning.Verdict, pool: StreamPoolID, how: String) {
+        guard case .learned(let streams) = verdict else { return }
+        if let given = poolMap.givenLimit(of: pool) {
+            logger.warning("pool \(pool): the source \(how), fewer than the \(given.streams) it was given (\(given.origin.rawValue)); another device may be using its streams")
+            return
+        }
+        logger.notice("pool \(pool): its limit is \(streams) stream\(streams == 1 ? "" : "s") (learned: the source \(how))")
+        do { try poolBook.saveLearned() } catch {
+            logger.warning("pool \(pool): cannot keep the learned limit in \(poolBook.settings.learnedFile?.path ?? "the state directory"): \(error)")
+        }
+    }
+
+    /// Plans again soon (after a pool event), once however many events come.
+    func replanSoon() {
+        guard !replanQueued, !isShutDown else { return }
+        replanQueued = true
+        Task { [weak self] in await self?.runQueuedReplan() }
+    }
+
+    private func runQueuedReplan() async {
+        replanQueued = false
+        await replan()
+    }
+
+    /// The pools as the status shows them, by name.
+    public func poolStatus() -> [PoolStatus] {
+        let claims = streamClaims()
+        var seen = Set(lineupPools)
+        for source in sources { if let p = source.openURL.flatMap({ poolMap.pool(for: $0) }) { seen.insert(p) } }
+        return seen.sorted().map { pool in
+            let limit = poolBook.limit(of: pool)
+            let open = openStreams(in: pool)
+            let counts = poolBook.counts[pool] ?? .init()
+            let holders = open.map { "\(lineup.channels[$0].number) (\(Self.holder(claims[$0])))" }
+            return PoolStatus(name: pool.name, limit: limit?.streams, limitOrigin: limit?.origin.rawValue, open: open.count,
+                              holders: holders, attempts: counts.attempts, refusals: counts.refusals,
+                              endedByServer: counts.endedByServer, warmFlips: counts.warmFlips, flips: counts.flips)
+        }
+    }
+}

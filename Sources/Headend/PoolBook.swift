@@ -1,0 +1,99 @@
+import FlipboxCore
+import Foundation
+
+/// What the box was told of its pools and where it keeps what it learns: the `StreamPoolMap`
+/// (command line and lineup) and the file of learned limits in the state directory (nil: learned
+/// limits last until the process ends).
+public struct PoolSettings: Sendable {
+    public var map: StreamPoolMap
+    public var learnedFile: LearnedPoolLimits?
+
+    public init(map: StreamPoolMap = StreamPoolMap(), learnedFile: LearnedPoolLimits? = nil) {
+        self.map = map
+        self.learnedFile = learnedFile
+    }
+}
+
+/// The learned limits of pools, kept in the state directory as JSON
+/// (`{"192.168.1.20:5004": {"streams": 4, "evidence": "refusal"}}`), written atomically
+/// (a new file renamed over the old) each time one changes. Any thread.
+public struct LearnedPoolLimits: Sendable {
+    public let path: String
+    public static let fileName = "learned-limits.json"
+
+    public init(directory: String) {
+        path = (directory as NSString).appendingPathComponent(Self.fileName)
+    }
+
+    /// What was learned before; empty when there is no file, and when it cannot be read (then
+    /// the limits are learned again, which costs one refusal or one ended stream per pool).
+    public func load() -> [String: PoolLearning.Learned] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        let decoded = (try? JSONDecoder().decode([String: PoolLearning.Learned].self, from: data)) ?? [:]
+        return decoded.filter { (1...PoolLimit.maxStreams).contains($0.value.streams) }
+    }
+
+    public func save(_ limits: [String: PoolLearning.Learned]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(limits)
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
+
+/// One pool as `GET /api/v1/status`, `/metrics` and `flipbox doctor` show it.
+public struct PoolStatus: Sendable, Hashable, Codable {
+    public var name: String
+    /// The limit in force, nil: none known (the pool is not rationed as far as the box knows).
+    public var limit: Int?
+    /// Where it came from: `command line`, `lineup`, `told by the source`, `learned`.
+    public var limitOrigin: String?
+    /// Streams open now, and to which channel and for whom (`5 (the screen)`, `7 (warm)`).
+    public var open: Int
+    public var holders: [String]
+    /// Connection attempts, refusals and streams the server ended since the start.
+    public var attempts: Int
+    public var refusals: Int
+    public var endedByServer: Int
+    /// Flips whose channel in this pool was warm, and all flips to this pool's channels.
+    public var warmFlips: Int
+    public var flips: Int
+}
+
+/// What the head-end keeps per pool: learning and counters. Media thread.
+struct PoolBook {
+    var settings: PoolSettings
+    var learning: [StreamPoolID: PoolLearning] = [:]
+    var counts: [StreamPoolID: Counts] = [:]
+
+    struct Counts {
+        var attempts = 0
+        var refusals = 0
+        var endedByServer = 0
+        var warmFlips = 0
+        var flips = 0
+    }
+
+    init(settings: PoolSettings) {
+        self.settings = settings
+        let now = ContinuousClock.now
+        for (name, learned) in settings.learnedFile?.load() ?? [:] {
+            learning[StreamPoolID(name)] = PoolLearning(learned: learned, at: now)
+        }
+    }
+
+    /// The limit in force for `pool`: given (command line, lineup) over learned.
+    func limit(of pool: StreamPoolID) -> PoolLimit? {
+        if let given = settings.map.givenLimit(of: pool) { return given }
+        return learning[pool]?.learned.map { PoolLimit(streams: $0.streams, origin: .learned) }
+    }
+
+    /// Writes the learned limits (a failure is the caller's to log).
+    func saveLearned() throws {
+        guard let file = settings.learnedFile else { return }
+        var all: [String: PoolLearning.Learned] = [:]
+        for (pool, learning) in learning { if let learned = learning.learned { all[pool.name] = learned } }
+        try file.save(all)
+    }
+}

@@ -1,0 +1,27 @@
+/// A pool of streams a lineup names (YAML `pools:`): every source URL that starts with `match`
+/// shares `streams` streams (an HDHomeRun's tuners, an IPTV account's connections). A pool
+/// without `streams` has its limit learned.
+///
+/// ```yaml
+/// pools:
+///   - name: HDHomeRun
+///     match: http://192.168.1.20:5004/
+///     streams: 4
+/// ```
+public struct StreamPoolDeclaration: Sendable, Hashable {
+    public var name: String
+    public var match: String
+    public var streams: Int?
+    /// The line it was written on (1-based; 0 when made in code).
+    public var line: Int
+
+    public init(name: String, match: String, streams: Int?, line: Int = 0) {
+        self.name = name
+        self.match = match
+        self.streams = streams
+        self.line = line
+    }
+
+    /// The most streams a pool may be given: beyond it a number is a typo, not a tuner count.
+    public static let maxStreams = 1024
+}

@@ -1,0 +1,189 @@
+import FlipboxCore
+import Foundation
+import GStreamer
+@testable import Headend
+import Lineup
+import LoopbackStreams
+import Testing
+
+extension HeadendTests {
+    /// Sources that ration their streams: 12 channels from one HTTP server on loopback that gives
+    /// 4 streams and refuses the fifth (an HDHomeRun), or gives 2 and ends the oldest when a third
+    /// opens (an IPTV panel). With default settings (every channel warm, no limit given), the box
+    /// learns the limit, stays within it, and every channel can be watched.
+    @Suite(.serialized) struct Pools {
+        init() throws { try GStreamer.initialize() }
+
+        /// Counts decoded frames per feed (decoder streaming threads).
+        final class Frames: DecodedFrameSink, @unchecked Sendable {
+            private let lock = NSLock()
+            private var counts: [FeedID: Int] = [:]
+            func presentVideo(_ frame: Buffer, feed: FeedID) { lock.withLock { counts[feed, default: 0] += 1 } }
+            func presentAudio(_ samples: Buffer, feed: FeedID) {}
+            func frames(_ feed: FeedID) -> Int { lock.withLock { counts[feed] ?? 0 } }
+        }
+
+        static func clips(_ count: Int) async throws -> [TransportStreamClip] {
+            var clips: [TransportStreamClip] = []
+            for i in 0..<count {
+                let format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4,
+                                        bitrateKbps: 300, hue: i * 30, toneHz: 300 + 20 * i)
+                clips.append(try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory)))
+            }
+            return clips
+        }
+
+        static func lineup(_ server: LivePoolServer, channels: Int) -> Lineup {
+            Lineup(channels: (0..<channels).map { makeChannel([server.url(channel: $0)], number: $0 + 1, name: "Pool \($0 + 1)") })
+        }
+
+        /// Flips through `order` as a viewer would: each channel must show pictures within 8 s
+        /// of the flip; the previous one stops once the new one shows. Returns the channels that
+        /// showed no picture.
+        static func flip(through order: [Int], headend: Headend, lineup: Lineup, dwell: Duration) async throws -> [String] {
+            let frames = Frames()
+            var shown: FeedID?
+            var current: Int?
+            var failed: [String] = []
+            for i in order {
+                do {
+                    let (feed, _) = try await headend.activate(lineup.channels[i], sink: frames)
+                    let showed = await eventually(within: 8) { frames.frames(feed) >= 5 }
+                    if let shown { await headend.deactivate(feed: shown) }
+                    await headend.applyPolicy(current: i, last: current)
+                    if showed {
+                        shown = feed
+                        current = i
+                    } else {
+                        failed.append("\(i + 1): no picture within 8 s (\(headend.sources[i].state))")
+                        await headend.deactivate(feed: feed)
+                        shown = nil
+                    }
+                } catch {
+                    failed.append("\(i + 1): \(error)")
+                }
+                try await Task.sleep(for: dwell)
+            }
+            if let shown { await headend.deactivate(feed: shown) }
+            return failed
+        }
+
+        /// A 4-stream server that refuses the fifth: once refused, the limit is 4 (kept in the
+        /// state directory), the pool keeps 3 streams and one free, no channel is asked for again
+        /// and again, and every channel can be watched (8 of 12 could never be).
+        @Test func aFourStreamServerThatRefusesTheFifth() async throws {
+            let server = try LivePoolServer(clips: try await Self.clips(12), streams: 4, whenFull: .refuse)
+            defer { server.stop() }
+            let lineup = Self.lineup(server, channels: 12)
+            let state = try TempDirectory()
+            defer { state.remove() }
+            let file = LearnedPoolLimits(directory: state.url.path)
+            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
+                                  pools: PoolSettings(learnedFile: file))
+            await headend.applyPolicy(current: 0, last: nil)
+            let pool = server.hostAndPort
+            let learned = await eventually(within: 20) { await headend.poolStatus().first?.limit == 4 }
+            let statusNow = await headend.poolStatus()
+            #expect(learned, "the limit is learned: \(statusNow)")
+            let settled = await eventually(within: 10) {
+                server.openStreams == 3 && headend.sources.filter { $0.state == .warm }.count == 3
+            }
+            #expect(settled, "3 warm, 1 free: open \(server.openStreams), states \(headend.states().map(\.description))")
+            #expect(server.maxOpen <= 4)
+            #expect(server.refusals <= 2, "refused \(server.refusals) times while learning")
+            // On 1 (nothing shown yet): 1, its neighbours 2 and 12 warm; 3 is the first held cold.
+            #expect(Set(server.openChannels) == [0, 1, 11], "\(server.openChannels)")
+            let status = try #require(await headend.poolStatus().first)
+            #expect(status.name == pool && status.limitOrigin == "learned")
+            #expect(headend.sources[2].state == .parked(reason: "not kept warm: 3 of 4 streams of \(pool) in use, 1 kept free for a flip"))
+            #expect(file.load()[pool] == PoolLearning.Learned(streams: 4, evidence: .refusal), "kept for the next start")
+
+            let refusedBefore = server.refusals
+            let failed = try await Self.flip(through: Array(1..<12), headend: headend, lineup: lineup, dwell: .milliseconds(300))
+            #expect(failed.isEmpty, "every channel shows: \(failed)")
+            #expect(server.maxOpen <= 4)
+            #expect(server.refusals == refusedBefore, "no request refused once the limit was known (\(server.refusals - refusedBefore) more)")
+            // Quiet: nothing asks for a stream again and again.
+            let served = server.streamsServed.values.reduce(0, +)
+            try await Task.sleep(for: .seconds(3))
+            #expect(server.streamsServed.values.reduce(0, +) == served, "no stream opened while nothing happens")
+            #expect(server.refusals == refusedBefore)
+            await headend.shutdown()
+
+            // The next start knows the limit: no refusal at all.
+            let again = try LivePoolServer(clips: try await Self.clips(12), streams: 4, whenFull: .refuse)
+            defer { again.stop() }
+            // (A new server has a new port: the limit kept is moved to its pool, as a box that
+            // restarts finds its tuner at the same address.)
+            try file.save([again.hostAndPort: .init(streams: 4, evidence: .refusal)])
+            let reloaded = Headend(lineup: Self.lineup(again, channels: 12), policy: .all, target: DecodeTarget(width: 320, height: 180),
+                                   logger: testLogger, pools: PoolSettings(learnedFile: file))
+            await reloaded.applyPolicy(current: 0, last: nil)
+            let warm = await eventually(within: 15) { reloaded.sources.filter { $0.state == .warm }.count == 3 }
+            #expect(warm, "\(reloaded.states().map(\.description))")
+            try await Task.sleep(for: .seconds(1))
+            #expect(again.refusals == 0 && again.maxOpen <= 3, "refusals \(again.refusals), most open \(again.maxOpen)")
+            await reloaded.shutdown()
+        }
+
+        /// A 2-stream server that ends the oldest stream when a third opens: the box learns it
+        /// from the first stream ended, then keeps within 2 (the channel on screen and one warm),
+        /// every flip shows its channel, and the server ends a handful of streams in the whole run
+        /// (hundreds a minute before: each warm channel's reconnect ended another's stream).
+        @Test func aTwoStreamServerThatEndsTheOldest() async throws {
+            let server = try LivePoolServer(clips: try await Self.clips(12), streams: 2, whenFull: .endsOldest)
+            defer { server.stop() }
+            let lineup = Self.lineup(server, channels: 12)
+            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger)
+            await headend.applyPolicy(current: 0, last: nil)
+            let learned = await eventually(within: 20) { await headend.poolStatus().first?.limit == 2 }
+            let statusNow = await headend.poolStatus()
+            #expect(learned, "the limit is learned: \(statusNow)")
+            let settled = await eventually(within: 10) { server.openStreams == 2 }
+            #expect(settled, "open \(server.openStreams)")
+            let endedWhileLearning = server.endedByServer
+            #expect(endedWhileLearning <= 2, "ended \(endedWhileLearning) while learning")
+            #expect(statusNow.first?.limitOrigin == "learned")
+
+            let failed = try await Self.flip(through: [1, 2, 3, 2, 7, 8, 9, 1, 11, 10], headend: headend, lineup: lineup,
+                                             dwell: .milliseconds(500))
+            #expect(failed.isEmpty, "every channel shows: \(failed)")
+            #expect(server.endedByServer <= 3, "the server ended \(server.endedByServer) streams in the whole run")
+            let served = server.streamsServed.values.reduce(0, +)
+            try await Task.sleep(for: .seconds(3))
+            #expect(server.streamsServed.values.reduce(0, +) == served, "no stream opened while nothing happens")
+            await headend.shutdown()
+        }
+
+        /// A flip in a full pool whose every stream is held by what outranks it fails at once,
+        /// saying who holds them; a pool with room gives the flip the least valuable warm stream.
+        @Test func aFlipIntoAPoolHeldByClientsFailsAtOnceSayingWho() async throws {
+            let server = try LivePoolServer(clips: try await Self.clips(3), streams: 1, whenFull: .refuse)
+            defer { server.stop() }
+            let lineup = Self.lineup(server, channels: 3)
+            var map = StreamPoolMap()
+            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=1"))]
+            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
+                                  pools: PoolSettings(map: map))
+            await headend.applyPolicy(current: nil, last: nil)
+            let tap = try await headend.tap(lineup.channels[2], holder: "client 192.168.1.7")
+            defer { tap.close() }
+            // The server frees the warm channel's slot a moment after the box let it go: the
+            // client's stream may be refused once or twice before it connects.
+            #expect(await eventually(within: 10) { headend.sources[2].state == .warm }, "\(headend.states().map(\.description))")
+            let refusedBefore = server.refusals
+            let asked = ContinuousClock.now
+            do {
+                _ = try await headend.activate(lineup.channels[0], sink: Frames())
+                Issue.record("the flip cannot have a stream")
+            } catch let failure as PoolFailure {
+                #expect(failure.message == "all 1 stream of \(server.hostAndPort) in use: client 192.168.1.7 on 3")
+                #expect(failure.kind == .unavailable)
+            }
+            #expect(ContinuousClock.now - asked < .milliseconds(500), "at once, not after a timeout")
+            #expect(server.refusals == refusedBefore, "nothing was asked of the server")
+            #expect(server.openChannels == [2], "the client's stream stays: \(server.openChannels)")
+            await headend.shutdown()
+        }
+    }
+}
