@@ -103,7 +103,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Helpers shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["LoopbackStreams"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FlipboxCore", "LoopbackStreams"], path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "TestSupport"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),

@@ -46,7 +46,7 @@ struct FlipResultJSON: Encodable, Sendable {
 struct StatusJSON: Encodable, Sendable {
     var status: PlayerStatus
 
-    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next, locked }
+    enum CodingKeys: String, CodingKey { case channel, output, uptimeSeconds, lastFlip, resources, now, next, locked, pools }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -59,6 +59,7 @@ struct StatusJSON: Encodable, Sendable {
         try c.encode(status.programmes?.next.map(ProgrammeJSON.init), forKey: .next)
         try MediaKeys.encode(status.media, into: encoder)
         try c.encode(status.lock, forKey: .locked)
+        try c.encode(status.pools, forKey: .pools)
     }
 }
 

@@ -104,7 +104,20 @@ public final class ControlMetrics: Sendable {
             registry.makeGauge(descriptor: Self.name("channels", "", "Channels in each state"), labels: [("state", state)])
                 .set(Double(count))
         }
-        if let resources = await player.status().resources {
+        let status = await player.status()
+        for pool in status.pools {
+            let label = [("pool", pool.name)]
+            gauge("pool_streams_open", "", "Streams open in a pool of rationed streams (a tuner's, an IPTV account's)", Double(pool.open), labels: label)
+            if let limit = pool.limit {
+                gauge("pool_streams", "limit", "The most streams a pool gives at once (given, told by the source, or learned)", Double(limit), labels: label)
+            }
+            total("pool_connection_attempts", "total", "Streams the box asked a pool's source for", value: pool.attempts, labels: label)
+            total("pool_refusals", "total", "Streams a pool's source refused because all were in use", value: pool.refusals, labels: label)
+            total("pool_streams_ended_by_server", "total", "Streams a pool's source ended while they delivered", value: pool.endedByServer, labels: label)
+            gauge("pool_warm_flip_ratio", "", "The share of flips to a pool's channels that found the channel warm",
+                  pool.flips > 0 ? Double(pool.warmFlips) / Double(pool.flips) : 0, labels: label)
+        }
+        if let resources = status.resources {
             registry.makeGauge(descriptor: Self.name("pipelines", "", "GStreamer pipelines alive in the process")).set(Double(resources.pipelines))
             registry.makeGauge(descriptor: Self.name("open_files", "", "Open file descriptors")).set(Double(resources.openFiles))
             registry.makeGauge(descriptor: Self.name("open_files", "limit", "The soft limit on open files")).set(Double(resources.fileLimit))

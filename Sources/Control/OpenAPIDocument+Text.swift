@@ -1418,7 +1418,7 @@ extension OpenAPIDocument {
                   type: [number, "null"]
             Status:
               type: object
-              required: [channel, output, uptimeSeconds, lastFlip]
+              required: [channel, output, uptimeSeconds, lastFlip, pools]
               properties:
                 video:
                   description: The video of the channel on screen.
@@ -1473,6 +1473,41 @@ extension OpenAPIDocument {
                 locked:
                   description: Why the channel on screen is locked while its lock card is up (null otherwise).
                   type: [string, "null"]
+                pools:
+                  description: The pools of rationed streams (a tuner's, an IPTV account's), by name; empty when no source is rationed.
+                  type: array
+                  items:
+                    type: object
+                    required: [name, limit, limitOrigin, open, holders, attempts, refusals, endedByServer, warmFlips, flips]
+                    properties:
+                      name:
+                        description: The lineup's name for the pool, else the host and port of its sources.
+                        type: string
+                      limit:
+                        description: Most streams at once; null while not known.
+                        type: [integer, "null"]
+                      limitOrigin:
+                        description: Where the limit came from.
+                        enum: [command line, lineup, told by the source, learned, null]
+                      open:
+                        description: Streams open now.
+                        type: integer
+                      holders:
+                        description: Each open stream's channel and whom it is for, e.g. "5 (the screen)", "7 (warm)".
+                        type: array
+                        items:
+                          type: string
+                      attempts:
+                        type: integer
+                      refusals:
+                        description: Streams the source refused because all were in use.
+                        type: integer
+                      endedByServer:
+                        type: integer
+                      warmFlips:
+                        type: integer
+                      flips:
+                        type: integer
                 resources:
                   type: object
                   required: [pipelines, openFiles, fileLimit, residentBytes]

@@ -43,9 +43,10 @@ public struct PoolLearning: Sendable, Equatable {
     }
 
     public static let endsOldestWindow: Duration = .milliseconds(1500)
-    /// How long after the box closed a stream a refusal may still be that stream's slot, not yet
-    /// freed by the server (a tuner is released a moment after its client leaves).
-    public static let releaseGrace: Duration = .seconds(3)
+    /// How long after the box closed a stream the server may still hold its slot (a tuner is
+    /// released a moment after its client leaves): a refusal then is no news, and a stream
+    /// opening then counts that slot as taken.
+    public static let releaseGrace: Duration = .milliseconds(1500)
     public static let probeInterval: Duration = .seconds(3600)
     public static let probeConfirm: Duration = .seconds(60)
 
@@ -60,8 +61,8 @@ public struct PoolLearning: Sendable, Equatable {
     private var quietSince: Instant?
     /// A probe running since then: the pool is allowed one stream more than learned.
     private var probeSince: Instant?
-    /// When the box last closed a stream of the pool.
-    private var lastClose: Instant?
+    /// When the box closed streams of the pool lately (within `releaseGrace`).
+    private var closes: [Instant] = []
 
     public init(learned: Learned? = nil, at now: Instant? = nil) {
         self.learned = learned
@@ -70,21 +71,28 @@ public struct PoolLearning: Sendable, Equatable {
 
     // MARK: Inputs
 
-    /// A stream of the pool is opening while `open` others are.
+    /// A stream of the pool is opening while `open` others are. Streams the box closed within
+    /// `releaseGrace` count as open: the server may not have freed their slots yet.
     public mutating func opening(at now: Instant, open: Int) {
         openings.removeAll { now - $0.at > Self.endsOldestWindow }
-        openings.append(Opening(at: now, openBefore: max(0, open)))
+        openings.append(Opening(at: now, openBefore: max(0, open) + recentlyClosed(at: now)))
     }
 
     /// The box closed a stream of the pool.
-    public mutating func closed(at now: Instant) { lastClose = now }
+    public mutating func closed(at now: Instant) {
+        closes.removeAll { now - $0 >= Self.releaseGrace }
+        closes.append(now)
+    }
+
+    /// Streams the box closed within `releaseGrace` before `now`: their slots may still be taken.
+    public func recentlyClosed(at now: Instant) -> Int { closes.filter { now - $0 < Self.releaseGrace && $0 <= now }.count }
 
     /// The server refused a stream while `open` others of the pool were open. Within
     /// `releaseGrace` of the box closing one, a refusal says nothing: the server may not have
     /// freed that slot yet.
     public mutating func refused(at now: Instant, open: Int) -> Verdict {
         guard open >= 1 else { return .notALimit }
-        if let lastClose, now - lastClose < Self.releaseGrace, learned.map({ open < $0.streams }) ?? true { return .notALimit }
+        if recentlyClosed(at: now) > 0, learned.map({ open < $0.streams }) ?? true { return .notALimit }
         if probeSince != nil, let learned, open >= learned.streams {
             // The probe was refused: the limit stands, and is not tried again for an hour.
             probeSince = nil
@@ -102,6 +110,9 @@ public struct PoolLearning: Sendable, Equatable {
         guard let cause = openings.last(where: { $0.at <= now && $0.openBefore >= 1 }) else { return .notALimit }
         openings.removeAll { $0.at == cause.at }
         probeSince = nil
+        // An ending never raises a limit: slots the box had just let go count as taken at the
+        // opening, so its count is at most the true one, and may be more.
+        if let learned, cause.openBefore >= learned.streams { return .confirmed(learned.streams) }
         return learn(cause.openBefore, .endedOldest, at: now)
     }
 

@@ -78,30 +78,53 @@ extension Headend {
 
     /// Makes room in `source`'s pool for a stream that outranks the warm ones (a flip, a
     /// client), before it connects: the plan with it held gives up the least valuable warm
-    /// streams. Throws when every stream of the pool is held by what outranks it.
+    /// streams (only stops: the caller connects). Throws at once, stopping nothing, when every
+    /// stream of the pool is held by what outranks it. In a pool whose server ends the oldest
+    /// stream, waits `slotRelease` after letting streams go, so the server has freed their
+    /// slots before the new stream opens (else it ends another).
     func makeRoom(for source: ChannelSource, flipTo: Bool) async throws {
         guard let pool = pool(of: source), let limit = poolBook.limit(of: pool)?.streams,
               let index = index(of: source), source.openURL == nil else { return }
-        guard openStreams(in: pool).count >= limit else { return }
-        if flipTo { around = (index, around?.current ?? around?.last) }
-        let current = around?.current, last = around?.last
-        await apply(plan(current: current, last: last))
-        let others = openStreams(in: pool).filter { $0 != index }
-        guard others.count >= limit else { return }
+        let open = openStreams(in: pool)
+        guard open.count >= limit else { return }
         let claims = streamClaims()
-        let held = others.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
-        let message = "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))"
-        logger.warning("channel \(source.channel.number) \(source.channel.name): \(message)")
-        throw PoolFailure(.full, message)
+        let holders = open.filter { i in
+            if case .holds = claims[i] { i != index } else { false }
+        }
+        if holders.count >= limit {
+            let held = holders.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
+            let message = "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))"
+            logger.warning("channel \(source.channel.number) \(source.channel.name): \(message)")
+            throw PoolFailure(.full, message)
+        }
+        if flipTo { around = (index, around?.current ?? around?.last) }
+        // Until the caller connects it, no plan applied meanwhile (while this waits) may.
+        roomBeingMade.insert(index)
+        defer { roomBeingMade.remove(index) }
+        await apply(plan(current: around?.current, last: around?.last), starts: false)
+        if poolBook.learning[pool]?.learned?.evidence == .endedOldest, openStreams(in: pool).count < open.count {
+            try? await Task.sleep(for: Self.slotRelease)
+        }
     }
 
+    /// How long a server that ends the oldest stream is given to free the slot of a stream the
+    /// box let go, before the box opens another in its pool.
+    static let slotRelease: Duration = .milliseconds(150)
+
     /// Whether a warm start in `pool` waits: while its limit is unknown, one stream connects at
-    /// a time, so a server that refuses the fifth is asked for it once, not for every channel.
+    /// a time, so a server that refuses the fifth is asked for it once, not for every channel;
+    /// and while the slots of streams the box just closed may still be taken at the server, a
+    /// warm channel does not take the last one (a server that ends the oldest would end another,
+    /// maybe the channel on screen).
     func warmStartWaits(in pool: StreamPoolID?) -> Bool {
-        guard let pool, poolBook.limit(of: pool) == nil else { return false }
-        return sources.contains { source in
-            source.state == .connecting && source.openURL.flatMap { poolMap.pool(for: $0) } == pool
+        guard let pool else { return false }
+        guard let limit = poolBook.limit(of: pool) else {
+            return sources.contains { source in
+                source.state == .connecting && source.openURL.flatMap { poolMap.pool(for: $0) } == pool
+            }
         }
+        let closing = poolBook.learning[pool]?.recentlyClosed(at: .now) ?? 0
+        return closing > 0 && openStreams(in: pool).count + closing >= limit.streams
     }
 
     /// A warm stream opened beyond a learned limit: the pool's probe.
@@ -124,6 +147,7 @@ extension Headend {
 
     /// A source's pool event (media thread, in order).
     func poolEvent(_ event: SourcePoolEvent, from index: Int) {
+        defer { refreshPoolView() }
         let now = ContinuousClock.now
         let channel = lineup.channels[index]
         switch event {
@@ -146,7 +170,12 @@ extension Headend {
             let open = openStreams(in: pool).filter { $0 != index }.count
             let verdict = poolBook.learning[pool, default: PoolLearning()].ended(at: now, open: open)
             learned(verdict, pool: pool, how: "ended the stream of channel \(channel.number) as another opened")
-            if case .learned = verdict { replanSoon() }
+            // A warm channel whose stream the server ended does not reconnect by itself (its
+            // reconnect would end another stream, round and round): the plan decides when.
+            if poolBook.limit(of: pool) != nil {
+                if case .holds = streamClaims()[index] {} else { endedWarm.insert(index) }
+            }
+            replanSoon()
         case .closed(let url):
             guard let pool = poolMap.pool(for: url) else { return }
             poolBook.learning[pool, default: PoolLearning()].closed(at: now)
@@ -183,7 +212,24 @@ extension Headend {
 
     private func runQueuedReplan() async {
         replanQueued = false
+        let ended = endedWarm
+        endedWarm = []
+        for i in ended.sorted() {
+            if case .holds = streamClaims()[i] { continue }
+            await sources[i].stop(reason: "its stream was ended by the server; connected again when its pool has room")
+        }
+        // The plan changed nothing, yet the channels stopped must be looked at again.
+        if !ended.isEmpty { startsWaiting = true }
         await replan()
+    }
+
+    /// The pools as last refreshed, by name (any thread; the status and `/metrics`).
+    public nonisolated func pools() -> [PoolStatus] { poolView.pools }
+
+    /// Refreshes what `pools()` says; when the lineup's sources are in no pool, nothing.
+    func refreshPoolView() {
+        guard !lineupPools.isEmpty || !poolView.pools.isEmpty else { return }
+        poolView.set(poolStatus())
     }
 
     /// The pools as the status shows them, by name.

@@ -24,9 +24,15 @@ public actor Headend {
     nonisolated let lineupPools: [StreamPoolID]
     /// Learned limits and counters per pool.
     var poolBook: PoolBook
+    /// The pools as last refreshed (any thread: `pools()`).
+    nonisolated let poolView = PoolView()
     /// What each shown feed is for (the pools rank screen, windows and taps).
     var feedRoles: [FeedID: FeedRole] = [:]
     var replanQueued = false
+    /// Channels a flip or a client is making room for: connected by them, never by a plan.
+    var roomBeingMade: Set<Int> = []
+    /// Warm channels whose streams the server ended, to be stopped before they reconnect.
+    var endedWarm: Set<Int> = []
     /// The last apply left warm channels of a pool waiting to connect (one at a time while the
     /// pool's limit is unknown): the next replan applies even if the plan is the same.
     var startsWaiting = false
@@ -201,11 +207,12 @@ public actor Headend {
         return WarmPlan.make(policy: policy, budget: budget, inputs: inputs)
     }
 
-    func apply(_ plan: WarmPlan) async {
+    /// Carries out `plan`: stops first, then (with `starts`) starts in priority order.
+    func apply(_ plan: WarmPlan, starts: Bool = true) async {
         if plan != lastPlan, !plan.heldCold.isEmpty {
             logger.debug("warm plan: \(plan.running.count) running, held cold: \(plan.heldCold.sorted { $0.key < $1.key }.map { "\(lineup.channels[$0.key].number) (\($0.value))" }.joined(separator: ", "))")
         }
-        lastPlan = plan
+        if starts { lastPlan = plan }
         // Start the most likely channels first (the one on screen before anything else), so a
         // box with many channels shows its first picture without waiting for the others.
         let order = WarmPlan.priority(count: sources.count, current: around?.current, last: around?.last,
@@ -221,11 +228,13 @@ public actor Headend {
                 closeFollowers(of: source)
             }
         }
+        guard starts else { return refreshPoolView() }
         let claims = streamClaims()
         startsWaiting = false
         for i in order where plan.running.contains(i) {
             let source = sources[i]
             let wasOpen = source.openURL != nil
+            if roomBeingMade.contains(i) { continue }
             if !wasOpen, claims[i] == nil, warmStartWaits(in: pool(of: source)) {
                 startsWaiting = true
                 continue
@@ -234,6 +243,7 @@ public actor Headend {
             await startWarmTimeshift(for: source)
             if !wasOpen, claims[i] == nil { notePoolStart(i) }
         }
+        refreshPoolView()
     }
 
     /// Plans again around the last `applyPolicy` (GOP sizes change as they are measured).
@@ -300,6 +310,7 @@ public actor Headend {
         await source.setHot(feed, true)
         await startTimeshift(for: source)
         if role == .screen { countFlip(to: source, path: path) }
+        refreshPoolView()
         return (feed, path)
     }
 
@@ -439,6 +450,7 @@ public actor Headend {
         pending.removeValue(forKey: feed)?.cancel()
         entry.decoder?.shutdown()
         await entry.source.setHot(feed, false)
+        refreshPoolView()
     }
 
     /// Opens a tap on `channel`'s ingest: its cached GOP from the keyframe, then everything live

@@ -1,5 +1,6 @@
 import FlipboxCore
 import Foundation
+import Synchronization
 
 /// What the box was told of its pools and where it keeps what it learns: the `StreamPoolMap`
 /// (command line and lineup) and the file of learned limits in the state directory (nil: learned
@@ -96,4 +97,12 @@ struct PoolBook {
         for (pool, learning) in learning { if let learned = learning.learned { all[pool.name] = learned } }
         try file.save(all)
     }
+}
+
+/// The pools' status as last refreshed by the head-end, readable from any thread (the player's
+/// status is made without waiting for the media thread).
+final class PoolView: Sendable {
+    private let value = Mutex<[PoolStatus]>([])
+    var pools: [PoolStatus] { value.withLock { $0 } }
+    func set(_ pools: [PoolStatus]) { value.withLock { $0 = pools } }
 }

@@ -39,6 +39,8 @@ public final class LivePoolServer: @unchecked Sendable {
     private var endedCount = 0
     private var mostOpen = 0
     private var served: [Int: Int] = [:]
+    private var endings: [(channel: Int, at: ContinuousClock.Instant)] = []
+    private var requestLog: [(channel: Int, at: ContinuousClock.Instant)] = []
     private var server: LoopbackHTTPServer!
 
     public init(clips: [TransportStreamClip], streams: Int, whenFull: WhenFull, freeDelay: Double = 0) throws {
@@ -63,6 +65,10 @@ public final class LivePoolServer: @unchecked Sendable {
     public var endedByServer: Int { lock.withLock { endedCount } }
     /// The most streams open at once so far.
     public var maxOpen: Int { lock.withLock { mostOpen } }
+    /// The streams the server ended, by channel, and when.
+    public var endedStreams: [(channel: Int, at: ContinuousClock.Instant)] { lock.withLock { endings } }
+    /// Every request for a channel, and when.
+    public var requests: [(channel: Int, at: ContinuousClock.Instant)] { lock.withLock { requestLog } }
     /// Streams open now.
     public var openStreams: Int { lock.withLock { open.count } }
     /// Streams served (connections that got data) per channel.
@@ -86,6 +92,7 @@ public final class LivePoolServer: @unchecked Sendable {
             return
         }
         let id: Int? = lock.withLock {
+            requestLog.append((n, .now))
             let now = TransportStreamSender.now()
             releasing.removeAll { $0 <= now }
             if open.count + releasing.count >= limit {
@@ -97,6 +104,7 @@ public final class LivePoolServer: @unchecked Sendable {
                     if let oldest = open.firstIndex(where: { !$0.ended }) {
                         open[oldest].ended = true
                         endedCount += 1
+                        endings.append((open[oldest].channel, .now))
                     } else if !releasing.isEmpty {
                         releasing.removeFirst()
                     }

@@ -165,8 +165,12 @@ public struct PlayerStatus: Sendable, Hashable {
     public var media: ChannelMedia?
     /// Why the channel on screen is locked, while its lock card is up; nil otherwise.
     public var lock: String?
+    /// The pools of rationed streams: limits, where they came from, who holds each stream.
+    public var pools: [PoolStatus]
     public init(channel: Channel?, output: OutputFormat, uptime: Duration, lastFlip: FlipResult?,
-                resources: ProcessResources? = nil, programmes: NowNext? = nil, media: ChannelMedia? = nil, lock: String? = nil) {
+                resources: ProcessResources? = nil, programmes: NowNext? = nil, media: ChannelMedia? = nil, lock: String? = nil,
+                pools: [PoolStatus] = []) {
+        self.pools = pools
         self.programmes = programmes
         self.media = media
         self.lock = lock

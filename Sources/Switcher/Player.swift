@@ -549,7 +549,8 @@ public actor Player {
                      output: OutputFormat(width: options.width, height: options.height, fps: options.fps, sink: options.sink.rawValue),
                      uptime: ContinuousClock.now - startedAt, lastFlip: lastFlip, resources: .current(),
                      programmes: machine.current.map { nowNext(lineup.channels[$0]) },
-                     media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) }, lock: machine.lockedOnScreen?.reason)
+                     media: machine.current.flatMap { headend.media(of: lineup.channels[$0]) }, lock: machine.lockedOnScreen?.reason,
+                     pools: headend.pools())
     }
 
     /// Every channel: its state, what it carries, what is on (with a guide) and whether it is locked.

@@ -4,6 +4,7 @@ import GStreamer
 import Headend
 import Lineup
 import Logging
+import LoopbackStreams
 import Output
 import Switcher
 
@@ -58,6 +59,23 @@ struct BenchCommand: AsyncParsableCommand {
         valueName: "N"))
     var serveClients: Int?
 
+    @Option(help: ArgumentHelp(
+        "Instead of the generated channels: --channels of one HTTP server on loopback that gives at most N streams at once (0: no limit), flipped by a viewer's trace (docs/pools.md). Prints JSON.",
+        valueName: "N"))
+    var poolStreams: Int?
+
+    @Option(help: "With --pool-streams: what the server does when all its streams are in use: refuse (503, as an HDHomeRun) or ends-oldest (as IPTV panels).")
+    var poolWhenFull = "refuse"
+
+    @Option(help: "With --pool-streams: the viewer's flips: \(ZapTrace.Kind.names) (generated from --trace-seed, so runs compare).")
+    var trace = "surf"
+
+    @Option(help: "With --pool-streams: the trace's seed.")
+    var traceSeed: UInt64 = 1
+
+    @Option(help: "With --pool-streams: also write the trace to this file.")
+    var traceFile: String?
+
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
@@ -81,6 +99,21 @@ struct BenchCommand: AsyncParsableCommand {
         try GStreamer.initialize()
         if let serveClients {
             print(try await ServeBench(clients: serveClients, basePort: port, seconds: 10, logger: logger, say: say).run())
+            return
+        }
+        if let poolStreams {
+            guard poolStreams >= 0 else { throw ValidationError("--pool-streams must be 0 (no limit) or more") }
+            guard let whenFull = LivePoolServer.WhenFull(rawValue: poolWhenFull) else { throw ValidationError("--pool-when-full must be refuse or ends-oldest") }
+            guard let kind = ZapTrace.Kind(rawValue: trace) else { throw ValidationError("--trace must be one of \(ZapTrace.Kind.names)") }
+            let zaps = ZapTrace(kind: kind, seed: traceSeed, channels: channels, flips: flips)
+            if let traceFile { try zaps.save(to: traceFile) }
+            let (policy, budget) = try warmth.resolve(LineupSettings())
+            let bench = PoolBench(channels: channels, streams: poolStreams == 0 ? nil : poolStreams, whenFull: whenFull, trace: zaps,
+                                  policy: policy, budget: budget, pools: try warmth.pools(Lineup(channels: []), stateDirectory: nil),
+                                  width: width, height: height, fps: fps, logger: logger, say: say)
+            let result = try await bench.run()
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .prettyPrinted])
+            print(String(decoding: data, as: UTF8.self))
             return
         }
         var streams: BenchSenders?

@@ -20,7 +20,7 @@ struct ControlAPITests {
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "application/json; charset=utf-8")
             let json = try jsonObject(response)
-            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked", "video", "audio", "subtitles", "radio"])
+            #expect(Set(json.keys) == ["channel", "output", "uptimeSeconds", "lastFlip", "now", "next", "locked", "video", "audio", "subtitles", "radio", "pools"])
             #expect(json["video"] is NSNull && (json["audio"] as? [Any])?.isEmpty == true && json["radio"] as? Bool == false,
                     "a player that knows nothing of the stream says so")
             let channel = try #require(json["channel"] as? [String: Any])

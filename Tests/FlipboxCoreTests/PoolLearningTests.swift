@@ -117,9 +117,21 @@ extension PoolLearningTests {
         var pool = PoolLearning()
         pool.closed(at: at(10))
         #expect(pool.refused(at: at(10.5), open: 3) == .notALimit, "the server may not have freed the slot")
-        #expect(pool.refused(at: at(13.5), open: 3) == .learned(3))
+        #expect(pool.refused(at: at(11.6), open: 3) == .learned(3))
         // A refusal at the known limit is no news, grace or not.
         pool.closed(at: at(20))
         #expect(pool.refused(at: at(20.2), open: 3) == .confirmed(3))
+    }
+}
+
+extension PoolLearningTests {
+    @Test func aStreamOpenedJustAfterTheBoxClosedOneCountsThatSlotAsTaken() {
+        // Two open, the box lets one go and opens another at once: the server still counts the
+        // one let go and ends the oldest. The limit is 2, not 1.
+        var pool = PoolLearning()
+        pool.closed(at: at(20))
+        pool.opening(at: at(20.01), open: 1)
+        #expect(pool.ended(at: at(20.3), open: 1) == .learned(2))
+        #expect(pool.recentlyClosed(at: at(20.5)) == 1 && pool.recentlyClosed(at: at(21.6)) == 0)
     }
 }

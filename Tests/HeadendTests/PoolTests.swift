@@ -40,12 +40,14 @@ extension HeadendTests {
         /// Flips through `order` as a viewer would: each channel must show pictures within 8 s
         /// of the flip; the previous one stops once the new one shows. Returns the channels that
         /// showed no picture.
-        static func flip(through order: [Int], headend: Headend, lineup: Lineup, dwell: Duration) async throws -> [String] {
+        static func flip(through order: [Int], headend: Headend, lineup: Lineup, dwell: Duration,
+                         t0: ContinuousClock.Instant = .now) async throws -> [String] {
             let frames = Frames()
             var shown: FeedID?
             var current: Int?
             var failed: [String] = []
             for i in order {
+                if ProcessInfo.processInfo.environment["FLIPBOX_TEST_LOG"] != nil { print("FLIP to \(i + 1) at \(ContinuousClock.now - t0)") }
                 do {
                     let (feed, _) = try await headend.activate(lineup.channels[i], sink: frames)
                     let showed = await eventually(within: 8) { frames.frames(feed) >= 5 }
@@ -135,6 +137,7 @@ extension HeadendTests {
             defer { server.stop() }
             let lineup = Self.lineup(server, channels: 12)
             let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger)
+            let t0 = ContinuousClock.now
             await headend.applyPolicy(current: 0, last: nil)
             let learned = await eventually(within: 20) { await headend.poolStatus().first?.limit == 2 }
             let statusNow = await headend.poolStatus()
@@ -146,9 +149,9 @@ extension HeadendTests {
             #expect(statusNow.first?.limitOrigin == "learned")
 
             let failed = try await Self.flip(through: [1, 2, 3, 2, 7, 8, 9, 1, 11, 10], headend: headend, lineup: lineup,
-                                             dwell: .milliseconds(500))
+                                             dwell: .milliseconds(500), t0: t0)
             #expect(failed.isEmpty, "every channel shows: \(failed)")
-            #expect(server.endedByServer <= 3, "the server ended \(server.endedByServer) streams in the whole run")
+            #expect(server.endedByServer <= 3, "the server ended \(server.endedByServer) streams in the whole run: \(server.endedStreams.map { "\($0.channel + 1) at \($0.at - t0)" }) requests \(server.requests.map { "\($0.channel + 1) at \($0.at - t0)" })")
             let served = server.streamsServed.values.reduce(0, +)
             try await Task.sleep(for: .seconds(3))
             #expect(server.streamsServed.values.reduce(0, +) == served, "no stream opened while nothing happens")

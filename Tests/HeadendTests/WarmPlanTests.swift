@@ -1,3 +1,4 @@
+import FlipboxCore
 @testable import Headend
 import Lineup
 import Testing
@@ -119,5 +120,24 @@ import Testing
         #expect(state.tier == .cold)
         #expect(state.reason == "over the warm budget of 3 channels")
         #expect(state.description == "cold: over the warm budget of 3 channels")
+    }
+}
+
+extension WarmPlanTests {
+    @Test func theNeighbourInTheDirectionOfTheLastFlipComesFirst() {
+        // Flipped down from 5 to 4: 3 is more likely next than 5's other side.
+        #expect(WarmPlan.priority(count: 10, current: 4, last: 5, favourites: [], radius: 1) == [4, 5, 3, 2, 6, 1, 7, 0, 8, 9])
+        // Flipped up from 3 to 4: 5 first.
+        #expect(WarmPlan.priority(count: 10, current: 4, last: 3, favourites: [], radius: 1) == [4, 3, 5, 6, 2, 7, 1, 8, 0, 9])
+    }
+
+    @Test func aPoolKeepsItsLimitWithTheScreenTheLastChannelAndTheNextOne() {
+        let tuner = StreamPoolID("HDHomeRun")
+        let inputs = WarmPlan.Inputs(count: 12, current: 5, last: 4, shown: [5], pools: Array(repeating: tuner, count: 10) + [nil, nil],
+                                     limits: [tuner: 4], running: [5, 4, 6, 9])
+        let plan = WarmPlan.make(policy: .all, budget: .unlimited, inputs: inputs)
+        #expect(plan.running == [5, 4, 6, 10, 11], "the screen, the last channel, the next one; channels in no pool all run")
+        #expect(plan.heldCold[9] == "not kept warm: 3 of 4 streams of HDHomeRun in use, 1 kept free for a flip")
+        #expect(plan.heldCold.count == 7)
     }
 }

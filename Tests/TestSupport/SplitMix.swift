@@ -1,13 +1,5 @@
-/// SplitMix64: a small deterministic random generator, so a failing seed can be reproduced.
-/// Shared by the random-interleaving and fuzz tests.
-public struct SplitMix: RandomNumberGenerator, Sendable {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import FlipboxCore
+
+/// The seeded generator of the random-interleaving and fuzz tests (`FlipboxCore.SplitMix64`),
+/// so a failing seed can be reproduced.
+public typealias SplitMix = SplitMix64
