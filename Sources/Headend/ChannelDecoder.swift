@@ -1,3 +1,4 @@
+import FlipboxCore
 import Foundation
 import GStreamer
 import Lineup
@@ -207,27 +208,12 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The picture of a channel without video (radio), asked for again every second.
     private var still: (@Sendable () -> Buffer?)?
     private var stillShown: ContinuousClock.Instant?
-    /// Source running time to decoder running time, per track (nil until the first keyframe).
-    private var offsets: (video: Int64, audio: Int64)?
-    private var anchorPTS: ClockTime = 0
-    /// The largest lag of the channel's data when the decoder was bound (`DeliveryLag`): the
-    /// decoder plays what comes after its first keyframe that much later than the keyframe's
-    /// own lag (nil: without waiting, for data that is all there: a timeshift buffer).
-    private var channelLag: Int64?
-    /// Until when, and by how much more at most, the decoder may still put its playing back when
-    /// data comes late (`settle`).
-    private var settling: (until: ContinuousClock.Instant, left: Int64)?
-    /// How late the bound feed's frames and sound left the decoder (`PlayoutLateness`).
-    private var lateness = PlayoutLateness()
-    private var audioJumped = false
-    /// AAC in LATM sent before the first keyframe, from the frame that carried the stream's
-    /// configuration: decoded so the sound can start with the picture, never played. Decoded
-    /// sound timed before this (the decoder's running time of that keyframe) is dropped.
-    private var prerollBefore: ClockTime?
-    /// How far before the first keyframe LATM sound is taken for its configuration.
-    static let latmPrerollLimit: ClockTime = ClockTime.second
-    private var lastVideo: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
-    private var lastAudio: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
+    /// When each entry plays: the anchor, jumps, the hold for the channel's lag and settling,
+    /// LATM preroll, lateness (`PlayoutClock`, given the running time and the instant of each push).
+    private var clock: PlayoutClock
+    /// How far before the first keyframe LATM sound is taken for its configuration (the GOP cache
+    /// keeps that much ahead of a keyframe).
+    static let latmPrerollLimit = ClockTime(nanoseconds: PlayoutClock.latmPrerollLimit)
     /// The subtitles drawn (`showSubtitles`).
     private var subtitles: SubtitleTrack?
     /// The newest page of each DVB subtitle stream, so a stream chosen later shows at once.
@@ -261,6 +247,7 @@ final class ChannelDecoder: @unchecked Sendable {
         self.logger = logger
         self.target = target
         size = (target.width, target.height)
+        clock = PlayoutClock(radio: codec.video.decoderChain == nil, latm: codec.audio == .latm)
         var videoOut: AppSink?
         if let chain = codec.video.decoderChain {
             pipeline = try Pipeline(description: """
@@ -359,7 +346,7 @@ final class ChannelDecoder: @unchecked Sendable {
         let passthrough = branch.passthrough
         branch.bin.appSink(named: "aout")?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
-            if let before = self.lock.withLock({ self.prerollBefore }), b.pts.isValid, b.pts < before { return }
+            if let pts = b.pts.nanoseconds, !self.lock.withLock({ self.clock.playsDecodedAudio(at: pts) }) { return }
             let (feed, sink) = self.binding
             if self.videoSource == nil, let sink, let picture = self.stillDue().flatMap({ self.sized($0, for: sink) }) {
                 sink.presentStill(picture, feed: feed)
@@ -380,13 +367,15 @@ final class ChannelDecoder: @unchecked Sendable {
 
     /// Notes how late `buffer` leaves the decoder (any thread).
     private func noteLateness(of buffer: Buffer, video: Bool) {
-        guard buffer.pts.isValid else { return }
-        let late = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - Int64(bitPattern: UInt64(buffer.pts))
-        lock.withLock { lateness.note(late, video: video) }
+        guard let pts = buffer.pts.nanoseconds, let now = runningTime else { return }
+        lock.withLock { clock.noteLateness(of: pts, at: now, video: video) }
     }
 
     /// How late the bound feed's frames and sound have left the decoder so far.
-    var playoutLateness: PlayoutLateness { lock.withLock { lateness } }
+    var playoutLateness: PlayoutLateness { lock.withLock { clock.lateness } }
+
+    /// The pipeline's running time now, in the playout clock's terms (nil before it plays).
+    private var runningTime: Int64? { pipeline.runningTimeNow.nanoseconds }
 
     /// Says once per decoder why a frame was not passed through (it is left out).
     private func refusedBurst(_ refusal: IEC61937.Refusal) {
@@ -481,8 +470,7 @@ final class ChannelDecoder: @unchecked Sendable {
         lock.withLock {
             feedValue = feed
             self.sink = sink
-            self.channelLag = channelLag
-            lateness = PlayoutLateness()
+            clock.bind(channelLag: channelLag)
             framesOut = false
             firstPictureShown = false
             self.audioStream = audioStream
@@ -550,14 +538,12 @@ final class ChannelDecoder: @unchecked Sendable {
             let old = audio
             audio = fresh
             audioStream = stream
-            lastAudio = nil
-            guard let (_, audioOffset) = offsets else { return old }
+            clock.selectAudio(latm: family == .latm)
             // Where the sound is now, in the source's time: the new stream starts there.
-            let now = Int64(bitPattern: UInt64(pipeline.runningTimeNow))
-            let position = now - audioOffset
-            for entry in recentAudio where entry.stream == stream && entry.pts.isValid
-                && Int64(bitPattern: UInt64(entry.pts)) >= position {
-                pushLocked(entry, offset: audioOffset)
+            guard let audioOffset = clock.offsets?.audio,
+                  let position = clock.sourceTime(atRunningTime: runningTime ?? 0, of: .audio) else { return old }
+            for entry in recentAudio where entry.stream == stream {
+                if let pts = entry.pts.nanoseconds, pts >= position { pushLocked(entry, offset: audioOffset) }
             }
             return old
         }
@@ -596,7 +582,8 @@ final class ChannelDecoder: @unchecked Sendable {
             if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
             if let fresh, case .teletext(_, let stream) = track?.kind, teletextGeneration == generation {
                 teletext = fresh
-                for entry in recentTeletext[stream] ?? [] { pushTeletextLocked(entry) }
+                let now = runningTime
+                for entry in recentTeletext[stream] ?? [] { pushTeletextLocked(entry, runningTime: now) }
             }
             return captionOverlays
         }
@@ -648,9 +635,9 @@ final class ChannelDecoder: @unchecked Sendable {
     private func showCue(at pts: ClockTime) {
         let change: String?? = lock.withLock {
             var text = ""
-            if let webVTT, let track = subtitles, pts.isValid, let (videoOffset, _) = offsets {
-                let source = Int64(bitPattern: UInt64(pts)) - videoOffset
-                if source >= 0 { text = webVTT.text(track: track.index, at: ClockTime(source)) ?? "" }
+            if let webVTT, let track = subtitles, let pts = pts.nanoseconds,
+               let source = clock.sourceTime(atRunningTime: pts, of: .video), source >= 0 {
+                text = webVTT.text(track: track.index, at: ClockTime(nanoseconds: source)) ?? ""
             }
             guard text != webVTTText else { return nil }
             webVTTText = text
@@ -710,17 +697,20 @@ final class ChannelDecoder: @unchecked Sendable {
     /// right after its last buffer.
     ///
     /// `live`: the entry arrived just now (not cached or held while the decoder was built): if it
-    /// comes later than due, the decoder puts its playing back (`settle`).
+    /// comes later than due, the decoder puts its playing back (settling). The rule is
+    /// `PlayoutClock`'s; the decoder reads its running time and the arrival clock for it once.
     func push(_ entry: GOPCache.Entry, live: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
+        // The clocks the playout rule decides on, read once.
+        let now = PlayoutClock.Now(runningTime: runningTime, instant: DeliveryLag.nanoseconds(.now))
         if entry.track == .subtitle {
             if Self.isTeletext(entry) {
                 var kept = recentTeletext[entry.stream] ?? []
                 kept.append(entry)
                 if kept.count > GOPCache.teletextEntriesKept { kept.removeFirst(kept.count - GOPCache.teletextEntriesKept) }
                 recentTeletext[entry.stream] = kept
-                if case .teletext(_, entry.stream) = subtitles?.kind { pushTeletextLocked(entry) }
+                if case .teletext(_, entry.stream) = subtitles?.kind { pushTeletextLocked(entry, runningTime: now.runningTime) }
                 return
             }
             newestPages[entry.stream] = entry
@@ -728,102 +718,16 @@ final class ChannelDecoder: @unchecked Sendable {
             return
         }
         if entry.track == .audio {
-            keepRecent(entry)
+            keepRecent(entry, runningTime: now.runningTime)
             if entry.stream != audioStream { return }
         }
-        // The keyframe a channel with pictures starts from leaves as soon as it is decoded.
-        var keyframeOffset: Int64?
-        if offsets == nil {
-            let now = pipeline.runningTimeNow
-            let starts = videoSource == nil ? entry.track == .audio : entry.isKeyframe
-            guard starts, entry.pts.isValid, now.isValid else { return }
-            let anchor = Int64(bitPattern: UInt64(now)) - Int64(bitPattern: UInt64(entry.pts))
-            // What comes after it is played late enough that what the channel sends is there
-            // when due: the keyframe's picture stands still meanwhile. (A radio channel's first
-            // sound waits only for sound that came later than it before: no margin, no gap.)
-            var wait: Int64 = 0
-            if let channelLag {
-                let lag = DeliveryLag.nanoseconds(.now) - Int64(bitPattern: UInt64(entry.pts))
-                let margin = videoSource == nil ? 0 : Self.playoutMargin
-                wait = min(max(0, channelLag + margin - lag), Self.longestSettle)
-                settling = (.now + Self.settleTime, Self.longestSettle)
-            }
-            offsets = (anchor + wait, anchor + wait)
-            lateness.heldMs = Double(wait) / 1e6
-            anchorPTS = entry.pts
-            if videoSource != nil { keyframeOffset = anchor }
-        }
-        guard var (videoOffset, audioOffset) = offsets, entry.pts.isValid else { return }
-        let arrival = ContinuousClock.now
-        let isVideo = entry.track == .video
-        // Decode order is monotonic for video; presentation order is, for audio.
-        let t = Int64(bitPattern: UInt64(isVideo && entry.dts.isValid ? entry.dts : entry.pts))
-        var jumped = false
-        if let last = isVideo ? lastVideo : lastAudio {
-            let sourceStep = t - last.source
-            let elapsed = (arrival - last.at).components
-            let wallStep = elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
-            if sourceStep < -Self.jump || sourceStep > wallStep + Self.jump {
-                // The source's clock jumped: carry on one frame after the last buffer.
-                let carryOn = last.shifted + (isVideo ? Self.videoStep : Self.audioStep) - t
-                if isVideo { videoOffset = carryOn } else { audioOffset = carryOn; audioJumped = true }
-                offsets = (videoOffset, audioOffset)
-                jumped = true
-            }
-        }
-        if live, !jumped, keyframeOffset == nil, isVideo || entry.pts >= anchorPTS, settle(t, offset: isVideo ? videoOffset : audioOffset) {
-            (videoOffset, audioOffset) = offsets ?? (videoOffset, audioOffset)
-        }
-        if entry.track == .audio && entry.pts < anchorPTS && !audioJumped {
-            // (Not in a pipeline started less than that ago: its running time cannot go below 0,
-            // and sound clamped there would throw the decoder's timestamps off.)
-            guard audio.family == .latm, anchorPTS - entry.pts <= Self.latmPrerollLimit,
-                  Int64(bitPattern: UInt64(entry.pts)) + audioOffset >= 0 else { return }
-            prerollBefore = ClockTime(Int64(bitPattern: UInt64(anchorPTS)) + audioOffset)
-        }
-        let offset = keyframeOffset ?? (isVideo ? videoOffset : audioOffset)
-        if isVideo { lastVideo = (t, t + offset, arrival) } else { lastAudio = (t, t + offset, arrival) }
-        pushLocked(entry, offset: offset)
+        guard let timing = entry.playoutTiming, let push = clock.take(timing, live: live, at: now) else { return }
+        pushLocked(entry, offset: push.offset)
     }
-
-    /// Puts the playing back when a live entry comes later than it is due (lock held): by its
-    /// lateness and `playoutMargin`, picture and sound together, for `settleTime` after the
-    /// first entry and `longestSettle` in all. For a channel whose lag grew past what was seen
-    /// before the flip (a cold flip right after the source connected, whose sound comes a few
-    /// hundred milliseconds after its picture): its picture stands still once, for that long,
-    /// instead of moving in jerks with its sound behind.
-    /// `time` is the entry's decode time (video) or presentation time (audio) in the source's
-    /// running time, `offset` its track's. Returns whether the offsets moved.
-    private func settle(_ time: Int64, offset: Int64) -> Bool {
-        guard let (until, left) = settling else { return false }
-        guard ContinuousClock.now < until, left > 0, let (videoOffset, audioOffset) = offsets else {
-            settling = nil
-            return false
-        }
-        let late = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - (time + offset)
-        guard late > Self.settleTolerance else { return false }
-        let shift = min(late + Self.playoutMargin, left)
-        offsets = (videoOffset + shift, audioOffset + shift)
-        lateness.heldMs += Double(shift) / 1e6
-        settling = (until, left - shift)
-        return true
-    }
-
-    /// Time a decoder is given to have a frame out by when it is due.
-    static let playoutMargin = Int64(30 * ClockTime.millisecond)
-    /// Lateness that `settle` lets pass.
-    static let settleTolerance = Int64(10 * ClockTime.millisecond)
-    static let settleTime: Duration = .seconds(3)
-    /// The most a decoder plays behind its first keyframe's arrival for its data to come in time.
-    static let longestSettle = Int64(ClockTime.second)
 
     /// Pushes `entry` shifted by `offset` (lock held: pushes keep their order; appsrc does not block).
     private func pushLocked(_ entry: GOPCache.Entry, offset: Int64) {
-        func shift(_ t: ClockTime) -> ClockTime {
-            guard t.isValid else { return .none }
-            let v = Int64(bitPattern: UInt64(t)) + offset
-            return v < 0 ? 0 : ClockTime(v)
-        }
+        func shift(_ t: ClockTime) -> ClockTime { ClockTime(nanoseconds: PlayoutClock.shifted(t.nanoseconds, by: offset)) }
         let retimed = entry.buffer.retimed(pts: shift(entry.pts), dts: shift(entry.dts))
         switch entry.track {
         case .video: videoSource?.push(retimed)
@@ -833,16 +737,13 @@ final class ChannelDecoder: @unchecked Sendable {
     }
 
     /// Pushes a DVB subtitle page on the picture's timeline (lock held): as far from the newest
-    /// frame as the source has it. A page more than `jump` before that frame is stale (or from
-    /// before a jump in the source's clock) and dropped; one more than `jump` after it (a jump
-    /// the picture has not made yet) shows now. A page held back in the overlay's queue would
-    /// hold every later page behind it.
+    /// frame as the source has it (`PlayoutClock.placeOnPicture`). A page more than a second
+    /// before that frame is stale (or from before a jump in the source's clock) and dropped; one
+    /// more than a second after it (a jump the picture has not made yet) shows now. A page held
+    /// back in the overlay's queue would hold every later page behind it.
     private func pushPageLocked(_ page: GOPCache.Entry) {
-        guard let last = lastVideo, page.pts.isValid else { return }
-        let distance = Int64(bitPattern: UInt64(page.pts)) - last.source
-        guard distance >= -Self.jump else { return }
-        let at = last.shifted + (distance > Self.jump ? 0 : distance)
-        pushLocked(page, offset: at - Int64(bitPattern: UInt64(page.pts)))
+        guard let pts = page.pts.nanoseconds, case .at(let at) = clock.placeOnPicture(pts) else { return }
+        pushLocked(page, offset: at - pts)
     }
 
     /// Whether a subtitle entry is teletext: EBU data in PES (ETSI EN 300 472) opens with a
@@ -854,35 +755,31 @@ final class ChannelDecoder: @unchecked Sendable {
     /// Pushes teletext data to the shown page's branch on the picture's timeline (lock held): as
     /// far from the newest frame as the source has it (so with the frame of its moment, or at
     /// once when that frame has played or never will: kept data fed to a new branch); data more
-    /// than `jump` before that frame (or before a jump in the source's clock) is due at once, and
-    /// data more than `jump` after it with that frame. What is due at once goes in the order it
+    /// than a second before that frame (or before a jump in the source's clock) is due at once,
+    /// and data more than a second after it with that frame. What is due at once goes in the order it
     /// came, so the page on screen ends up the newest one sent.
-    private func pushTeletextLocked(_ entry: GOPCache.Entry) {
-        guard let branch = teletext, let last = lastVideo, entry.pts.isValid else { return }
-        let distance = Int64(bitPattern: UInt64(entry.pts)) - last.source
-        let at = distance < -Self.jump ? Int64(bitPattern: UInt64(pipeline.runningTimeNow))
-            : last.shifted + (distance > Self.jump ? 0 : distance)
-        branch.source.push(entry.buffer.retimed(pts: ClockTime(max(0, at)), dts: .none))
+    private func pushTeletextLocked(_ entry: GOPCache.Entry, runningTime: Int64?) {
+        guard let branch = teletext, let pts = entry.pts.nanoseconds, let placed = clock.placeOnPicture(pts) else { return }
+        let at: Int64 = switch placed {
+        case .past: runningTime ?? 0
+        case .at(let at): at
+        }
+        branch.source.push(entry.buffer.retimed(pts: ClockTime(nanoseconds: at), dts: .none))
     }
 
     /// Keeps `entry` among the recent audio (lock held), letting go of what has played.
-    private func keepRecent(_ entry: GOPCache.Entry) {
+    private func keepRecent(_ entry: GOPCache.Entry, runningTime: Int64?) {
         recentAudio.append(entry)
         guard recentAudio.count > 64 else { return }
-        if let (_, audioOffset) = offsets {
-            let played = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - audioOffset - Int64(ClockTime.second)
-            if let keep = recentAudio.firstIndex(where: { !$0.pts.isValid || Int64(bitPattern: UInt64($0.pts)) >= played }), keep > 0 {
+        if let position = clock.sourceTime(atRunningTime: runningTime ?? 0, of: .audio) {
+            let played = position - Int64(ClockTime.second)
+            if let keep = recentAudio.firstIndex(where: { ($0.pts.nanoseconds ?? .max) >= played }), keep > 0 {
                 recentAudio.removeFirst(keep)
             }
         }
         // However far behind live the channel plays, a minute of sound is enough.
         if recentAudio.count > 6000 { recentAudio.removeFirst(recentAudio.count - 6000) }
     }
-
-    /// A step in a source's timeline larger than this (beyond the time that passed) is a jump.
-    private static let jump = Int64(ClockTime.second)
-    private static let videoStep = Int64(ClockTime.second / 30)
-    private static let audioStep = Int64(ClockTime.second / 50)
 
     /// Pauses or resumes the decoder's pipeline (media thread): a paused decoder holds its
     /// picture and its clock, so what is pushed meanwhile plays on from there when it resumes.
