@@ -13,6 +13,13 @@ extension GOPCache.Entry {
         }
         return PlayoutClock.Timing(track: clockTrack, pts: pts.nanoseconds, dts: dts.nanoseconds, isKeyframe: isKeyframe)
     }
+
+    /// The entry's buffer with its timestamps shifted by `offset` (a `PlayoutClock`'s: source
+    /// running time to the decoder's), never below 0.
+    func retimed(by offset: Int64) -> Buffer {
+        func shift(_ t: ClockTime) -> ClockTime { ClockTime(nanoseconds: PlayoutClock.shifted(t.nanoseconds, by: offset)) }
+        return buffer.retimed(pts: shift(pts), dts: shift(dts))
+    }
 }
 
 extension ClockTime {
