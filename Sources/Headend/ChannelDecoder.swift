@@ -1,3 +1,4 @@
+import FlipboxCore
 import Foundation
 import GStreamer
 import Lineup
@@ -141,12 +142,8 @@ extension Deinterlace {
 /// still picture, from its first sound on.
 ///
 /// Subtitles are drawn into the decoded picture, so they come and go with the channel's own
-/// frames and never reach another channel's: DVB subtitle pages of the chosen stream go to
-/// `dvbsuboverlay`, the closed captions the video carries (`ccextractor` ahead of the
-/// decoder) to `cc708overlay`, the chosen teletext page's text (`teletextdec`, in a branch of
-/// its own while shown) to a `textoverlay`, and the cues of a WebVTT rendition to a
-/// `textoverlay` of their own, set frame by frame from the cue that covers the frame's time. All
-/// pass frames through untouched while off (the default).
+/// frames and never reach another channel's (`DecoderSubtitles`: DVB pages, closed captions,
+/// teletext, WebVTT cues).
 final class ChannelDecoder: @unchecked Sendable {
     /// The families a decoder is built for; spare decoders are kept per family.
     struct Codec: Sendable, Hashable, CustomStringConvertible {
@@ -207,46 +204,14 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The picture of a channel without video (radio), asked for again every second.
     private var still: (@Sendable () -> Buffer?)?
     private var stillShown: ContinuousClock.Instant?
-    /// Source running time to decoder running time, per track (nil until the first keyframe).
-    private var offsets: (video: Int64, audio: Int64)?
-    private var anchorPTS: ClockTime = 0
-    /// The largest lag of the channel's data when the decoder was bound (`DeliveryLag`): the
-    /// decoder plays what comes after its first keyframe that much later than the keyframe's
-    /// own lag (nil: without waiting, for data that is all there: a timeshift buffer).
-    private var channelLag: Int64?
-    /// Until when, and by how much more at most, the decoder may still put its playing back when
-    /// data comes late (`settle`).
-    private var settling: (until: ContinuousClock.Instant, left: Int64)?
-    /// How late the bound feed's frames and sound left the decoder (`PlayoutLateness`).
-    private var lateness = PlayoutLateness()
-    private var audioJumped = false
-    /// AAC in LATM sent before the first keyframe, from the frame that carried the stream's
-    /// configuration: decoded so the sound can start with the picture, never played. Decoded
-    /// sound timed before this (the decoder's running time of that keyframe) is dropped.
-    private var prerollBefore: ClockTime?
-    /// How far before the first keyframe LATM sound is taken for its configuration.
-    static let latmPrerollLimit: ClockTime = ClockTime.second
-    private var lastVideo: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
-    private var lastAudio: (source: Int64, shifted: Int64, at: ContinuousClock.Instant)?
-    /// The subtitles drawn (`showSubtitles`).
-    private var subtitles: SubtitleTrack?
-    /// The newest page of each DVB subtitle stream, so a stream chosen later shows at once.
-    private var newestPages: [Int: GOPCache.Entry] = [:]
-    private let subtitleSource: AppSource?
-    /// CEA-608 captions (CC1) as decoded so far, and whether the video carries CEA-708 services
-    /// (then `cc708overlay` draws them and the 608 text stays hidden).
-    private var captions608 = CEA608Screen()
-    private var carries708 = false
-    /// The branch decoding the teletext page shown (nil while none is), and a number that tells
-    /// its text from that of the branches before it.
-    private var teletext: (bin: Bin, source: AppSource, generation: Int)?
-    private var teletextGeneration = 0
-    /// The newest entries of each teletext stream (`GOPCache.teletextEntriesKept`), so a page
-    /// chosen later is built from what was sent of it.
-    private var recentTeletext: [Int: [GOPCache.Entry]] = [:]
-    /// The cues of the WebVTT track shown, and the text on screen now.
-    private var webVTT: WebVTTSubtitles?
-    private var webVTTText = ""
+    /// When each entry plays: the anchor, jumps, the hold for the channel's lag and settling,
+    /// LATM preroll, lateness (`PlayoutClock`, given the running time and the instant of each push).
+    private var clock: PlayoutClock
+    /// How far before the first keyframe LATM sound is taken for its configuration (the GOP cache
+    /// keeps that much ahead of a keyframe).
+    static let latmPrerollLimit = ClockTime(nanoseconds: PlayoutClock.latmPrerollLimit)
+    /// The subtitles drawn into the picture (nil without video).
+    private let subtitles: DecoderSubtitles?
     /// Whether the decoder has given out a frame since it was bound, and whether a first picture
     /// decoded on the side was shown before it (`showFirstPicture`).
     private var framesOut = false
@@ -261,30 +226,26 @@ final class ChannelDecoder: @unchecked Sendable {
         self.logger = logger
         self.target = target
         size = (target.width, target.height)
+        clock = PlayoutClock(radio: codec.video.decoderChain == nil, latm: codec.audio == .latm)
         var videoOut: AppSink?
         if let chain = codec.video.decoderChain {
             pipeline = try Pipeline(description: """
                 appsrc name=vsrc format=time is-live=true min-latency=0 ! ccextractor name=ccx ! \(chain) ! \(target.conversion) ! \
-                capsfilter name=size caps="\(target.videoCaps)" ! \(Self.subtitleOverlays) ! appsink name=vout sync=true async=false qos=false max-buffers=4 \
-                appsrc name=ssrc format=time is-live=true min-latency=0 caps=subpicture/x-dvb ! subtitles.text_sink \
-                queue name=ccq max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! captions.cc_sink
+                capsfilter name=size caps="\(target.videoCaps)" ! \(DecoderSubtitles.overlays) ! appsink name=vout sync=true async=false qos=false max-buffers=4 \
+                \(DecoderSubtitles.sources)
                 """)
             guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout"),
-                  let ssrc = pipeline.appSource(named: "ssrc"), let extractor = pipeline.child(named: "ccx"),
-                  let captionQueue = pipeline.child(named: "ccq") else {
+                  let drawn = DecoderSubtitles(pipeline: pipeline) else {
                 pipeline.shutdown()
                 throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
             }
-            // The extractor adds its caption pad with the first captions the video carries.
-            extractor.onPadAdded { pad in try? pad.link(to: captionQueue) }
-
             videoSource = vsrc
             videoOut = vout
-            subtitleSource = ssrc
+            subtitles = drawn
         } else {
             pipeline = Pipeline(name: nil)
             videoSource = nil
-            subtitleSource = nil
+            subtitles = nil
         }
         do {
             audio = try Self.addAudioBranch(codec.audio, target: target, to: pipeline)
@@ -311,11 +272,6 @@ final class ChannelDecoder: @unchecked Sendable {
         pipeline.child(named: "webvtt")?.staticPad("video_sink")?.onBuffer { [weak self] buffer in
             self?.showCue(at: buffer.pts)
         }
-        // CEA-608 captions are read from the frames going in (`cc708overlay` draws only 708).
-        pipeline.child(named: "vsrc")?.staticPad("src")?.onBuffer { [weak self] buffer in
-            let triplets = buffer.captionTriplets
-            if !triplets.isEmpty { self?.takeCaptions(triplets) }
-        }
         // The sinks do not wait to preroll (`async=false`): a channel without audio never feeds
         // the audio branch, which must not hold the pipeline out of PLAYING.
         // The cached GOP is pushed at once and its keyframe is timed "now": each frame is due as
@@ -327,18 +283,6 @@ final class ChannelDecoder: @unchecked Sendable {
             throw error
         }
     }
-
-    /// Draws DVB subtitle pages, closed captions and teletext subtitles into the frames, all off
-    /// at first; the caps after them make them blend (an overlay would otherwise hand its
-    /// drawing on as meta that the output does not draw).
-    private static let subtitleOverlays =
-        "dvbsuboverlay name=subtitles enable=false ! cc708overlay name=captions silent=true ! "
-        + "textoverlay name=captions608 silent=true wait-text=false valignment=bottom halignment=center line-alignment=left "
-        + "font-desc=\"Monospace 18\" shaded-background=true ! "
-        + "textoverlay name=teletext silent=true wait-text=false valignment=bottom halignment=center line-alignment=center "
-        + "font-desc=\"Sans Bold 18\" shaded-background=true ! "
-        + "textoverlay name=webvtt silent=true wait-text=false valignment=bottom halignment=center line-alignment=center "
-        + "font-desc=\"Sans 20\" shaded-background=true ! video/x-raw"
 
     private static func addAudioBranch(_ family: AudioFamily, target: DecodeTarget, to pipeline: Pipeline) throws -> AudioBranch {
         let passed = target.passthrough.contains(family) ? family.passthroughChain : nil
@@ -359,7 +303,7 @@ final class ChannelDecoder: @unchecked Sendable {
         let passthrough = branch.passthrough
         branch.bin.appSink(named: "aout")?.onSample { [weak self] sample in
             guard let self, let b = sample.buffer else { return }
-            if let before = self.lock.withLock({ self.prerollBefore }), b.pts.isValid, b.pts < before { return }
+            if let pts = b.pts.nanoseconds, !self.lock.withLock({ self.clock.playsDecodedAudio(at: pts) }) { return }
             let (feed, sink) = self.binding
             if self.videoSource == nil, let sink, let picture = self.stillDue().flatMap({ self.sized($0, for: sink) }) {
                 sink.presentStill(picture, feed: feed)
@@ -380,13 +324,15 @@ final class ChannelDecoder: @unchecked Sendable {
 
     /// Notes how late `buffer` leaves the decoder (any thread).
     private func noteLateness(of buffer: Buffer, video: Bool) {
-        guard buffer.pts.isValid else { return }
-        let late = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - Int64(bitPattern: UInt64(buffer.pts))
-        lock.withLock { lateness.note(late, video: video) }
+        guard let pts = buffer.pts.nanoseconds, let now = runningTime else { return }
+        lock.withLock { clock.noteLateness(of: pts, at: now, video: video) }
     }
 
     /// How late the bound feed's frames and sound have left the decoder so far.
-    var playoutLateness: PlayoutLateness { lock.withLock { lateness } }
+    var playoutLateness: PlayoutLateness { lock.withLock { clock.lateness } }
+
+    /// The pipeline's running time now, in the playout clock's terms (nil before it plays).
+    private var runningTime: Int64? { pipeline.runningTimeNow.nanoseconds }
 
     /// Says once per decoder why a frame was not passed through (it is left out).
     private func refusedBurst(_ refusal: IEC61937.Refusal) {
@@ -481,8 +427,7 @@ final class ChannelDecoder: @unchecked Sendable {
         lock.withLock {
             feedValue = feed
             self.sink = sink
-            self.channelLag = channelLag
-            lateness = PlayoutLateness()
+            clock.bind(channelLag: channelLag)
             framesOut = false
             firstPictureShown = false
             self.audioStream = audioStream
@@ -550,150 +495,43 @@ final class ChannelDecoder: @unchecked Sendable {
             let old = audio
             audio = fresh
             audioStream = stream
-            lastAudio = nil
-            guard let (_, audioOffset) = offsets else { return old }
+            clock.selectAudio(latm: family == .latm)
             // Where the sound is now, in the source's time: the new stream starts there.
-            let now = Int64(bitPattern: UInt64(pipeline.runningTimeNow))
-            let position = now - audioOffset
-            for entry in recentAudio where entry.stream == stream && entry.pts.isValid
-                && Int64(bitPattern: UInt64(entry.pts)) >= position {
-                pushLocked(entry, offset: audioOffset)
+            guard let audioOffset = clock.offsets?.audio,
+                  let position = clock.sourceTime(atRunningTime: runningTime ?? 0, of: .audio) else { return old }
+            for entry in recentAudio where entry.stream == stream {
+                if let pts = entry.pts.nanoseconds, pts >= position { pushLocked(entry, offset: audioOffset) }
             }
             return old
         }
         pipeline.removeStopped(old.bin)
     }
 
-    /// The subtitles drawn from now on (nil: none; media thread): DVB stream `track.index`, a
-    /// teletext page, the closed captions, or a WebVTT rendition whose cues `webVTT` has. A DVB
-    /// stream shows its newest page at once (while its time-out lasts); a teletext page as soon
-    /// as what was kept of its stream completes it; a WebVTT cue from the next frame on. Returns
-    /// why a teletext page cannot be decoded, nil when it can (or none is asked for).
+    /// The subtitles drawn from now on (nil: none; media thread; `DecoderSubtitles.show`):
+    /// returns why a teletext page cannot be decoded, nil when it can (or none is asked for, or
+    /// the decoder has no video).
     @discardableResult
     func showSubtitles(_ track: SubtitleTrack?, webVTT cues: WebVTTSubtitles? = nil) -> String? {
-        guard videoSource != nil else { return nil }
-        pipeline.child(named: "subtitles")?.set("enable", track?.kind == .dvb)
-        // A teletext page is decoded by a fresh branch (a decoder of its own page and stream,
-        // without what it held of another), fed with what was kept of its stream.
-        let (stale, generation) = lock.withLock {
-            let stale = teletext
-            teletext = nil
-            teletextGeneration += 1
-            return (stale, teletextGeneration)
-        }
-        if let stale { pipeline.removeStopped(stale.bin) }
-        let overlay = pipeline.child(named: "teletext")
-        overlay?.set("text", string: "")
-        overlay?.set("silent", track?.page == nil)
-        var fresh: (bin: Bin, source: AppSource, generation: Int)?
-        var problem: String?
-        if case .teletext(let page, _) = track?.kind {
-            do { fresh = try addTeletextBranch(page: page, generation: generation) } catch { problem = "\(error)" }
-        }
-        let overlays = lock.withLock {
-            subtitles = track
-            webVTT = track?.kind == .webVTT ? cues : nil
-            if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page) }
-            if let fresh, case .teletext(_, let stream) = track?.kind, teletextGeneration == generation {
-                teletext = fresh
-                for entry in recentTeletext[stream] ?? [] { pushTeletextLocked(entry) }
-            }
-            return captionOverlays
-        }
-        showCaptions(overlays)
-        return problem
+        subtitles?.show(track, webVTT: cues) { lock.withLock { (clock, runningTime) } }
     }
 
     /// Whether the element named `name` belongs to a teletext branch (its errors stop that
     /// branch, not the decoder).
-    static func isTeletextElement(_ name: String) -> Bool { name.hasPrefix("ttx") }
+    static func isTeletextElement(_ name: String) -> Bool { DecoderSubtitles.isTeletextElement(name) }
 
     /// Takes the teletext branch out and hides its text (media thread); the choice stays, and
     /// showing it again builds a new branch.
-    func stopTeletext() {
-        let stale = lock.withLock {
-            defer { teletext = nil; teletextGeneration += 1 }
-            return teletext
-        }
-        pipeline.child(named: "teletext")?.set("silent", true)
-        if let stale { pipeline.removeStopped(stale.bin) }
-    }
-
-    /// Adds and starts a branch that decodes teletext page `page` (`888`) to text and shows it
-    /// in the `teletext` overlay while `generation` is the newest (media thread).
-    private func addTeletextBranch(page: Int, generation: Int) throws -> (bin: Bin, source: AppSource, generation: Int) {
-        let bin = try pipeline.addBranch("""
-            appsrc name=ttxsrc format=time is-live=true min-latency=0 caps=\(GOPCache.teletextMediaType) ! \
-            teletextdec name=ttxdec page=\(min(max(page, 100), 899)) subtitles-mode=true ! text/x-raw,format=utf-8 ! \
-            appsink name=ttxout sync=true async=false qos=false max-buffers=8
-            """)
-        guard let source = bin.appSource(named: "ttxsrc"), let out = bin.appSink(named: "ttxout") else {
-            pipeline.removeStopped(bin)
-            throw GStreamerError(code: .pipelineDescription, message: "internal: teletext branch incomplete")
-        }
-        // One line of text per row of the page (the default template writes a backslash and an n).
-        bin.child(named: "ttxdec")?.set("subtitles-template", string: "%s\n")
-        out.onSample { [weak self] sample in
-            guard let self, let text = sample.buffer?.bytes() else { return }
-            let shown = String(decoding: text.prefix { $0 != 0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard self.lock.withLock({ self.teletext?.generation == generation }) else { return }
-            self.pipeline.child(named: "teletext")?.set("text", string: shown)
-        }
-        bin.syncStateWithParent()
-        return (bin, source, generation)
-    }
+    func stopTeletext() { subtitles?.stopTeletext() }
 
     /// Sets the WebVTT overlay's text to the cue at the frame time `pts` (streaming thread,
-    /// before the overlay draws the frame); silent when no cue shows.
+    /// before the overlay draws the frame).
     private func showCue(at pts: ClockTime) {
-        let change: String?? = lock.withLock {
-            var text = ""
-            if let webVTT, let track = subtitles, pts.isValid, let (videoOffset, _) = offsets {
-                let source = Int64(bitPattern: UInt64(pts)) - videoOffset
-                if source >= 0 { text = webVTT.text(track: track.index, at: ClockTime(source)) ?? "" }
-            }
-            guard text != webVTTText else { return nil }
-            webVTTText = text
-            return .some(text.isEmpty ? nil : text)
-        }
-        guard let change, let overlay = pipeline.child(named: "webvtt") else { return }
-        if let text = change { overlay.set("text", string: text) }
-        overlay.set("silent", change == nil)
-    }
-
-    /// Decodes the CEA-608 pairs of one frame's `cc_data` (streaming thread) and shows the text
-    /// they leave on screen; notes CEA-708 service data.
-    private func takeCaptions(_ triplets: [UInt8]) {
-        let (text, overlays): (String?, (cc708: Bool, cc608: Bool)?) = lock.withLock {
-            let before = captions608.text, had708 = carries708
-            for i in stride(from: 0, to: triplets.count - 2, by: 3) where triplets[i] & 0x04 != 0 {
-                switch triplets[i] & 0x03 {
-                case 0: captions608.take(triplets[i + 1], triplets[i + 2])
-                case 2, 3: carries708 = true
-                default: break
-                }
-            }
-            let after = captions608.text
-            return (after == before ? nil : after, carries708 == had708 ? nil : captionOverlays)
-        }
-        if let text { pipeline.child(named: "captions608")?.set("text", string: text) }
-        if let overlays { showCaptions(overlays) }
-    }
-
-    /// Which caption overlay draws (lock held): none unless captions are chosen; CEA-708 when
-    /// the video carries it, else the CEA-608 text.
-    private var captionOverlays: (cc708: Bool, cc608: Bool) {
-        let on = subtitles?.kind == .closedCaptions
-        return (on, on && !carries708)
-    }
-
-    private func showCaptions(_ overlays: (cc708: Bool, cc608: Bool)) {
-        pipeline.child(named: "captions")?.set("silent", !overlays.cc708)
-        pipeline.child(named: "captions608")?.set("silent", !overlays.cc608)
+        let source = pts.nanoseconds.flatMap { pts in lock.withLock { clock.sourceTime(atRunningTime: pts, of: .video) } }
+        subtitles?.showCue(at: source)
     }
 
     /// The subtitles drawn.
-    var shownSubtitles: SubtitleTrack? { lock.withLock { subtitles } }
+    var shownSubtitles: SubtitleTrack? { subtitles?.shownTrack }
 
     var messages: AsyncStream<BusMessage> { pipeline.messages }
 
@@ -710,179 +548,48 @@ final class ChannelDecoder: @unchecked Sendable {
     /// right after its last buffer.
     ///
     /// `live`: the entry arrived just now (not cached or held while the decoder was built): if it
-    /// comes later than due, the decoder puts its playing back (`settle`).
+    /// comes later than due, the decoder puts its playing back (settling). The rule is
+    /// `PlayoutClock`'s; the decoder reads its running time and the arrival clock for it once.
     func push(_ entry: GOPCache.Entry, live: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
+        // The clocks the playout rule decides on, read once.
+        let now = PlayoutClock.Now(runningTime: runningTime, instant: DeliveryLag.nanoseconds(.now))
         if entry.track == .subtitle {
-            if Self.isTeletext(entry) {
-                var kept = recentTeletext[entry.stream] ?? []
-                kept.append(entry)
-                if kept.count > GOPCache.teletextEntriesKept { kept.removeFirst(kept.count - GOPCache.teletextEntriesKept) }
-                recentTeletext[entry.stream] = kept
-                if case .teletext(_, entry.stream) = subtitles?.kind { pushTeletextLocked(entry) }
-                return
-            }
-            newestPages[entry.stream] = entry
-            if subtitles?.kind == .dvb, subtitles?.index == entry.stream { pushPageLocked(entry) }
+            let placed = entry.pts.nanoseconds.flatMap(clock.placeOnPicture)
+            subtitles?.take(entry, placed: placed, runningTime: now.runningTime)
             return
         }
         if entry.track == .audio {
-            keepRecent(entry)
+            keepRecent(entry, runningTime: now.runningTime)
             if entry.stream != audioStream { return }
         }
-        // The keyframe a channel with pictures starts from leaves as soon as it is decoded.
-        var keyframeOffset: Int64?
-        if offsets == nil {
-            let now = pipeline.runningTimeNow
-            let starts = videoSource == nil ? entry.track == .audio : entry.isKeyframe
-            guard starts, entry.pts.isValid, now.isValid else { return }
-            let anchor = Int64(bitPattern: UInt64(now)) - Int64(bitPattern: UInt64(entry.pts))
-            // What comes after it is played late enough that what the channel sends is there
-            // when due: the keyframe's picture stands still meanwhile. (A radio channel's first
-            // sound waits only for sound that came later than it before: no margin, no gap.)
-            var wait: Int64 = 0
-            if let channelLag {
-                let lag = DeliveryLag.nanoseconds(.now) - Int64(bitPattern: UInt64(entry.pts))
-                let margin = videoSource == nil ? 0 : Self.playoutMargin
-                wait = min(max(0, channelLag + margin - lag), Self.longestSettle)
-                settling = (.now + Self.settleTime, Self.longestSettle)
-            }
-            offsets = (anchor + wait, anchor + wait)
-            lateness.heldMs = Double(wait) / 1e6
-            anchorPTS = entry.pts
-            if videoSource != nil { keyframeOffset = anchor }
-        }
-        guard var (videoOffset, audioOffset) = offsets, entry.pts.isValid else { return }
-        let arrival = ContinuousClock.now
-        let isVideo = entry.track == .video
-        // Decode order is monotonic for video; presentation order is, for audio.
-        let t = Int64(bitPattern: UInt64(isVideo && entry.dts.isValid ? entry.dts : entry.pts))
-        var jumped = false
-        if let last = isVideo ? lastVideo : lastAudio {
-            let sourceStep = t - last.source
-            let elapsed = (arrival - last.at).components
-            let wallStep = elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
-            if sourceStep < -Self.jump || sourceStep > wallStep + Self.jump {
-                // The source's clock jumped: carry on one frame after the last buffer.
-                let carryOn = last.shifted + (isVideo ? Self.videoStep : Self.audioStep) - t
-                if isVideo { videoOffset = carryOn } else { audioOffset = carryOn; audioJumped = true }
-                offsets = (videoOffset, audioOffset)
-                jumped = true
-            }
-        }
-        if live, !jumped, keyframeOffset == nil, isVideo || entry.pts >= anchorPTS, settle(t, offset: isVideo ? videoOffset : audioOffset) {
-            (videoOffset, audioOffset) = offsets ?? (videoOffset, audioOffset)
-        }
-        if entry.track == .audio && entry.pts < anchorPTS && !audioJumped {
-            // (Not in a pipeline started less than that ago: its running time cannot go below 0,
-            // and sound clamped there would throw the decoder's timestamps off.)
-            guard audio.family == .latm, anchorPTS - entry.pts <= Self.latmPrerollLimit,
-                  Int64(bitPattern: UInt64(entry.pts)) + audioOffset >= 0 else { return }
-            prerollBefore = ClockTime(Int64(bitPattern: UInt64(anchorPTS)) + audioOffset)
-        }
-        let offset = keyframeOffset ?? (isVideo ? videoOffset : audioOffset)
-        if isVideo { lastVideo = (t, t + offset, arrival) } else { lastAudio = (t, t + offset, arrival) }
-        pushLocked(entry, offset: offset)
+        guard let timing = entry.playoutTiming, let push = clock.take(timing, live: live, at: now) else { return }
+        pushLocked(entry, offset: push.offset)
     }
-
-    /// Puts the playing back when a live entry comes later than it is due (lock held): by its
-    /// lateness and `playoutMargin`, picture and sound together, for `settleTime` after the
-    /// first entry and `longestSettle` in all. For a channel whose lag grew past what was seen
-    /// before the flip (a cold flip right after the source connected, whose sound comes a few
-    /// hundred milliseconds after its picture): its picture stands still once, for that long,
-    /// instead of moving in jerks with its sound behind.
-    /// `time` is the entry's decode time (video) or presentation time (audio) in the source's
-    /// running time, `offset` its track's. Returns whether the offsets moved.
-    private func settle(_ time: Int64, offset: Int64) -> Bool {
-        guard let (until, left) = settling else { return false }
-        guard ContinuousClock.now < until, left > 0, let (videoOffset, audioOffset) = offsets else {
-            settling = nil
-            return false
-        }
-        let late = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - (time + offset)
-        guard late > Self.settleTolerance else { return false }
-        let shift = min(late + Self.playoutMargin, left)
-        offsets = (videoOffset + shift, audioOffset + shift)
-        lateness.heldMs += Double(shift) / 1e6
-        settling = (until, left - shift)
-        return true
-    }
-
-    /// Time a decoder is given to have a frame out by when it is due.
-    static let playoutMargin = Int64(30 * ClockTime.millisecond)
-    /// Lateness that `settle` lets pass.
-    static let settleTolerance = Int64(10 * ClockTime.millisecond)
-    static let settleTime: Duration = .seconds(3)
-    /// The most a decoder plays behind its first keyframe's arrival for its data to come in time.
-    static let longestSettle = Int64(ClockTime.second)
 
     /// Pushes `entry` shifted by `offset` (lock held: pushes keep their order; appsrc does not block).
     private func pushLocked(_ entry: GOPCache.Entry, offset: Int64) {
-        func shift(_ t: ClockTime) -> ClockTime {
-            guard t.isValid else { return .none }
-            let v = Int64(bitPattern: UInt64(t)) + offset
-            return v < 0 ? 0 : ClockTime(v)
-        }
-        let retimed = entry.buffer.retimed(pts: shift(entry.pts), dts: shift(entry.dts))
         switch entry.track {
-        case .video: videoSource?.push(retimed)
-        case .audio: audio.source.push(retimed)
-        case .subtitle: subtitleSource?.push(retimed)
+        case .video: videoSource?.push(entry.retimed(by: offset))
+        case .audio: audio.source.push(entry.retimed(by: offset))
+        case .subtitle: break  // placed on the picture's timeline by `DecoderSubtitles`
         }
-    }
-
-    /// Pushes a DVB subtitle page on the picture's timeline (lock held): as far from the newest
-    /// frame as the source has it. A page more than `jump` before that frame is stale (or from
-    /// before a jump in the source's clock) and dropped; one more than `jump` after it (a jump
-    /// the picture has not made yet) shows now. A page held back in the overlay's queue would
-    /// hold every later page behind it.
-    private func pushPageLocked(_ page: GOPCache.Entry) {
-        guard let last = lastVideo, page.pts.isValid else { return }
-        let distance = Int64(bitPattern: UInt64(page.pts)) - last.source
-        guard distance >= -Self.jump else { return }
-        let at = last.shifted + (distance > Self.jump ? 0 : distance)
-        pushLocked(page, offset: at - Int64(bitPattern: UInt64(page.pts)))
-    }
-
-    /// Whether a subtitle entry is teletext: EBU data in PES (ETSI EN 300 472) opens with a
-    /// data identifier 0x10-0x1F; DVB subtitles with 0x20.
-    private static func isTeletext(_ entry: GOPCache.Entry) -> Bool {
-        entry.buffer.withBytes { $0.first.map { (0x10...0x1F).contains($0) } } == true
-    }
-
-    /// Pushes teletext data to the shown page's branch on the picture's timeline (lock held): as
-    /// far from the newest frame as the source has it (so with the frame of its moment, or at
-    /// once when that frame has played or never will: kept data fed to a new branch); data more
-    /// than `jump` before that frame (or before a jump in the source's clock) is due at once, and
-    /// data more than `jump` after it with that frame. What is due at once goes in the order it
-    /// came, so the page on screen ends up the newest one sent.
-    private func pushTeletextLocked(_ entry: GOPCache.Entry) {
-        guard let branch = teletext, let last = lastVideo, entry.pts.isValid else { return }
-        let distance = Int64(bitPattern: UInt64(entry.pts)) - last.source
-        let at = distance < -Self.jump ? Int64(bitPattern: UInt64(pipeline.runningTimeNow))
-            : last.shifted + (distance > Self.jump ? 0 : distance)
-        branch.source.push(entry.buffer.retimed(pts: ClockTime(max(0, at)), dts: .none))
     }
 
     /// Keeps `entry` among the recent audio (lock held), letting go of what has played.
-    private func keepRecent(_ entry: GOPCache.Entry) {
+    private func keepRecent(_ entry: GOPCache.Entry, runningTime: Int64?) {
         recentAudio.append(entry)
         guard recentAudio.count > 64 else { return }
-        if let (_, audioOffset) = offsets {
-            let played = Int64(bitPattern: UInt64(pipeline.runningTimeNow)) - audioOffset - Int64(ClockTime.second)
-            if let keep = recentAudio.firstIndex(where: { !$0.pts.isValid || Int64(bitPattern: UInt64($0.pts)) >= played }), keep > 0 {
+        if let position = clock.sourceTime(atRunningTime: runningTime ?? 0, of: .audio) {
+            let played = position - Int64(ClockTime.second)
+            if let keep = recentAudio.firstIndex(where: { ($0.pts.nanoseconds ?? .max) >= played }), keep > 0 {
                 recentAudio.removeFirst(keep)
             }
         }
         // However far behind live the channel plays, a minute of sound is enough.
         if recentAudio.count > 6000 { recentAudio.removeFirst(recentAudio.count - 6000) }
     }
-
-    /// A step in a source's timeline larger than this (beyond the time that passed) is a jump.
-    private static let jump = Int64(ClockTime.second)
-    private static let videoStep = Int64(ClockTime.second / 30)
-    private static let audioStep = Int64(ClockTime.second / 50)
 
     /// Pauses or resumes the decoder's pipeline (media thread): a paused decoder holds its
     /// picture and its clock, so what is pushed meanwhile plays on from there when it resumes.

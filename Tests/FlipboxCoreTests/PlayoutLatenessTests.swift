@@ -1,4 +1,4 @@
-@testable import Headend
+@testable import FlipboxCore
 import Testing
 
 /// `PlayoutLateness`: the sound's median lateness less the picture's, and what it keeps.
