@@ -7,7 +7,8 @@
 /// streams keeps `reserve` free for a flip nobody predicted. The rest go to warm channels in
 /// order of value, the screen's outgoing channel first among them; with hysteresis: a channel
 /// already warm that falls up to `hysteresis` places below the cut keeps its stream in place of
-/// the least valuable newcomer, so surfing back and forth does not churn streams.
+/// a newcomer just above it (never in place of the most valuable one), so channels swapping
+/// places in the ranking do not churn streams.
 public enum PoolAllocation {
     /// What claims a channel's stream.
     public enum Claim: Sendable, Hashable {
@@ -76,8 +77,11 @@ public enum PoolAllocation {
                 // A newcomer gives way to a channel already warm at most `hysteresis` places below it.
                 var swapped = Set<Int>()
                 for position in slots..<min(ordered.count, slots + hysteresis) where ordered[position].running {
-                    let reach = max(0, position - hysteresis)..<slots
-                    guard let newcomer = reach.reversed().first(where: { p in
+                    // The most valuable warm channel (the next one in the direction of the
+                    // flips, say) is never given up for hysteresis.
+                    let lowest = max(1, position - hysteresis)
+                    guard lowest < slots else { continue }
+                    guard let newcomer = (lowest..<slots).reversed().first(where: { p in
                         !swapped.contains(p) && !chosen[p].running && chosen[p].claim != .yields
                     }) else { continue }
                     swapped.insert(newcomer)

@@ -85,7 +85,9 @@ public struct PoolLearning: Sendable, Equatable {
     }
 
     /// Streams the box closed within `releaseGrace` before `now`: their slots may still be taken.
-    public func recentlyClosed(at now: Instant) -> Int { closes.filter { now - $0 < Self.releaseGrace && $0 <= now }.count }
+    public func recentlyClosed(at now: Instant, within window: Duration = releaseGrace) -> Int {
+        closes.filter { now - $0 < window && $0 <= now }.count
+    }
 
     /// The server refused a stream while `open` others of the pool were open. Within
     /// `releaseGrace` of the box closing one, a refusal says nothing: the server may not have

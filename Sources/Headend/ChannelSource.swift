@@ -43,8 +43,10 @@ public actor ChannelSource {
     /// Whether it loops by segment seeks (no flush at the loop point); else by a flushing seek at its end.
     private var loopsBySegments = true
     private var loopArmed = false
-    /// Whether the running ingest's stream delivered (its server gave it a slot).
-    private var streamDelivered = false
+    /// Whether the server refused the running ingest's stream (it holds no slot there).
+    private var connectionRefused = false
+    /// Set while `stop` tears the ingest down.
+    private var stopping = false
     /// Decoders fed by this source, by feed id.
     private var hotFeeds: Set<FeedID> = []
 
@@ -99,6 +101,10 @@ public actor ChannelSource {
     /// Stops the ingest and forgets the cache (the channel goes cold). `reason`, when given,
     /// says why the channel is held cold (`parked`).
     public func stop(reason: String? = nil) {
+        // Whoever stops a source notes its pool's slot itself (`Headend.stopSource`), before it
+        // starts anything else: no event for it.
+        stopping = true
+        defer { stopping = false }
         perform(supervisor.stop(reason: reason))
     }
 
@@ -145,9 +151,10 @@ public actor ChannelSource {
                 poolEvents.send(.opening(url: channel.sources[index]))
                 if let error = connect(channel.sources[index], connection: connection) { failure = (connection, error) }
             case .teardown:
-                // Only a stream the server gave frees a slot there; a refused one held none.
-                if pipeline != nil, streamDelivered, let url = stateBox.openURL { poolEvents.send(.closed(url: url)) }
-                streamDelivered = false
+                // A stream the server accepted (delivering or not yet) frees its slot there a
+                // moment later; a refused one held none.
+                if pipeline != nil, !connectionRefused, !stopping, let url = stateBox.openURL { poolEvents.send(.closed(url: url)) }
+                connectionRefused = false
                 teardown()
             case .report(let state):
                 if stateBox.exchange(state) != state { onStateChange(state) }
@@ -175,7 +182,6 @@ public actor ChannelSource {
 
     private func delivered(_ connection: SourceSupervisor.Connection) {
         let first = connection == supervisor.connection && !supervisor.isDelivering
-        if connection == supervisor.connection { streamDelivered = true }
         perform(supervisor.delivered(connection, at: cache.lastDelivery ?? .now))
         if first, supervisor.isDelivering { poolEvents.send(.delivering(url: channel.sources[supervisor.source])) }
     }
@@ -263,6 +269,7 @@ public actor ChannelSource {
             if !supervisor.isDelivering, let status = SourceRefusal.status(text: text, debug: debug) {
                 // All the server's streams are in use: the pool's business, not a broken channel.
                 let reason = SourceRefusal.reason(url: url, status: status, text: text)
+                connectionRefused = true
                 perform(supervisor.refused(connection, reason: reason, at: .now))
                 poolEvents.send(.refused(url: url, reason: reason))
                 return

@@ -107,6 +107,11 @@ extension Headend {
         }
     }
 
+    /// How long a warm channel waits to take the last slot of a pool after the box let a stream
+    /// of it go (servers free a slot within tens of milliseconds of its client leaving; 54 ms
+    /// measured on loopback): taken too early, a server that ends the oldest ends another.
+    static let warmReopenDelay: Duration = .milliseconds(500)
+
     /// How long a server that ends the oldest stream is given to free the slot of a stream the
     /// box let go, before the box opens another in its pool.
     static let slotRelease: Duration = .milliseconds(150)
@@ -123,7 +128,7 @@ extension Headend {
                 source.state == .connecting && source.openURL.flatMap { poolMap.pool(for: $0) } == pool
             }
         }
-        let closing = poolBook.learning[pool]?.recentlyClosed(at: .now) ?? 0
+        let closing = poolBook.learning[pool]?.recentlyClosed(at: .now, within: Self.warmReopenDelay) ?? 0
         return closing > 0 && openStreams(in: pool).count + closing >= limit.streams
     }
 
@@ -136,6 +141,15 @@ extension Headend {
             logger.info("pool \(pool): trying \(learned.streams + 1) streams (the limit learned is \(learned.streams); tried at most once an hour)")
         }
         poolBook.learning[pool]?.probeStarted(at: .now)
+    }
+
+    /// Stops `source` (cold, or parked with `reason`), and notes at once that its pool's server
+    /// may hold the slot a moment longer, before anything else of the pool is started.
+    func stopSource(_ source: ChannelSource, reason: String?) async {
+        if let pool = source.openURL.flatMap({ poolMap.pool(for: $0) }) {
+            poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
+        }
+        await source.stop(reason: reason)
     }
 
     /// Counts a flip to `source` for its pool's warm hit ratio.
@@ -216,7 +230,7 @@ extension Headend {
         endedWarm = []
         for i in ended.sorted() {
             if case .holds = streamClaims()[i] { continue }
-            await sources[i].stop(reason: "its stream was ended by the server; connected again when its pool has room")
+            await stopSource(sources[i], reason: "its stream was ended by the server; connected again when its pool has room")
         }
         // The plan changed nothing, yet the channels stopped must be looked at again.
         if !ended.isEmpty { startsWaiting = true }

@@ -221,10 +221,10 @@ public actor Headend {
         for i in order where !plan.running.contains(i) {
             let source = sources[i]
             if let reason = plan.heldCold[i] {
-                if await source.isRunning || source.state != .parked(reason: reason) { await source.stop(reason: reason) }
+                if await source.isRunning || source.state != .parked(reason: reason) { await stopSource(source, reason: reason) }
                 closeFollowers(of: source)
             } else if await source.isRunning || source.state != .cold {
-                await source.stop()
+                await stopSource(source, reason: nil)
                 closeFollowers(of: source)
             }
         }

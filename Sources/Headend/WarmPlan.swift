@@ -109,10 +109,10 @@ public struct WarmPlan: Sendable, Hashable {
         return plan
     }
 
-    /// Every channel index once, most likely next first: `current`, `last`, the neighbours
-    /// within `radius` by distance (next before previous, or previous first when the last flip
-    /// went down: the viewer goes on in the direction they flip), favourites in lineup order,
-    /// then the rest by distance.
+    /// Every channel index once, most likely next first: `current`; after a flip up or down the
+    /// next channel in that direction (the viewer goes on the way they flip); `last`; the
+    /// neighbours within `radius` by distance (next before previous, or previous first when the
+    /// last flip went down), favourites in lineup order, then the rest by distance.
     public static func priority(count: Int, current: Int?, last: Int?, favourites: [Int], radius: Int) -> [Int] {
         guard count > 0 else { return [] }
         var order: [Int] = []
@@ -121,7 +121,11 @@ public struct WarmPlan: Sendable, Hashable {
             guard (0..<count).contains(i), seen.insert(i).inserted else { return }
             order.append(i)
         }
+        // Surfing (the last channel is a neighbour): the next one in the same direction first,
+        // then the way back; after a jump, the way back (recall) first.
+        let surfing = current.flatMap { c in last.map { count > 2 && ($0 == (c + 1) % count || $0 == (c - 1 + count) % count) } } ?? false
         if let current { add(current) }
+        if surfing, let current, let last { add(last == (current + 1) % count ? (current - 1 + count) % count : (current + 1) % count) }
         if let last { add(last) }
         let byDistance: [Int]
         if let current {

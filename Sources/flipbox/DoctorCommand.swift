@@ -1,8 +1,10 @@
 import ArgumentParser
 import Control
 import Display
+import FlipboxCore
 import Foundation
 import GStreamer
+import Headend
 import Lineup
 import Output
 
@@ -83,6 +85,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         findings.append(gstreamer(lineup: lineup, sink: sink))
         findings += keyMap(play, lineup: lineup, lineupPath: lineupPath)
+        if let lineup { findings += pools(play, lineup: lineup) }
         findings.append(stateDirectory(play, asService: asService))
         findings.append(api(play, lineup: lineup, asService: asService))
         return findings
@@ -101,6 +104,30 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         if problems.count > shown { findings.append(.note("keymap", "\(problems.count - shown) more entries are skipped", fix: "flipbox play logs each")) }
         return findings
+    }
+
+    /// The pools of rationed streams the lineup's sources are in, each with its limit and where
+    /// it came from (given, or learned and kept in the state directory), one line each.
+    static func pools(_ play: PlayCommand, lineup: Lineup) -> [DoctorFinding] {
+        let directory = StateDirectory.resolve(play.switcher.stateDir)
+        guard let settings = try? play.warmth.pools(lineup, stateDirectory: directory) else {
+            return [.problem("pools", "--max-streams is not HOST[:PORT]=N", fix: "e.g. --max-streams 192.168.1.20:5004=4")]
+        }
+        let learned = settings.learnedFile?.load() ?? [:]
+        var seen: [StreamPoolID] = []
+        for channel in lineup.channels {
+            for url in channel.sources { if let pool = settings.map.pool(for: url), !seen.contains(pool) { seen.append(pool) } }
+        }
+        return seen.map { pool in
+            let channels = lineup.channels.filter { $0.sources.contains { settings.map.pool(for: $0) == pool } }.count
+            if let given = settings.map.givenLimit(of: pool) {
+                return .ok("pools", "\(pool): \(channels) channels, \(given.streams) streams at once (\(given.origin.rawValue))")
+            }
+            if let known = learned[pool.name] {
+                return .ok("pools", "\(pool): \(channels) channels, \(known.streams) streams at once (learned: the source \(known.evidence == .refusal ? "refused more" : "ended the oldest"))")
+            }
+            return .ok("pools", "\(pool): \(channels) channels, limit not known yet (learned at its first refusal or stream ended; docs/pools.md)")
+        }
     }
 
     /// The output `play` would use; `auto` as the service sees it (no terminal).

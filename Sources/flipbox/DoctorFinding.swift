@@ -10,7 +10,7 @@ struct DoctorFinding: Sendable, Hashable, CustomStringConvertible {
     }
 
     var verdict: Verdict
-    /// `display`, `input`, `sound`, `gstreamer`, `lineup`, `keymap`, `state`, `api`, `cec`.
+    /// `display`, `input`, `sound`, `gstreamer`, `lineup`, `keymap`, `pools`, `state`, `api`, `cec`.
     var subject: String
     var detail: String
     /// What to do; nil when nothing needs doing.

@@ -48,6 +48,30 @@ import Glibc
         #expect(result.output.hasSuffix("doctor: this box can play (1 note)\n"), "the note is the missing key input: \(result.output)")
     }
 
+    @Test func thePoolsOfRationedStreamsAreListedWithTheirLimitsAndWhereTheyCameFrom() throws {
+        let dir = try temporaryDirectory()
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try write("""
+            pools:
+              - {name: HDHomeRun, match: "http://192.168.1.20:5004/", streams: 4}
+            channels:
+              - {number: 1, name: One, source: "http://192.168.1.20:5004/auto/v1"}
+              - {number: 2, name: Two, source: "http://192.168.1.20:5004/auto/v2"}
+              - {number: 3, name: Three, source: "http://provider.example/live/3.ts"}
+              - {number: 4, name: Four, source: "http://other.example:8080/4.ts"}
+              - {number: 5, name: Five, source: "udp://@239.0.0.1:1234"}
+            """, to: lineup)
+        try write(#"{"provider.example:80": {"streams": 2, "evidence": "ended the oldest"}}"#,
+                  to: dir.appendingPathComponent("learned-limits.json"))
+        let port = freeLoopbackPort()
+        let result = try doctor(["--", lineup.path, "--output", "headless", "--state-dir", dir.path, "--no-keys",
+                                 "--http", "127.0.0.1:\(port)", "--max-streams", "other.example=1"])
+        #expect(line(result.output, "ok    pools     HDHomeRun: 2 channels, 4 streams at once (lineup)") != nil, "\(result.output)")
+        #expect(line(result.output, "ok    pools     provider.example:80: 1 channels, 2 streams at once (learned: the source ended the oldest)") != nil, "\(result.output)")
+        #expect(line(result.output, "ok    pools     other.example:8080: 1 channels, 1 streams at once (command line)") != nil, "\(result.output)")
+        #expect(!result.output.contains("239.0.0.1"), "multicast is in no pool")
+    }
+
     @Test func problemsSayWhereAndWhatToDoAndTheExitStatusIsOne() throws {
         let dir = try temporaryDirectory()
         let lineup = dir.appendingPathComponent("lineup.yaml")

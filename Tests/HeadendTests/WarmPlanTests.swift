@@ -125,13 +125,15 @@ import Testing
 
 extension WarmPlanTests {
     @Test func theNeighbourInTheDirectionOfTheLastFlipComesFirst() {
-        // Flipped down from 5 to 4: 3 is more likely next than 5's other side.
-        #expect(WarmPlan.priority(count: 10, current: 4, last: 5, favourites: [], radius: 1) == [4, 5, 3, 2, 6, 1, 7, 0, 8, 9])
-        // Flipped up from 3 to 4: 5 first.
-        #expect(WarmPlan.priority(count: 10, current: 4, last: 3, favourites: [], radius: 1) == [4, 3, 5, 6, 2, 7, 1, 8, 0, 9])
+        // Flipped down from 5 to 4: 3 is the most likely next, then back to 5.
+        #expect(WarmPlan.priority(count: 10, current: 4, last: 5, favourites: [], radius: 1) == [4, 3, 5, 2, 6, 1, 7, 0, 8, 9])
+        // Flipped up from 3 to 4: 5 first, then back to 3.
+        #expect(WarmPlan.priority(count: 10, current: 4, last: 3, favourites: [], radius: 1) == [4, 5, 3, 6, 2, 7, 1, 8, 0, 9])
+        // Across the end of the lineup: up from 9 to 0.
+        #expect(WarmPlan.priority(count: 10, current: 0, last: 9, favourites: [], radius: 1).prefix(3) == [0, 1, 9])
     }
 
-    @Test func aPoolKeepsItsLimitWithTheScreenTheLastChannelAndTheNextOne() {
+    @Test func aPoolKeepsItsLimitWithTheScreenTheNextOneAndTheLastChannel() {
         let tuner = StreamPoolID("HDHomeRun")
         let inputs = WarmPlan.Inputs(count: 12, current: 5, last: 4, shown: [5], pools: Array(repeating: tuner, count: 10) + [nil, nil],
                                      limits: [tuner: 4], running: [5, 4, 6, 9])
@@ -139,5 +141,20 @@ extension WarmPlanTests {
         #expect(plan.running == [5, 4, 6, 10, 11], "the screen, the last channel, the next one; channels in no pool all run")
         #expect(plan.heldCold[9] == "not kept warm: 3 of 4 streams of HDHomeRun in use, 1 kept free for a flip")
         #expect(plan.heldCold.count == 7)
+    }
+}
+
+extension WarmPlanTests {
+    @Test func aTwoStreamPoolKeepsTheNextChannelInTheDirectionOfTheFlips() {
+        let iptv = StreamPoolID("My IPTV")
+        // Up from 4 to 5; 4 (the last channel) is still warm: 6 takes the slot all the same.
+        let inputs = WarmPlan.Inputs(count: 12, current: 5, last: 4, shown: [5], pools: Array(repeating: iptv, count: 12),
+                                     limits: [iptv: 2], running: [5, 4])
+        let plan = WarmPlan.make(policy: .all, budget: .unlimited, inputs: inputs)
+        #expect(plan.running == [5, 6])
+        // After a jump from 9 to 5, the way back is the best guess.
+        let jumped = WarmPlan.make(policy: .all, budget: .unlimited, inputs: WarmPlan.Inputs(
+            count: 12, current: 5, last: 9, shown: [5], pools: Array(repeating: iptv, count: 12), limits: [iptv: 2], running: [5, 9]))
+        #expect(jumped.running == [5, 9])
     }
 }
