@@ -79,9 +79,9 @@ extension Headend {
     /// Makes room in `source`'s pool for a stream that outranks the warm ones (a flip, a
     /// client), before it connects: the plan with it held gives up the least valuable warm
     /// streams (only stops: the caller connects). Throws at once, stopping nothing, when every
-    /// stream of the pool is held by what outranks it. In a pool whose server ends the oldest
-    /// stream, waits `slotRelease` after letting streams go, so the server has freed their
-    /// slots before the new stream opens (else it ends another).
+    /// stream of the pool is held by what outranks it. Waits `slotRelease` after letting streams
+    /// go, so the server has freed their slots before the new stream opens (else it refuses it,
+    /// or ends another).
     func makeRoom(for source: ChannelSource, flipTo: Bool) async throws {
         guard let pool = pool(of: source), let limit = poolBook.limit(of: pool)?.streams,
               let index = index(of: source), source.openURL == nil else { return }
@@ -102,7 +102,7 @@ extension Headend {
         roomBeingMade.insert(index)
         defer { roomBeingMade.remove(index) }
         await apply(plan(current: around?.current, last: around?.last), starts: false)
-        if poolBook.learning[pool]?.learned?.evidence == .endedOldest, openStreams(in: pool).count < open.count {
+        if openStreams(in: pool).count < open.count {
             try? await Task.sleep(for: Self.slotRelease)
         }
     }
@@ -112,8 +112,8 @@ extension Headend {
     /// measured on loopback): taken too early, a server that ends the oldest ends another.
     static let warmReopenDelay: Duration = .milliseconds(500)
 
-    /// How long a server that ends the oldest stream is given to free the slot of a stream the
-    /// box let go, before the box opens another in its pool.
+    /// How long a server is given to free the slot of a stream the box let go for a flip or a
+    /// client, before the box opens another in its pool.
     static let slotRelease: Duration = .milliseconds(150)
 
     /// Whether a warm start in `pool` waits: while its limit is unknown, one stream connects at
