@@ -5,13 +5,14 @@ import GStreamer
 import Lineup
 import LoopbackStreams
 import Testing
+import TestSupport
 
 extension HeadendTests {
     /// Sources that ration their streams: 12 channels from one HTTP server on loopback that gives
     /// 4 streams and refuses the fifth (an HDHomeRun), or gives 2 and ends the oldest when a third
     /// opens (an IPTV panel). With default settings (every channel warm, no limit given), the box
     /// learns the limit, stays within it, and every channel can be watched.
-    @Suite(.serialized) struct Pools {
+    @Suite(.serialized, .heavy) struct Pools {
         init() throws { try GStreamer.initialize() }
 
         /// Counts decoded frames per feed (decoder streaming threads).
