@@ -44,7 +44,6 @@ struct PoolBench {
         options.pools = pools
         let parts = try PlayerParts.make(lineup: lineup, options: options, logger: logger)
         let player = Player(lineup: lineup, options: options, parts: parts, logger: logger)
-        let started = ContinuousClock.now
         try await player.start()
         // The box settles: the first channel on screen, the warm ones connected, the limit learned.
         try await Task.sleep(for: .seconds(6))
@@ -71,7 +70,6 @@ struct PoolBench {
         let minutes = max(1e-9, (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / 60)
         let pool = parts.headend.pools().first
         await player.shutdown()
-        _ = started
 
         let endedDuringFlips = server.endedStreams.filter { $0.at >= flipsStart }
         let cuts = endedDuringFlips.filter { end in shown.contains { $0.channel == end.channel && $0.from <= end.at && end.at < $0.to } }
