@@ -744,8 +744,21 @@ extension HeadendTests {
             let ahead = await rig.headend.picturesAhead.keys.sorted()
             #expect(ready, "pictures ahead of positions \(ahead)")
             for index in [1, 2] {
+                // The sender holds still a few frames after a keyframe, so the keyframe decoded
+                // ahead is the one the flip starts from (a keyframe arriving between the check and
+                // the flip has its own picture decoded a few tens of milliseconds later).
+                let sender = rig.senders[index]
+                sender.pauseAfterNextKeyframe(frames: 5)
+                #expect(await eventually(within: 8) { sender.isPausedAfterKeyframe })
+                let source = rig.headend.sources[index]
+                let decodedAhead = await eventually(within: 5) {
+                    guard let start = source.cache.startKeyframe() else { return false }
+                    return await rig.headend.pictureAhead(of: source, keyframe: start.entry.buffer) != nil
+                }
+                #expect(decodedAhead, "channel \(index + 1): its newest keyframe decoded ahead")
                 let sink = FirstFrames()
                 let (feed, path) = try await rig.headend.activate(rig.channels[index], sink: sink)
+                sender.resume()
                 #expect(path == .warm)
                 #expect(sink.frames.count >= 1, "channel \(index + 1): the first picture was on the sink when the flip returned")
                 #expect(await eventually(within: 5) { sink.frames.count >= 3 }, "channel \(index + 1): \(sink.frames.count) frames")
