@@ -53,6 +53,16 @@ static inline gboolean fb_is_video_overlay(gpointer obj) { return GST_IS_VIDEO_O
 static inline GstMessageType fb_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
 static inline GstObject *fb_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
 static inline const char *fb_object_name(GstObject *o) { return o ? GST_OBJECT_NAME(o) : NULL; }
+/// A copy of the structure held in `field` of `s` (free it with gst_structure_free); 0 when the
+/// field is missing or holds something else.
+static inline gboolean fb_structure_get_structure(const GstStructure *s, const char *field, GstStructure **out) {
+    const GValue *v = gst_structure_get_value(s, field);
+    if (!v || !GST_VALUE_HOLDS_STRUCTURE(v)) return FALSE;
+    const GstStructure *nested = gst_value_get_structure(v);
+    if (!nested) return FALSE;
+    *out = gst_structure_copy(nested);
+    return TRUE;
+}
 
 static inline GstClockTime fb_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
 static inline GstClockTime fb_buffer_dts(GstBuffer *b) { return GST_BUFFER_DTS(b); }

@@ -114,6 +114,8 @@ public final class ControlMetrics: Sendable {
             total("pool_connection_attempts", "total", "Streams the box asked a pool's source for", value: pool.attempts, labels: label)
             total("pool_refusals", "total", "Streams a pool's source refused because all were in use", value: pool.refusals, labels: label)
             total("pool_streams_ended_by_server", "total", "Streams a pool's source ended while they delivered", value: pool.endedByServer, labels: label)
+            total("pool_connections_held_back", "total", "Connections of warm channels held back by a pool's allowance or its source's Retry-After",
+                  value: pool.heldBack, labels: label)
             gauge("pool_warm_flip_ratio", "", "The share of flips to a pool's channels that found the channel warm",
                   pool.flips > 0 ? Double(pool.warmFlips) / Double(pool.flips) : 0, labels: label)
         }

@@ -1478,7 +1478,7 @@ extension OpenAPIDocument {
                   type: array
                   items:
                     type: object
-                    required: [name, limit, limitOrigin, open, holders, attempts, refusals, endedByServer, warmFlips, flips]
+                    required: [name, limit, limitOrigin, open, holders, attempts, refusals, endedByServer, heldBack, warmFlips, flips]
                     properties:
                       name:
                         description: The lineup's name for the pool, else the host and port of its sources.
@@ -1503,6 +1503,9 @@ extension OpenAPIDocument {
                         description: Streams the source refused because all were in use.
                         type: integer
                       endedByServer:
+                        type: integer
+                      heldBack:
+                        description: Connections of warm channels held back, by the pool's allowance for connections nobody waits for or by the source's Retry-After.
                         type: integer
                       warmFlips:
                         type: integer

@@ -15,6 +15,10 @@ public enum BusMessage: Sendable, CustomStringConvertible {
     case buffering(percent: Int)
     /// An element message, e.g. `GstUDPSrcTimeout`.
     case element(source: String, name: String)
+    /// An HTTP source's response (`souphttpsrc` posts it before any error for the status):
+    /// the status and the response's headers, names in lower case (at most
+    /// `HTTPResponseHeaders.maxFields`, values cut to `maxValueBytes`).
+    case httpHeaders(source: String, status: Int, headers: [String: String])
     /// The pipeline's latency changed; call `recalculateLatency()`.
     case latency
     /// A demuxer says which streams its input holds (`GstStreamCollection`): how many of each kind.
@@ -30,6 +34,7 @@ public enum BusMessage: Sendable, CustomStringConvertible {
         case .asyncDone: "async done"
         case .buffering(let p): "buffering \(p)%"
         case .element(let s, let n): "\(n) from \(s)"
+        case .httpHeaders(let s, let status, _): "HTTP \(status) from \(s)"
         case .latency: "latency"
         case .streamCollection(let v, let a, let o): "streams: \(v) video, \(a) audio, \(o) other"
         }
@@ -80,7 +85,14 @@ public enum BusMessage: Sendable, CustomStringConvertible {
             self = .streamCollection(video: video, audio: audio, other: other)
         case GST_MESSAGE_ELEMENT:
             guard let s = gst_message_get_structure(m) else { return nil }
-            self = .element(source: sourceName, name: String(cString: gst_structure_get_name(s)))
+            let name = String(cString: gst_structure_get_name(s))
+            if name == "http-headers" {
+                var status: guint = 0
+                _ = gst_structure_get_uint(s, "http-status-code", &status)
+                self = .httpHeaders(source: sourceName, status: Int(clamping: status), headers: HTTPResponseHeaders.read(s))
+            } else {
+                self = .element(source: sourceName, name: name)
+            }
         default:
             return nil
         }
@@ -122,4 +134,24 @@ public enum State: Sendable, CustomStringConvertible {
 /// The outcome of `setState`: `async` and `noPreroll` are successes with a meaning.
 public enum StateChange: Sendable {
     case success, async, noPreroll
+}
+
+/// The response headers of an `http-headers` element message, bounded: a server chooses them.
+enum HTTPResponseHeaders {
+    static let maxFields = 64
+    static let maxValueBytes = 512
+
+    static func read(_ message: UnsafePointer<GstStructure>) -> [String: String] {
+        var nested: UnsafeMutablePointer<GstStructure>?
+        guard fb_structure_get_structure(message, "response-headers", &nested) != 0, let nested else { return [:] }
+        defer { gst_structure_free(nested) }
+        var headers: [String: String] = [:]
+        let count = min(Int(gst_structure_n_fields(nested)), maxFields)
+        for i in 0..<count {
+            guard let field = gst_structure_nth_field_name(nested, guint(i)),
+                  let value = gst_structure_get_string(nested, field) else { continue }
+            headers[String(cString: field).lowercased()] = String(String(cString: value).utf8.prefix(maxValueBytes)) ?? ""
+        }
+        return headers
+    }
 }

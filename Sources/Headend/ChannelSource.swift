@@ -22,6 +22,8 @@ public actor ChannelSource {
     public nonisolated let webVTT: WebVTTSubtitles
     /// Where its streams opening, refused and ended are told (the head-end's pools).
     nonisolated let poolEvents = SourcePoolEvents()
+    /// Asked before a background reconnect (the head-end's pools bound them).
+    nonisolated let attemptGate = SourceAttemptGate()
     private nonisolated let stateBox: StateBox
     private let logger: Logger
     private let onStateChange: @Sendable (ChannelState) -> Void
@@ -45,6 +47,8 @@ public actor ChannelSource {
     private var loopArmed = false
     /// Whether the server refused the running ingest's stream (it holds no slot there).
     private var connectionRefused = false
+    /// The HTTP response the running ingest got, when its source is HTTP and answered.
+    private var lastResponse: SourceRefusal.Response?
     /// Set while `stop` tears the ingest down.
     private var stopping = false
     /// Decoders fed by this source, by feed id.
@@ -155,6 +159,7 @@ public actor ChannelSource {
                 // moment later; a refused one held none.
                 if pipeline != nil, !connectionRefused, !stopping, let url = stateBox.openURL { poolEvents.send(.closed(url: url)) }
                 connectionRefused = false
+                lastResponse = nil
                 teardown()
             case .report(let state):
                 if stateBox.exchange(state) != state { onStateChange(state) }
@@ -177,7 +182,13 @@ public actor ChannelSource {
     }
 
     private func timerFired() {
-        perform(supervisor.timerFired(at: .now, lastDelivery: cache.lastUsefulDelivery))
+        let now = ContinuousClock.now
+        // A reconnect in the background goes when its pool lets it (the screen's never waits).
+        if supervisor.retryDue(at: now), !supervisor.isHot,
+           let later = attemptGate.ask(url: channel.sources[supervisor.source], at: now) {
+            return perform(supervisor.postpone(until: later))
+        }
+        perform(supervisor.timerFired(at: now, lastDelivery: cache.lastUsefulDelivery))
     }
 
     private func delivered(_ connection: SourceSupervisor.Connection) {
@@ -263,19 +274,26 @@ public actor ChannelSource {
     private func handle(_ message: BusMessage, connection: SourceSupervisor.Connection) {
         guard connection == supervisor.connection, let pipeline else { return }
         switch message {
+        case .httpHeaders(_, let status, let headers):
+            lastResponse = SourceRefusal.Response(status: status, headers: headers)
         case .error(let source, let text, let debug):
             logger.debug("channel \(channel.number) pipeline error from \(source): \(text) [\(debug ?? "")]")
             let url = channel.sources[supervisor.source]
-            if !supervisor.isDelivering, let status = SourceRefusal.status(text: text, debug: debug) {
+            let response = lastResponse.flatMap { $0.status >= 400 ? $0 : nil }
+            if !supervisor.isDelivering, let refusal = response.map({ $0.isRefusal ? $0.status : nil })
+                ?? SourceRefusal.status(text: text, debug: debug) {
                 // All the server's streams are in use: the pool's business, not a broken channel.
-                let reason = SourceRefusal.reason(url: url, status: status, text: text)
+                let reason = SourceRefusal.reason(url: url, status: refusal, text: text, deviceError: response?.deviceError?.text)
+                let retryAfter = response?.retryAfter()
                 connectionRefused = true
-                perform(supervisor.refused(connection, reason: reason, at: .now))
-                poolEvents.send(.refused(url: url, reason: reason))
+                perform(supervisor.refused(connection, reason: reason, retryAfter: retryAfter, at: .now))
+                poolEvents.send(.refused(url: url, reason: reason, retryAfter: retryAfter))
                 return
             }
+            // A device that says why it gave no stream (an HDHomeRun's `806 Tune Failed`) is quoted.
+            let said = response?.deviceError.map { "\(SourceRefusal.host(of: url)) gave no stream: \($0.text)" } ?? text
             let delivering = supervisor.isDelivering
-            perform(supervisor.failed(connection, reason: text, at: .now))
+            perform(supervisor.failed(connection, reason: said, at: .now))
             if delivering { poolEvents.send(.ended(url: url)) }
         case .endOfStream:
             if loops {

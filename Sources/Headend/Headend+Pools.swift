@@ -97,7 +97,10 @@ extension Headend {
             logger.warning("channel \(source.channel.number) \(source.channel.name): \(message)")
             throw PoolFailure(.full, message)
         }
-        if flipTo { around = (index, around?.current ?? around?.last) }
+        if flipTo {
+            around = (index, around?.current ?? around?.last)
+            lastViewerFlip = .now
+        }
         // Until the caller connects it, no plan applied meanwhile (while this waits) may.
         roomBeingMade.insert(index)
         defer { roomBeingMade.remove(index) }
@@ -130,6 +133,43 @@ extension Headend {
         }
         let closing = poolBook.learning[pool]?.recentlyClosed(at: .now, within: Self.warmReopenDelay) ?? 0
         return closing > 0 && openStreams(in: pool).count + closing >= limit.streams
+    }
+
+    /// How long after a viewer's flip the warm channels its plan starts count as the flip's.
+    static let flipGrace: Duration = .seconds(10)
+
+    /// Whether a warm channel of `pool` may start now: never while the server asked to be left
+    /// alone; soon after a viewer's flip, yes (the plan follows the viewer); else as a background
+    /// attempt, within the pool's allowance (`PoolAttempts`), counted.
+    func mayStartWarm(in pool: StreamPoolID?, at now: ContinuousClock.Instant = .now) -> Bool {
+        guard let pool else { return true }
+        if poolBook.attempts[pool]?.quietAfter(now) != nil { return false }
+        if let flip = lastViewerFlip, now - flip < Self.flipGrace { return true }
+        return backgroundAttempt(pool: pool, at: now) == nil
+    }
+
+    /// Whether a background connection to `url`'s pool may go now (a warm channel's reconnect,
+    /// asked by its ingest): nil when it goes (counted), else when to ask again.
+    func backgroundAttempt(url: String, at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard let pool = poolMap.pool(for: url) else { return nil }
+        return backgroundAttempt(pool: pool, at: now)
+    }
+
+    private func backgroundAttempt(pool: StreamPoolID, at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        var attempts = poolBook.attempts[pool] ?? PoolAttempts()
+        let allowance = poolBook.limit(of: pool) == nil ? PoolAttempts.unrationedPerWindow : PoolAttempts.perWindow
+        if let later = attempts.nextBackground(at: now, perWindow: allowance) {
+            poolBook.counts[pool, default: .init()].heldBack += 1
+            if poolBook.heldBackSaid[pool].map({ now - $0 >= PoolAttempts.window }) ?? true {
+                poolBook.heldBackSaid[pool] = now
+                let quiet = attempts.quietAfter(now) != nil
+                logger.info("pool \(pool): \(quiet ? "the server asked for no new stream until \((later - now).spoken) from now" : "at most \(allowance) connections a minute in the background"); warm channels wait")
+            }
+            return later
+        }
+        attempts.attempted(at: now)
+        poolBook.attempts[pool] = attempts
+        return nil
     }
 
     /// A warm stream opened beyond a learned limit: the pool's probe.
@@ -170,9 +210,10 @@ extension Headend {
             poolBook.counts[pool, default: .init()].attempts += 1
             let open = openStreams(in: pool).filter { $0 != index }.count
             poolBook.learning[pool, default: PoolLearning()].opening(at: now, open: open)
-        case .refused(let url, let reason):
+        case .refused(let url, let reason, let retryAfter):
             guard let pool = poolMap.pool(for: url) else { return }
             poolBook.counts[pool, default: .init()].refusals += 1
+            if let retryAfter, retryAfter > .zero { poolBook.attempts[pool, default: PoolAttempts()].quiet(until: now + retryAfter) }
             let open = openStreams(in: pool).filter { $0 != index }.count
             let verdict = poolBook.learning[pool, default: PoolLearning()].refused(at: now, open: open)
             logger.info("channel \(channel.number) \(channel.name): \(reason) (\(open) open)")
@@ -258,7 +299,7 @@ extension Headend {
             let holders = open.map { "\(lineup.channels[$0].number) (\(Self.holder(claims[$0])))" }
             return PoolStatus(name: pool.name, limit: limit?.streams, limitOrigin: limit?.origin.rawValue, open: open.count,
                               holders: holders, attempts: counts.attempts, refusals: counts.refusals,
-                              endedByServer: counts.endedByServer, warmFlips: counts.warmFlips, flips: counts.flips)
+                              endedByServer: counts.endedByServer, heldBack: counts.heldBack, warmFlips: counts.warmFlips, flips: counts.flips)
         }
     }
 }

@@ -33,6 +33,9 @@ public actor Headend {
     var roomBeingMade: Set<Int> = []
     /// Warm channels whose streams the server ended, to be stopped before they reconnect.
     var endedWarm: Set<Int> = []
+    /// When a viewer last flipped (the warm channels a flip's plan starts are the viewer's doing,
+    /// not background attempts; see `PoolAttempts`).
+    var lastViewerFlip: ContinuousClock.Instant?
     /// The last apply left warm channels of a pool waiting to connect (one at a time while the
     /// pool's limit is unknown): the next replan applies even if the plan is the same.
     var startsWaiting = false
@@ -137,6 +140,10 @@ public actor Headend {
             source.poolEvents.set { [weak self] event in
                 self?.onMediaThread { $0.poolEvent(event, from: index) }
             }
+            // Its reconnects in the background go when its pool lets them (asked on the media thread).
+            source.attemptGate.set { [weak self] url, now in
+                self?.assumeIsolated { $0.backgroundAttempt(url: url, at: now) }
+            }
             // A cold flip's first picture: its family's first-picture decoder, ready before the keyframe.
             source.cache.onVideoAnnounced { [weak self] family in
                 self?.onMediaThread { $0.videoAnnounced(family) }
@@ -177,6 +184,7 @@ public actor Headend {
     /// the channels' GOPs measure (a channel whose GOP outgrows the budget goes cold, and says so).
     @discardableResult
     public func applyPolicy(current: Int?, last: Int?) async -> WarmPlan {
+        if current != around?.current { lastViewerFlip = .now }
         around = (current, last)
         let plan = plan(current: current, last: last)
         await apply(plan)
@@ -235,7 +243,7 @@ public actor Headend {
             let source = sources[i]
             let wasOpen = source.openURL != nil
             if roomBeingMade.contains(i) { continue }
-            if !wasOpen, claims[i] == nil, warmStartWaits(in: pool(of: source)) {
+            if !wasOpen, claims[i] == nil, warmStartWaits(in: pool(of: source)) || !mayStartWarm(in: pool(of: source)) {
                 startsWaiting = true
                 continue
             }

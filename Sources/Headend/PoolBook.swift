@@ -57,6 +57,9 @@ public struct PoolStatus: Sendable, Hashable, Codable {
     public var attempts: Int
     public var refusals: Int
     public var endedByServer: Int
+    /// Connections of warm channels held back by the pool's allowance (`PoolAttempts`) or the
+    /// source's `Retry-After`.
+    public var heldBack: Int
     /// Flips whose channel in this pool was warm, and all flips to this pool's channels.
     public var warmFlips: Int
     public var flips: Int
@@ -67,8 +70,13 @@ struct PoolBook {
     var settings: PoolSettings
     var learning: [StreamPoolID: PoolLearning] = [:]
     var counts: [StreamPoolID: Counts] = [:]
+    /// Background connections per pool (`PoolAttempts`), and when holding them back was last said.
+    var attempts: [StreamPoolID: PoolAttempts] = [:]
+    var heldBackSaid: [StreamPoolID: ContinuousClock.Instant] = [:]
 
     struct Counts {
+        /// Background connections held back by the pool's allowance or the server's `Retry-After`.
+        var heldBack = 0
         var attempts = 0
         var refusals = 0
         var endedByServer = 0

@@ -159,22 +159,39 @@ public struct SourceSupervisor: Sendable {
     /// The server refused the stream of `connection` because all its streams are in use (`reason`
     /// says how): a pool event, not a failure of the channel, so the channel is not taken for
     /// broken (next/previous do not skip it). Torn down and tried again after the backoff while
-    /// still wanted; the head-end parks a warm channel until its pool has a stream free.
-    public mutating func refused(_ connection: Connection, reason: String, at now: ContinuousClock.Instant) -> [Action] {
+    /// still wanted; the head-end parks a warm channel until its pool has a stream free. A warm
+    /// channel asks again after 5 s, doubling to 5 minutes; a server's `retryAfter` is honoured
+    /// (to at most 5 minutes) on screen too.
+    public mutating func refused(_ connection: Connection, reason: String, retryAfter: Duration? = nil,
+                                 at now: ContinuousClock.Instant) -> [Action] {
         guard connection == self.connection, phase != .idle else { return [] }
         if case .retrying = phase { return [] }
         counts.refusals += 1
         refusalsInARow += 1
         var actions = report(.parked(reason: reason)) + retry(at: now)
-        // A warm channel asks a full server again only rarely: 5 s, doubling to 5 minutes.
-        if !hot, case .retrying(let at) = phase {
-            let wait = min(Self.refusalBackoffCap, .seconds(5) * (1 << min(refusalsInARow - 1, 6)))
-            if now + wait > at {
-                phase = .retrying(at: now + wait)
-                actions = actions.filter { if case .wake = $0 { false } else { true } } + [.wake(at: now + wait)]
-            }
+        var wait = hot ? Duration.zero : min(Self.refusalBackoffCap, .seconds(5) * (1 << min(refusalsInARow - 1, 6)))
+        if let retryAfter { wait = max(wait, min(retryAfter, Self.refusalBackoffCap)) }
+        if case .retrying(let at) = phase, now + wait > at {
+            phase = .retrying(at: now + wait)
+            actions = actions.filter { if case .wake = $0 { false } else { true } } + [.wake(at: now + wait)]
         }
         return actions
+    }
+
+    /// Whether a reconnect is due now (the source waits to connect again and its time came).
+    public func retryDue(at now: ContinuousClock.Instant) -> Bool {
+        if case .retrying(let at) = phase { now >= at } else { false }
+    }
+
+    /// Whether the channel is decoded for the screen.
+    public var isHot: Bool { hot }
+
+    /// A due reconnect waits until `later` (its pool lets no more background connections through
+    /// before then). Nothing happens unless a reconnect waits.
+    public mutating func postpone(until later: ContinuousClock.Instant) -> [Action] {
+        guard case .retrying(let at) = phase, later > at else { return [] }
+        phase = .retrying(at: later)
+        return [.wake(at: later)]
     }
 
     /// The longest a warm channel waits to ask a server that refused it again.

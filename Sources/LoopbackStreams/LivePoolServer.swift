@@ -31,6 +31,7 @@ public final class LivePoolServer: @unchecked Sendable {
     private var limit: Int
     private let whenFull: WhenFull
     private let freeDelay: Double
+    private let retryAfter: Int?
     private var open: [Stream] = []
     /// Slots of streams whose client left, held until then (monotonic seconds).
     private var releasing: [Double] = []
@@ -43,11 +44,13 @@ public final class LivePoolServer: @unchecked Sendable {
     private var requestLog: [(channel: Int, at: ContinuousClock.Instant)] = []
     private var server: LoopbackHTTPServer!
 
-    public init(clips: [TransportStreamClip], streams: Int, whenFull: WhenFull, freeDelay: Double = 0) throws {
+    /// `retryAfter`: the `Retry-After` of a refusal, in seconds (nil: none sent).
+    public init(clips: [TransportStreamClip], streams: Int, whenFull: WhenFull, freeDelay: Double = 0, retryAfter: Int? = 2) throws {
         self.clips = clips
         self.limit = streams
         self.whenFull = whenFull
         self.freeDelay = freeDelay
+        self.retryAfter = retryAfter
         server = try LoopbackHTTPServer { [weak self] connection in self?.serve(connection) }
     }
 
@@ -84,6 +87,11 @@ public final class LivePoolServer: @unchecked Sendable {
 
     public func stop() { server?.stop() }
 
+    /// Another device takes one of the server's streams for `seconds`.
+    public func occupySlot(seconds: Double) {
+        lock.withLock { releasing.append(TransportStreamSender.now() + seconds) }
+    }
+
     private func serve(_ connection: LoopbackHTTPConnection) {
         let path = connection.path.split(separator: "?").first.map(String.init) ?? ""
         guard path.hasPrefix("/ch/"), path.hasSuffix(".ts"),
@@ -118,7 +126,7 @@ public final class LivePoolServer: @unchecked Sendable {
         }
         guard let id else {
             connection.sendHead(status: 503, reason: "Service Unavailable", contentType: "text/plain", length: 0,
-                                headers: [("X-HDHomeRun-Error", "805 All Tuners In Use"), ("Retry-After", "2")])
+                                headers: [("X-HDHomeRun-Error", "805 All Tuners In Use")] + (retryAfter.map { [("Retry-After", "\($0)")] } ?? []))
             return
         }
         defer {

@@ -23,11 +23,22 @@ enum ServeResponse {
         return response
     }
 
+    /// `X-HDHomeRun-Error: 805 All Tuners In Use`.
+    static var allTunersInUse: HTTPFields {
+        var fields = HTTPFields()
+        if let name = HTTPFields.Element.Name("X-HDHomeRun-Error") { fields[name] = "805 All Tuners In Use" }
+        return fields
+    }
+
     static func error(_ error: ServeError) -> Response {
         switch error.code {
         case .unknownChannel: return Self.error(.notFound, error.message)
         case .tooManyClients, .stopped: return Self.error(.serviceUnavailable, error.message, headers: [.retryAfter: "5"])
         case .failed: return Self.error(.badGateway, error.message)
+        // What an HDHomeRun answers when every tuner is busy: its clients (and Flipbox's pools)
+        // read the header, not the body.
+        case .tunersInUse:
+            return Self.error(.serviceUnavailable, error.message, headers: allTunersInUse)
         }
     }
 }

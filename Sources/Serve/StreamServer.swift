@@ -5,7 +5,11 @@ import Logging
 
 /// Why a client could not be served.
 public struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable { case unknownChannel = "unknown-channel", tooManyClients = "too-many-clients", stopped, failed }
+    public enum Code: String, Sendable {
+        case unknownChannel = "unknown-channel", tooManyClients = "too-many-clients", stopped, failed
+        /// Every tuner of the HDHomeRun device is in use (its clients read `805 All Tuners In Use`).
+        case tunersInUse = "tuners-in-use"
+    }
     public var code: Code
     public var message: String
     public init(_ code: Code, _ message: String) {
@@ -90,7 +94,7 @@ public actor StreamServer {
             throw ServeError(.tooManyClients, "this head-end already serves \(settings.maxClients) clients; try again later")
         }
         if let tunerLimit, tunerClients.count >= tunerLimit {
-            throw ServeError(.tooManyClients, "all \(tunerLimit) tuners are in use")
+            throw ServeError(.tunersInUse, "all \(tunerLimit) tuners are in use")
         }
         let id = nextClient
         nextClient += 1

@@ -4,6 +4,7 @@ import GStreamer
 @testable import Headend
 import Lineup
 import LoopbackStreams
+import Synchronization
 import Testing
 import TestSupport
 
@@ -193,6 +194,53 @@ extension HeadendTests {
             #expect(ContinuousClock.now - asked < .milliseconds(500), "at once, not after a timeout")
             #expect(server.refusals == refusedBefore, "nothing was asked of the server")
             #expect(server.openChannels == [2], "the client's stream stays: \(server.openChannels)")
+            await headend.shutdown()
+        }
+
+        /// A refusal's `Retry-After` is honoured, on screen too: the box asks again no sooner, then
+        /// shows the channel once the server has a stream free (another device held the one
+        /// stream for 3 s; the server asked for 4).
+        @Test func aRefusalsRetryAfterIsHonouredOnScreenToo() async throws {
+            let server = try LivePoolServer(clips: try await Self.clips(2), streams: 1, whenFull: .refuse, retryAfter: 4)
+            defer { server.stop() }
+            server.occupySlot(seconds: 3)
+            let lineup = Self.lineup(server, channels: 2)
+            let headend = Headend(lineup: lineup, policy: .none, target: DecodeTarget(width: 320, height: 180), logger: testLogger)
+            let frames = Frames()
+            let (feed, _) = try await headend.activate(lineup.channels[0], sink: frames)
+            let reason = "\(server.hostAndPort) refused the stream (503 Service Unavailable, 805 All Tuners In Use): all its streams are in use"
+            let parked = await eventually(within: 5) { headend.sources[0].state == .parked(reason: reason) }
+            #expect(parked, "refused, the one stream being taken: \(headend.sources[0].state)")
+            let showed = await eventually(within: 12) { frames.frames(feed) >= 5 }
+            #expect(showed, "the channel shows once the stream is free: \(headend.sources[0].state)")
+            let asks = server.requests.filter { $0.channel == 0 }.map(\.at)
+            #expect(asks.count == 2, "asked once, then once after the Retry-After: \(asks.count) requests")
+            if asks.count >= 2 { #expect(asks[1] - asks[0] >= .milliseconds(3900), "asked again after \(asks[1] - asks[0])") }
+            await headend.deactivate(feed: feed)
+            await headend.shutdown()
+        }
+
+        /// A server that fails every stream (down, or broken), with a limit of 4: its 3 warm channels
+        /// ask it again at most 6 times a minute between them, not each every second.
+        @Test func aFailingServerIsAskedAtMostSixTimesAMinuteInTheBackground() async throws {
+            let asked = Mutex(0)
+            let server = try LoopbackHTTPServer { connection in
+                asked.withLock { $0 += 1 }
+                connection.sendHead(status: 500, reason: "Internal Server Error", contentType: "text/plain", length: 0)
+            }
+            defer { server.stop() }
+            let lineup = Lineup(channels: (0..<4).map { makeChannel([server.url("/ch/\($0).ts")], number: $0 + 1, name: "Down \($0 + 1)") })
+            var map = StreamPoolMap()
+            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=4"))]
+            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
+                                  pools: PoolSettings(map: map))
+            await headend.applyPolicy(current: nil, last: nil)
+            try await Task.sleep(for: .seconds(20))
+            let count = asked.withLock { $0 }
+            #expect(count >= 3 && count <= PoolAttempts.perWindow, "asked \(count) times in 20 s (3 warm channels retrying each second: about 60)")
+            // 3 warm (one stream kept free for a flip), each saying why it has no picture.
+            let failing = headend.sources.filter { if case .failed(let error) = $0.state { error.contains("Internal Server Error") } else { false } }.count
+            #expect(failing == 3, "the warm channels say they failed and why: \(headend.states().map(\.description))")
             await headend.shutdown()
         }
     }

@@ -58,8 +58,9 @@ extension ServeTests {
             let holder = Task { try await runTool("curl", ["-s", "-o", "/dev/null", "-m", "5", url], timeout: 10) }
             let tuned = await eventually(within: 8) { await harness.server.clientCount == 1 }
             #expect(tuned)
-            let busy = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/tuner0/v3"])
-            #expect(busy.text == "503", "all tuners in use: \(busy.text)")
+            let busy = try await runTool("curl", ["-s", "-o", "/dev/null", "-D", "-", "\(base)/tuner0/v3"])
+            #expect(busy.text.hasPrefix("HTTP/1.1 503"), "all tuners in use: \(busy.text)")
+            #expect(busy.text.lowercased().contains("x-hdhomerun-error: 805 all tuners in use"), "as a real device says it: \(busy.text)")
             let noTuner = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/tuner5/v3"])
             #expect(noTuner.text == "404")
             _ = try await holder.value
