@@ -117,7 +117,7 @@ public enum HTTPTransfer {
 
     /// Runs the transfer `make` builds (its completion handler answers through the reply), with
     /// the deadline and the caller's cancellation sent to it from dispatches of their own.
-    private static func transfer<Value: Sendable>(
+    static func transfer<Value: Sendable>(
         deadline: TimeInterval, _ make: @escaping (Reply<Value>) -> URLSessionTask
     ) async throws -> Value {
         let reply = Reply<Value>()
@@ -139,7 +139,7 @@ public enum HTTPTransfer {
     }
 
     /// The one answer to the caller, and the transfer to stop once it is given.
-    private final class Reply<Value: Sendable>: @unchecked Sendable {
+    final class Reply<Value: Sendable>: @unchecked Sendable {
         private let lock = NSLock()
         private var continuation: CheckedContinuation<Value, any Error>?
         private var transfer: URLSessionTask?
