@@ -117,15 +117,7 @@ extension HTTPTransfer {
 
     /// The session of bounded transfers: like ``shared`` (no cache, never invalidated) with a
     /// delegate that takes each body as it arrives and never follows a redirect.
-    static let boundedSession: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = sessionTimeout
-        configuration.timeoutIntervalForResource = sessionTimeout
-        configuration.httpMaximumConnectionsPerHost = 16
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration, delegate: boundedDelegate, delegateQueue: nil)
-    }()
+    static let boundedSession = URLSession(configuration: sessionConfiguration(), delegate: boundedDelegate, delegateQueue: nil)
 
     static let boundedDelegate = BoundedTransferDelegate()
 }

@@ -43,15 +43,19 @@ public enum HTTPTransfer {
     /// The process's one session for transfers made here: no cache, up to 16 connections to a
     /// host (a lineup's logos and subtitle renditions often come from one server), never
     /// invalidated. Made at the first use.
-    public static let shared: URLSession = {
+    public static let shared = URLSession(configuration: sessionConfiguration())
+
+    /// The configuration of the sessions made here: no cache, the session's timeouts past every
+    /// deadline, 16 connections to a host.
+    static func sessionConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = sessionTimeout
         configuration.timeoutIntervalForResource = sessionTimeout
         configuration.httpMaximumConnectionsPerHost = 16
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration)
-    }()
+        return configuration
+    }
 
     /// `request` with its own timeout (the longest silence allowed) set, so the session's does not
     /// apply, and kept clear of `deadline`: one that would end the transfer within `sessionGrace`

@@ -38,7 +38,8 @@ public struct LogoSourcePolicy: Sendable, Hashable {
     /// The option that allows a host, for messages.
     public static let option = "--allow-logo-host"
 
-    static func hostKey(_ host: String) -> String {
+    /// `host` as compared: lowercased, without brackets or a final dot.
+    public static func hostKey(_ host: String) -> String {
         var key = host.trimmingCharacters(in: .whitespaces).lowercased()
         if key.hasPrefix("["), key.hasSuffix("]") { key = String(key.dropFirst().dropLast()) }
         if key.hasSuffix(".") { key.removeLast() }

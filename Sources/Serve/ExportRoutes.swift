@@ -53,9 +53,9 @@ struct ExportRoutes {
                 return ServeResponse.error(.notFound, message)
             }
             return Response(status: .ok, headers: [.contentType: checked.image.kind.mediaType, .cacheControl: "max-age=3600",
-                                                   HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                                                   .xContentTypeOptions: "nosniff",
                                                    // An SVG opened on its own runs no script here.
-                                                   HTTPField.Name("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; sandbox"],
+                                                   .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; sandbox"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: checked.data)))
         }
     }
