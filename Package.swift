@@ -105,7 +105,7 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["FlipboxCore", "LoopbackStreams"], path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "TestSupport"]),
-        .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport", "LoopbackStreams"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "FlipboxCoreTests", dependencies: ["FlipboxCore"]),

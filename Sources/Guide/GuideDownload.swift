@@ -10,13 +10,18 @@ public enum GuideDownload {
     public static let defaultDeadline: Duration = .seconds(600)
     /// How long the server may stay silent (connecting, or between two reads).
     static let idleTimeout: TimeInterval = 60
+    /// The largest guide downloaded (a whole country's week of XMLTV is a few hundred MB
+    /// uncompressed); a download is stopped as soon as it passes it, never stored whole first.
+    public static let defaultMaximumSize: Int64 = 2 << 30
 
     /// Downloads `url` to `path` (replacing it), streamed to disk, the whole transfer within
     /// `deadline` however slowly the server sends. Throws ``GuideError`` `.unreadable` naming the
     /// URL for a network error, the deadline, or a status other than 2xx; `path` is then untouched
     /// and nothing is left behind. Safe to cancel (``HTTPTransfer``: no cancel from inside the
     /// runtime's cancellation handler).
-    static func fetch(_ url: URL, to path: String, deadline: Duration = defaultDeadline) async throws(GuideError) {
+    /// At most `maximumSize` bytes are stored: a larger guide is refused.
+    static func fetch(_ url: URL, to path: String, deadline: Duration = defaultDeadline,
+                      maximumSize: Int64 = defaultMaximumSize) async throws(GuideError) {
         let seconds = deadline.seconds
         // Silence ends it after idleTimeout (HTTPTransfer keeps that clear of the deadline).
         var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds))
@@ -25,7 +30,10 @@ public enum GuideDownload {
         let download: (path: String, response: URLResponse)
         do {
             download = try await HTTPTransfer.download(
-                for: request, deadline: seconds, into: (path as NSString).deletingLastPathComponent)
+                for: request, deadline: seconds, into: (path as NSString).deletingLastPathComponent,
+                limit: Int(clamping: maximumSize))
+        } catch let error as HTTPTransfer.BodyTooLarge {
+            throw GuideError(.unreadable, "refused: \(error)", source: source)
         } catch let error as URLError where error.code == .timedOut {
             throw GuideError(.unreadable, "no complete answer within \(Self.describe(seconds)) (the server is stalled or too slow); the download was given up", source: source)
         } catch is CancellationError {

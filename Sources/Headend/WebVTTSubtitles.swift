@@ -236,12 +236,18 @@ public final class WebVTTSubtitles: @unchecked Sendable {
         }
     }
 
+    /// The largest subtitle playlist or WebVTT file read (a download is stopped there).
+    static let maxFileBytes = 4 << 20
+
     private func fetchText(_ url: URL, deadline: TimeInterval) async throws -> String {
         var request = URLRequest(url: url)
         request.setValue("Flipbox", forHTTPHeaderField: "User-Agent")
         let data: Data, response: URLResponse
         do {
-            (data, response) = try await HTTPTransfer.data(for: request, deadline: deadline)
+            // Stopped as soon as it passes the limit: never held whole, then measured.
+            (data, response) = try await HTTPTransfer.data(for: request, deadline: deadline, limit: Self.maxFileBytes)
+        } catch let error as HTTPTransfer.BodyTooLarge {
+            throw Problem("\(url.absoluteString) is refused: \(error)")
         } catch let error as URLError where error.code == .timedOut {
             throw Problem("\(url.absoluteString) did not answer within \(Int(deadline)) s")
         } catch let error as URLError {
@@ -250,7 +256,6 @@ public final class WebVTTSubtitles: @unchecked Sendable {
         if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
             throw Problem("HTTP \(http.statusCode) from \(url.absoluteString)")
         }
-        if data.count > 4 << 20 { throw Problem("\(url.absoluteString) is larger than 4 MB") }
         guard let text = String(data: data, encoding: .utf8) else { throw Problem("\(url.absoluteString) is not UTF-8 text") }
         return text
     }

@@ -43,15 +43,19 @@ public enum HTTPTransfer {
     /// The process's one session for transfers made here: no cache, up to 16 connections to a
     /// host (a lineup's logos and subtitle renditions often come from one server), never
     /// invalidated. Made at the first use.
-    public static let shared: URLSession = {
+    public static let shared = URLSession(configuration: sessionConfiguration())
+
+    /// The configuration of the sessions made here: no cache, the session's timeouts past every
+    /// deadline, 16 connections to a host.
+    static func sessionConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = sessionTimeout
         configuration.timeoutIntervalForResource = sessionTimeout
         configuration.httpMaximumConnectionsPerHost = 16
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration)
-    }()
+        return configuration
+    }
 
     /// `request` with its own timeout (the longest silence allowed) set, so the session's does not
     /// apply, and kept clear of `deadline`: one that would end the transfer within `sessionGrace`
@@ -117,7 +121,7 @@ public enum HTTPTransfer {
 
     /// Runs the transfer `make` builds (its completion handler answers through the reply), with
     /// the deadline and the caller's cancellation sent to it from dispatches of their own.
-    private static func transfer<Value: Sendable>(
+    static func transfer<Value: Sendable>(
         deadline: TimeInterval, _ make: @escaping (Reply<Value>) -> URLSessionTask
     ) async throws -> Value {
         let reply = Reply<Value>()
@@ -139,7 +143,7 @@ public enum HTTPTransfer {
     }
 
     /// The one answer to the caller, and the transfer to stop once it is given.
-    private final class Reply<Value: Sendable>: @unchecked Sendable {
+    final class Reply<Value: Sendable>: @unchecked Sendable {
         private let lock = NSLock()
         private var continuation: CheckedContinuation<Value, any Error>?
         private var transfer: URLSessionTask?

@@ -35,7 +35,7 @@ enum LineupAssembler {
                     logo = reference
                     if let warning { log.warning(written.line, warning) }
                 case .ignored(let message):
-                    log.warning(written.line, message)
+                    log.warning(written.line, "channel \(String(String.UnicodeScalarView(draft.name.unicodeScalars.filter { !Self.isControl($0) }))): \(message)")
                 }
             }
 

@@ -58,9 +58,8 @@ public struct LineupSettings: Sendable, Hashable {
     /// Sound sent on undecoded to the receiver behind HDMI.
     public var audioPassthrough: AudioPassthrough?
 
-    // Control and serving (docs/security.md, docs/serve.md)
-    public var allowHosts: [String] = []
-    public var serveAllow: [String] = []
+    // Serving (docs/serve.md). Who may reach the box (`allow-hosts`, `serve-allow`) is no lineup
+    // setting: only the command line says it (``policyNames``).
     public var serveMaxClients: Int?
 
     /// `parental` and `parental.*` as written, for `ParentalRules`.
@@ -121,6 +120,13 @@ public struct LineupSettings: Sendable, Hashable {
         "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name",
         "guide-refresh", "parental",
     ] + LogoStyle.Option.allCases.map(\.attribute)
+    /// Names that once set who may reach the box. A lineup is data, often a provider's, and soon
+    /// fetched from a URL: it must not open the box, so these are read nowhere and warned about,
+    /// each with the command-line option that says it instead.
+    public static let policyNames: [(name: String, option: String)] = [
+        ("allow-hosts", "flipbox play --allow-host NAME"),
+        ("serve-allow", "--serve-allow CIDR"),
+    ]
     /// Groups whose members are any name: `parental.FSK`, `keymap.KEY_F2`, `interstitial.News`.
     public static let groups = ["parental", "keymap", "interstitial"]
     /// The members of the group `timeshift: {...}`, each with the flat setting it stands for.
@@ -272,8 +278,9 @@ public struct LineupSettings: Sendable, Hashable {
             case .success(let value): audioPassthrough = value
             case .failure(let problem): r.problem = "settings.audio-passthrough: \(problem)"
             }
-        case "allow-hosts": allowHosts = r.words
-        case "serve-allow": serveAllow = r.words
+        case "allow-hosts", "serve-allow":
+            let option = Self.policyNames.first { $0.name == key }?.option ?? "the command line"
+            r.warning = "settings.\(key) is ignored: who may reach the box is set only on its command line (\(option)), never by a lineup, which may come from a provider; give it there"
         case "serve-max-clients": serveMaxClients = r.count(within: 1 ... .max, "a number of clients of at least 1")
         case "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name": hdhomerun[key] = text
         case "parental": parental[key] = text

@@ -9,12 +9,19 @@ import FoundationNetworking
 /// atomically (temporary file, then rename), so a crash never leaves half an
 /// image under the final name. Concurrent requests for one URL share a single
 /// download. Safe to use from any task.
+///
+/// Every logo handed out is a picture (``LogoImage``: judged by its first bytes, at most
+/// ``LogoImage/maxSide`` on a side), at most ``maximumLogoSize`` bytes (a download is stopped as
+/// soon as it passes that), never a file under `/proc`, `/sys` or `/dev`, and never fetched from
+/// an address ``LogoSourcePolicy`` refuses.
 public actor LogoCache {
     /// Where downloaded logos are kept.
     public nonisolated let directory: String
     /// Limit for one download, connection included.
     public nonisolated let timeout: TimeInterval
-    /// Larger responses are refused.
+    /// Where logos may come from: the box's own configuration (`--allow-logo-host`).
+    public nonisolated let policy: LogoSourcePolicy
+    /// Larger logos are refused (a download is stopped there).
     public static let maximumLogoSize = 10 * 1024 * 1024
 
     private var downloads: [URL: Task<String, any Error>] = [:]
@@ -22,9 +29,12 @@ public actor LogoCache {
     /// - Parameters:
     ///   - directory: cache directory, created on first download; default `defaultDirectory()`.
     ///   - timeout: seconds allowed for one download.
-    public init(directory: String = LogoCache.defaultDirectory(), timeout: TimeInterval = 10) {
+    ///   - policy: the addresses logos may be fetched from; by default none of this machine's.
+    public init(directory: String = LogoCache.defaultDirectory(), timeout: TimeInterval = 10,
+                policy: LogoSourcePolicy = LogoSourcePolicy()) {
         self.directory = directory
         self.timeout = timeout
+        self.policy = policy
     }
 
     /// `$XDG_CACHE_HOME/flipbox/logos`, else `~/.cache/flipbox/logos`.
@@ -43,31 +53,26 @@ public actor LogoCache {
         return (directory as NSString).appendingPathComponent("\(Self.stableHash(url.absoluteString)).\(suffix)")
     }
 
-    /// A local path for `logo`: the file itself, or the cached copy of a remote
-    /// logo, downloaded on first use only.
+    /// A local path for `logo`: the file itself (links resolved), or the cached copy of a remote
+    /// logo, downloaded on first use only; always a picture within the limits.
     ///
-    /// Throws when a local file is missing, or when a download fails or takes
-    /// longer than `timeout`; the error names the logo.
+    /// Throws when a local file is missing or refused, or when a download is refused, fails or
+    /// takes longer than `timeout`; the error names the logo and why.
     public func localPath(for logo: LogoReference) async throws(LogoCacheError) -> String {
         switch logo {
         case .file(let path):
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-                throw LogoCacheError(logo: path, reason: "file not found")
-            }
-            // A FIFO or a device would block the decoder for good.
-            guard attributes[.type] as? FileAttributeType == .typeRegular else {
-                throw LogoCacheError(logo: path, reason: "not a regular file")
-            }
-            return path
+            return try Self.checkedFile(path).get().path
         case .remote(let url):
             let path = cachePath(for: url)
-            if FileManager.default.fileExists(atPath: path) { return path }
+            if FileManager.default.fileExists(atPath: path) {
+                return try Self.checkedFile(path, logo: url.absoluteString).get().path
+            }
             let task: Task<String, any Error>
             if let running = downloads[url] {
                 task = running
             } else {
-                let (directory, timeout) = (directory, timeout)
-                task = Task { try await Self.download(url, to: path, directory: directory, timeout: timeout) }
+                let (directory, timeout, policy) = (directory, timeout, policy)
+                task = Task { try await Self.download(url, to: path, directory: directory, timeout: timeout, policy: policy) }
                 downloads[url] = task
             }
             do {
@@ -84,8 +89,70 @@ public actor LogoCache {
         }
     }
 
+    /// The bytes of `logo` as checked, and what picture they are: what the head-end serves. The
+    /// file is read once, at most ``maximumLogoSize`` bytes, and judged on those very bytes.
+    public func contents(for logo: LogoReference) async throws(LogoCacheError) -> (data: Data, image: LogoImage) {
+        let path = try await localPath(for: logo)
+        let name = logo.description
+        let data: Data
+        do {
+            data = try Self.read(path, limit: Self.maximumLogoSize)
+        } catch {
+            throw LogoCacheError(logo: name, reason: "\(error)")
+        }
+        switch LogoImage.inspect(data) {
+        case .success(let image): return (data, image)
+        case .failure(let problem): throw LogoCacheError(logo: name, reason: "refused: \(problem)")
+        }
+    }
+
+    /// A local logo file checked: not under `/proc`, `/sys`, `/dev` (links resolved), a regular
+    /// file of at most ``maximumLogoSize`` bytes, and a picture by its first bytes. `logo`: how
+    /// errors name it (the path by default).
+    static func checkedFile(_ path: String, logo: String? = nil) -> Result<(path: String, image: LogoImage), LogoCacheError> {
+        func fail(_ reason: String) -> Result<(path: String, image: LogoImage), LogoCacheError> {
+            .failure(LogoCacheError(logo: logo ?? path, reason: reason))
+        }
+        let resolved: String
+        switch LogoSourcePolicy.resolveFile(path) {
+        case .success(let file): resolved = file
+        case .failure(let refusal): return fail("refused: \(refusal)")
+        }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved) else {
+            return fail("file not found")
+        }
+        // A FIFO or a device would block the decoder for good.
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { return fail("not a regular file") }
+        if let size = (attributes[.size] as? NSNumber)?.int64Value, size > Int64(maximumLogoSize) {
+            return fail("refused: the file has \(ByteCount.text(size)), more than the limit of \(ByteCount.text(Int64(maximumLogoSize))) for a logo")
+        }
+        let head: Data
+        do { head = try read(resolved, limit: LogoImage.headLength, whole: false) } catch { return fail("\(error)") }
+        switch LogoImage.inspect(head) {
+        case .success(let image): return .success((resolved, image))
+        case .failure(let problem): return fail("refused: \(problem)")
+        }
+    }
+
+    /// At most `limit` bytes of the file at `path`, read in pieces. `whole`: more than `limit`
+    /// bytes is an error (else the rest is left unread).
+    static func read(_ path: String, limit: Int, whole: Bool = true) throws -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw LogoRefusal("the file cannot be read") }
+        defer { try? handle.close() }
+        var data = Data()
+        while data.count <= limit {
+            guard let piece = try handle.read(upToCount: min(64 * 1024, limit + 1 - data.count)), !piece.isEmpty else { break }
+            data.append(piece)
+        }
+        if data.count > limit {
+            guard !whole else { throw LogoRefusal("refused: the file is larger than the limit of \(ByteCount.text(Int64(limit))) for a logo") }
+            data = data.prefix(limit)
+        }
+        return data
+    }
+
     private static func download(
-        _ url: URL, to path: String, directory: String, timeout: TimeInterval
+        _ url: URL, to path: String, directory: String, timeout: TimeInterval, policy: LogoSourcePolicy
     ) async throws(LogoCacheError) -> String {
         func fail(_ reason: String) -> LogoCacheError { LogoCacheError(logo: url.absoluteString, reason: reason) }
 
@@ -94,10 +161,18 @@ public actor LogoCache {
         let data: Data
         let response: URLResponse
         do {
-            // The whole download within `timeout`, however slowly the server trickles bytes.
-            (data, response) = try await HTTPTransfer.data(for: request, deadline: timeout)
+            // The whole download within `timeout`, however slowly the server trickles bytes; no
+            // more than the limit is ever held; every hop's address checked.
+            (data, response) = try await HTTPTransfer.data(for: request, deadline: timeout, limit: maximumLogoSize,
+                                                           route: { try await policy.route($0) })
         } catch let error as URLError where error.code == .timedOut {
             throw fail("timed out after \(Int(timeout)) s")
+        } catch let refusal as LogoRefusal {
+            throw fail("refused: \(refusal)")
+        } catch let error as HTTPTransfer.BodyTooLarge {
+            throw fail("refused: \(error)")
+        } catch let error as HTTPTransfer.RedirectRefused {
+            throw fail("\(error)")
         } catch {
             throw fail(error.localizedDescription)
         }
@@ -105,7 +180,7 @@ public actor LogoCache {
             throw fail("the server answered HTTP \(http.statusCode)")
         }
         guard !data.isEmpty else { throw fail("the server sent an empty file") }
-        guard data.count <= maximumLogoSize else { throw fail("the logo is larger than \(maximumLogoSize / 1024 / 1024) MiB") }
+        if case .failure(let problem) = LogoImage.inspect(data) { throw fail("refused: \(problem)") }
 
         let temporary = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
         do {

@@ -38,17 +38,20 @@ enum LogoResolution {
         return file(absolutePath(text, baseDirectory: baseDirectory))
     }
 
+    /// A logo file: refused under `/proc`, `/sys` and `/dev` (links resolved), and when it is on
+    /// disk but no picture (``LogoImage``); a missing file is kept with a warning (it may come later).
     private static func file(_ path: String) -> Outcome {
+        if case .failure(let refusal) = LogoSourcePolicy.resolveFile(path) {
+            return .ignored("logo \(path): refused: \(refusal); the channel has no logo")
+        }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        let warning: String? = if !exists {
-            "logo file not found: \(path)"
-        } else if isDirectory.boolValue {
-            "logo is a directory, not an image: \(path)"
-        } else {
-            nil
+        if !exists { return .logo(.file(path), warning: "logo file not found: \(path)") }
+        if isDirectory.boolValue { return .logo(.file(path), warning: "logo is a directory, not an image: \(path)") }
+        if case .failure(let refusal) = LogoCache.checkedFile(path) {
+            return .ignored("logo \(path): \(refusal.reason); the channel has no logo")
         }
-        return .logo(.file(path), warning: warning)
+        return .logo(.file(path), warning: nil)
     }
 
     /// `path` made absolute: `~` expanded, relative paths joined to `baseDirectory`, `..` removed.

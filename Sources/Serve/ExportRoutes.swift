@@ -2,6 +2,7 @@ import Foundation
 import Guide
 import Hummingbird
 import Lineup
+import Logging
 
 /// `/lineup.m3u` (the lineup for other players, or for another Flipbox), `/guide.xml` (XMLTV
 /// from the guide store, from a day ago to two weeks ahead; 404 when the lineup has no guide)
@@ -11,6 +12,7 @@ struct ExportRoutes {
     let guide: Guide?
     let logos: LogoCache
     let address: HeadendAddress
+    let logger: Logger
 
     func register(on router: Router<ServeRequestContext>) {
         router.get("/lineup.m3u") { request, _ in
@@ -41,25 +43,20 @@ struct ExportRoutes {
             guard let channel = lineup.channel(id: id.removingPercentEncoding ?? id), let logo = channel.logo else {
                 return ServeResponse.error(.notFound, "no logo named '\(file)'")
             }
-            let path: String
-            do { path = try await logos.localPath(for: logo) } catch {
-                return ServeResponse.error(.badGateway, "the logo of channel \(channel.number) cannot be had: \(error)")
+            // The bytes checked are the bytes served: a picture, within the size limit, from a
+            // file or an address the box's policy allows (LogoCache).
+            let checked: (data: Data, image: LogoImage)
+            do { checked = try await logos.contents(for: logo) } catch {
+                let message = "the logo of channel \(channel.number) \(channel.name) is not served: \(error)"
+                logger.warning("\(message)")
+                if case .remote = logo { return ServeResponse.error(.badGateway, message) }
+                return ServeResponse.error(.notFound, message)
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                return ServeResponse.error(.notFound, "the logo of channel \(channel.number) (\(path)) cannot be read")
-            }
-            return Response(status: .ok, headers: [.contentType: Self.imageType(path), .cacheControl: "max-age=3600"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-        }
-    }
-
-    static func imageType(_ path: String) -> String {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "svg": "image/svg+xml"
-        case "jpg", "jpeg": "image/jpeg"
-        case "gif": "image/gif"
-        case "webp": "image/webp"
-        default: "image/png"
+            return Response(status: .ok, headers: [.contentType: checked.image.kind.mediaType, .cacheControl: "max-age=3600",
+                                                   .xContentTypeOptions: "nosniff",
+                                                   // An SVG opened on its own runs no script here.
+                                                   .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; sandbox"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: checked.data)))
         }
     }
 }

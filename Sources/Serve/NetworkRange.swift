@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 
 /// A block of IP addresses in CIDR form (`192.168.1.0/24`, `fd00::/8`, or one address): who may
 /// use the serving endpoints without a token (`--serve-allow`). IPv4 clients that reach an IPv6
@@ -57,41 +58,5 @@ public struct NetworkRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The 4 or 16 bytes of an IPv4 or IPv6 address in text (brackets and a zone allowed for IPv6).
-    static func addressBytes(_ text: String) -> [UInt8]? {
-        var text = Substring(text)
-        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
-        if let percent = text.firstIndex(of: "%") { text = text[..<percent] }
-        if !text.contains(":") { return ipv4(text) }
-        let halves = text.components(separatedBy: "::")
-        guard halves.count <= 2 else { return nil }
-        func groups(_ part: String) -> [UInt8]? {
-            guard !part.isEmpty else { return [] }
-            var bytes: [UInt8] = []
-            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
-            for (i, piece) in pieces.enumerated() {
-                if i == pieces.count - 1, piece.contains(".") {
-                    guard let v4 = ipv4(piece) else { return nil }
-                    bytes += v4
-                } else {
-                    guard (1...4).contains(piece.count), let v = UInt16(piece, radix: 16) else { return nil }
-                    bytes += [UInt8(v >> 8), UInt8(v & 0xFF)]
-                }
-            }
-            return bytes
-        }
-        guard let head = groups(halves[0]) else { return nil }
-        if halves.count == 1 { return head.count == 16 ? head : nil }
-        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
-        return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
-    }
-
-    private static func ipv4(_ text: Substring) -> [UInt8]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        let bytes = parts.compactMap { part -> UInt8? in
-            guard (1...3).contains(part.count), part.allSatisfy(\.isASCII) else { return nil }
-            return UInt8(part)
-        }
-        return bytes.count == 4 ? bytes : nil
-    }
+    static func addressBytes(_ text: String) -> [UInt8]? { IPAddressText.bytes(text) }
 }

@@ -14,7 +14,7 @@ public func makeServeRouter(server: StreamServer, hls: HLSServer, address: Heade
     router.add(middleware: ServeErrorMiddleware(logger: logger))
     StreamRoutes(server: server, device: configuration.device).register(on: router)
     HDHomeRunRoutes(lineup: server.lineup, device: configuration.device, address: address).register(on: router)
-    ExportRoutes(lineup: server.lineup, guide: guide, logos: logos, address: address).register(on: router)
+    ExportRoutes(lineup: server.lineup, guide: guide, logos: logos, address: address, logger: logger).register(on: router)
     HLSRoutes(hls: hls).register(on: router)
     return router
 }

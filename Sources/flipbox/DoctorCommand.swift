@@ -293,7 +293,7 @@ struct DoctorCommand: AsyncParsableCommand {
     /// address `play` cannot listen on is a note: the box plays without the API and tries again.
     static func api(_ play: PlayCommand, lineup: Lineup?, asService: Bool) -> DoctorFinding {
         let control: ControlServerConfiguration
-        do { control = try play.controlConfiguration(lineup: lineup) } catch { return .problem("api", PlayCommand.message(for: error)) }
+        do { control = try play.controlConfiguration() } catch { return .problem("api", PlayCommand.message(for: error)) }
         do { try control.validate() } catch {
             return .problem("api", "\(error)", fix: "give a --token (or FLIPBOX_TOKEN), or listen on 127.0.0.1")
         }

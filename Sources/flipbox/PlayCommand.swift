@@ -42,7 +42,7 @@ struct PlayCommand: AsyncParsableCommand {
     var token: String?
 
     @Option(name: .customLong("allow-host"), help: ArgumentHelp(
-        "A host name (or address) the control API answers to besides loopback and the --http host, when there is no token. Repeatable. Also the lineup's settings.allow-hosts (comma-separated).",
+        "A host name (or address) the control API answers to besides loopback and the --http host, when there is no token. Repeatable. Only on the command line: a lineup cannot set it.",
         valueName: "NAME"))
     var allowHosts: [String] = []
 
@@ -85,6 +85,9 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Serving (with --serve)")
     var serving: ServeOptions
 
+    @OptionGroup(title: "Logos")
+    var logoOptions: LogoOptions
+
     @Flag(help: "Log more.")
     var verbose = false
 
@@ -121,13 +124,16 @@ struct PlayCommand: AsyncParsableCommand {
             (keyMap, problems) = evdevKeyMap(settings: lineup.settings.keymap, lineupPath: path)
             for problem in problems { logger.error("keymap: \(problem)") }
         }
-        let control = try controlConfiguration(lineup: lineup)
+        let control = try controlConfiguration()
         do { try control.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
             throw ExitCode(2)
         }
 
         // Every warm channel holds sockets and pipes; take the open-file room the system allows.
+        var ownPorts = [control.port]
+        if serve, let listen = ServeConfiguration.parseAddress(serving.listen) { ownPorts += [listen.port, 65001] }
+        let logos = LogoCache(policy: try logoOptions.policy(ownPorts: ownPorts))
         let fileLimit = ProcessResources.raiseFileLimit()
         logger.debug("open-file limit: \(fileLimit)")
         try GStreamer.initialize()
@@ -138,7 +144,7 @@ struct PlayCommand: AsyncParsableCommand {
         let player: Player
         var notifier: SystemdNotifier<Player>?
         do {
-            parts = try PlayerParts.make(lineup: lineup, options: resolved, logger: logger)
+            parts = try PlayerParts.make(lineup: lineup, options: resolved, logoCache: logos, logger: logger)
             player = Player(lineup: lineup, options: resolved, parts: parts, programmes: guide.map(GuideProgrammes.init),
                             reminders: guide.map { GuideReminders(store: $0.reminders) }, logger: logger)
             let refreshed = player
@@ -188,7 +194,7 @@ struct PlayCommand: AsyncParsableCommand {
                 let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
                 let server = StreamServer(headend: parts.headend, settings: configuration.streams, logger: logger)
                 metrics.addFigures { await server.metricFigures() }
-                services += try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
+                services += try makeServeServices(server: server, configuration: configuration, guide: guide, logos: logos, logger: logger)
                     .map { .init(service: $0) }
             } catch {
                 await player.shutdown()
@@ -289,9 +295,9 @@ struct PlayCommand: AsyncParsableCommand {
         return options
     }
 
-    /// The control API's configuration: `--http`, the token, and the hosts `--allow-host` and
-    /// the lineup's `allow-hosts` name.
-    func controlConfiguration(lineup: Lineup? = nil) throws -> ControlServerConfiguration {
+    /// The control API's configuration: `--http`, the token, and the hosts `--allow-host` names
+    /// (never the lineup: docs/security.md).
+    func controlConfiguration() throws -> ControlServerConfiguration {
         guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port) else {
             throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8642, not '\(http)'")
         }
@@ -299,7 +305,7 @@ struct PlayCommand: AsyncParsableCommand {
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let token = self.token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"]
         return ControlServerConfiguration(host: host, port: port, token: token,
-                                          allowedHosts: allowHosts + (lineup?.settings.allowHosts ?? []))
+                                          allowedHosts: allowHosts)
     }
 }
 

@@ -26,6 +26,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Serving")
     var serving: ServeOptions
 
+    @OptionGroup(title: "Logos")
+    var logoOptions: LogoOptions
+
     @Option(help: "Bearer token that lets clients outside loopback and --serve-allow in. Also FLIPBOX_TOKEN.")
     var token: String?
 
@@ -71,7 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
         let serving: [any Service]
         do {
-            serving = try makeServeServices(server: server, configuration: configuration, guide: guide, logger: logger)
+            let logos = LogoCache(policy: try logoOptions.policy(ownPorts: [configuration.port, configuration.hdhomerunPort]))
+            serving = try makeServeServices(server: server, configuration: configuration, guide: guide, logos: logos, logger: logger)
         } catch {
             await headend.shutdown()
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))

@@ -11,7 +11,7 @@ struct ServeOptions: ParsableArguments {
     var listen: String = "\(ServeConfiguration.defaultHost):\(ServeConfiguration.defaultPort)"
 
     @Option(name: .customLong("serve-allow"), help: ArgumentHelp(
-        "A network whose clients may watch without the token, in CIDR form (192.168.1.0/24). Repeatable. Also the lineup's settings.serve-allow (comma-separated).",
+        "A network whose clients may watch without the token, in CIDR form (192.168.1.0/24). Repeatable. Only on the command line: a lineup cannot set it.",
         valueName: "CIDR"))
     var allow: [String] = []
 
@@ -48,7 +48,7 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--serve-listen must be HOST:PORT, e.g. 127.0.0.1:5004 or 0.0.0.0:5004, not '\(listen)'")
         }
         var ranges: [NetworkRange] = []
-        for text in allow + lineup.settings.serveAllow {
+        for text in allow {
             guard let range = NetworkRange(text) else {
                 throw ValidationError("--serve-allow '\(text)' is not a network such as 192.168.1.0/24 or an address such as 192.168.1.20")
             }

@@ -39,8 +39,6 @@ import Testing
               audio-languages: [deu, eng]
               audio-device: hw:0,3
               audio-passthrough: ac3
-              allow-hosts: tv.lan, flipbox.home
-              serve-allow: 192.168.1.0/24
               serve-max-clients: 4
               hdhomerun-name: Den
               keymap.KEY_F2: guide
@@ -76,12 +74,38 @@ import Testing
         #expect(s.audioLanguages == ["deu", "eng"])
         #expect(s.audioDevice == "hw:0,3")
         #expect(s.audioPassthrough == AudioPassthrough(ac3: true))
-        #expect(s.allowHosts == ["tv.lan", "flipbox.home"])
-        #expect(s.serveAllow == ["192.168.1.0/24"])
         #expect(s.serveMaxClients == 4)
         #expect(s.hdhomerun == ["hdhomerun-name": "Den"])
         #expect(s.keymap == ["keymap.KEY_F2": "guide"])
         #expect(s.parental == ["parental.FSK": "12"])
+    }
+
+    /// Who may reach the box is no lineup's to say (issue 32): `allow-hosts` would reopen the
+    /// control API to DNS rebinding from a provider's domain, `serve-allow: 0.0.0.0/0` the head-end
+    /// to everyone. Neither is read, from YAML or an M3U header; each is warned about on its line
+    /// with the option that says it instead.
+    @Test func policyFromALineupIsIgnoredWithAWarning() throws {
+        let yaml = checkYAML("""
+            settings:
+              allow-hosts: evil.example
+              serve-allow: 0.0.0.0/0
+            \(Self.channels)
+            """)
+        #expect(yaml.lineup != nil, "the lineup still loads: \(yaml.diagnostics)")
+        let messages = yaml.warnings.map(\.description)
+        #expect(messages.contains { $0.contains(":2:") && $0.contains("settings.allow-hosts is ignored") && $0.contains("--allow-host") }, "\(messages)")
+        #expect(messages.contains { $0.contains(":3:") && $0.contains("settings.serve-allow is ignored") && $0.contains("--serve-allow") }, "\(messages)")
+        #expect(yaml.lineup?.settings.written["allow-hosts"] == "evil.example", "kept as written, for display only")
+
+        let m3u = LineupLoader.check(text: """
+            #EXTM3U allow-hosts="evil.example" serve-allow="0.0.0.0/0"
+            #EXTINF:-1,One
+            test://smpte
+            """, file: "provider.m3u", format: .m3u)
+        #expect(m3u.lineup != nil)
+        let header = m3u.warnings.map(\.description)
+        #expect(header.contains { $0.hasPrefix("provider.m3u:1:") && $0.contains("settings.allow-hosts is ignored") }, "\(header)")
+        #expect(header.contains { $0.hasPrefix("provider.m3u:1:") && $0.contains("settings.serve-allow is ignored") }, "\(header)")
     }
 
     @Test func audioPassthroughTakesAC3OrOff() {
@@ -98,7 +122,7 @@ import Testing
         let s = try checkYAML("settings:\n  timeshift: off\n\(Self.channels)").get().settings
         #expect(s.timeshift == nil)
         #expect(s.warm == nil && s.cardDelay == nil && s.bannerSeconds == nil && s.deinterlace == nil && s.audioPassthrough == nil)
-        #expect(s.allowHosts.isEmpty && s.parental.isEmpty)
+        #expect(s.parental.isEmpty)
     }
 
     @Test func aBadValueIsAnErrorOnItsLine() {

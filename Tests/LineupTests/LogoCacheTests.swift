@@ -50,6 +50,9 @@ private final class LoopbackHTTPServer {
     struct ServerError: Error { var message: String }
 }
 
+/// These servers are on loopback, which a logo may name only when the box's owner allows it.
+private let loopbackAllowed = LogoSourcePolicy(allowedHosts: ["127.0.0.1"])
+
 /// A loopback socket that accepts connections but never answers.
 private func silentServer() throws -> PythonServer {
     try PythonServer(script: """
@@ -64,13 +67,13 @@ private func silentServer() throws -> PythonServer {
     @Test func downloadsOnceAndServesFromCacheAfterTheServerIsGone() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let image = Data((0..<2048).map { UInt8($0 % 251) })
+        let image = LogoImageTests.onePixelPNG
         try FileManager.default.createDirectory(atPath: directory.file("www"), withIntermediateDirectories: true)
         try image.write(to: URL(fileURLWithPath: directory.file("www/logo.png")))
         let server = try LoopbackHTTPServer(serving: directory.file("www"), logPath: directory.file("requests.log"))
         defer { server.stop() }
 
-        let cache = LogoCache(directory: directory.file("cache"), timeout: 5)
+        let cache = LogoCache(directory: directory.file("cache"), timeout: 5, policy: loopbackAllowed)
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/logo.png"))
         // Several requests at once share one download.
         let paths = try await withThrowingTaskGroup(of: String.self) { group in
@@ -88,7 +91,7 @@ private func silentServer() throws -> PythonServer {
         let again = try await cache.localPath(for: .remote(url))
         #expect(again == paths[0])
         // A new cache on the same directory finds the file too.
-        let fresh = LogoCache(directory: directory.file("cache"), timeout: 5)
+        let fresh = LogoCache(directory: directory.file("cache"), timeout: 5, policy: loopbackAllowed)
         #expect(try await fresh.localPath(for: .remote(url)) == paths[0])
     }
 
@@ -97,7 +100,7 @@ private func silentServer() throws -> PythonServer {
         defer { directory.remove() }
         let server = try LoopbackHTTPServer(serving: directory.path, logPath: directory.file("requests.log"))
         defer { server.stop() }
-        let cache = LogoCache(directory: directory.file("cache"), timeout: 5)
+        let cache = LogoCache(directory: directory.file("cache"), timeout: 5, policy: loopbackAllowed)
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/missing.png"))
         do {
             _ = try await cache.localPath(for: .remote(url))
@@ -113,7 +116,7 @@ private func silentServer() throws -> PythonServer {
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = LogoCache(directory: directory.file("cache"), timeout: 1)
+        let cache = LogoCache(directory: directory.file("cache"), timeout: 1, policy: loopbackAllowed)
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/slow.png"))
         let start = Date()
         do {
@@ -132,7 +135,7 @@ private func silentServer() throws -> PythonServer {
         let server = try LoopbackHTTPServer(serving: directory.path, logPath: directory.file("requests.log"))
         let port = server.port
         server.stop()
-        let cache = LogoCache(directory: directory.file("cache"), timeout: 5)
+        let cache = LogoCache(directory: directory.file("cache"), timeout: 5, policy: loopbackAllowed)
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/logo.png"))
         await #expect(throws: LogoCacheError.self) { try await cache.localPath(for: .remote(url)) }
     }
@@ -196,7 +199,7 @@ private func silentServer() throws -> PythonServer {
         let port = server.port
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = LogoCache(directory: directory.file("cache"), timeout: 1)
+        let cache = LogoCache(directory: directory.file("cache"), timeout: 1, policy: loopbackAllowed)
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/trickle.png"))
         let start = ContinuousClock.now
         await #expect(throws: LogoCacheError.self) { try await cache.localPath(for: .remote(url)) }

@@ -6,7 +6,8 @@ import Testing
     @Test func relativeAbsoluteRemoteAndFileURLs() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try directory.write("logos/a.png", "png")
+        try directory.write("logos/a.png", "")
+        try LogoImageTests.onePixelPNG.write(to: URL(fileURLWithPath: directory.file("logos/a.png")))
         try directory.write("b.svg", "<svg/>")
         let lineupPath = try directory.write("sub/lineup.yaml", """
             channels:
@@ -31,8 +32,35 @@ import Testing
         ])
         #expect(report.warningLines == [
             "6: logo file not found: \(directory.file("sub/missing.png"))",
-            "7: logo 'ftp://img.example/f.png' has an unsupported scheme (use http://, https://, file:// or a path); the channel has no logo",
+            "7: channel F: logo 'ftp://img.example/f.png' has an unsupported scheme (use http://, https://, file:// or a path); the channel has no logo",
         ])
+    }
+
+    /// A lineup that names the process's environment, a link to it, or any file that is no
+    /// picture as a logo: the channel loads without it, and the lineup is told which and why
+    /// (issue 32: the head-end served `/proc/self/environ`, the token in it, at `/logos/`).
+    @Test func systemFilesAndFilesThatAreNoPicturesAreNoLogos() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("settings.png", "FLIPBOX_TOKEN=s3cret")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("env.png"), withDestinationPath: "/proc/self/environ")
+        let lineupPath = try directory.write("lineup.m3u", """
+            #EXTM3U
+            #EXTINF:-1 tvg-logo="/proc/self/environ",Environ
+            test://smpte
+            #EXTINF:-1 tvg-logo="env.png",Linked
+            test://smpte
+            #EXTINF:-1 tvg-logo="settings.png",Text
+            test://smpte
+            """)
+        let report = LineupLoader.check(path: lineupPath)
+        let lineup = try report.get()
+        #expect(lineup.channels.map(\.logo) == [nil, nil, nil], "every channel loads, without its logo")
+        let lines = report.warningLines
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.first?.hasPrefix("2: channel Environ: logo /proc/self/environ: refused: it is under /proc") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("4: channel Linked: logo \(directory.file("env.png")): refused: it is under /proc") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("6: channel Text: logo \(directory.file("settings.png")): refused: it is not a picture") == true, "\(lines)")
     }
 
     @Test func absolutePathNormalisation() {

@@ -1,0 +1,222 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Transfers with a byte limit: the body is taken as it arrives and the transfer is stopped as
+/// soon as it would pass the limit (a declared `Content-Length` past it stops it at once), so a
+/// server never makes the box hold or store more than the limit. Redirects are never followed by
+/// the session: the caller's `route` sees every hop (a logo's address rules), at most
+/// ``maxRedirects`` of them. The deadline covers the whole transfer, redirects included.
+extension HTTPTransfer {
+    /// The most redirects one bounded transfer follows.
+    public static let maxRedirects = 5
+
+    /// A body that passed the limit; the transfer was stopped there.
+    public struct BodyTooLarge: Error, Sendable, CustomStringConvertible {
+        /// The limit, in bytes.
+        public var limit: Int
+        /// The server's `Content-Length`, when it declared one past the limit.
+        public var declared: Int64?
+
+        public var description: String {
+            if let declared { return "the server announced \(ByteCount.text(declared)), more than the limit of \(ByteCount.text(Int64(limit)))" }
+            return "the server sent more than the limit of \(ByteCount.text(Int64(limit))); the transfer was stopped there"
+        }
+    }
+
+    /// A redirect that cannot be followed: no `Location`, or more than ``maxRedirects``.
+    public struct RedirectRefused: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Prepares one hop's request before it is sent (checks the address, may pin it); throws to
+    /// refuse the hop.
+    public typealias Route = @Sendable (URLRequest) async throws -> URLRequest
+
+    /// The body of `request` in memory, at most `limit` bytes, within `deadline` seconds; every
+    /// hop (the first request and each redirect) goes through `route` first.
+    public static func data(
+        for request: URLRequest, deadline: TimeInterval, limit: Int, route: Route = { $0 }
+    ) async throws -> (Data, URLResponse) {
+        try await following(request, deadline: deadline, route: route) { hop, remaining in
+            let result: (BoundedBody.Stored, URLResponse) = try await bounded(hop, deadline: remaining, limit: limit, file: nil)
+            guard case .memory(let data) = result.0 else { throw URLError(.unknown) }
+            return (data, result.1)
+        } discard: { _ in }
+    }
+
+    /// Downloads `request`'s body into a new file in `directory`, at most `limit` bytes, within
+    /// `deadline` seconds; the caller owns the returned file. A transfer that fails or passes
+    /// the limit leaves nothing behind.
+    public static func download(
+        for request: URLRequest, deadline: TimeInterval, into directory: String, limit: Int, route: Route = { $0 }
+    ) async throws -> (path: String, response: URLResponse) {
+        let (path, response) = try await following(request, deadline: deadline, route: route) { hop, remaining in
+            let kept = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
+            guard FileManager.default.createFile(atPath: kept, contents: nil, attributes: [.posixPermissions: 0o600]),
+                  let handle = FileHandle(forWritingAtPath: kept) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: kept])
+            }
+            do {
+                let result = try await bounded(hop, deadline: remaining, limit: limit, file: handle)
+                try? handle.close()
+                return (kept, result.1)
+            } catch {
+                try? handle.close()
+                try? FileManager.default.removeItem(atPath: kept)
+                throw error
+            }
+        } discard: { path in
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        return (path, response)
+    }
+
+    /// Sends `request` through `route`, and each redirect after it, until an answer that is no
+    /// redirect; `discard` drops the body of a redirect.
+    private static func following<Body: Sendable>(
+        _ request: URLRequest, deadline: TimeInterval, route: Route,
+        hop: (URLRequest, TimeInterval) async throws -> (Body, URLResponse),
+        discard: (Body) -> Void
+    ) async throws -> (Body, URLResponse) {
+        let end = Date().addingTimeInterval(deadline)
+        var next = request
+        for _ in 0...maxRedirects {
+            let routed = try await route(next)
+            let remaining = end.timeIntervalSinceNow
+            guard remaining > 0 else { throw URLError(.timedOut) }
+            let (body, response) = try await hop(routed, remaining)
+            guard let http = response as? HTTPURLResponse, [301, 302, 303, 307, 308].contains(http.statusCode) else {
+                return (body, response)
+            }
+            discard(body)
+            guard let location = http.value(forHTTPHeaderField: "Location"),
+                  let base = next.url, let target = URL(string: location, relativeTo: base)?.absoluteURL,
+                  ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+                throw RedirectRefused(description: "the server answered HTTP \(http.statusCode) without a usable http(s) Location")
+            }
+            next.url = target
+            next.setValue(nil, forHTTPHeaderField: "Host")
+            if http.statusCode == 303 { next.httpMethod = "GET" }
+        }
+        throw RedirectRefused(description: "more than \(maxRedirects) redirects")
+    }
+
+    /// One request on ``boundedSession``, its body kept in memory (`file` nil) or written to `file`.
+    private static func bounded(
+        _ request: URLRequest, deadline: TimeInterval, limit: Int, file: FileHandle?
+    ) async throws -> (BoundedBody.Stored, URLResponse) {
+        let request = clearOfDeadline(request, deadline)
+        return try await transfer(deadline: deadline) { reply in
+            let task = boundedSession.dataTask(with: request)
+            boundedDelegate.register(BoundedBody(reply: reply, limit: limit, file: file), for: task.taskIdentifier)
+            return task
+        }
+    }
+
+    /// The session of bounded transfers: like ``shared`` (no cache, never invalidated) with a
+    /// delegate that takes each body as it arrives and never follows a redirect.
+    static let boundedSession = URLSession(configuration: sessionConfiguration(), delegate: boundedDelegate, delegateQueue: nil)
+
+    static let boundedDelegate = BoundedTransferDelegate()
+}
+
+/// One bounded transfer's body as it arrives, and the answer to its caller. Called on the
+/// session's delegate queue only (one at a time).
+final class BoundedBody: @unchecked Sendable {
+    enum Stored: Sendable {
+        case memory(Data)
+        case file
+    }
+
+    let reply: HTTPTransfer.Reply<(Stored, URLResponse)>
+    let limit: Int
+    let file: FileHandle?
+    private var data = Data()
+    private var count = 0
+    private var stopped = false
+
+    init(reply: HTTPTransfer.Reply<(Stored, URLResponse)>, limit: Int, file: FileHandle?) {
+        self.reply = reply
+        self.limit = limit
+        self.file = file
+    }
+
+    func receive(_ chunk: Data, response: URLResponse?) {
+        guard !stopped else { return }
+        if count == 0, let declared = response?.expectedContentLength, declared > Int64(limit) {
+            stop(HTTPTransfer.BodyTooLarge(limit: limit, declared: declared))
+            return
+        }
+        let (sum, overflow) = count.addingReportingOverflow(chunk.count)
+        guard !overflow, sum <= limit else {
+            stop(HTTPTransfer.BodyTooLarge(limit: limit, declared: nil))
+            return
+        }
+        count = sum
+        if let file {
+            do { try file.write(contentsOf: chunk) } catch { stop(error) }
+        } else {
+            data.append(chunk)
+        }
+    }
+
+    func complete(_ error: (any Error)?, response: URLResponse?) {
+        guard !stopped else { return }
+        stopped = true
+        if let error {
+            reply.finish(.failure(error), transferEnded: true)
+        } else if let response {
+            reply.finish(.success((file == nil ? .memory(data) : .file, response)), transferEnded: true)
+        } else {
+            reply.finish(.failure(URLError(.badServerResponse)), transferEnded: true)
+        }
+    }
+
+    /// Answers the caller with `error`; the reply stops the transfer from a dispatch of its own.
+    private func stop(_ error: any Error) {
+        stopped = true
+        data = Data()
+        reply.finish(.failure(error))
+    }
+}
+
+/// The delegate of ``HTTPTransfer/boundedSession``: hands each task's body to its
+/// ``BoundedBody`` and refuses every redirect (the task ends with the 3xx answer, which the
+/// caller follows after checking it).
+final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var bodies: [Int: BoundedBody] = [:]
+
+    func register(_ body: BoundedBody, for task: Int) {
+        lock.withLock { bodies[task] = body }
+    }
+
+    private func body(_ task: URLSessionTask, removing: Bool = false) -> BoundedBody? {
+        lock.withLock { removing ? bodies.removeValue(forKey: task.taskIdentifier) : bodies[task.taskIdentifier] }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        body(dataTask)?.receive(data, response: dataTask.response)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        body(task, removing: true)?.complete(error, response: task.response)
+    }
+}
+
+/// Byte counts for people: `512 bytes`, `64 KB`, `10 MB` (1024-based, rounded down).
+enum ByteCount {
+    static func text(_ bytes: Int64) -> String {
+        if bytes >= 1 << 30 { return "\(bytes >> 30) GB" }
+        if bytes >= 1 << 20 { return "\(bytes >> 20) MB" }
+        if bytes >= 1 << 10 { return "\(bytes >> 10) KB" }
+        return "\(bytes) bytes"
+    }
+}
