@@ -47,10 +47,13 @@ public struct StreamPoolMap: Sendable, Hashable {
         public var name: String
         public var match: String
         public var streams: Int?
-        public init(name: String, match: String, streams: Int?) {
+        /// Most bits a second its warm channels may take together (its link's share); nil: no limit.
+        public var bandwidth: Int?
+        public init(name: String, match: String, streams: Int?, bandwidth: Int? = nil) {
             self.name = name
             self.match = match
             self.streams = streams
+            self.bandwidth = bandwidth
         }
     }
 
@@ -110,6 +113,13 @@ public struct StreamPoolMap: Sendable, Hashable {
         }
         guard let (host, port) = Self.endpoint(of: url) else { return nil }
         return StreamPoolID(Self.defaultName(host: host, port: port))
+    }
+
+    /// The most bits a second the warm channels of each declared pool with a `bandwidth` may take.
+    public var bandwidths: [StreamPoolID: Int] {
+        var all: [StreamPoolID: Int] = [:]
+        for pool in declared { if let bandwidth = pool.bandwidth { all[StreamPoolID(pool.name)] = bandwidth } }
+        return all
     }
 
     /// The limit the box was given for `pool` (nil: none given; it may still be learned).

@@ -69,6 +69,12 @@ public final class GOPCache: @unchecked Sendable {
     private var overBudgetValue = false
     private var budget: Int
     private var measuredGOPBytes: Int?
+    /// The ingest's rate: bytes since `rateSince`, and the last whole window's bits a second.
+    private var rateBytes = 0
+    private var rateSince: ContinuousClock.Instant?
+    private var measuredBitrate: Int?
+    /// How long a window the rate is measured over.
+    static let rateWindow: Duration = .seconds(3)
     private var lag = DeliveryLag()
 
     public init(budgetBytes: Int = WarmBudget.defaultChannelBytes) {
@@ -91,6 +97,11 @@ public final class GOPCache: @unchecked Sendable {
             return entries.first?.isKeyframe == true ? max(measuredGOPBytes, bytes) : measuredGOPBytes
         }
     }
+
+    /// The bits a second the ingest takes from its source (audio, video and subtitles as
+    /// demuxed, over the last `rateWindow`); nil until one window was measured. Kept across
+    /// `reset()`: what the channel takes when it is started again.
+    public var bitrate: Int? { lock.withLock { measuredBitrate } }
 
     public var videoCaps: Caps? { lock.withLock { videoCapsValue } }
     /// The newest video frame's running time and the moment it arrived; nil before the first.
@@ -315,6 +326,24 @@ public final class GOPCache: @unchecked Sendable {
     }
 
 
+    /// Counts `size` bytes arrived at `now` into the rate (lock held).
+    private func measureRate(_ size: Int, at now: ContinuousClock.Instant) {
+        guard let since = rateSince else {
+            rateSince = now
+            rateBytes = size
+            return
+        }
+        rateBytes = rateBytes.addingReportingOverflow(size).overflow ? Int.max : rateBytes + size
+        let elapsed = now - since
+        guard elapsed >= Self.rateWindow else { return }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let bits = Double(rateBytes) * 8 / seconds
+        // Bounded (a 100 Gb/s link), so sums over a lineup never overflow.
+        measuredBitrate = bits.isFinite ? Int(min(bits, 1e11)) : nil
+        rateSince = now
+        rateBytes = 0
+    }
+
     /// Adds a buffer from the ingest appsink (streaming thread); `stream` numbers the audio streams.
     public func append(_ sample: Sample, track: Track, stream: Int = 0) {
         guard let buffer = sample.buffer else { return }
@@ -330,6 +359,7 @@ public final class GOPCache: @unchecked Sendable {
             firstArrival = now
         }
         lastArrival = now
+        measureRate(buffer.size, at: now)
         let stamp = track == .video && entry.dts.isValid ? entry.dts : entry.pts
         if track != .subtitle, stamp.isValid { lag.record(video: track == .video, time: Int64(bitPattern: UInt64(stamp)), at: now) }
         if track == .video {
@@ -500,6 +530,8 @@ public final class GOPCache: @unchecked Sendable {
             previousBytes = 0
             videoFrames = 0
             lastArrival = nil
+            rateSince = nil
+            rateBytes = 0
             firstArrival = nil
             firstKeyframeArrival = nil
             firstAudioArrival = nil

@@ -211,7 +211,8 @@ public actor Headend {
         let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites,
                                      shown: shown, gopBytes: sources.map(\.cache.gopBytes),
                                      pools: sources.map { pool(of: $0) }, limits: planningLimits(), claims: streamClaims(),
-                                     running: Set(sources.indices.filter { sources[$0].openURL != nil }))
+                                     running: Set(sources.indices.filter { sources[$0].openURL != nil }),
+                                     bitrates: sources.map(\.cache.bitrate), poolBandwidths: poolMap.bandwidths)
         return WarmPlan.make(policy: policy, budget: budget, inputs: inputs)
     }
 

@@ -12,6 +12,9 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
     public var maxChannels: Int?
     /// Most bytes of GOP cache over all running channels; nil: no limit.
     public var memoryBytes: Int?
+    /// Most bits a second the warm channels together may take from their links, as their ingests
+    /// measure it (the channels shown count first); nil: no limit (`warm-bandwidth`).
+    public var bandwidth: Int?
     /// Most bytes one channel's GOP may take. A channel whose keyframe interval needs more is
     /// not kept warm, and its state says so.
     public var channelBytes: Int
@@ -33,12 +36,16 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
     public static let defaultChannelBytes = 32 << 20
     /// What a channel not measured yet is assumed to need (a 2 s GOP at 4 Mb/s).
     public static let assumedGOPBytes = 1 << 20
+    /// The rate a channel not measured yet is assumed to take (an HD broadcast channel).
+    public static let assumedBitrate = 4_000_000
 
     public static let unlimited = WarmBudget()
 
-    public init(maxChannels: Int? = nil, memoryBytes: Int? = nil, channelBytes: Int = WarmBudget.defaultChannelBytes) {
+    public init(maxChannels: Int? = nil, memoryBytes: Int? = nil, channelBytes: Int = WarmBudget.defaultChannelBytes,
+                bandwidth: Int? = nil) {
         self.maxChannels = maxChannels
         self.memoryBytes = memoryBytes
+        self.bandwidth = bandwidth
         self.channelBytes = channelBytes
     }
 
@@ -59,7 +66,8 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
     /// The budget the lineup's settings give; settings not written leave no limit.
     public init(_ settings: LineupSettings) {
         self.init(maxChannels: settings.warmMaxChannels, memoryBytes: settings.warmMemory?.bytes,
-                  channelBytes: settings.warmChannelMemory?.bytes ?? Self.defaultChannelBytes)
+                  channelBytes: settings.warmChannelMemory?.bytes ?? Self.defaultChannelBytes,
+                  bandwidth: settings.warmBandwidth?.bitsPerSecond)
     }
 
     /// Parses a channel count of at least 1.
@@ -94,6 +102,7 @@ public struct WarmBudget: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if let maxChannels { parts.append("at most \(maxChannels) channels") }
         if let memoryBytes { parts.append("\(Self.format(bytes: memoryBytes)) of GOP cache") }
+        if let bandwidth { parts.append("\(BitRate.format(bitsPerSecond: bandwidth)) of warm streams") }
         if channelBytes != Self.defaultChannelBytes { parts.append("\(Self.format(bytes: channelBytes)) per channel") }
         return parts.isEmpty ? "no budget" : parts.joined(separator: ", ")
     }

@@ -39,10 +39,14 @@ public struct WarmPlan: Sendable, Hashable {
         public var claims: [Int: PoolAllocation.Claim]
         /// Channels with a stream open now (a pool keeps them over newcomers just above them).
         public var running: Set<Int>
+        /// The bits a second each channel's ingest takes, where measured (`GOPCache.bitrate`).
+        public var bitrates: [Int?]
+        /// The most bits a second the warm channels of a pool may take, for pools that say.
+        public var poolBandwidths: [StreamPoolID: Int]
 
         public init(count: Int, current: Int?, last: Int?, favourites: [Int] = [], shown: Set<Int> = [], gopBytes: [Int?]? = nil,
                     pools: [StreamPoolID?]? = nil, limits: [StreamPoolID: Int] = [:], claims: [Int: PoolAllocation.Claim] = [:],
-                    running: Set<Int> = []) {
+                    running: Set<Int> = [], bitrates: [Int?]? = nil, poolBandwidths: [StreamPoolID: Int] = [:]) {
             self.count = count
             self.current = current
             self.last = last
@@ -53,6 +57,15 @@ public struct WarmPlan: Sendable, Hashable {
             self.limits = limits
             self.claims = claims
             self.running = running
+            self.bitrates = bitrates ?? Array(repeating: nil, count: count)
+            self.poolBandwidths = poolBandwidths
+        }
+
+        /// What a channel not measured yet is taken to need: what the lineup's measured channels
+        /// take (their median: channels of one lineup are alike), else `assumedBitrate`.
+        var typicalBitrate: Int {
+            let known = bitrates.compactMap { $0 }.sorted()
+            return known.isEmpty ? WarmBudget.assumedBitrate : known[known.count / 2]
         }
 
         func pool(_ i: Int) -> StreamPoolID? { i < pools.count ? pools[i] : nil }
@@ -63,6 +76,10 @@ public struct WarmPlan: Sendable, Hashable {
             .union(inputs.shown)
         var plan = WarmPlan(running: [])
         var bytes = 0
+        var bits = 0
+        var poolBits: [StreamPoolID: Int] = [:]
+        let typical = inputs.typicalBitrate
+        func rateOf(_ i: Int) -> Int { (i < inputs.bitrates.count ? inputs.bitrates[i] : nil) ?? typical }
         let limit = budget.cacheLimit
         func must(_ i: Int) -> Bool { inputs.shown.contains(i) || i == inputs.current }
         let ranked = priority(count: inputs.count, current: inputs.current, last: inputs.last, favourites: inputs.favourites,
@@ -91,9 +108,22 @@ public struct WarmPlan: Sendable, Hashable {
                         + "(its GOP needs \(WarmBudget.format(bytes: need)), \(WarmBudget.format(bytes: bytes)) in use)"
                     continue
                 }
+                let rate = rateOf(i)
+                if let cap = budget.bandwidth, bits + rate > cap {
+                    plan.heldCold[i] = "over the warm bandwidth of \(BitRate.format(bitsPerSecond: cap)) "
+                        + "(its stream takes \(BitRate.format(bitsPerSecond: rate)), \(BitRate.format(bitsPerSecond: bits)) in use)"
+                    continue
+                }
+                if let pool = inputs.pool(i), let cap = inputs.poolBandwidths[pool], poolBits[pool, default: 0] + rate > cap {
+                    plan.heldCold[i] = "over the bandwidth of \(pool) of \(BitRate.format(bitsPerSecond: cap)) "
+                        + "(its stream takes \(BitRate.format(bitsPerSecond: rate)), \(BitRate.format(bitsPerSecond: poolBits[pool, default: 0])) in use)"
+                    continue
+                }
             }
             plan.running.insert(i)
             bytes += need
+            bits += rateOf(i)
+            if let pool = inputs.pool(i) { poolBits[pool, default: 0] += rateOf(i) }
         }
         guard !inputs.limits.isEmpty else { return plan }
         let candidates = ranked.filter { plan.running.contains($0) }.map { i in

@@ -14,6 +14,8 @@ public struct LineupSettings: Sendable, Hashable {
     public var warm: WarmPolicy?
     public var warmMaxChannels: Int?
     public var warmMemory: ByteSize?
+    /// Most bits a second all warm channels together may take from their links (`warm-bandwidth`).
+    public var warmBandwidth: BitRate?
     public var warmChannelMemory: ByteSize?
     /// The most streams each server of the lineup's sources gives at once (`max-streams`; an
     /// M3U header's `max-streams="2"`): the limit of every pool not named in `pools:`.
@@ -111,7 +113,7 @@ public struct LineupSettings: Sendable, Hashable {
 
     /// Every setting name this version reads.
     public static let names = [
-        "warm", "warm-max-channels", "warm-memory", "warm-channel-memory", "max-streams",
+        "warm", "warm-max-channels", "warm-memory", "warm-channel-memory", "warm-bandwidth", "max-streams",
         "card-delay", "card-minimum", "tune-timeout", "skip", "flip-scope", "locked-flip", "locked", "start",
         "up-next-seconds", "banner-seconds", "interstitials", "interstitial",
         "timeshift", "timeshift-memory", "timeshift-warm", "resume-position",
@@ -198,6 +200,11 @@ public struct LineupSettings: Sendable, Hashable {
             return size
         }
 
+        mutating func bitRate() -> BitRate? {
+            guard let rate = BitRate(text) else { return fail("a rate such as 40Mbps, 800kbps or 1.5Gbps") }
+            return rate
+        }
+
         mutating func bool() -> Bool? {
             switch text.lowercased() {
             case "true", "yes", "on": true
@@ -224,6 +231,7 @@ public struct LineupSettings: Sendable, Hashable {
         case "warm": warm = WarmPolicy(text) ?? r.fail("all, none or neighbours:N")
         case "warm-max-channels": warmMaxChannels = r.count(within: 1 ... .max, "a number of channels of at least 1")
         case "warm-memory": warmMemory = r.size()
+        case "warm-bandwidth": warmBandwidth = r.bitRate()
         case "warm-channel-memory": warmChannelMemory = r.size()
         case "max-streams": maxStreams = r.count(within: 1 ... StreamPoolDeclaration.maxStreams, "a number of streams from 1 to \(StreamPoolDeclaration.maxStreams)")
         case "card-delay": cardDelay = r.duration(within: .zero ... .seconds(10))

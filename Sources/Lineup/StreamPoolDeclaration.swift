@@ -7,18 +7,22 @@
 ///   - name: HDHomeRun
 ///     match: http://192.168.1.20:5004/
 ///     streams: 4
+///     bandwidth: 20Mbps      # optional: most its warm channels may take together
 /// ```
 public struct StreamPoolDeclaration: Sendable, Hashable {
     public var name: String
     public var match: String
     public var streams: Int?
+    /// Most its warm channels may take from the link together (`bandwidth`); nil: no limit.
+    public var bandwidth: BitRate?
     /// The line it was written on (1-based; 0 when made in code).
     public var line: Int
 
-    public init(name: String, match: String, streams: Int?, line: Int = 0) {
+    public init(name: String, match: String, streams: Int?, bandwidth: BitRate? = nil, line: Int = 0) {
         self.name = name
         self.match = match
         self.streams = streams
+        self.bandwidth = bandwidth
         self.line = line
     }
 

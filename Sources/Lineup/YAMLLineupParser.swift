@@ -7,7 +7,7 @@ import Yams
 /// Unknown keys are errors (typo protection). Never fails: problems go to the log.
 enum YAMLLineupParser {
     static let topLevelKeys = ["settings", "guide", "pools", "channels"]
-    static let poolKeys = ["name", "match", "streams"]
+    static let poolKeys = ["name", "match", "streams", "bandwidth"]
     static let channelKeys = [
         "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
         "interstitial", "favourite", "favorite", "hidden", "radio", "options", "language", "country",
@@ -78,7 +78,7 @@ enum YAMLLineupParser {
                 log.error(line(item), "each pool is a mapping with name, match and streams; found \(kind(item))")
                 continue
             }
-            var name: String?, match: String?, streams: Int?, bad = false
+            var name: String?, match: String?, streams: Int?, bandwidth: BitRate?, bad = false
             for (keyNode, value) in map {
                 let key = scalarText(keyNode) ?? ""
                 switch key {
@@ -90,6 +90,14 @@ enum YAMLLineupParser {
                         streams = n
                     } else {
                         log.error(line(value), "pools.streams must be a number of streams from 1 to \(StreamPoolDeclaration.maxStreams), not '\(text)'")
+                        bad = true
+                    }
+                case "bandwidth":
+                    let text = scalarText(value) ?? ""
+                    if let rate = BitRate(text) {
+                        bandwidth = rate
+                    } else {
+                        log.error(line(value), "pools.bandwidth must be a rate such as 20Mbps or 800kbps, not '\(text)'")
                         bad = true
                     }
                 default:
@@ -109,7 +117,7 @@ enum YAMLLineupParser {
                 log.error(line(item), "pool '\(name)' is named twice")
                 continue
             }
-            if !bad { pools.append(StreamPoolDeclaration(name: name, match: match, streams: streams, line: line(item))) }
+            if !bad { pools.append(StreamPoolDeclaration(name: name, match: match, streams: streams, bandwidth: bandwidth, line: line(item))) }
         }
         return pools
     }

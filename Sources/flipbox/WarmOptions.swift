@@ -17,6 +17,9 @@ struct WarmOptions: ParsableArguments {
     @Option(help: "Most GOP cache in total, e.g. 256MB. Default: the lineup's warm-memory, else no limit.")
     var warmMemory: String?
 
+    @Option(help: "Most bits a second warm channels may take from their links together, e.g. 40Mbps. Default: the lineup's warm-bandwidth, else no limit.")
+    var warmBandwidth: String?
+
     @Option(name: .customLong("max-streams"), help: ArgumentHelp(
         "Most streams a server gives at once, as HOST[:PORT]=N (repeatable), e.g. 192.168.1.20:5004=4 for a 4-tuner HDHomeRun. Over the lineup's pools and max-streams, and what the box learned.",
         valueName: "host=streams"))
@@ -34,6 +37,12 @@ struct WarmOptions: ParsableArguments {
         do {
             if let warmMax { budget.maxChannels = try WarmBudget.channelCount("\(warmMax)", setting: "--warm-max") }
             if let warmMemory { budget.memoryBytes = try WarmBudget.bytes(warmMemory, setting: "--warm-memory") }
+            if let warmBandwidth {
+                guard let rate = BitRate(warmBandwidth) else {
+                    throw ValidationError("--warm-bandwidth must be a rate such as 40Mbps, 800kbps or 1.5Gbps, not '\(warmBandwidth)'")
+                }
+                budget.bandwidth = rate.bitsPerSecond
+            }
         } catch {
             throw ValidationError("\(error)")
         }
@@ -43,7 +52,7 @@ struct WarmOptions: ParsableArguments {
     /// The pools: the lineup's `pools:` and `max-streams`, the command line's `--max-streams`,
     /// and the learned limits kept in `stateDirectory` (nil: learned limits are not kept).
     func pools(_ lineup: Lineup, stateDirectory: String?) throws -> PoolSettings {
-        var map = StreamPoolMap(declared: lineup.pools.map { .init(name: $0.name, match: $0.match, streams: $0.streams) },
+        var map = StreamPoolMap(declared: lineup.pools.map { .init(name: $0.name, match: $0.match, streams: $0.streams, bandwidth: $0.bandwidth?.bitsPerSecond) },
                                 lineupLimit: lineup.settings.maxStreams)
         for text in maxStreams {
             guard let limit = StreamPoolMap.HostLimit(text) else {

@@ -243,5 +243,32 @@ extension HeadendTests {
             #expect(failing == 3, "the warm channels say they failed and why: \(headend.states().map(\.description))")
             await headend.shutdown()
         }
+
+        /// `warm-bandwidth` on real ingests: each channel's rate is measured as it arrives, and a
+        /// budget of the screen's and the next channel's rates (and half another's) keeps those
+        /// two streams open and holds the others cold, saying why.
+        @Test func warmChannelsStayWithinTheMeasuredWarmBandwidth() async throws {
+            let server = try LivePoolServer(clips: try await Self.clips(6), streams: 64, whenFull: .refuse)
+            defer { server.stop() }
+            let lineup = Self.lineup(server, channels: 6)
+            var map = StreamPoolMap()
+            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=64"))]
+            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
+                                  pools: PoolSettings(map: map))
+            await headend.applyPolicy(current: 0, last: nil)
+            let measured = await eventually(within: 20) { headend.sources.allSatisfy { $0.cache.bitrate != nil } }
+            #expect(measured, "every warm channel's rate is measured: \(headend.sources.map(\.cache.bitrate))")
+            let rates = headend.sources.map { $0.cache.bitrate ?? 0 }
+            #expect(rates.allSatisfy { (150_000...2_000_000).contains($0) }, "300 kb/s clips in MPEG-TS with sound: \(rates)")
+            // On 1: 2 is next, 6 previous. Room for 1 and 2 and half of 6.
+            let budget = rates[0] + rates[1] + rates[5] / 2
+            await headend.setBudget(WarmBudget(bandwidth: budget))
+            await headend.applyPolicy(current: 0, last: nil)
+            let settled = await eventually(within: 10) { Set(server.openChannels) == [0, 1] }
+            #expect(settled, "the screen and the next channel: \(server.openChannels)")
+            let held = headend.sources[5].state.reason ?? ""
+            #expect(held.hasPrefix("over the warm bandwidth of \(BitRate.format(bitsPerSecond: budget))"), "\(headend.sources[5].state)")
+            await headend.shutdown()
+        }
     }
 }

@@ -158,3 +158,55 @@ extension WarmPlanTests {
         #expect(jumped.running == [5, 9])
     }
 }
+
+extension WarmPlanTests {
+    /// `warm-bandwidth`: the warm channels take at most the link's share, as their ingests
+    /// measure it, the channel on screen counting first; a pool's `bandwidth` the same for its own.
+    @Test func warmChannelsStayWithinTheWarmBandwidth() {
+        let mbps = 1_000_000
+        // 10 channels of 3 Mb/s measured; on 0, last 4: 0, 4, 1 and 9 ranked first.
+        let inputs = WarmPlan.Inputs(count: 10, current: 0, last: 4, shown: [0], bitrates: Array(repeating: 3 * mbps, count: 10))
+        let plan = WarmPlan.make(policy: .all, budget: WarmBudget(bandwidth: 10 * mbps), inputs: inputs)
+        #expect(plan.running == [0, 4, 1], "3 channels of 3 Mb/s in 10 Mb/s: \(plan.running.sorted())")
+        #expect(plan.heldCold[9] == "over the warm bandwidth of 10 Mb/s (its stream takes 3.0 Mb/s, 9.0 Mb/s in use)")
+        // The channel on screen always runs, and counts: a heavy one leaves less for the others.
+        var heavy = inputs
+        heavy.bitrates[0] = 8 * mbps
+        #expect(WarmPlan.make(policy: .all, budget: WarmBudget(bandwidth: 10 * mbps), inputs: heavy).running == [0])
+        // Channels not measured yet are taken to need what the measured ones do (their median).
+        var unmeasured = inputs
+        unmeasured.bitrates = [3 * mbps, 1 * mbps, 2 * mbps] + Array(repeating: nil, count: 7)
+        #expect(unmeasured.typicalBitrate == 2 * mbps)
+        #expect(WarmPlan.make(policy: .all, budget: WarmBudget(bandwidth: 10 * mbps), inputs: unmeasured).running == [0, 4, 1, 9, 2],
+                "3 + 2 + 1 + 2 + 2 = 10 Mb/s")
+        #expect(WarmPlan.Inputs(count: 2, current: 0, last: nil).typicalBitrate == WarmBudget.assumedBitrate)
+    }
+
+    @Test func aPoolsBandwidthBoundsItsOwnWarmChannels() {
+        let mbps = 1_000_000
+        let iptv = StreamPoolID("My IPTV")
+        // Channels 0-5 from the IPTV account (8 Mb/s for its warm channels), 6-9 multicast.
+        let inputs = WarmPlan.Inputs(count: 10, current: 0, last: nil, shown: [0], pools: Array(repeating: iptv, count: 6) + Array(repeating: nil, count: 4),
+                                     bitrates: Array(repeating: 3 * mbps, count: 10), poolBandwidths: [iptv: 8 * mbps])
+        let plan = WarmPlan.make(policy: .all, budget: .unlimited, inputs: inputs)
+        #expect(plan.running == [0, 1, 6, 7, 8, 9], "the screen and one more of the account; every multicast channel: \(plan.running.sorted())")
+        #expect(plan.heldCold[5] == "over the bandwidth of My IPTV of 8.0 Mb/s (its stream takes 3.0 Mb/s, 6.0 Mb/s in use)")
+    }
+
+    @Test func ratesParseAsLinksAreSold() throws {
+        #expect(BitRate("40Mbps")?.bitsPerSecond == 40_000_000)
+        #expect(BitRate("40 Mb/s")?.bitsPerSecond == 40_000_000)
+        #expect(BitRate("1.5G")?.bitsPerSecond == 1_500_000_000)
+        #expect(BitRate("800kbps")?.bitsPerSecond == 800_000)
+        #expect(BitRate("64000")?.bitsPerSecond == 64_000)
+        #expect(BitRate("lots") == nil)
+        #expect(BitRate("0") == nil)
+        #expect(BitRate("999999999999999999999999Gbps") == nil, "beyond any link")
+        #expect(BitRate("-5M") == nil)
+        let budget = WarmBudget(LineupSettings(["warm-bandwidth": "40Mbps"]))
+        #expect(budget.bandwidth == 40_000_000)
+        #expect("\(budget)" == "40 Mb/s of warm streams")
+        let bad = LineupSettings(["warm-bandwidth": "fast"])
+        #expect(bad.warmBandwidth == nil)
+    }
+}

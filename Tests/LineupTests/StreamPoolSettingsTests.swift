@@ -64,7 +64,7 @@ import Testing
             "9: pools.streams must be a number of streams from 1 to 1024, not '0'",
             "10: a pool needs a `name`",
             "11: pool 'Good' is named twice",
-            "15: unknown pool key 'tuners' (known keys: name, match, streams)",
+            "15: unknown pool key 'tuners' (known keys: name, match, streams, bandwidth)",
             "16: each pool is a mapping with name, match and streams; found \"just text\"",
             "18: settings.max-streams '99999' is not a number of streams from 1 to 1024",
         ], "\(report.errorLines)")
