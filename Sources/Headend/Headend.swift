@@ -36,6 +36,10 @@ public actor Headend {
     /// When a viewer last flipped (the warm channels a flip's plan starts are the viewer's doing,
     /// not background attempts; see `PoolAttempts`).
     var lastViewerFlip: ContinuousClock.Instant?
+    /// What the box is watched on, hour by hour; the channel on screen and since when.
+    var history: ViewingHistory
+    var watching: (channel: String, since: Date)?
+    var historySaved: Date?
     /// The last apply left warm channels of a pool waiting to connect (one at a time while the
     /// pool's limit is unknown): the next replan applies even if the plan is the same.
     var startsWaiting = false
@@ -111,6 +115,8 @@ public actor Headend {
         self.reports = reports
         poolMap = pools.map
         poolBook = PoolBook(settings: pools)
+        history = pools.historyFile?.load() ?? ViewingHistory()
+        historySaved = Date()
         var seenPools: [StreamPoolID] = []
         for channel in lineup.channels {
             if let pool = channel.sources.first.flatMap(pools.map.pool(for:)), !seenPools.contains(pool) { seenPools.append(pool) }
@@ -184,7 +190,10 @@ public actor Headend {
     /// the channels' GOPs measure (a channel whose GOP outgrows the budget goes cold, and says so).
     @discardableResult
     public func applyPolicy(current: Int?, last: Int?) async -> WarmPlan {
-        if current != around?.current { lastViewerFlip = .now }
+        if current != around?.current {
+            lastViewerFlip = .now
+            screenChanged(to: current)
+        }
         around = (current, last)
         let plan = plan(current: current, last: last)
         await apply(plan)
@@ -208,7 +217,7 @@ public actor Headend {
         let favourites = lineup.channels.indices.filter { lineup.channels[$0].isFavourite }
         let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.filter(\.pins).map { ObjectIdentifier($0.source) })
         let shown = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
-        let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites,
+        let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites, usual: usualChannels(),
                                      shown: shown, gopBytes: sources.map(\.cache.gopBytes),
                                      pools: sources.map { pool(of: $0) }, limits: planningLimits(), claims: streamClaims(),
                                      running: Set(sources.indices.filter { sources[$0].openURL != nil }),
@@ -532,6 +541,7 @@ public actor Headend {
     public nonisolated func states() -> [ChannelState] { sources.map(\.state) }
 
     public func shutdown() async {
+        closeHistory()
         isShutDown = true
         budgetWatch?.cancel()
         budgetWatch = nil

@@ -8,10 +8,13 @@ import Synchronization
 public struct PoolSettings: Sendable {
     public var map: StreamPoolMap
     public var learnedFile: LearnedPoolLimits?
+    /// Where what the box is watched on, hour by hour, is kept (nil: only while the process runs).
+    public var historyFile: ViewingHistoryFile?
 
-    public init(map: StreamPoolMap = StreamPoolMap(), learnedFile: LearnedPoolLimits? = nil) {
+    public init(map: StreamPoolMap = StreamPoolMap(), learnedFile: LearnedPoolLimits? = nil, historyFile: ViewingHistoryFile? = nil) {
         self.map = map
         self.learnedFile = learnedFile
+        self.historyFile = historyFile
     }
 }
 

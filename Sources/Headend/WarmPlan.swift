@@ -27,6 +27,8 @@ public struct WarmPlan: Sendable, Hashable {
         public var current: Int?
         public var last: Int?
         public var favourites: [Int]
+        /// The channels usually watched at this hour (`ViewingHistory`), most watched first.
+        public var usual: [Int]
         /// Channels being decoded (on screen, or a flip on its way): they always run.
         public var shown: Set<Int>
         /// The bytes one GOP of each channel takes, where measured (see `GOPCache.gopBytes`).
@@ -44,13 +46,14 @@ public struct WarmPlan: Sendable, Hashable {
         /// The most bits a second the warm channels of a pool may take, for pools that say.
         public var poolBandwidths: [StreamPoolID: Int]
 
-        public init(count: Int, current: Int?, last: Int?, favourites: [Int] = [], shown: Set<Int> = [], gopBytes: [Int?]? = nil,
+        public init(count: Int, current: Int?, last: Int?, favourites: [Int] = [], usual: [Int] = [], shown: Set<Int> = [], gopBytes: [Int?]? = nil,
                     pools: [StreamPoolID?]? = nil, limits: [StreamPoolID: Int] = [:], claims: [Int: PoolAllocation.Claim] = [:],
                     running: Set<Int> = [], bitrates: [Int?]? = nil, poolBandwidths: [StreamPoolID: Int] = [:]) {
             self.count = count
             self.current = current
             self.last = last
             self.favourites = favourites
+            self.usual = usual
             self.shown = shown
             self.gopBytes = gopBytes ?? Array(repeating: nil, count: count)
             self.pools = pools ?? Array(repeating: nil, count: count)
@@ -83,7 +86,7 @@ public struct WarmPlan: Sendable, Hashable {
         let limit = budget.cacheLimit
         func must(_ i: Int) -> Bool { inputs.shown.contains(i) || i == inputs.current }
         let ranked = priority(count: inputs.count, current: inputs.current, last: inputs.last, favourites: inputs.favourites,
-                              radius: policy.neighbourRadius).filter { wanted.contains($0) }
+                              usual: inputs.usual, radius: policy.neighbourRadius).filter { wanted.contains($0) }
         // Channels that must run take their share of the budget first.
         for i in ranked.filter(must) + ranked.filter({ !must($0) }) {
             let measured = i < inputs.gopBytes.count ? inputs.gopBytes[i] : nil
@@ -142,8 +145,9 @@ public struct WarmPlan: Sendable, Hashable {
     /// Every channel index once, most likely next first: `current`; after a flip up or down the
     /// next channel in that direction (the viewer goes on the way they flip); `last`; the
     /// neighbours within `radius` by distance (next before previous, or previous first when the
-    /// last flip went down), favourites in lineup order, then the rest by distance.
-    public static func priority(count: Int, current: Int?, last: Int?, favourites: [Int], radius: Int) -> [Int] {
+    /// last flip went down), favourites in lineup order, the channels usually watched at this
+    /// hour (`usual`, most watched first), then the rest by distance.
+    public static func priority(count: Int, current: Int?, last: Int?, favourites: [Int], usual: [Int] = [], radius: Int) -> [Int] {
         guard count > 0 else { return [] }
         var order: [Int] = []
         var seen = Set<Int>()
@@ -169,6 +173,7 @@ public struct WarmPlan: Sendable, Hashable {
         }
         if current != nil { for i in byDistance.prefix(2 * max(0, radius)) { add(i) } }
         for f in favourites.sorted() { add(f) }
+        for u in usual { add(u) }
         for i in byDistance { add(i) }
         return order
     }

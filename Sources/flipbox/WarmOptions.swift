@@ -60,6 +60,7 @@ struct WarmOptions: ParsableArguments {
             }
             map.hostLimits.append(limit)
         }
-        return PoolSettings(map: map, learnedFile: stateDirectory.map(LearnedPoolLimits.init(directory:)))
+        return PoolSettings(map: map, learnedFile: stateDirectory.map(LearnedPoolLimits.init(directory:)),
+                            historyFile: stateDirectory.map(ViewingHistoryFile.init(directory:)))
     }
 }

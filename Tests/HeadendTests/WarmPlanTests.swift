@@ -210,3 +210,16 @@ extension WarmPlanTests {
         #expect(bad.warmBandwidth == nil)
     }
 }
+
+extension WarmPlanTests {
+    /// The channels usually watched at this hour come after the keys' neighbours, the last
+    /// channel and favourites, and before the rest: over a budget of 6, on 1 with nothing else
+    /// known, the seventh channel (watched every evening) is the sixth kept warm, after the
+    /// neighbours two either way.
+    @Test func theChannelsUsuallyWatchedNowRankAfterFavourites() {
+        #expect(WarmPlan.priority(count: 12, current: 0, last: nil, favourites: [4], usual: [6, 4, 0], radius: 1)
+                    == [0, 1, 11, 4, 6, 2, 10, 3, 9, 8, 5, 7])
+        let inputs = WarmPlan.Inputs(count: 12, current: 0, last: nil, usual: [6], shown: [0])
+        #expect(WarmPlan.make(policy: .all, budget: WarmBudget(maxChannels: 6), inputs: inputs).running == [0, 1, 11, 2, 10, 6])
+    }
+}

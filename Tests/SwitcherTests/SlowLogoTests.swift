@@ -59,7 +59,8 @@ import Testing
         var options = PlayerOptions(sink: .headless, width: 320, height: 180, fps: 30, warm: .all)
         options.bannerSeconds = 0
         let player = try Player(lineup: lineup, options: options,
-                                logoCache: LogoCache(directory: scratch.appendingPathComponent("cache").path, timeout: 400),
+                                logoCache: LogoCache(directory: scratch.appendingPathComponent("cache").path, timeout: 400,
+                                                    policy: LogoSourcePolicy(allowedHosts: ["127.0.0.1"])),
                                 logger: Logger(label: "test"))
         try await player.start()
         #expect(await waitUntil(30) { await player.channels().allSatisfy { $0.state.tier == .warm || $0.state.tier == .hot } })
