@@ -157,7 +157,15 @@ extension Headend {
 
     private func backgroundAttempt(pool: StreamPoolID, at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         var attempts = poolBook.attempts[pool] ?? PoolAttempts()
-        let allowance = poolBook.limit(of: pool) == nil ? PoolAttempts.unrationedPerWindow : PoolAttempts.perWindow
+        // A pool with no limit known is held only by its server's Retry-After: its channels
+        // back off one by one (`SourceSupervisor.retryCap`), and a server that rations streams
+        // teaches its limit with its first refusal.
+        guard poolBook.limit(of: pool) != nil else {
+            guard let quiet = attempts.quietAfter(now) else { return nil }
+            poolBook.counts[pool, default: .init()].heldBack += 1
+            return quiet
+        }
+        let allowance = PoolAttempts.perWindow
         if let later = attempts.nextBackground(at: now, perWindow: allowance) {
             poolBook.counts[pool, default: .init()].heldBack += 1
             if poolBook.heldBackSaid[pool].map({ now - $0 >= PoolAttempts.window }) ?? true {

@@ -86,6 +86,8 @@ public struct SourceSupervisor: Sendable {
     private var hot = false
     /// Refusals since the source last delivered.
     private var refusalsInARow = 0
+    /// When a reconnect that its pool postponed was due (nil: none postponed).
+    private var postponedFrom: ContinuousClock.Instant?
 
     public init(settings: Settings) { self.settings = settings }
 
@@ -118,6 +120,7 @@ public struct SourceSupervisor: Sendable {
     public mutating func stop(reason: String? = nil) -> [Action] {
         let wasRunning = phase != .idle
         phase = .idle
+        postponedFrom = nil
         connection = Connection(value: connection.value + 1)
         var actions: [Action] = wasRunning ? [.teardown, .wake(at: nil)] : []
         actions += report(reason.map { .parked(reason: $0) } ?? .cold)
@@ -127,6 +130,13 @@ public struct SourceSupervisor: Sendable {
     /// The channel is decoded for the screen (`hot`) or no longer.
     public mutating func setHot(_ hot: Bool) -> [Action] {
         self.hot = hot
+        // A reconnect its pool held back goes when it was due: the viewer's flip never waits for
+        // the pool's allowance (backoff and a server's Retry-After still apply).
+        if hot, let due = postponedFrom, case .retrying = phase {
+            postponedFrom = nil
+            phase = .retrying(at: due)
+            return [.wake(at: due)]
+        }
         guard case .delivering = phase else { return [] }
         return report(hot ? .hot : .warm)
     }
@@ -190,6 +200,7 @@ public struct SourceSupervisor: Sendable {
     /// before then). Nothing happens unless a reconnect waits.
     public mutating func postpone(until later: ContinuousClock.Instant) -> [Action] {
         guard case .retrying(let at) = phase, later > at else { return [] }
+        postponedFrom = postponedFrom ?? at
         phase = .retrying(at: later)
         return [.wake(at: later)]
     }
@@ -259,6 +270,7 @@ public struct SourceSupervisor: Sendable {
     }
 
     private mutating func connect(at now: ContinuousClock.Instant) -> [Action] {
+        postponedFrom = nil
         connection = Connection(value: connection.value + 1)
         phase = .connecting(since: now)
         var actions: [Action] = [.teardown, .connect(source: source, connection: connection)]

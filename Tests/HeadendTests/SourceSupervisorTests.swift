@@ -265,4 +265,27 @@ import Testing
             if case .some(.none) = wake(actions) { #expect(!running) }
         }
     }
+
+    /// A warm channel's reconnect its pool held back waits; a flip to it reconnects when it was
+    /// due, and a server's Retry-After holds the refused channel on screen too.
+    @Test func aPostponedReconnectGoesWhenTheChannelIsFlippedTo() {
+        var m = machine(["http://a/ch"])
+        _ = m.start(at: at(0))
+        _ = m.failed(m.connection, reason: "500", at: at(100))
+        #expect(m.retryDue(at: at(5_000)))
+        #expect(wake(m.postpone(until: at(60_000))) == .some(at(60_000)))
+        #expect(!m.retryDue(at: at(5_000)), "held back by the pool")
+        #expect(m.postpone(until: at(30_000)).isEmpty, "a postponement never brings a reconnect forward")
+        let flipped = m.setHot(true)
+        let due = try? #require(wake(flipped) ?? nil)
+        #expect(due.map { $0 <= at(1_100) } == true, "the flip reconnects when the retry was due: \(String(describing: due))")
+        #expect(connects(m.timerFired(at: at(5_000), lastDelivery: nil)).count == 1)
+
+        var refused = machine(["http://a/ch"])
+        _ = refused.start(at: at(0))
+        _ = refused.setHot(true)
+        let r = refused.refused(refused.connection, reason: "busy", retryAfter: .seconds(20), at: at(100))
+        #expect(wake(r) == .some(at(20_100)), "on screen, the Retry-After is honoured")
+        #expect(!refused.retryDue(at: at(10_000)))
+    }
 }
