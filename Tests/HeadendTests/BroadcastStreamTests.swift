@@ -215,6 +215,9 @@ extension HeadendTests {
             let rig = try await Rig([format])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
+            // The first picture waits for the colour tables (seconds in a debug build on a busy
+            // machine): built first, so what is checked is the conversion, not the wait.
+            try await rig.colourTablesReady()
             let video = rig.headend.media(of: rig.channels[0])?.video
             #expect(video?.family == .h265 && video?.colour.isHDR == true && video?.colour.description == "BT.2100 PQ",
                     "video \(String(describing: video))")
@@ -251,6 +254,7 @@ extension HeadendTests {
             let rig = try await Rig([format, bright])
             let warm = await rig.warm()
             try #require(warm, "not warm: \(Self.states(rig.headend))")
+            try await rig.colourTablesReady()
             #expect(rig.headend.media(of: rig.channels[1])?.video?.colour.peakLuminance == 4000)
             var shown: [Double] = []
             for channel in rig.channels {

@@ -115,8 +115,7 @@ import Testing
         try GStreamer.initialize()
         let dvb = SubtitleClip(.dvb(language: "eng"))
         let port = Int.random(in: 41000...49000)
-        let sender = try TransportStreamSender(clip: try TransportStreamClip(path: try await dvb.made(in: ClipFormat.cacheDirectory)), port: port)
-        defer { sender.stop() }
+        let clip = try TransportStreamClip(path: try await dvb.made(in: ClipFormat.cacheDirectory))
         let lineup = Lineup(channels: [Channel(id: "cold", number: ChannelNumber(1), name: "Cold", sources: ["udp://127.0.0.1:\(port)"])],
                             settings: ["subtitle-languages": "English"])
         var options = PlayerOptions(sink: .headless, width: 320, height: 256, fps: 25, warm: WarmPolicy.none)
@@ -124,6 +123,13 @@ import Testing
         options.messageDuration = .zero
         let player = try Player(lineup: lineup, options: options, logger: Self.logger)
         try await player.start()
+        // The sender starts once the first flip is on its way (`start` asks for it without
+        // waiting; half a second is ample for it to reach the head-end): nothing is cached
+        // before the flip. Started first, a loaded machine could cache a keyframe between the
+        // start's plan and its flip, and the flip would be warm.
+        try await Task.sleep(for: .milliseconds(500))
+        let sender = try TransportStreamSender(clip: clip, port: port)
+        defer { sender.stop() }
         #expect(await waitUntil(20) { await player.status().channel?.number == ChannelNumber(1) })
         let path = await player.status().lastFlip?.path
         #expect(path == .cold, "the first flip to a channel kept cold is cold: \(String(describing: path))")
