@@ -280,8 +280,9 @@ public actor ChannelSource {
             logger.debug("channel \(channel.number) pipeline error from \(source): \(text) [\(debug ?? "")]")
             let url = channel.sources[supervisor.source]
             let response = lastResponse.flatMap { $0.status >= 400 ? $0 : nil }
-            if !supervisor.isDelivering, let refusal = response.map({ $0.isRefusal ? $0.status : nil })
-                ?? SourceRefusal.status(text: text, debug: debug) {
+            // The response says, when the source is HTTP and answered; else GStreamer's text.
+            let refusal = if let response { response.isRefusal ? response.status : nil } else { SourceRefusal.status(text: text, debug: debug) }
+            if !supervisor.isDelivering, let refusal {
                 // All the server's streams are in use: the pool's business, not a broken channel.
                 let reason = SourceRefusal.reason(url: url, status: refusal, text: text, deviceError: response?.deviceError?.text)
                 let retryAfter = response?.retryAfter()

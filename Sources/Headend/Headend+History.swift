@@ -6,13 +6,20 @@ import Foundation
 // hour after the ones the keys lead to, the last channel and favourites.
 extension Headend {
     /// The channel on screen changed to `current` (lineup position; nil: none): the one left is
-    /// counted, and the history kept at most every `historySaveInterval` (and at shutdown).
+    /// counted. (Kept by `saveHistoryIfDue`, off the flip's way.)
     func screenChanged(to current: Int?, at now: Date = Date()) {
         let id = current.flatMap { lineup.channels.indices.contains($0) ? lineup.channels[$0].id : nil }
         guard id != watching?.channel else { return }
         if let watching { history.watched(watching.channel, from: watching.since, to: now, calendar: .current) }
         watching = id.map { ($0, now) }
-        if historySaved.map({ now.timeIntervalSince($0) >= Self.historySaveInterval }) ?? true { saveHistory(at: now) }
+        historyChanged = true
+    }
+
+    /// Writes the history when it changed and the last write is `historySaveInterval` old (the
+    /// once-a-second plan check, not a flip).
+    func saveHistoryIfDue(at now: Date = Date()) {
+        guard historyChanged, historySaved.map({ now.timeIntervalSince($0) >= Self.historySaveInterval }) ?? true else { return }
+        saveHistory(at: now)
     }
 
     /// The channels usually watched around now (lineup positions, most watched first).
@@ -29,6 +36,7 @@ extension Headend {
 
     private func saveHistory(at now: Date) {
         historySaved = now
+        historyChanged = false
         guard let file = poolBook.settings.historyFile else { return }
         do { try file.save(history) } catch {
             logger.warning("cannot keep the viewing history in \(file.path) (the warm plan forgets what is watched when): \(error)")

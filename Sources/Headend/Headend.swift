@@ -40,6 +40,7 @@ public actor Headend {
     var history: ViewingHistory
     var watching: (channel: String, since: Date)?
     var historySaved: Date?
+    var historyChanged = false
     /// The last apply left warm channels of a pool waiting to connect (one at a time while the
     /// pool's limit is unknown): the next replan applies even if the plan is the same.
     var startsWaiting = false
@@ -269,6 +270,7 @@ public actor Headend {
         guard !isShutDown, let around else { return }
         let plan = plan(current: around.current, last: around.last)
         if plan != lastPlan || startsWaiting { await apply(plan) }
+        saveHistoryIfDue()
         prepareColourTables()
         scheduleSpares()
         refreshPicturesAhead()
