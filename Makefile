@@ -40,13 +40,16 @@ QUIET = FlipboxTests|TimingTests|LeakTests
 # A crash in a test process (or a flipbox it started) leaves its backtrace in .build/crashes, and
 # the summary below prints what the process said just before and the crashed thread's frames.
 CRASHES = $(CURDIR)/.build/crashes
+# Each phase has a time limit (TEST_PHASE_LIMIT seconds): past it the phase is stopped and the
+# tests that started and never ended are named (deploy/test-phase.sh).
+TEST_PHASE_LIMIT ?= 1500
 test: build media
 	@rm -rf $(CRASHES); mkdir -p $(CRASHES); \
 	export SWIFT_BACKTRACE=enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,output-to=$(CRASHES); \
-	$(SWIFT) test $(BUILD_FLAGS) --parallel --num-workers 2 --skip "$(QUIET)" 2>&1 | grep -v "prohibited flag" | tee .build/test.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
-		status=$${PIPESTATUS[0]}; \
-	$(SWIFT) test $(BUILD_FLAGS) --no-parallel --filter "$(QUIET)" 2>&1 | grep -v "prohibited flag" | tee .build/test-e2e.log | grep -E "error:|✘|failed|passed after|Test run with|Executed" ; \
-		e2e=$${PIPESTATUS[0]}; \
+	./deploy/test-phase.sh .build/test.log $(TEST_PHASE_LIMIT) $(SWIFT) test $(BUILD_FLAGS) --parallel --num-workers 2 --skip "$(QUIET)"; \
+		status=$$?; \
+	./deploy/test-phase.sh .build/test-e2e.log $(TEST_PHASE_LIMIT) $(SWIFT) test $(BUILD_FLAGS) --no-parallel --filter "$(QUIET)"; \
+		e2e=$$?; \
 	if [ $$status -ne 0 ] || [ $$e2e -ne 0 ]; then \
 		echo "== what failed (whole logs: .build/test.log, .build/test-e2e.log) =="; \
 		grep -hE "✘ Test .* failed after|Fatal error|exited with signal|crashed" .build/test.log .build/test-e2e.log | cut -c1-200 | head -8; \
