@@ -89,7 +89,7 @@ let package = Package(
         ]),
         // The head-end's serving side: HTTP MPEG-TS, HLS, HDHomeRun emulation, lineup and guide exports.
         .target(name: "Serve", dependencies: [
-            "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer",
+            "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer", "Parental",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

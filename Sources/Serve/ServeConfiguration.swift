@@ -14,8 +14,14 @@ public struct ServeConfiguration: Sendable {
     public var port: Int
     /// Networks whose clients need no token (loopback always may).
     public var allowed: [NetworkRange]
-    /// Lets any other client in with `Authorization: Bearer TOKEN` or `?token=TOKEN`.
+    /// Lets any other client in with `Authorization: Bearer TOKEN` or `?token=TOKEN`; a request
+    /// with it is trusted like the box's owner (parental locks do not apply to it).
     public var token: String?
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` headers name the client to judge
+    /// (`--serve-trusted-proxy`). A forwarded request from any other peer is refused without the token.
+    public var trustedProxies: [NetworkRange] = []
+    /// The parental locks on everything served (`parental:`, `locked:`).
+    public var locks = ServeLocks()
     public var streams: StreamServer.Settings
     public var device: HDHomeRunDevice
     /// Answer HDHomeRun discovery (UDP) and control (TCP) on `hdhomerunPort` of `host`.

@@ -9,9 +9,14 @@ public struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownChannel = "unknown-channel", tooManyClients = "too-many-clients", stopped, failed
         /// Every tuner of the HDHomeRun device is in use (its clients read `805 All Tuners In Use`).
         case tunersInUse = "tuners-in-use"
+        /// The channel or the programme on it is locked by the parental rules (403).
+        case locked
     }
     public var code: Code
     public var message: String
+    /// For `locked`: the channel's number and why it is locked (in the JSON answer beside `error`).
+    public var channel: String?
+    public var reason: String?
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
