@@ -56,16 +56,19 @@ public actor ClipLibrary {
     /// cut at those times (re-encoding the partial GOPs at the ends) instead of at keyframes.
     /// Throws `.badRange` (with the buffer's range), `.notBuffered`, `.unknown`, `.unsupported` or `.locked`.
     public func start(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer, exact: Bool = false) async throws(ClipFailure) -> ClipJob {
-        let source = try await headend.clipSource(channel: channel)
-        guard let held = source.buffer.range else { throw ClipFailure(.notBuffered, "channel \(channel) has nothing buffered yet") }
-        let range = try ClipRange.resolve(from: from, to: to, buffer: held)
-        if let locks, let reason = await locks(channel, range) {
+        // The locks first: a locked channel's buffer is nobody's business (the live edge is about now).
+        let now = Date()
+        let (start, end) = (from.resolve(liveEdge: now), to.resolve(liveEdge: now))
+        if let locks, let reason = await locks(channel, min(start, end)...max(start, end)) {
             logger.notice("a clip of channel \(channel) was refused: it is locked (\(reason))")
             throw ClipFailure(.locked, """
                 channel \(channel) is locked (\(reason)): a clip of locked content is made only once it is unlocked with \
                 the PIN (POST /api/v1/unlock with its channel)
                 """)
         }
+        let source = try await headend.clipSource(channel: channel)
+        guard let held = source.buffer.range else { throw ClipFailure(.notBuffered, "channel \(channel) has nothing buffered yet") }
+        let range = try ClipRange.resolve(from: from, to: to, buffer: held)
         if let caps = source.videoCaps, let refusal = format.refusal(video: caps) { throw ClipFailure(.unsupported, refusal) }
         // Refused at once when the box cannot re-encode the picture, not later in the job.
         if exact, let caps = source.videoCaps { try PartialGOPEncoder.check(caps) }
