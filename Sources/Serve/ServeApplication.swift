@@ -1,3 +1,4 @@
+import ConnectionGuard
 import Guide
 import Hummingbird
 import Lineup
@@ -38,9 +39,11 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
     let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, locks: locks, logger: logger)
     let host = configuration.host
     let shown = host.contains(":") ? "[\(host)]" : host
+    let proxies = configuration.trustedProxies
+    let connections = ConnectionCounter(limits: configuration.connectionLimits) { address in proxies.contains { $0.contains(address) } }
     let app = Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .seconds(120))),
+        server: .http1(configuration: .init(additionalChannelHandlers: connections.handlers(), idleTimeout: .seconds(120))),
         configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "flipbox"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

@@ -1,3 +1,4 @@
+import ConnectionGuard
 /// Where the head-end's serving endpoints listen and who may use them.
 ///
 /// The serving endpoints (streams, HLS, HDHomeRun, the lineup and guide exports, logos) are
@@ -22,6 +23,15 @@ public struct ServeConfiguration: Sendable {
     public var trustedProxies: [NetworkRange] = []
     /// The parental locks on everything served (`parental:`, `locked:`).
     public var locks = ServeLocks()
+    /// Connections at once, from one address, and the time a request's head may take; nil: the
+    /// client limit plus 1024 connections, 64 from one address (loopback and the trusted proxies
+    /// excepted), 10 s.
+    public var connections: ConnectionLimits?
+
+    /// The connection limits in force.
+    public var connectionLimits: ConnectionLimits {
+        connections ?? ConnectionLimits(maxConnections: streams.maxClients + 1024)
+    }
     public var streams: StreamServer.Settings
     public var device: HDHomeRunDevice
     /// Answer HDHomeRun discovery (UDP) and control (TCP) on `hdhomerunPort` of `host`.
@@ -68,6 +78,11 @@ public struct ServeConfiguration: Sendable {
             throw ServeConfigurationError("the token must be non-empty printable ASCII without spaces")
         }
         guard (1...100_000).contains(streams.maxClients) else { throw ServeConfigurationError("the client limit must be from 1 to 100000") }
+        let connections = connectionLimits
+        guard (1...1_000_000).contains(connections.maxConnections), (1...connections.maxConnections).contains(connections.maxPerAddress),
+              connections.headerTimeout > .zero else {
+            throw ServeConfigurationError("the connection limits must allow 1 to 1000000 connections, at least 1 per address, and a header time over 0")
+        }
     }
 
     /// Parses `HOST:PORT` (`[::1]:5004` for IPv6).
