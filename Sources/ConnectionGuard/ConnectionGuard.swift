@@ -78,7 +78,9 @@ public final class ConnectionCounter: Sendable {
 
     /// `HTTP/1.1 STATUS REASON` with `{"error": message}`, closing the connection.
     @Sendable public static func jsonAnswer(status: Int, reason: String, message: String) -> String {
-        let json = (try? String(decoding: JSONEncoder().encode(["error": message]), as: UTF8.self)) ?? #"{"error":"refused"}"#
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = (try? String(decoding: encoder.encode(["error": message]), as: UTF8.self)) ?? #"{"error":"refused"}"#
         let body = json + "\n"
         let retry = status == 503 ? "retry-after: 1\r\n" : ""
         return "HTTP/1.1 \(status) \(reason)\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: \(body.utf8.count)\r\n"

@@ -34,7 +34,7 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
                               onListening: (@Sendable (Int) -> Void)? = nil) throws(ServeConfigurationError) -> [any Service] {
     try configuration.validate()
     let address = HeadendAddress(configuration: configuration)
-    let hls = hls ?? HLSServer(streams: server, logger: logger)
+    let hls = hls ?? HLSServer(streams: server, tunerLimit: configuration.device.tunerCount, logger: logger)
     let locks = ServeLockJudge(locks: configuration.locks, guide: guide)
     let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, locks: locks, logger: logger)
     let host = configuration.host

@@ -38,6 +38,8 @@ public struct ServeConfiguration: Sendable {
     public var hdhomerunProtocol: Bool
     /// 65001 for real clients (they cannot be told another port).
     public var hdhomerunPort: Int
+    /// A control connection (TCP 65001) that sends nothing for this long is closed.
+    public var hdhomerunIdleTimeout: Duration = .seconds(30)
     /// The URL clients are told to use (`BaseURL`, playlist URLs); nil: `http://host:port`, with
     /// the address a request came in on when `host` is a wildcard.
     public var baseURL: String?
@@ -78,6 +80,9 @@ public struct ServeConfiguration: Sendable {
             throw ServeConfigurationError("the token must be non-empty printable ASCII without spaces")
         }
         guard (1...100_000).contains(streams.maxClients) else { throw ServeConfigurationError("the client limit must be from 1 to 100000") }
+        guard hdhomerunIdleTimeout > .zero, hdhomerunIdleTimeout <= .seconds(3600) else {
+            throw ServeConfigurationError("the HDHomeRun control idle timeout must be over 0 and at most an hour")
+        }
         let connections = connectionLimits
         guard (1...1_000_000).contains(connections.maxConnections), (1...connections.maxConnections).contains(connections.maxPerAddress),
               connections.headerTimeout > .zero else {
