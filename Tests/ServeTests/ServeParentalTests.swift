@@ -63,13 +63,9 @@ extension ServeTests {
             await harness.stop()
         }
 
-        @Test func aStreamEndsWhenItsProgrammeTurnsLocked() async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-parental-\(UUID().uuidString)")
+        /// Channel 1 Kids with a guide: a cartoon (TV-G) until `boundary`, then a film (TV-MA).
+        static func cartoonThenFilm(at boundary: Date, in directory: URL) async throws -> (Channel, Guide, String) {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            // A cartoon until a few seconds from now, then a film over the rules.
-            let now = Date()
-            let boundary = now.addingTimeInterval(6)
             func time(_ d: Date) -> String {
                 let f = DateFormatter()
                 f.locale = Locale(identifier: "en_US_POSIX")
@@ -81,7 +77,7 @@ extension ServeTests {
                 <?xml version="1.0" encoding="UTF-8"?>
                 <tv>
                   <channel id="kids.example"><display-name>Kids</display-name></channel>
-                  <programme channel="kids.example" start="\(time(now.addingTimeInterval(-600)))" stop="\(time(boundary))">
+                  <programme channel="kids.example" start="\(time(boundary.addingTimeInterval(-600)))" stop="\(time(boundary))">
                     <title>Cartoon</title><rating system="VCHIP"><value>TV-G</value></rating>
                   </programme>
                   <programme channel="kids.example" start="\(time(boundary))" stop="\(time(boundary.addingTimeInterval(3600)))">
@@ -96,6 +92,14 @@ extension ServeTests {
             let guide = try Guide(stateDirectory: directory.appendingPathComponent("state").path,
                                   lineup: Lineup(channels: [kids], guideURLs: [source]), logger: testLogger)
             try await guide.refresh()
+            return (kids, guide, source)
+        }
+
+        @Test func aStreamEndsWhenItsProgrammeTurnsLocked() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-parental-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let boundary = Date().addingTimeInterval(6)
+            let (kids, guide, source) = try await Self.cartoonThenFilm(at: boundary, in: directory)
             let harness = try await ServeHarness(channels: [kids], policy: .none, guide: guide, guideURLs: [source]) {
                 $0.token = Self.token
                 $0.locks = ServeLocks(rules: try! ParentalRules(settings: ["parental": "VCHIP=TV-PG"]))
@@ -149,6 +153,32 @@ extension ServeTests {
             #expect(leaked == 0, "nothing of the locked channel 2 on its group: \(leaked) bytes")
             #expect(await harness.server.servedChannels == [ChannelNumber(1)], "the locked channel's ingest never starts")
             #expect(recentLog.text(last: 300).contains("channel 2 Locked One is not multicast while it is locked (This channel is locked)"),
+                    "\(recentLog.text())")
+            await harness.stop()
+        }
+
+        @Test func multicastStopsWhenTheProgrammeTurnsLocked() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-parental-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let boundary = Date().addingTimeInterval(8)
+            var (kids, guide, source) = try await ServeParental.cartoonThenFilm(at: boundary, in: directory)
+            kids.attributes["multicast"] = "239.77.5.3:47053"
+            let receiver = try MulticastReceiver(group: "239.77.5.3", port: 47053)
+            defer { receiver.close() }
+            let harness = try await ServeHarness(channels: [kids], policy: .none, guide: guide, guideURLs: [source]) {
+                $0.multicast = try? MulticastPlan(ttl: 1, interface: "127.0.0.1")
+                $0.locks = ServeLocks(rules: try! ParentalRules(settings: ["parental": "VCHIP=TV-PG"]))
+            }
+            // The cartoon is sent; after the boundary (and the second the locks are looked at) nothing more.
+            var before = 0, after = 0, lastDatagram = Date.distantPast
+            while Date() < boundary.addingTimeInterval(6) {
+                guard let datagram = receiver.receive() else { continue }
+                if Date() < boundary { before += datagram.data.count } else { after += datagram.data.count }
+                lastDatagram = Date()
+            }
+            #expect(before >= 50 * 1316, "the cartoon was sent: \(before) bytes")
+            #expect(lastDatagram < boundary.addingTimeInterval(2.5), "sending stopped at the boundary: last datagram \(lastDatagram.timeIntervalSince(boundary)) s after it, \(after) bytes after")
+            #expect(recentLog.text(last: 300).contains("multicast of channel 1 Kids stopped: the channel is locked (Rated TV-MA, over VCHIP TV-PG)"),
                     "\(recentLog.text())")
             await harness.stop()
         }
