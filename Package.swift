@@ -78,7 +78,7 @@ let package = Package(
             "GStreamer", "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
-            "FlipboxCore", "Lineup", "Headend", "Output", "Switcher", "Guide", "Parental", "CEvdev", "CCEC",
+            "FlipboxCore", "Lineup", "Headend", "Output", "Switcher", "Guide", "Parental", "CEvdev", "CCEC", "ConnectionGuard",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,9 +87,15 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        // Connection caps and request-head timeouts of both HTTP servers (slowloris).
+        .target(name: "ConnectionGuard", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        ]),
         // The head-end's serving side: HTTP MPEG-TS, HLS, HDHomeRun emulation, lineup and guide exports.
         .target(name: "Serve", dependencies: [
-            "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer",
+            "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer", "Parental", "ConnectionGuard",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -114,12 +120,12 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "MediaFormats", "Headend", "GStreamer", "Parental", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Output", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport",
+            "Control", "Switcher", "Output", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport", "ConnectionGuard",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "ServeTests", dependencies: [
-            "Serve", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams",
+            "Serve", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams", "Parental", "ConnectionGuard",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),

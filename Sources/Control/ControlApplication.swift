@@ -1,3 +1,4 @@
+import ConnectionGuard
 import Guide
 import Hummingbird
 import Logging
@@ -69,10 +70,11 @@ public func makeControlApplication(
     let host = configuration.host
     let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     let limits = configuration.limits
+    let connections = ConnectionCounter(limits: configuration.connections)
     return Application(
         router: router,
         server: .http1(configuration: .init(
-            additionalChannelHandlers: RequestHeadLimit.handlers(limits),
+            additionalChannelHandlers: RequestHeadLimit.handlers(limits) + connections.handlers(),
             idleTimeout: .seconds(120)
         )),
         configuration: ApplicationConfiguration(

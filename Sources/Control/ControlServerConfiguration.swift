@@ -1,3 +1,4 @@
+import ConnectionGuard
 /// Where the control API listens and who may use it.
 ///
 /// On a loopback host (`127.0.0.0/8`, `::1`, `localhost`) the token is optional; on any other host
@@ -22,6 +23,9 @@ public struct ControlServerConfiguration: Sendable, Hashable {
     public var allowedHosts: [String]
     /// How much one request and all requests together may take.
     public var limits: RequestLimits
+    /// Connections at once (256), from one address (64, loopback excepted), and the time a
+    /// request's head may take (10 s): beyond them 503 or 408 and the connection is closed.
+    public var connections = ConnectionLimits(maxConnections: 256)
 
     public init(
         host: String = ControlServerConfiguration.defaultHost,

@@ -20,7 +20,9 @@ extension OpenAPIDocument {
             Every GET endpoint also answers HEAD (same status and headers, no body). Every error is JSON:
             `{"error": "what went wrong and what to do"}`. Limits: request line 8 KB (414), headers
             16 KB (431), body 64 KB (413), 32 event streams (503), 16 flips in flight (503), 16 still
-            pictures being made (503).
+            pictures being made (503), 256 connections at once and 64 from one address other than
+            loopback (503, answered on the raw connection), a request head within 10 s (408, then the
+            connection closes).
         servers:
           - url: http://127.0.0.1:8642
         security:
@@ -907,8 +909,9 @@ extension OpenAPIDocument {
                 at or before `from`; with `exact`, from `from` to `to` to the frame, re-encoding only the
                 partial GOP at each end. Answers at once with the job; its progress follows as `clip`
                 events. 400 for a bad body or a range outside the buffer (the message gives the buffer's
-                range), 404 for an unknown channel, 409 when the channel has no buffer or an exact cut of
-                its codec is not possible here.
+                range), 403 when the channel or a programme on it in the range is locked by the parental
+                rules and not unlocked with the PIN (`POST /api/v1/unlock`), 404 for an unknown channel,
+                409 when the channel has no buffer or an exact cut of its codec is not possible here.
               requestBody:
                 required: true
                 content:

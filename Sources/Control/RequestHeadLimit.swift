@@ -1,3 +1,4 @@
+import ConnectionGuard
 import Foundation
 import NIOCore
 import NIOHTTPTypes
@@ -17,11 +18,9 @@ enum RequestHeadLimit {
         [RequestEndObserver(scanner: RawHeadScanner(limits: limits))]
     }
 
-    /// The raw HTTP/1.1 answer sent before closing.
+    /// The raw HTTP/1.1 answer sent before closing (the same JSON error as the connection caps').
     static func response(status: Int, reason: String, message: String) -> String {
-        let body = JSONResponse.line(ErrorJSON(error: message))
-        return "HTTP/1.1 \(status) \(reason)\r\ncontent-type: application/json; charset=utf-8\r\n"
-            + "content-length: \(body.utf8.count)\r\ncache-control: no-store\r\nconnection: close\r\n\r\n\(body)"
+        ConnectionCounter.jsonAnswer(status: status, reason: reason, message: message)
     }
 }
 

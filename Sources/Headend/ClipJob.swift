@@ -95,6 +95,8 @@ public enum ClipFailureCode: String, FailureCode {
     case unsupported
     /// The muxer or the disk failed (HTTP 500).
     case writing
+    /// The channel or a programme in the range is locked by the parental rules (HTTP 403).
+    case locked
 
     public var kind: FailureKind {
         switch self {
@@ -102,6 +104,7 @@ public enum ClipFailureCode: String, FailureCode {
         case .unknown: .notFound
         case .notBuffered, .unsupported: .conflict
         case .writing: .internalFailure
+        case .locked: .forbidden
         }
     }
 }

@@ -18,6 +18,14 @@ public actor ClipLibrary {
     private var jobs: [String: ClipJob] = [:]
     private var writing: [String: Task<Void, Never>] = [:]
     private let queue = DispatchQueue(label: "flipbox.clips", qos: .utility)
+    /// Why a clip of a channel over a range may not be made (parental locks), nil when it may;
+    /// nil: nothing is locked. Set by the box (the player's locks, PIN unlocks included).
+    private var locks: (@Sendable (ChannelNumber, ClosedRange<Date>) async -> String?)?
+
+    /// Clips of locked content are refused (`.locked`) with `reason`'s answer.
+    public func setLocks(_ reason: @escaping @Sendable (ChannelNumber, ClosedRange<Date>) async -> String?) {
+        locks = reason
+    }
 
     /// `$XDG_CACHE_HOME/flipbox/clips`, else `~/.cache/flipbox/clips`.
     public static var defaultDirectory: URL {
@@ -46,8 +54,18 @@ public actor ClipLibrary {
 
     /// Starts writing a clip of `channel` from `from` to `to`; returns the job at once. `exact`:
     /// cut at those times (re-encoding the partial GOPs at the ends) instead of at keyframes.
-    /// Throws `.badRange` (with the buffer's range), `.notBuffered`, `.unknown` or `.unsupported`.
+    /// Throws `.badRange` (with the buffer's range), `.notBuffered`, `.unknown`, `.unsupported` or `.locked`.
     public func start(channel: ChannelNumber, from: ClipTime, to: ClipTime, format: ClipContainer, exact: Bool = false) async throws(ClipFailure) -> ClipJob {
+        // The locks first: a locked channel's buffer is nobody's business (the live edge is about now).
+        let now = Date()
+        let (start, end) = (from.resolve(liveEdge: now), to.resolve(liveEdge: now))
+        if let locks, let reason = await locks(channel, min(start, end)...max(start, end)) {
+            logger.notice("a clip of channel \(channel) was refused: it is locked (\(reason))")
+            throw ClipFailure(.locked, """
+                channel \(channel) is locked (\(reason)): a clip of locked content is made only once it is unlocked with \
+                the PIN (POST /api/v1/unlock with its channel)
+                """)
+        }
         let source = try await headend.clipSource(channel: channel)
         guard let held = source.buffer.range else { throw ClipFailure(.notBuffered, "channel \(channel) has nothing buffered yet") }
         let range = try ClipRange.resolve(from: from, to: to, buffer: held)

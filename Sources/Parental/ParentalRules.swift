@@ -116,6 +116,21 @@ public struct ParentalRules: Sendable, Hashable {
         return .locked(reason: ratings.isEmpty ? "Not rated" : "Rated \(text), a rating this box cannot judge")
     }
 
+    /// Why content is locked, or nil when it may be shown: a locked channel (`locked:`,
+    /// `--locked`) always is, else the rules' verdict on the programme's ratings (or the
+    /// channel's own `rating:`). The one judgement of a lock, for the screen (`ContentLocks` in
+    /// the switcher) and for everything the head-end serves (`ServeLocks`).
+    public func lockReason(channelLocked: Bool, programme: [ContentRating], channel: ContentRating?) -> String? {
+        if channelLocked { return Self.lockedChannelReason }
+        switch verdict(programme: programme, channel: channel) {
+        case .allowed: return nil
+        case .locked(let reason): return reason
+        }
+    }
+
+    /// The reason given for a channel locked as a whole.
+    public static let lockedChannelReason = "This channel is locked"
+
     /// `90s`, `30m`, `2h`, `1h30m`; nil when malformed.
     static func duration(_ text: String) -> Duration? {
         var total = 0.0, number = ""

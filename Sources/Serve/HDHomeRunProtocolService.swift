@@ -35,9 +35,16 @@ struct HDHomeRunProtocolService: Service {
         do {
             tcp = try await ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .bind(host: configuration.host, port: configuration.hdhomerunPort) { channel in
+                .bind(host: configuration.host, port: configuration.hdhomerunPort) { [idle = configuration.hdhomerunIdleTimeout] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        // A client that sends nothing for `idle` is let go: a connection is a
+                        // socket and a task, and anyone allowed could open them by the thousand.
+                        try channel.pipeline.syncOperations.addHandlers([
+                            IdleStateHandler(readTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000
+                                + Int64(idle.components.attoseconds / 1_000_000_000))),
+                            IdleConnectionCloser(),
+                        ])
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
         } catch {
@@ -116,4 +123,17 @@ struct HDHomeRunProtocolService: Service {
     }
 
     private enum ControlProtocolError: Error { case tooLong, invalid }
+}
+
+/// Closes the connection when its `IdleStateHandler` says it was idle.
+final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
 }

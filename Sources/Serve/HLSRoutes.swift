@@ -6,6 +6,9 @@ import Lineup
 /// and `GET /hls/{number}/{sequence}.ts` (a segment; 404 once it slid out of the window).
 struct HLSRoutes {
     let hls: HLSServer
+    /// Parental locks: a locked channel's playlist and segments are refused (403) to clients
+    /// without the serve token.
+    let locks: ServeLockJudge
 
     /// How long a playlist request waits for a cold channel's first segment.
     static let firstSegmentTimeout: Duration = .seconds(20)
@@ -13,6 +16,7 @@ struct HLSRoutes {
     func register(on router: Router<ServeRequestContext>) {
         router.get("/hls/{number}/index.m3u8") { _, context in
             let channel = try channel(context.parameters.get("number"))
+            try locks.check(channel, context: context)
             let segmenter = try await hls.segmenter(for: channel)
             if segmenter.isEmpty {
                 let ready = await withTaskGroup(of: Bool.self) { group in
@@ -30,6 +34,7 @@ struct HLSRoutes {
         }
         router.get("/hls/{number}/{segment}.ts") { _, context in
             let channel = try channel(context.parameters.get("number"))
+            try locks.check(channel, context: context)
             guard let sequence = context.parameters.get("segment").flatMap({ Int($0) }),
                   let segmenter = await hls.existingSegmenter(for: channel), let data = segmenter.segment(sequence) else {
                 throw ServeError(.unknownChannel, "no such segment of channel \(channel.number) (it may have left the playlist's window)")

@@ -9,6 +9,11 @@ import NIOCore
 /// A `TransportStreamSubscriber`: fed by the fanout (its lock held), read by requests (any
 /// thread). Durations come from the keyframes' PTS, so the cached GOP that starts the first
 /// segment counts its real length.
+///
+/// A segment is bounded: a source that sends no keyframe (or keyframes minutes apart) has its
+/// segment cut at `maxBytes` or `maxDuration`, whichever comes first; the next segment starts
+/// with the newest PAT and PMT but no keyframe (a player shows the picture from the next
+/// keyframe), and `onCut` says so.
 final class HLSSegmenter: TransportStreamSubscriber, @unchecked Sendable {
     struct Segment: Sendable {
         var sequence: Int
@@ -18,10 +23,17 @@ final class HLSSegmenter: TransportStreamSubscriber, @unchecked Sendable {
 
     let targetDuration: Double
     let window: Int
+    /// The most one segment holds, in bytes and in time, when no keyframe ends it.
+    let maxBytes: Int
+    let maxDuration: Duration
+    /// Called (outside the lock) when a segment was cut without a keyframe: its bytes and seconds.
+    var onCut: (@Sendable (_ bytes: Int, _ seconds: Double) -> Void)?
     private let lock = NSLock()
     private var segments: [Segment] = []
     private var nextSequence = 0
-    private var current: (chunks: [ByteBuffer], pts: UInt64?, started: ContinuousClock.Instant)?
+    private var current: (chunks: [ByteBuffer], pts: UInt64?, started: ContinuousClock.Instant, bytes: Int)?
+    /// The newest PAT and PMT, to start a segment cut without a keyframe.
+    private var tables: ByteBuffer?
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     private var lastRead = ContinuousClock.now
@@ -33,34 +45,57 @@ final class HLSSegmenter: TransportStreamSubscriber, @unchecked Sendable {
     /// must not reuse an earlier one's numbers (a cache in front, such as nginx, keeps segments
     /// by URL): `HLSServer` starts each at the Unix time in seconds, which an earlier segmenter of
     /// 2 s segments never reaches.
-    init(targetDuration: Double = 2, window: Int = 6, firstSequence: Int = 0) {
+    init(targetDuration: Double = 2, window: Int = 6, firstSequence: Int = 0,
+         maxBytes: Int = HLSServer.defaultSegmentBytes, maxDuration: Duration = HLSServer.defaultSegmentDuration) {
         self.targetDuration = targetDuration
         self.window = window
         self.nextSequence = firstSequence
+        self.maxBytes = maxBytes
+        self.maxDuration = maxDuration
     }
 
     func receive(_ chunk: ByteBuffer, keyframe: TransportStreamKeyframe?) {
         lock.lock()
         var ready: [CheckedContinuation<Void, Never>] = []
+        var cut: (bytes: Int, seconds: Double)?
         if let keyframe {
+            tables = keyframe.tables
             if let open = current {
                 let duration = Self.seconds(from: open.pts, to: keyframe.pts) ?? (ContinuousClock.now - open.started).seconds
                 if duration >= targetDuration {
                     close(open.chunks, duration: duration)
                     ready = Array(waiters.values)
                     waiters = [:]
-                    current = ([keyframe.tables, chunk], keyframe.pts, .now)
+                    current = ([keyframe.tables, chunk], keyframe.pts, .now, keyframe.tables.readableBytes + chunk.readableBytes)
                 } else {
-                    current?.chunks.append(chunk)
+                    append(chunk)
                 }
             } else {
-                current = ([keyframe.tables, chunk], keyframe.pts, .now)
+                current = ([keyframe.tables, chunk], keyframe.pts, .now, keyframe.tables.readableBytes + chunk.readableBytes)
             }
         } else if current != nil {
-            current?.chunks.append(chunk)
+            append(chunk)
         }
+        // No keyframe in time: cut here rather than grow without bound.
+        if let open = current, open.bytes >= maxBytes || ContinuousClock.now - open.started >= maxDuration {
+            let seconds = (ContinuousClock.now - open.started).seconds
+            close(open.chunks, duration: seconds)
+            ready += waiters.values
+            waiters = [:]
+            current = (tables.map { [$0] } ?? [], nil, .now, tables?.readableBytes ?? 0)
+            cut = (open.bytes, seconds)
+        }
+        let report = onCut
         lock.unlock()
         for waiter in ready { waiter.resume() }
+        if let cut { report?(cut.bytes, cut.seconds) }
+    }
+
+    /// Adds `chunk` to the open segment (the lock held). The count stays below `maxBytes` plus
+    /// one chunk, far from overflowing.
+    private func append(_ chunk: ByteBuffer) {
+        current?.chunks.append(chunk)
+        current?.bytes += chunk.readableBytes
     }
 
     private func close(_ chunks: [ByteBuffer], duration: Double) {

@@ -53,14 +53,17 @@ public final class HeadendAddress: @unchecked Sendable {
 }
 
 /// Who may use the serving endpoints: loopback and the allowed networks without a token,
-/// anyone with the token.
+/// anyone with the token. Behind a declared proxy (`trustedProxies`) the client its forwarded
+/// header names is judged, never the proxy (`ForwardedClient`).
 struct ServeAccess: Sendable {
     let allowed: [NetworkRange]
     let token: String?
+    let trustedProxies: [NetworkRange]
 
     init(configuration: ServeConfiguration) {
         allowed = configuration.allowed
         token = configuration.token
+        trustedProxies = configuration.trustedProxies
     }
 
     func allowsWithoutToken(_ address: String?) -> Bool {

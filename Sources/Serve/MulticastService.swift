@@ -11,6 +11,8 @@ import ServiceLifecycle
 struct MulticastService: Service {
     let plan: MulticastPlan
     let server: StreamServer
+    /// Parental locks: a locked channel is not sent.
+    let locks: ServeLockJudge
     let logger: Logger
 
     func run() async throws {
@@ -45,30 +47,75 @@ struct MulticastService: Service {
     private func send() async throws {
         let socket = try await Self.openSocket(plan)
         let destinations = plan.destinations(server.lineup)
-        var senders: [(channel: Channel, sender: MulticastSender)] = []
+        var entries: [Destination] = []
         for (channel, destination) in destinations {
-            let sender = MulticastSender(socket: socket, destination: try SocketAddress(ipAddress: destination.group, port: destination.port), rtp: plan.rtp)
-            do {
-                _ = try await server.subscribe(sender, to: channel)
-                senders.append((channel, sender))
-                logger.notice("multicasting channel \(channel.number) \(channel.name) to \(plan.rtp ? "rtp" : "udp")://\(destination) (ttl \(plan.ttl))")
-            } catch {
-                logger.error("cannot multicast channel \(channel.number): \(error)")
-            }
+            entries.append(Destination(channel: channel, address: try SocketAddress(ipAddress: destination.group, port: destination.port),
+                                       text: "\(plan.rtp ? "rtp" : "udp")://\(destination) (ttl \(plan.ttl))"))
         }
+        let senders = entries
         if let network = plan.network, destinations.count < server.lineup.channels.count {
             logger.warning("\(destinations.count) of the \(server.lineup.channels.count) channels are multicast: \(network) has no room for the others")
         }
         let announcements = plan.sap ? self.announcements(of: senders.map(\.channel), socket: socket) : []
-        if announcements.isEmpty {
-            try? await gracefulShutdown()
-        } else {
-            // Announce until shutdown, then say the sessions have ended.
-            try? await cancelWhenGracefulShutdown { try await announce(announcements, on: socket, every: Self.announcementInterval) }
-            try? await send(announcements.map(\.deletion), on: socket)
+        // Send (and follow the parental locks) until shutdown, announcing meanwhile; then say the sessions have ended.
+        try? await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await follow(senders, socket: socket) }
+                if !announcements.isEmpty {
+                    group.addTask { try await announce(announcements, on: socket, every: Self.announcementInterval) }
+                }
+                try await group.waitForAll()
+            }
         }
-        for entry in senders { await server.unsubscribe(entry.sender, from: entry.channel) }
+        if !announcements.isEmpty { try? await send(announcements.map(\.deletion), on: socket) }
         try? await socket.close()
+    }
+
+    /// How often the parental locks of the channels sent are looked at (with locks on).
+    static let lockCheckInterval: Duration = .seconds(1)
+
+    /// Sends each channel while it is not locked: a locked channel never starts, and one whose
+    /// programme turns locked stops (its sender leaves the channel) and starts again at its next
+    /// keyframe once the lock ends, each change said in the log. Multicast has no clients to
+    /// authenticate: the locks always apply. Until cancelled; then every sender leaves.
+    private func follow(_ senders: [Destination], socket: any NIOCore.Channel) async {
+        var sending: [Int: MulticastSender] = [:], failed = Set<Int>(), lockedNow: [Int: String] = [:]
+        while !Task.isCancelled {
+            for (index, entry) in senders.enumerated() where !failed.contains(index) {
+                let channel = entry.channel
+                if let reason = locks.reason(for: channel) {
+                    if let sender = sending.removeValue(forKey: index) {
+                        await server.unsubscribe(sender, from: channel)
+                        logger.notice("multicast of channel \(channel.number) \(channel.name) stopped: the channel is locked (\(reason))")
+                    } else if lockedNow[index] == nil {
+                        logger.notice("channel \(channel.number) \(channel.name) is not multicast while it is locked (\(reason))")
+                    }
+                    lockedNow[index] = reason
+                } else if sending[index] == nil {
+                    // A new sender each time: it starts again at a keyframe, with the tables in front.
+                    let sender = MulticastSender(socket: socket, destination: entry.address, rtp: plan.rtp)
+                    do {
+                        _ = try await server.subscribe(sender, to: channel)
+                        sending[index] = sender
+                        logger.notice("multicasting channel \(channel.number) \(channel.name) to \(entry.text)\(lockedNow[index] != nil ? ": its lock ended" : "")")
+                        lockedNow[index] = nil
+                    } catch {
+                        failed.insert(index)
+                        logger.error("cannot multicast channel \(channel.number): \(error)")
+                    }
+                }
+            }
+            try? await Task.sleep(for: locks.locks.isActive ? Self.lockCheckInterval : .seconds(3600))
+        }
+        for (index, sender) in sending { await server.unsubscribe(sender, from: senders[index].channel) }
+    }
+
+    /// A channel sent and where to.
+    struct Destination: Sendable {
+        var channel: Channel
+        var address: SocketAddress
+        /// `udp://239.1.1.1:5000 (ttl 1)`, for the log.
+        var text: String
     }
 
     /// How often each channel is announced by SAP (RFC 2974 asks for at least every 5 minutes

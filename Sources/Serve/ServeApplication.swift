@@ -1,3 +1,4 @@
+import ConnectionGuard
 import Guide
 import Hummingbird
 import Lineup
@@ -7,15 +8,16 @@ import ServiceLifecycle
 /// The head-end's serving endpoints as a router: access check first, then errors as JSON, then
 /// the stream, HDHomeRun and export routes. Only read-only routes: the control API is not here.
 public func makeServeRouter(server: StreamServer, hls: HLSServer, address: HeadendAddress, guide: Guide? = nil,
-                            logos: LogoCache = LogoCache(), logger: Logger) -> Router<ServeRequestContext> {
+                            logos: LogoCache = LogoCache(), locks: ServeLockJudge? = nil, logger: Logger) -> Router<ServeRequestContext> {
     let configuration = address.configuration
+    let locks = locks ?? ServeLockJudge(locks: configuration.locks, guide: guide)
     let router = Router(context: ServeRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: ServeAccessMiddleware(access: ServeAccess(configuration: configuration)))
     router.add(middleware: ServeErrorMiddleware(logger: logger))
-    StreamRoutes(server: server, device: configuration.device).register(on: router)
+    StreamRoutes(server: server, device: configuration.device, locks: locks, logger: logger).register(on: router)
     HDHomeRunRoutes(lineup: server.lineup, device: configuration.device, address: address).register(on: router)
     ExportRoutes(lineup: server.lineup, guide: guide, logos: logos, address: address, logger: logger).register(on: router)
-    HLSRoutes(hls: hls).register(on: router)
+    HLSRoutes(hls: hls, locks: locks).register(on: router)
     return router
 }
 
@@ -32,13 +34,16 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
                               onListening: (@Sendable (Int) -> Void)? = nil) throws(ServeConfigurationError) -> [any Service] {
     try configuration.validate()
     let address = HeadendAddress(configuration: configuration)
-    let hls = hls ?? HLSServer(streams: server, logger: logger)
-    let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, logger: logger)
+    let hls = hls ?? HLSServer(streams: server, tunerLimit: configuration.device.tunerCount, logger: logger)
+    let locks = ServeLockJudge(locks: configuration.locks, guide: guide)
+    let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, locks: locks, logger: logger)
     let host = configuration.host
     let shown = host.contains(":") ? "[\(host)]" : host
+    let proxies = configuration.trustedProxies
+    let connections = ConnectionCounter(limits: configuration.connectionLimits) { address in proxies.contains { $0.contains(address) } }
     let app = Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .seconds(120))),
+        server: .http1(configuration: .init(additionalChannelHandlers: connections.handlers(), idleTimeout: .seconds(120))),
         configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "flipbox"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -59,7 +64,7 @@ public func makeServeServices(server: StreamServer, configuration: ServeConfigur
             responder: HDHomeRunResponder(device: configuration.device, channelCount: server.lineup.channels.count), logger: logger))
     }
     if let plan = configuration.multicast {
-        services.append(MulticastService(plan: plan, server: server, logger: logger))
+        services.append(MulticastService(plan: plan, server: server, locks: locks, logger: logger))
     }
     services.append(StreamServerService(server: server, hls: hls))
     return services

@@ -1,3 +1,4 @@
+import ConnectionGuard
 /// Where the head-end's serving endpoints listen and who may use them.
 ///
 /// The serving endpoints (streams, HLS, HDHomeRun, the lineup and guide exports, logos) are
@@ -14,14 +15,31 @@ public struct ServeConfiguration: Sendable {
     public var port: Int
     /// Networks whose clients need no token (loopback always may).
     public var allowed: [NetworkRange]
-    /// Lets any other client in with `Authorization: Bearer TOKEN` or `?token=TOKEN`.
+    /// Lets any other client in with `Authorization: Bearer TOKEN` or `?token=TOKEN`; a request
+    /// with it is trusted like the box's owner (parental locks do not apply to it).
     public var token: String?
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` headers name the client to judge
+    /// (`--serve-trusted-proxy`). A forwarded request from any other peer is refused without the token.
+    public var trustedProxies: [NetworkRange] = []
+    /// The parental locks on everything served (`parental:`, `locked:`).
+    public var locks = ServeLocks()
+    /// Connections at once, from one address, and the time a request's head may take; nil: the
+    /// client limit plus 1024 connections, 64 from one address (loopback and the trusted proxies
+    /// excepted), 10 s.
+    public var connections: ConnectionLimits?
+
+    /// The connection limits in force.
+    public var connectionLimits: ConnectionLimits {
+        connections ?? ConnectionLimits(maxConnections: streams.maxClients + 1024)
+    }
     public var streams: StreamServer.Settings
     public var device: HDHomeRunDevice
     /// Answer HDHomeRun discovery (UDP) and control (TCP) on `hdhomerunPort` of `host`.
     public var hdhomerunProtocol: Bool
     /// 65001 for real clients (they cannot be told another port).
     public var hdhomerunPort: Int
+    /// A control connection (TCP 65001) that sends nothing for this long is closed.
+    public var hdhomerunIdleTimeout: Duration = .seconds(30)
     /// The URL clients are told to use (`BaseURL`, playlist URLs); nil: `http://host:port`, with
     /// the address a request came in on when `host` is a wildcard.
     public var baseURL: String?
@@ -62,6 +80,14 @@ public struct ServeConfiguration: Sendable {
             throw ServeConfigurationError("the token must be non-empty printable ASCII without spaces")
         }
         guard (1...100_000).contains(streams.maxClients) else { throw ServeConfigurationError("the client limit must be from 1 to 100000") }
+        guard hdhomerunIdleTimeout > .zero, hdhomerunIdleTimeout <= .seconds(3600) else {
+            throw ServeConfigurationError("the HDHomeRun control idle timeout must be over 0 and at most an hour")
+        }
+        let connections = connectionLimits
+        guard (1...1_000_000).contains(connections.maxConnections), (1...connections.maxConnections).contains(connections.maxPerAddress),
+              connections.headerTimeout > .zero else {
+            throw ServeConfigurationError("the connection limits must allow 1 to 1000000 connections, at least 1 per address, and a header time over 0")
+        }
     }
 
     /// Parses `HOST:PORT` (`[::1]:5004` for IPv6).

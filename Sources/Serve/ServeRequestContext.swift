@@ -7,6 +7,9 @@ public struct ServeRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client's connection.
     public let connection: any NIOCore.Channel
+    /// The request sent the serve token: it is trusted like the box's owner (parental locks do
+    /// not apply to it). Set by `ServeAccessMiddleware`.
+    public var authenticated = false
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

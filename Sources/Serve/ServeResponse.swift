@@ -39,6 +39,11 @@ enum ServeResponse {
         // read the header, not the body.
         case .tunersInUse:
             return Self.error(.serviceUnavailable, error.message, headers: allTunersInUse)
+        case .locked:
+            var fields = ["error": error.message]
+            fields["channel"] = error.channel
+            fields["reason"] = error.reason
+            return json(fields, status: .forbidden)
         }
     }
 }

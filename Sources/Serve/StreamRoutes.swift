@@ -1,6 +1,7 @@
 import Hummingbird
 import Lineup
 import struct Lineup.Channel
+import Logging
 import NIOCore
 
 /// `GET /stream/{number}.ts` and `/stream/id/{id}.ts`: a channel as a live MPEG transport
@@ -11,6 +12,10 @@ import NIOCore
 struct StreamRoutes {
     let server: StreamServer
     let device: HDHomeRunDevice
+    /// Parental locks: a locked channel is refused (403), and a stream whose programme turns
+    /// locked is ended (clients with the serve token excepted).
+    let locks: ServeLockJudge
+    let logger: Logger
 
     func register(on router: Router<ServeRequestContext>) {
         router.get("/stream/{number}.ts") { request, context in
@@ -43,15 +48,23 @@ struct StreamRoutes {
         let headers: HTTPFields = [.contentType: "video/mp2t", .cacheControl: "no-store"]
         // HEAD gets the GET handler's answer without its body: the body would never run, so a
         // client opened for it would never be released. Answer without opening one.
+        try locks.check(channel, context: context)
         if request.method == .head { return Response(status: .ok, headers: headers) }
         let connection = context.connection
         let client = try await server.open(channel, peer: context.peer, tunerLimit: tuner ? device.tunerCount : nil) {
             connection.close(promise: nil)
         }
         let server = self.server
+        let (locks, logger, owner, peer) = (self.locks, self.logger, context.authenticated, context.peer)
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             do {
-                for try await chunk in client { try await writer.write(chunk) }
+                for try await chunk in client {
+                    if !owner, let reason = locks.reason(for: channel) {
+                        logger.notice("client \(peer) of channel \(channel.number) \(channel.name) was ended: the channel turned locked (\(reason))")
+                        break
+                    }
+                    try await writer.write(chunk)
+                }
             } catch {
                 await server.release(client)
                 throw error

@@ -9,9 +9,14 @@ public struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownChannel = "unknown-channel", tooManyClients = "too-many-clients", stopped, failed
         /// Every tuner of the HDHomeRun device is in use (its clients read `805 All Tuners In Use`).
         case tunersInUse = "tuners-in-use"
+        /// The channel or the programme on it is locked by the parental rules (403).
+        case locked
     }
     public var code: Code
     public var message: String
+    /// For `locked`: the channel's number and why it is locked (in the JSON answer beside `error`).
+    public var channel: String?
+    public var reason: String?
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
@@ -58,6 +63,9 @@ public actor StreamServer {
     private var served: [String: ServedChannel] = [:]
     private var clients: [UInt64: StreamClient] = [:]
     private var tunerClients: Set<UInt64> = []
+    /// Channels whose HLS takes a client place (and a tuner place when the HLS side has a tuner limit).
+    private var hlsPlaces: Set<String> = []
+    private var hlsTuners: Set<String> = []
     private var nextClient: UInt64 = 1
     private var stopped = false
     private var drops = 0
@@ -90,12 +98,7 @@ public actor StreamServer {
     public func open(_ channel: Channel, peer: String, tunerLimit: Int? = nil,
                      onDrop: @escaping @Sendable () -> Void = {}) async throws(ServeError) -> StreamClient {
         guard !stopped else { throw ServeError(.stopped, "the head-end is stopping") }
-        guard clients.count < settings.maxClients else {
-            throw ServeError(.tooManyClients, "this head-end already serves \(settings.maxClients) clients; try again later")
-        }
-        if let tunerLimit, tunerClients.count >= tunerLimit {
-            throw ServeError(.tunersInUse, "all \(tunerLimit) tuners are in use")
-        }
+        try checkPlaces(tunerLimit: tunerLimit)
         let id = nextClient
         nextClient += 1
         let logger = self.logger
@@ -118,6 +121,38 @@ public actor StreamServer {
         logger.info("client \(peer) watches channel \(channel.number) \(channel.name) (\(clients.count) client(s))")
         return client
     }
+
+    /// Throws when no client place (HTTP clients and HLS channels together), or no tuner
+    /// (HDHomeRun streams and HLS channels together) when `tunerLimit` is given, is free.
+    private func checkPlaces(tunerLimit: Int?) throws(ServeError) {
+        guard clients.count + hlsPlaces.count < settings.maxClients else {
+            throw ServeError(.tooManyClients, """
+                this head-end already serves \(settings.maxClients) clients (\(hlsPlaces.count) of them HLS channels); try again later
+                """)
+        }
+        if let tunerLimit, tunerClients.count + hlsTuners.count >= tunerLimit {
+            throw ServeError(.tunersInUse, "all \(tunerLimit) tuners are in use (\(hlsTuners.count) by HLS)")
+        }
+    }
+
+    /// `channel`'s HLS takes a client place, and a tuner place when `tunerLimit` is given.
+    /// Throws `tooManyClients` or `tunersInUse` when there is none.
+    func takeHLSPlace(_ channel: Channel, tunerLimit: Int?) throws(ServeError) {
+        guard !stopped else { throw ServeError(.stopped, "the head-end is stopping") }
+        guard !hlsPlaces.contains(channel.id) else { return }
+        try checkPlaces(tunerLimit: tunerLimit)
+        hlsPlaces.insert(channel.id)
+        if tunerLimit != nil { hlsTuners.insert(channel.id) }
+    }
+
+    /// `channel`'s HLS ended: its places are free.
+    func giveBackHLSPlace(_ channel: Channel) {
+        hlsPlaces.remove(channel.id)
+        hlsTuners.remove(channel.id)
+    }
+
+    /// HLS channels holding a place now.
+    public var hlsChannelCount: Int { hlsPlaces.count }
 
     private func noteDrop(_ client: StreamClient) {
         drops += 1
@@ -221,6 +256,8 @@ public actor StreamServer {
         for client in clients.values { client.finish(.headendStopped) }
         clients = [:]
         tunerClients = []
+        hlsPlaces = []
+        hlsTuners = []
         for servedChannel in served.values {
             servedChannel.close()
             await servedChannel.pump?.value

@@ -48,11 +48,9 @@ struct ContentLocks: Sendable {
         if let unlocked = unlockedUntil[channel], unlocked > instant {
             return Entry(reason: nil, until: min(until, unlocked))
         }
-        if lockedChannels.contains(channel) { return Entry(reason: "This channel is locked", until: until) }
-        switch rules.verdict(programme: on.now?.ratings ?? [], channel: channelRatings[channel]) {
-        case .allowed: return Entry(reason: nil, until: until)
-        case .locked(let reason): return Entry(reason: reason, until: until)
-        }
+        let reason = rules.lockReason(channelLocked: lockedChannels.contains(channel), programme: on.now?.ratings ?? [],
+                                      channel: channelRatings[channel])
+        return Entry(reason: reason, until: until)
     }
 
     /// Whether `channel`'s answer must be looked at again at `instant`.

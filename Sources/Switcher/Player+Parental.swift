@@ -76,6 +76,23 @@ extension Player {
         return contentLocks.reason(index) != nil
     }
 
+    /// Why a clip of channel `number` over `range` may not be made: the lock of the channel, or of
+    /// any programme on it in the range, judged as the screen judges it (`ContentLocks`: a PIN
+    /// unlock of the channel counts); nil when it may.
+    public func clipLockReason(_ number: ChannelNumber, range: ClosedRange<Date>) -> String? {
+        guard contentLocks.isActive, let index = lineup.index(of: number) else { return nil }
+        let channel = lineup.channels[index]
+        var instants = [range.lowerBound, range.upperBound]
+        if contentLocks.needsProgrammes, let on = programmes?.programmes(channelIDs: [channel.id], from: range.lowerBound, to: range.upperBound)[channel.id] {
+            instants += on.map { max($0.start, range.lowerBound) }
+        }
+        for instant in instants {
+            let on = contentLocks.needsProgrammes ? nowNext(channel, at: instant) : .unknown
+            if let reason = contentLocks.decide(channel: index, on: on, at: instant).reason { return reason }
+        }
+        return nil
+    }
+
     /// Unlocks channel `number` (nil: the channel on screen) with the PIN, until the programme on
     /// it ends (or the rules' unlock time). The channel on screen then plays: a flip of its own.
     /// Wrong PINs count towards the wait (`PINBackoff`); the PIN is never logged.

@@ -160,6 +160,8 @@ struct PlayCommand: AsyncParsableCommand {
 
         let metrics = ControlMetrics()
         let clips = ClipLibrary(headend: parts.headend, logger: logger) { player.publishClip($0) }
+        // Clips of locked content are refused, as the screen refuses it.
+        await clips.setLocks { number, range in await player.clipLockReason(number, range: range) }
         // The picture and the keys do not need the API: an address it cannot listen on (taken, or
         // a LAN address not up yet at boot) is said, with the fix, and tried again while the box
         // plays. The configuration was validated above, so making the server does not throw.
@@ -191,7 +193,8 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if serve {
             do {
-                let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token)
+                let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token,
+                                                              locks: ServeLocks(rules: resolved.parental, lockedChannels: resolved.locked))
                 let server = StreamServer(headend: parts.headend, settings: configuration.streams, logger: logger)
                 metrics.addFigures { await server.metricFigures() }
                 services += try makeServeServices(server: server, configuration: configuration, guide: guide, logos: logos, logger: logger)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Lineup
+import Parental
 import Serve
 
 /// The options of the head-end's serving endpoints, shared by `flipbox serve` and `flipbox play --serve`.
@@ -14,6 +15,11 @@ struct ServeOptions: ParsableArguments {
         "A network whose clients may watch without the token, in CIDR form (192.168.1.0/24). Repeatable. Only on the command line: a lineup cannot set it.",
         valueName: "CIDR"))
     var allow: [String] = []
+
+    @Option(name: .customLong("serve-trusted-proxy"), help: ArgumentHelp(
+        "A proxy in front of the head-end (an nginx cache) whose X-Forwarded-For / Forwarded header names the client to judge, as ADDRESS or ADDRESS/PREFIX. Repeatable. A forwarded request from any other address is refused without the token. Only on the command line.",
+        valueName: "ADDR[/PREFIX]"))
+    var trustedProxies: [String] = []
 
     @Option(name: .customLong("serve-max-clients"), help: "Most stream clients at once (more get 503). Default: the lineup's serve-max-clients, else 256.")
     var maxClients: Int?
@@ -42,8 +48,9 @@ struct ServeOptions: ParsableArguments {
     @Flag(name: .customLong("no-hdhomerun"), help: "Do not answer HDHomeRun discovery (UDP 65001) and control (TCP 65001).")
     var noHDHomeRun = false
 
-    /// The configuration for `lineup`, with the lineup's settings under the options.
-    func configuration(lineup: Lineup, path: String, token: String?) throws -> ServeConfiguration {
+    /// The configuration for `lineup`, with the lineup's settings under the options. `locks`:
+    /// the parental locks (nil: the lineup's `parental` and `locked` settings).
+    func configuration(lineup: Lineup, path: String, token: String?, locks: ServeLocks? = nil) throws -> ServeConfiguration {
         guard let (host, port) = ServeConfiguration.parseAddress(listen) else {
             throw ValidationError("--serve-listen must be HOST:PORT, e.g. 127.0.0.1:5004 or 0.0.0.0:5004, not '\(listen)'")
         }
@@ -53,6 +60,21 @@ struct ServeOptions: ParsableArguments {
                 throw ValidationError("--serve-allow '\(text)' is not a network such as 192.168.1.0/24 or an address such as 192.168.1.20")
             }
             ranges.append(range)
+        }
+        var proxies: [NetworkRange] = []
+        for text in trustedProxies {
+            guard let range = NetworkRange(text) else {
+                throw ValidationError("--serve-trusted-proxy '\(text)' is not an address such as 127.0.0.1 or a network such as 10.0.0.0/24")
+            }
+            proxies.append(range)
+        }
+        var parental = locks
+        if parental == nil {
+            do {
+                parental = ServeLocks(rules: try ParentalRules(settings: lineup.settings.parental), lockedChannels: Set(lineup.settings.locked ?? []))
+            } catch {
+                throw ValidationError("\(path): settings.\(error)")
+            }
         }
         var streams = StreamServer.Settings()
         if let n = maxClients ?? lineup.settings.serveMaxClients { streams.maxClients = n }
@@ -80,8 +102,11 @@ struct ServeOptions: ParsableArguments {
             guard plan != nil else { throw ValidationError("--sap announces multicast channels: give --multicast, or a channel a multicast group in the lineup") }
             plan?.sap = true
         }
-        return ServeConfiguration(host: host, port: port, allowed: ranges, token: token, streams: streams, device: device,
-                                  hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
-                                  multicast: plan)
+        var configuration = ServeConfiguration(host: host, port: port, allowed: ranges, token: token, streams: streams, device: device,
+                                               hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+                                               multicast: plan)
+        configuration.trustedProxies = proxies
+        configuration.locks = parental ?? ServeLocks()
+        return configuration
     }
 }

@@ -92,6 +92,29 @@ import Testing
         return last > first ? bytes * 8 / (last - first) : 0
     }
 
+    /// A locked channel's buffer is not clipped (issue 32: parental locks stopped at the screen).
+    @Test func clipsOfALockedChannelAreRefused() async throws {
+        // The answers are checked here, not on the box's thread, so a failure is this test's.
+        let (refused, open) = try await offPool {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-clips-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let lineup = try Self.writeLineup(in: dir, source: "test://color/00ff00?size=160x90&fps=15&gop=15", more: """
+                  - number: 2
+                    name: Late Film
+                    source: test://color/ff0000?size=160x90&fps=15&gop=15
+                """)
+            let box = try Self.startBox(lineup, in: dir, more: ["--locked", "2"])
+            defer { box.stop() }
+            Thread.sleep(forTimeInterval: 4)
+            return (box.response("POST", "/api/v1/clips", body: #"{"channel": "2", "from": "-2s", "to": "now", "format": "ts"}"#),
+                    box.response("POST", "/api/v1/clips", body: #"{"channel": "1", "from": "-2s", "to": "now", "format": "ts"}"#))
+        }
+        #expect(refused.status == 403, "\(refused.status) \(refused.body)")
+        #expect(refused.body.contains("channel 2 is locked (This channel is locked)") && refused.body.contains("/api/v1/unlock"), "\(refused.body)")
+        #expect(open.status == 202, "the open channel is clipped: \(open.status) \(open.body)")
+    }
+
     @Test func clipsKeepTheSourceStreamsAndBadRequestsSayWhy() async throws {
         try await offPool {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-clips-\(UUID().uuidString)")

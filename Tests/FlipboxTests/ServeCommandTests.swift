@@ -94,6 +94,48 @@ import Testing
         #expect(headend.logText.contains("--serve-allow"), "the message says how to allow a network: \(headend.logText)")
     }
 
+    /// The real `flipbox serve`: the lineup's `locked` and `parental` settings apply to what it
+    /// serves (the token passes them), forwarded addresses count only from the declared proxy,
+    /// and a malformed proxy is refused at start.
+    @Test func theServeCommandAppliesTheLineupsLocksAndItsDeclaredProxy() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try """
+            settings:
+              locked: 2
+              parental: {VCHIP: TV-PG}
+            channels:
+              - {number: 1, name: Kids, source: "test://color/00ff00?size=160x90&fps=15&gop=15"}
+              - {number: 2, name: Locked Two, source: "test://color/0000ff?size=160x90&fps=15&gop=15"}
+              - {number: 3, name: Late Film, rating: TV-MA, source: "test://color/ff0000?size=160x90&fps=15&gop=15"}
+            """.write(to: lineup, atomically: true, encoding: .utf8)
+        let port = freePort()
+        let headend = try HeadendProcess(arguments: [lineup.path, "--serve-listen", "127.0.0.1:\(port)", "--no-hdhomerun", "--token", "serve-cmd-token",
+                                                     "--serve-trusted-proxy", "127.0.0.1", "--serve-allow", "192.168.1.0/24"])
+        defer { headend.stop() }
+        #expect(headend.waitForLog("head-end serving", seconds: 30), "\(headend.logText)")
+        func get(_ path: String, _ headers: [String] = []) -> (status: String, body: String) {
+            let r = Self.sh(["curl", "-s", "--max-time", "3", "-w", "\n%{http_code}"] + headers.flatMap { ["-H", $0] } + ["http://127.0.0.1:\(port)\(path)"])
+            let lines = r.output.split(separator: "\n", omittingEmptySubsequences: false)
+            return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+        }
+        let locked = get("/stream/2.ts")
+        #expect(locked.status == "403" && locked.body.contains(#""reason":"This channel is locked""#), "\(locked)")
+        let rated = get("/hls/3/index.m3u8")
+        #expect(rated.status == "403" && rated.body.contains("Rated TV-MA, over VCHIP TV-PG"), "\(rated)")
+        let owner = Self.sh(["curl", "-s", "-o", "/dev/null", "--max-time", "3", "-w", "%{http_code}", "http://127.0.0.1:\(port)/stream/2.ts?token=serve-cmd-token"])
+        #expect(owner.output == "200", "the token passes the lock: \(owner.output)")
+        #expect(get("/lineup.json", ["X-Forwarded-For: 192.168.1.7"]).status == "200")
+        let outside = get("/lineup.json", ["X-Forwarded-For: 10.0.0.9"])
+        #expect(outside.status == "403" && outside.body.contains("10.0.0.9 may not watch"), "\(outside)")
+
+        let bad = try HeadendProcess(arguments: [lineup.path, "--serve-listen", "127.0.0.1:\(freePort())", "--serve-trusted-proxy", "nginx.lan"])
+        bad.process.waitUntilExit()
+        #expect(bad.process.terminationStatus != 0 && bad.logText.contains("--serve-trusted-proxy 'nginx.lan' is not an address"), "\(bad.logText)")
+    }
+
     /// Two network namespaces joined by a veth pair (nothing leaves the machine): the head-end
     /// in one, its clients in the other at an allowed and a refused address.
     @Test(.enabled(if: getuid() == 0, "needs root for ip netns"))

@@ -17,9 +17,10 @@ extension ServeTests {
 
         @Test(.enabled(if: nginx != nil, "nginx is not installed (deploy/install-deps.sh installs it)"))
         func segmentsComeFromNginxsCacheAndPlay() async throws {
+            // nginx on this machine is a declared proxy: its clients are judged by their own address.
             let harness = try await ServeHarness(channels: [
                 makeChannel("test://color/8000ff?size=320x180&fps=30&gop=30&tone=660", number: 5),
-            ])
+            ]) { $0.trustedProxies = [NetworkRange("127.0.0.1")!] }
             let proxy = try NginxProxy(executable: Self.nginx!, origin: harness.port)
             defer { proxy.stop() }
             let playlistURL = proxy.url("/hls/5/index.m3u8")
@@ -67,6 +68,37 @@ extension ServeTests {
             #expect(probe.text.contains("h264,320") && probe.text.contains("aac"), "ffprobe through nginx: \(probe.text) \(probe.errors)")
             await harness.stop()
         }
+    }
+}
+
+extension ServeTests.NginxCache {
+    /// The shipped site on the box itself used to make every client of the cache look like
+    /// 127.0.0.1, so --serve-allow and the token never applied behind it. Now the head-end reads
+    /// the client nginx forwards, and refuses it when nginx is no declared proxy.
+    @Test(.enabled(if: nginx != nil, "nginx is not installed (deploy/install-deps.sh installs it)"))
+    func clientsBehindTheCacheAreJudgedByTheirOwnAddress() async throws {
+        let channel = makeChannel("test://color/8000ff?size=160x90&fps=30&gop=30", number: 5)
+        // nginx not declared: its forwarded requests are refused, saying how to declare it.
+        let undeclared = try await ServeHarness(channels: [channel], policy: .none) { $0.token = "cache-secret" }
+        let proxy = try NginxProxy(executable: Self.nginx!, origin: undeclared.port)
+        let refused = try await runTool("curl", ["-s", "-w", "\n%{http_code}", proxy.url("/lineup.json")])
+        #expect(refused.text.hasSuffix("403") && refused.text.contains("--serve-trusted-proxy 127.0.0.1"), "\(refused.text)\n\(proxy.errors)")
+        // The token still lets the owner through the cache.
+        let owner = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", proxy.url("/lineup.json?token=cache-secret")])
+        #expect(owner.text == "200", "\(owner.text)")
+        proxy.stop()
+        await undeclared.stop()
+
+        // Declared: the client nginx names (this machine's curl) is judged, and may watch.
+        let declared = try await ServeHarness(channels: [channel], policy: .none) {
+            $0.trustedProxies = [NetworkRange("127.0.0.1")!]
+            $0.allowed = [NetworkRange("192.168.1.0/24")!]
+        }
+        let second = try NginxProxy(executable: Self.nginx!, origin: declared.port)
+        defer { second.stop() }
+        let local = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", second.url("/lineup.json")])
+        #expect(local.text == "200", "a client on the box itself: \(local.text)")
+        await declared.stop()
     }
 }
 

@@ -79,6 +79,7 @@ final class ServeHarness: @unchecked Sendable {
     private let task: Task<Void, any Error>
 
     init(channels: [Channel], policy: WarmPolicy = .all, guide: Guide? = nil, guideURLs: [String] = [],
+         hlsSegmentDuration: Duration = HLSServer.defaultSegmentDuration,
          configure: (inout ServeConfiguration) -> Void = { _ in }) async throws {
         try GStreamer.initialize()
         headend = Headend(lineup: Lineup(channels: channels, guideURLs: guideURLs), policy: policy, target: DecodeTarget(width: 160, height: 90),
@@ -87,7 +88,8 @@ final class ServeHarness: @unchecked Sendable {
         var configuration = ServeConfiguration(port: 0, hdhomerunProtocol: false)
         configure(&configuration)
         server = StreamServer(headend: headend, settings: configuration.streams, logger: testLogger)
-        hls = HLSServer(streams: server, logger: testLogger)
+        // As makeServeServices makes it: HLS channels take tuners of the device.
+        hls = HLSServer(streams: server, tunerLimit: configuration.device.tunerCount, logger: testLogger, segmentDuration: hlsSegmentDuration)
         let bound = PortBox()
         let services = try makeServeServices(server: server, configuration: configuration, guide: guide, logos: LogoCache(directory: NSTemporaryDirectory() + "flipbox-serve-logos"),
                                              hls: hls, logger: testLogger) { bound.set($0) }
