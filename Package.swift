@@ -93,9 +93,19 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ]),
+        // Where lineups come from besides a file: HDHomeRun tuners (discovery, discover.json,
+        // lineup.json), M3U URLs kept fresh and kept for a start without network.
+        .target(name: "Providers", dependencies: [
+            "Lineup",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
         // The head-end's serving side: HTTP MPEG-TS, HLS, HDHomeRun emulation, lineup and guide exports.
         .target(name: "Serve", dependencies: [
-            "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer", "Parental", "ConnectionGuard",
+            "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer", "Parental", "ConnectionGuard", "Providers",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -103,7 +113,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe",
+            "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe", "Providers",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -111,6 +121,7 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["FlipboxCore", "LoopbackStreams"], path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "TestSupport"]),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Lineup", "LoopbackStreams", "TestSupport"]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport", "LoopbackStreams"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
@@ -125,7 +136,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "ServeTests", dependencies: [
-            "Serve", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams", "Parental", "ConnectionGuard",
+            "Serve", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams", "Parental", "ConnectionGuard", "Providers",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -49,11 +49,15 @@ public struct StreamPoolMap: Sendable, Hashable {
         public var streams: Int?
         /// Most bits a second its warm channels may take together (its link's share); nil: no limit.
         public var bandwidth: Int?
-        public init(name: String, match: String, streams: Int?, bandwidth: Int? = nil) {
+        /// Who gave `streams`: the lineup's author, or the source itself (an HDHomeRun's
+        /// `TunerCount`, an IPTV account's `max_connections`).
+        public var origin: PoolLimit.Origin
+        public init(name: String, match: String, streams: Int?, bandwidth: Int? = nil, origin: PoolLimit.Origin = .lineup) {
             self.name = name
             self.match = match
             self.streams = streams
             self.bandwidth = bandwidth
+            self.origin = origin
         }
     }
 
@@ -126,7 +130,7 @@ public struct StreamPoolMap: Sendable, Hashable {
     public func givenLimit(of pool: StreamPoolID) -> PoolLimit? {
         if let host = hostLimit(of: pool) { return PoolLimit(streams: host, origin: .commandLine) }
         if let named = declared.first(where: { $0.name == pool.name }) {
-            return named.streams.map { PoolLimit(streams: $0, origin: .lineup) }
+            return named.streams.map { PoolLimit(streams: $0, origin: named.origin) }
         }
         return lineupLimit.map { PoolLimit(streams: $0, origin: .lineup) }
     }

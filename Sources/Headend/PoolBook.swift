@@ -1,10 +1,22 @@
 import FlipboxCore
 import Foundation
+import Lineup
 import Synchronization
 
 /// What the box was told of its pools and where it keeps what it learns: the `StreamPoolMap`
 /// (command line and lineup) and the file of learned limits in the state directory (nil: learned
 /// limits last until the process ends).
+extension StreamPoolMap {
+    /// The lineup's `pools:` (each limit the lineup author's, or the source's own word) and its
+    /// `max-streams`.
+    public init(lineup: Lineup) {
+        self.init(declared: lineup.pools.map {
+            Declared(name: $0.name, match: $0.match, streams: $0.streams, bandwidth: $0.bandwidth?.bitsPerSecond,
+                     origin: $0.toldBySource ? .source : .lineup)
+        }, lineupLimit: lineup.settings.maxStreams)
+    }
+}
+
 public struct PoolSettings: Sendable {
     public var map: StreamPoolMap
     public var learnedFile: LearnedPoolLimits?

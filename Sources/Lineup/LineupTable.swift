@@ -38,7 +38,12 @@ public enum LineupTable {
         let count = lineup.channels.count
         let groups = Set(lineup.channels.compactMap(\.group)).count
         let guide = lineup.guideURLs.isEmpty ? "none" : lineup.guideURLs.joined(separator: ", ")
-        return "\(count) channel\(count == 1 ? "" : "s"), \(groups) group\(groups == 1 ? "" : "s"), guide: \(guide)"
+        var lines = ["\(count) channel\(count == 1 ? "" : "s"), \(groups) group\(groups == 1 ? "" : "s"), guide: \(guide)"]
+        for pool in lineup.pools {
+            let limit = pool.streams.map { "\($0) stream\($0 == 1 ? "" : "s")" + (pool.toldBySource ? " (told by the source)" : "") } ?? "limit learned"
+            lines.append("pool \(pool.name): \(limit), sources starting \(pool.match)")
+        }
+        return lines.joined(separator: "\n")
     }
 
     private static func source(_ channel: Channel) -> String {

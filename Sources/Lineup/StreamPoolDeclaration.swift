@@ -17,6 +17,9 @@ public struct StreamPoolDeclaration: Sendable, Hashable {
     public var bandwidth: BitRate?
     /// The line it was written on (1-based; 0 when made in code).
     public var line: Int
+    /// `streams` is the source's own word (an HDHomeRun's `TunerCount`, an IPTV account's
+    /// `max_connections`), not the lineup author's.
+    public var toldBySource = false
 
     public init(name: String, match: String, streams: Int?, bandwidth: BitRate? = nil, line: Int = 0) {
         self.name = name

@@ -126,6 +126,8 @@ public final class LoopbackHTTPConnection: @unchecked Sendable {
     public let method: String
     /// The request target, query included (`/live.m3u8`).
     public let path: String
+    /// The request's headers, by lowercased name (the last of a repeated one).
+    public let headers: [String: String]
     private let fd: Int32
     private unowned let server: LoopbackHTTPServer
     private var closed = false
@@ -152,6 +154,13 @@ public final class LoopbackHTTPConnection: @unchecked Sendable {
         guard line.count >= 2 else { return nil }
         method = String(line[0])
         path = String(line[1])
+        var headers: [String: String] = [:]
+        let text = String(decoding: head, as: UTF8.self)
+        for field in text.components(separatedBy: "\r\n").dropFirst() {
+            guard let colon = field.firstIndex(of: ":") else { continue }
+            headers[field[..<colon].lowercased()] = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        self.headers = headers
     }
 
     /// Sends the status line and headers of an answer; `length` nil: the body lasts until the

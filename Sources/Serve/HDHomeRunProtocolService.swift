@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import Providers
 import ServiceLifecycle
 
 /// Answers HDHomeRun discovery on UDP and get/set requests on TCP (both port 65001), so

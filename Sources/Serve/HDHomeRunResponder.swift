@@ -1,3 +1,5 @@
+import Providers
+
 /// The answers of an emulated HDHomeRun tuner to discovery and get/set requests. Pure: packets
 /// in, packets out.
 ///

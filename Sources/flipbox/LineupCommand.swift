@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Guide
 import Lineup
+import Providers
 
 struct LineupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +17,7 @@ struct LineupCommand: AsyncParsableCommand {
                 is matched and channels without programmes are listed as warnings.
                 """)
 
-        @Argument(help: "The lineup file (.m3u, .m3u8, .yaml).")
+        @Argument(help: "The lineup file (.m3u, .m3u8, .yaml), or an HDHomeRun (hdhomerun://auto, hdhomerun://DEVICEID, hdhomerun://ADDRESS).")
         var file: String
 
         @Option(help: "Where the guide is stored. Default: $FLIPBOX_STATE_DIR, $XDG_STATE_HOME/flipbox or ~/.local/state/flipbox.")
@@ -32,7 +33,18 @@ struct LineupCommand: AsyncParsableCommand {
         var probeTimeout = "10s"
 
         func run() async throws {
-            let report = LineupLoader.check(path: file)
+            let report: LineupReport
+            if SourcedLineup.isSource(file) {
+                do {
+                    report = try await SourcedLineup.load(file, stateDirectory: StateDirectory.resolve(stateDir), logger: makeLogger(verbose: false))
+                        ?? LineupLoader.check(path: file)
+                } catch {
+                    FileHandle.standardError.write(Data("\(error)\n".utf8))
+                    throw ExitCode(2)
+                }
+            } else {
+                report = LineupLoader.check(path: file)
+            }
             for d in report.diagnostics { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
             guard let lineup = report.lineup else {
                 FileHandle.standardError.write(Data("\(file): \(report.errors.count) error(s); the lineup cannot be used\n".utf8))

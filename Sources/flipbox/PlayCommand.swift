@@ -97,7 +97,7 @@ struct PlayCommand: AsyncParsableCommand {
         if options.sink == .kms { try display.resolveKMS(into: &options, size: picture.size, fps: picture.fps, logger: logger) }
         if options.sink == .window { try display.resolveWindow(into: &options, size: picture.size, logger: logger) }
         let path = try lineupPath(self.lineup)
-        let lineup = try await loadLineup(path: path, logger: logger)
+        let lineup = try await loadLineup(path: path, stateDirectory: StateDirectory.resolve(switcher.stateDir), logger: logger)
         var resolved = options
         resolved.audioDevice = display.resolveAudio(lineup: lineup, path: path, logger: logger)
         resolved.normalizeAudio = display.normalizeAudio ?? lineup.settings.normalizeAudio ?? false

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Providers
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -44,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = makeLogger(verbose: verbose)
         let path = try lineupPath(self.lineup)
-        let lineup = try await loadLineup(path: path, logger: logger)
+        let lineup = try await loadLineup(path: path, stateDirectory: StateDirectory.resolve(stateDir), logger: logger)
         let (policy, budget) = try warmth.resolve(lineup.settings)
         let pools = try warmth.pools(lineup, stateDirectory: StateDirectory.resolve(stateDir))
         let configuration = try serving.configuration(lineup: lineup, path: path,
@@ -97,23 +98,31 @@ struct HeadendService: Service {
     }
 }
 
-/// The lineup at `path` (a file, or an http(s) URL such as another head-end's `/lineup.m3u`),
-/// its warnings logged; its errors printed and exit 2.
-func loadLineup(path: String, logger: Logger) async throws -> Lineup {
+/// The lineup at `path` (a file, an http(s) URL such as another head-end's `/lineup.m3u`, or a
+/// source such as `hdhomerun://auto`, kept in `stateDirectory`), its warnings logged; its errors
+/// printed and exit 2.
+func loadLineup(path: String, stateDirectory: String?, logger: Logger) async throws -> Lineup {
     let report: LineupReport
-    if let url = URL(string: path), url.scheme == "http" || url.scheme == "https" {
-        let data: Data
+    if SourcedLineup.isSource(path) {
         do {
-            let (body, response) = try await URLSession(configuration: .ephemeral).data(from: url)
-            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
-                throw LineupDownloadError(message: "the server answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
-            }
-            data = body
+            report = try await SourcedLineup.load(path, stateDirectory: stateDirectory, logger: logger) ?? LineupLoader.check(path: path)
         } catch {
-            FileHandle.standardError.write(Data("\(path): cannot download the lineup: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        report = LineupLoader.check(data: data, file: path, format: LineupFormat(path: url.path))
+    } else if let url = URL(string: path), url.scheme == "http" || url.scheme == "https" {
+        let read: PlaylistDownload.Result
+        do {
+            read = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()
+        } catch {
+            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if case .kept(let reason) = read.origin {
+            logger.warning("\(PlaylistDownload.shown(url)): \(reason); playing the copy kept from its last download")
+        }
+        let data = read.data
+        report = LineupLoader.check(data: data, file: PlaylistDownload.shown(url), format: LineupFormat(path: url.path))
     } else {
         report = LineupLoader.check(path: path)
     }
@@ -135,7 +144,3 @@ func lineupPath(_ given: String?) throws -> String {
     return demo
 }
 
-private struct LineupDownloadError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-}

@@ -52,8 +52,7 @@ struct WarmOptions: ParsableArguments {
     /// The pools: the lineup's `pools:` and `max-streams`, the command line's `--max-streams`,
     /// and the learned limits kept in `stateDirectory` (nil: learned limits are not kept).
     func pools(_ lineup: Lineup, stateDirectory: String?) throws -> PoolSettings {
-        var map = StreamPoolMap(declared: lineup.pools.map { .init(name: $0.name, match: $0.match, streams: $0.streams, bandwidth: $0.bandwidth?.bitsPerSecond) },
-                                lineupLimit: lineup.settings.maxStreams)
+        var map = StreamPoolMap(lineup: lineup)
         for text in maxStreams {
             guard let limit = StreamPoolMap.HostLimit(text) else {
                 throw ValidationError("--max-streams must be HOST[:PORT]=N with N from 1 to \(PoolLimit.maxStreams) (e.g. 192.168.1.20:5004=4), not '\(text)'")

@@ -170,12 +170,21 @@ import Testing
             Self.sh(["ip", "netns", "exec", clients] + arguments)
         }
 
+        let base = "http://\(subnet).1:5004"
         let discover = inClients(["hdhomerun_config", "discover"])
         #expect(discover.output.contains("found at \(subnet).1"), "a broadcast discover finds the head-end: \(discover.output)\n\(headend.logText)")
+        // A second Flipbox on the LAN finds it the same way, and takes its lineup and tuner count.
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-hdhr-\(tag)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let found = inClients([FlipboxProcess.executable.path, "lineup", "check", "hdhomerun://auto", "--no-guide", "--state-dir", state])
+        #expect(found.status == 0 && found.output.contains("\(base)/auto/v2")
+                && found.output.contains("pool HDHomeRun ") && found.output.contains(": 2 streams (told by the source), sources starting \(base)/auto/"),
+                "hdhomerun://auto: \(found.output)")
+        let devices = inClients([FlipboxProcess.executable.path, "devices"])
+        #expect(devices.output.contains("at \(subnet).1: 2 tuners, \(base)"), "flipbox devices lists it: \(devices.output)")
         let model = inClients(["hdhomerun_config", "\(subnet).1", "get", "/sys/model"])
         #expect(model.status == 0 && model.output.contains("hdhomeruntc_atsc"), "\(model.output)")
 
-        let base = "http://\(subnet).1:5004"
         let lineup = inClients(["curl", "-s", "--interface", "\(subnet).2", "\(base)/lineup.json"])
         #expect(lineup.output.contains("\"URL\":\"\(base)/auto/v1\""), "lineup.json points at the LAN address: \(lineup.output)")
         let probe = inClients(["ffprobe", "-v", "error", "-of", "csv", "-show_entries", "stream=codec_name", "\(base)/auto/v2"])

@@ -1,4 +1,5 @@
 import Foundation
+import Providers
 import Headend
 import Lineup
 @testable import Serve

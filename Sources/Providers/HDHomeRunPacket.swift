@@ -133,7 +133,7 @@ public struct HDHomeRunPacket: Sendable, Equatable {
     }
 
     /// The Ethernet (IEEE 802.3, reflected) CRC-32 that the protocol uses.
-    static func crc32<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+    public static func crc32<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
