@@ -15,6 +15,7 @@ enum LineupAssembler {
         var firstLineOfName: [String: Int] = [:]
         var channels: [Channel] = []
         let defaults = draft.logoDefaults
+        let catchupDefaults = draft.settings.filter { CatchupSource.attributeNames.contains($0.key) }
 
         for (index, draft) in draft.channels.enumerated() {
             var sources: [String] = []
@@ -46,6 +47,16 @@ enum LineupAssembler {
                 let clean = String(String.UnicodeScalarView(value.unicodeScalars.filter { !Self.isControl($0) }))
                 log.warning(draft.line, "the channel \(field) '\(clean)' contained control characters (a terminal escape?); they are left out")
                 if field == "name" { draft.name = clean } else { draft.group = clean }
+            }
+
+            // Catch-up: the `#EXTM3U` header's attributes are every channel's defaults.
+            if draft.attributes["catchup"] == nil, draft.attributes["catchup-source"] == nil {
+                for key in CatchupSource.attributeNames where draft.attributes[key] == nil {
+                    if let value = catchupDefaults[key] { draft.attributes[key] = value }
+                }
+            }
+            if case .failure(let problem)? = CatchupSource.read(draft.attributes) {
+                log.warning(draft.line, "channel \(draft.name): \(problem); it has no catch-up")
             }
 
             if let line = firstLineOfName[draft.name] {

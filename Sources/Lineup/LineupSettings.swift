@@ -121,7 +121,7 @@ public struct LineupSettings: Sendable, Hashable {
         "allow-hosts", "serve-allow", "serve-max-clients",
         "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name",
         "guide-refresh", "parental",
-    ] + LogoStyle.Option.allCases.map(\.attribute)
+    ] + LogoStyle.Option.allCases.map(\.attribute) + CatchupSource.attributeNames
     /// Names that once set who may reach the box. A lineup is data, often a provider's, and soon
     /// fetched from a URL: it must not open the box, so these are read nowhere and warned about,
     /// each with the command-line option that says it instead.

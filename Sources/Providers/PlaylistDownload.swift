@@ -99,7 +99,7 @@ public struct PlaylistDownload: Sendable {
             return text.map { $0.prefix(1).lowercased() + $0.dropFirst() } ?? "network error \(error.code.rawValue)"
         }
         // The box's own errors say what happened in words; Foundation's say it in their message.
-        if !(type(of: error) is NSError.Type), let text = error as? CustomStringConvertible { return text.description }
+        if !(type(of: error) is NSError.Type) { return String(describing: error) }
         return (error as NSError).localizedDescription
     }
 
