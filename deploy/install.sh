@@ -93,17 +93,29 @@ if [ ! -e "$CONFIG_DIR/lineup.yaml" ]; then
   say "wrote $CONFIG_DIR/lineup.yaml (the demo lineup; replace it with your channels)"
 fi
 if [ ! -e "$CONFIG_DIR/flipbox.env" ]; then
-  cat > "$CONFIG_DIR/flipbox.env" <<'ENV'
+  # It may hold tokens and passwords: root's only (systemd reads it as root for the unit).
+  (umask 077; cat > "$CONFIG_DIR/flipbox.env" <<'ENV'
 # Flipbox service settings (read by flipbox.service; restart the service after a change).
-# The lineup to play (.yaml or .m3u):
+# Readable by root only: tokens go here, never in FLIPBOX_OPTIONS (every user sees those in ps).
+# The lineup to play (.yaml or .m3u, a playlist URL, hdhomerun://auto):
 FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml
-# More options for `flipbox play`, e.g. --size 1920x1080 --fps 60 --http 0.0.0.0:8642 --token SECRET
+# The control API's token, needed when it listens beyond loopback (openssl rand -hex 16):
+# FLIPBOX_TOKEN=
+# With --serve: the token of TVs and players watching the served streams (not the control token):
+# FLIPBOX_SERVE_TOKEN=
+# More options for `flipbox play`, e.g. --size 1920x1080 --fps 60 --http 0.0.0.0:8642
 FLIPBOX_OPTIONS=
 ENV
+  )
 elif grep -qx 'FLIPBOX_LINEUP=/usr/local/share/flipbox/Channels/demo.yaml' "$CONFIG_DIR/flipbox.env"; then
   # Written by an earlier install.sh; the owner's file, so it is only said.
   say "$CONFIG_DIR/flipbox.env plays the demo lineup in /usr/local/share/flipbox; to play $CONFIG_DIR/lineup.yaml," \
       "set FLIPBOX_LINEUP=/etc/flipbox/lineup.yaml there and restart the service"
+fi
+if [ "$(stat -c %a "$CONFIG_DIR/flipbox.env")" != 600 ]; then
+  # An earlier install.sh wrote it world-readable.
+  chmod 0600 "$CONFIG_DIR/flipbox.env"
+  say "made $CONFIG_DIR/flipbox.env readable by root only (it may hold tokens)"
 fi
 if [ ! -e "$CONFIG_DIR/keymap.conf" ]; then
   cat > "$CONFIG_DIR/keymap.conf" <<'KEYS'

@@ -38,8 +38,17 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Control API address HOST:PORT (loopback unless a --token is given).")
     var http: String = "127.0.0.1:8642"
 
-    @Option(help: "Bearer token for the control API (required off loopback). Also FLIPBOX_TOKEN.")
+    @Option(help: "Bearer token for the control API (required off loopback). Better: --token-file, or FLIPBOX_TOKEN in /etc/flipbox/flipbox.env.")
     var token: String?
+
+    @Option(help: ArgumentHelp("A file (mode 0600) whose first line is the control API's token. Also FLIPBOX_TOKEN_FILE.", valueName: "PATH"))
+    var tokenFile: String?
+
+    @Option(help: "Bearer token for the served streams of --serve (TVs and players off loopback and --serve-allow); not the control token. Better: --serve-token-file, or FLIPBOX_SERVE_TOKEN.")
+    var serveToken: String?
+
+    @Option(help: ArgumentHelp("A file (mode 0600) whose first line is the served streams' token. Also FLIPBOX_SERVE_TOKEN_FILE.", valueName: "PATH"))
+    var serveTokenFile: String?
 
     @Option(name: .customLong("allow-host"), help: ArgumentHelp(
         "A host name (or address) the control API answers to besides loopback and the --http host, when there is no token. Repeatable. Only on the command line: a lineup cannot set it.",
@@ -193,7 +202,10 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if serve {
             do {
-                let configuration = try serving.configuration(lineup: lineup, path: path, token: control.token,
+                // Stream clients get a token of their own: a TV given a stream URL cannot drive the box.
+                let streamToken = try TokenSource(option: "serve-token", variable: "FLIPBOX_SERVE_TOKEN")
+                    .resolve(value: serveToken, file: serveTokenFile) { logger.warning("\($0)") }
+                let configuration = try serving.configuration(lineup: lineup, path: path, token: streamToken,
                                                               locks: ServeLocks(rules: resolved.parental, lockedChannels: resolved.locked))
                 let server = StreamServer(headend: parts.headend, settings: configuration.streams, logger: logger)
                 metrics.addFigures { await server.metricFigures() }
@@ -306,7 +318,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         var host = String(http[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let token = self.token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"]
+        let token = try TokenSource(option: "token", variable: "FLIPBOX_TOKEN").resolve(value: self.token, file: tokenFile) {
+            FileHandle.standardError.write(Data("flipbox: warning: \($0)\n".utf8))
+        }
         return ControlServerConfiguration(host: host, port: port, token: token,
                                           allowedHosts: allowHosts)
     }

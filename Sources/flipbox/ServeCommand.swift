@@ -30,8 +30,11 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Logos")
     var logoOptions: LogoOptions
 
-    @Option(help: "Bearer token that lets clients outside loopback and --serve-allow in. Also FLIPBOX_TOKEN.")
+    @Option(help: "Bearer token that lets clients outside loopback and --serve-allow in. Better: --token-file, or FLIPBOX_TOKEN in /etc/flipbox/flipbox.env.")
     var token: String?
+
+    @Option(help: ArgumentHelp("A file (mode 0600) whose first line is the token. Also FLIPBOX_TOKEN_FILE.", valueName: "PATH"))
+    var tokenFile: String?
 
     @OptionGroup(title: "Warm channels")
     var warmth: WarmOptions
@@ -48,8 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
         let lineup = try await loadLineup(path: path, stateDirectory: StateDirectory.resolve(stateDir), logger: logger)
         let (policy, budget) = try warmth.resolve(lineup.settings)
         let pools = try warmth.pools(lineup, stateDirectory: StateDirectory.resolve(stateDir))
-        let configuration = try serving.configuration(lineup: lineup, path: path,
-                                                      token: token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"])
+        let given = try TokenSource(option: "token", variable: "FLIPBOX_TOKEN").resolve(value: token, file: tokenFile) { logger.warning("\($0)") }
+        let configuration = try serving.configuration(lineup: lineup, path: path, token: given)
         do { try configuration.validate() } catch {
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
             throw ExitCode(2)

@@ -206,6 +206,44 @@ import Testing
     }
 
     /// `flipbox play --serve`: the box plays and serves the same warm ingest.
+    /// Tokens from files of mode 0600: the control token opens the API, the served streams'
+    /// token does not; a token file others may read and a token on the command line are said.
+    @Test func tokensComeFromFilesAndTheServedStreamsHaveTheirOwn() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (control, stream) = ("ctl-\(UUID().uuidString.prefix(18))", "srv-\(UUID().uuidString.prefix(18))")
+        let controlFile = dir.appendingPathComponent("control.token"), streamFile = dir.appendingPathComponent("serve.token")
+        try Data("\(control)\n".utf8).write(to: controlFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: controlFile.path)
+        try Data(stream.utf8).write(to: streamFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: streamFile.path)
+
+        let port = freePort()
+        let box = try FlipboxProcess(arguments: [try Self.lineup().path, "--token-file", controlFile.path, "--serve",
+                                                 "--serve-listen", "127.0.0.1:\(freePort())", "--no-hdhomerun", "--serve-token-file", streamFile.path],
+                                     port: port)
+        defer { box.stop() }
+        func status(_ token: String?) -> Int {
+            curl(["-s", "-o", "/dev/null", "-w", "\n%{http_code}", "-m", "5"] + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? [])
+                 + ["http://127.0.0.1:\(port)/api/v1/status"]).status
+        }
+        let deadline = Date().addingTimeInterval(40)
+        while status(control) != 200 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        #expect(status(control) == 200, "the control token from its file opens the API:\n\(box.logText)")
+        #expect(status(nil) == 401)
+        #expect(status(stream) == 401, "the served streams' token is no control token")
+        #expect(box.logText.contains("serve.token can be read by others (mode 644)"), "\(box.logText)")
+        #expect(!box.logText.contains(control) && !box.logText.contains(stream), "no token in the log")
+
+        let told = try FlipboxProcess.runToEnd(["doctor", try Self.lineup().path, "--token", "0123456789abcdef0123"])
+        #expect(told.output.contains("--token on the command line can be read by every user of this machine (ps)"), "\(told.output)")
+        let empty = dir.appendingPathComponent("empty.token")
+        try Data("\n".utf8).write(to: empty)
+        let refused = try FlipboxProcess.runToEnd(["play", try Self.lineup().path, "--output", "headless", "--no-keys", "--token-file", empty.path])
+        #expect(refused.status != 0 && refused.output.contains("a token is 1 to 256 printable characters"), "\(refused.output)")
+    }
+
     @Test func aPlayingBoxAlsoServes() async throws {
         try await offPool {
             let servePort = freePort()
