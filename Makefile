@@ -107,8 +107,9 @@ vm-test-short: build
 clean:
 	rm -rf .build Channels/media
 
-# libFuzzer on the parsers of untrusted input: lineups (M3U and YAML), XMLTV guides and the text
-# an HLS source sends (master and media playlists, WebVTT), each for
+# libFuzzer on the parsers of untrusted input: lineups (M3U and YAML), XMLTV guides, the text
+# an HLS source sends (master and media playlists, WebVTT) and what lineup sources send
+# (HDHomeRun discovery replies and lineup.json, catch-up templates), each for
 # FUZZ_SECONDS, seeded with the project's own files. Findings (crash-*, timeout-*, leak-*) land in
 # .build-fuzz/findings; a finding fails the target.
 FUZZ_SECONDS ?= 60
@@ -119,6 +120,7 @@ fuzz: deps
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-lineup 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-lineup
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-xmltv 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-xmltv
 	@$(MAKE) --no-print-directory fuzz-hls
+	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-sources 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-sources
 	@mkdir -p .build-fuzz/corpus/lineup .build-fuzz/corpus/xmltv .build-fuzz/findings
 	@cp Channels/*.m3u Channels/*.yaml Tests/LineupTests/Fixtures/* .build-fuzz/corpus/lineup/ 2>/dev/null || true
 	@cp Tests/GuideTests/Fixtures/*.xml .build-fuzz/corpus/xmltv/ 2>/dev/null || true
@@ -126,6 +128,9 @@ fuzz: deps
 		-artifact_prefix=.build-fuzz/findings/lineup- .build-fuzz/corpus/lineup
 	.build-fuzz/debug/fuzz-xmltv -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
 		-artifact_prefix=.build-fuzz/findings/xmltv- .build-fuzz/corpus/xmltv
+	@mkdir -p .build-fuzz/corpus/sources && cp Fuzz/corpus/sources/* .build-fuzz/corpus/sources/
+	.build-fuzz/debug/fuzz-sources -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+		-artifact_prefix=.build-fuzz/findings/sources- .build-fuzz/corpus/sources
 
 # The HLS text fuzzer alone (CI runs it for FUZZ_SECONDS=20: it builds in seconds, linking no
 # GStreamer), seeded with Fuzz/corpus/hls and the WebVTT fixtures.

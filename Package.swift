@@ -156,5 +156,6 @@ if Context.environment["FLIPBOX_FUZZ"] != nil {
         .executableTarget(name: "fuzz-lineup", dependencies: ["Lineup", "CFuzzer"], path: "Fuzz/fuzz-lineup"),
         .executableTarget(name: "fuzz-xmltv", dependencies: ["Guide", "CFuzzer"], path: "Fuzz/fuzz-xmltv"),
         .executableTarget(name: "fuzz-hls", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-hls"),
+        .executableTarget(name: "fuzz-sources", dependencies: ["Providers", "Lineup", "CFuzzer"], path: "Fuzz/fuzz-sources"),
     ]
 }

@@ -61,8 +61,18 @@ if [ "$UNINSTALL" = 1 ]; then
 fi
 
 if [ -z "$BINARY" ]; then
-  say "building the release binary (a few minutes the first time)"
-  (cd "$SOURCE" && swift build -c release 2>&1 | grep -E "error|Compiling flipbox|Build complete" || true)
+  # The checkout's owner builds (its .build stays theirs, and a package's build plugins never
+  # run as root); root only installs.
+  owner="$(stat -c %U "$SOURCE")"
+  build=(bash -c 'cd "$1" && swift build -c release' build "$SOURCE")
+  if [ "$(id -u)" -eq 0 ] && [ "$owner" != root ] && command -v runuser >/dev/null 2>&1; then
+    home="$(getent passwd "$owner" | cut -d: -f6)"
+    build=(runuser -u "$owner" -- env HOME="${home:-/tmp}" PATH="$PATH" "${build[@]}")
+    say "building the release binary as $owner, the checkout's owner (a few minutes the first time)"
+  else
+    say "building the release binary (a few minutes the first time)"
+  fi
+  ("${build[@]}" 2>&1 | grep -E "error|Compiling flipbox|Build complete" || true)
   BINARY="$SOURCE/.build/release/flipbox"
 fi
 if [ ! -x "$BINARY" ]; then

@@ -167,9 +167,20 @@ public struct HDHomeRunLineup: Sendable {
     /// Entries left out, each with its reason.
     public var skipped: [String] = []
 
+    public init(device: HDHomeRunFound, others: [HDHomeRunFound] = [], tunerCount: Int?, name: String, model: String? = nil,
+                baseURL: String, fetched: Date = Date()) {
+        self.device = device
+        self.others = others
+        self.tunerCount = tunerCount
+        self.name = name
+        self.model = model
+        self.baseURL = baseURL
+        self.fetched = fetched
+    }
+
     /// Takes lineup.json's entries: `GuideNumber`, `GuideName`, `URL`, `Favorite`; a copy-protected
     /// (`DRM`), numberless or duplicate entry is left out and said.
-    mutating func read(_ list: [Any], from source: String) {
+    public mutating func read(_ list: [Any], from source: String) {
         var numbers = Set<ChannelNumber>()
         for (index, item) in list.enumerated() {
             guard entries.count < HDHomeRunSource.maxChannels else {

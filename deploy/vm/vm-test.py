@@ -20,6 +20,7 @@ import base64
 import json
 import math
 import os
+import re
 import shutil
 import socket
 import struct
@@ -658,6 +659,23 @@ class Checks:
                    "flipbox doctor in the guest: the service, display, keyboard and lineup are ok, exit 0",
                    f"exit {code}, missing {missing}:\n{out}")
 
+    def sandboxed(self):
+        """The unit's sandbox is in force: systemd's own exposure score for it, and the running
+        service holds no capability."""
+        _, out = self.agent.run("/bin/systemd-analyze", "security", "flipbox.service", "--no-pager", timeout=120)
+        with open(os.path.join(self.work, "security.txt"), "w") as f:
+            f.write(out)
+        found = re.search(r"Overall exposure level for flipbox\.service:\s*([0-9.]+)", out)
+        exposure = float(found.group(1)) if found else None
+        _, pid, _ = self.service()
+        _, status = self.agent.run("/bin/cat", f"/proc/{pid}/status")
+        caps = dict(line.split(":", 1) for line in status.splitlines() if line.startswith("Cap"))
+        say(f"figure: systemd-analyze security exposure: {exposure if exposure is not None else 'not read'} (0 safest, 10 most exposed)")
+        self.check(exposure is not None and exposure < 5.0 and caps.get("CapEff", "").strip("\t 0") == ""
+                   and caps.get("CapBnd", "").strip("\t 0") == "",
+                   "the service runs sandboxed: exposure below 5 (OK), no capabilities",
+                   f"exposure {exposure}, {caps}; see {self.work}/security.txt")
+
     def save_journal(self):
         try:
             _, journal = self.agent.run("/bin/journalctl", "-b", "--no-pager", "-o", "short-monotonic", timeout=60)
@@ -722,6 +740,7 @@ def main():
         say(f"the guest is up after {time.monotonic() - started:.0f} s")
         checks = Checks(qmp, agent, work, args.screenshots)
         if checks.boot_and_first_picture(args.boot_timeout):
+            checks.sandboxed()
             # The sound checks are in the full form only: in one of two runs of the short form
             # (CI's) the card played silence throughout (docs/appliance.md).
             if not args.short:
