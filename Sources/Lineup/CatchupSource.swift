@@ -7,7 +7,8 @@ import Foundation
 /// channel's `#EXTINF` or as defaults in the `#EXTM3U` header.
 ///
 /// Modes:
-/// - `default`: `catchup-source` is the whole URL of the archive.
+/// - `default`: `catchup-source` is the whole URL of the archive (a relative one, `?utc={utc}`,
+///   is added to the channel's URL).
 /// - `append`: `catchup-source` is added to the end of the channel's URL.
 /// - `shift`: `?utc={utc}&lutc={lutc}` is added to the channel's URL (SIPTV).
 /// - `flussonic` (`fs`): Flussonic's archive beside the channel (`…/index-{utc}-{duration}.m3u8`
@@ -90,8 +91,9 @@ public struct CatchupSource: Sendable, Hashable {
                 return .failure(Problem("catchup=\"\(mode.rawValue)\" needs a catchup-source (the archive's URL template)"))
             }
             if let problem = Self.check(template) { return .failure(problem) }
-            if mode == .default, !template.lowercased().hasPrefix("http://"), !template.lowercased().hasPrefix("https://") {
-                return .failure(Problem("catchup-source \"\(template.prefix(64))\" is not an http(s) URL; with catchup=\"append\" it is added to the channel's URL"))
+            // A relative template (`?utc={utc}`) is added to the channel's URL, as other players do.
+            if template.contains("://"), !template.lowercased().hasPrefix("http://"), !template.lowercased().hasPrefix("https://") {
+                return .failure(Problem("catchup-source \"\(template.prefix(64))\" is not an http(s) URL"))
             }
         case .shift, .flussonic, .xc:
             if let template, let problem = Self.check(template) { return .failure(problem) }
@@ -113,7 +115,8 @@ public struct CatchupSource: Sendable, Hashable {
         let times = Times(start: start, end: end, now: now, correction: correction)
         switch mode {
         case .default:
-            return try Self.fill(template ?? channelURL, times)
+            let filled = try Self.fill(template ?? channelURL, times)
+            return filled.contains("://") ? filled : channelURL + filled
         case .append:
             return channelURL + (try Self.fill(template ?? "", times))
         case .shift:

@@ -22,6 +22,9 @@ import Testing
         #expect(formatted.mode == .default)
         #expect(try formatted.url(channel: "", start: start, end: end, now: now) == "http://arc.example/2026-11-27:20-15/20261127210000")
 
+        let relative = try source(["catchup": "default", "catchup-source": "?utc={utc}"])
+        #expect(try relative.url(channel: "https://example.com/ard.m3u8", start: start, end: end, now: now)
+                == "https://example.com/ard.m3u8?utc=1795810500", "a relative template is added to the channel's URL")
         let appended = try source(["catchup": "append", "catchup-source": "?utc={utc}&lutc={lutc}"])
         #expect(try appended.url(channel: "http://live.example/ch1.m3u8", start: start, end: end, now: now)
                 == "http://live.example/ch1.m3u8?utc=1795810500&lutc=1795814100")
