@@ -46,6 +46,8 @@ PACKAGES=(
   libx11-dev
   x11-utils
   libxfixes3
+  # A hung process's threads: make test's watchdog and the tests of the box print them.
+  gdb
 )
 
 # `--vm`: what `make vm-test` needs besides: QEMU, debootstrap and ext4 tools for the guest,

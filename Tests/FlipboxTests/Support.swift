@@ -149,6 +149,21 @@ final class FlipboxProcess: @unchecked Sendable {
     }
 }
 
+/// The threads of the hung process `pid` and their frames in the project's code (gdb, when the
+/// machine has it), for a failure message.
+func threads(of pid: Int32) -> String {
+    let gdb = URL(fileURLWithPath: "/usr/bin/gdb")
+    guard FileManager.default.isExecutableFile(atPath: gdb.path),
+          let run = try? FlipboxProcess.runToEnd(program: gdb, ["-p", "\(pid)", "-batch", "-ex", "thread apply all bt 16"]) else {
+        return "(no gdb to read them)"
+    }
+    let lines = run.output.split(separator: "\n")
+    let kept = lines.enumerated().filter { index, line in
+        line.hasPrefix("Thread ") ? lines[(index + 1)...].prefix(16).contains { $0.contains("/Sources/") } : line.contains("/Sources/")
+    }
+    return kept.map { String($0.element.prefix(200)) }.prefix(80).joined(separator: "\n")
+}
+
 /// Runs curl; the last line of its output is the HTTP status (`-w`).
 func curl(_ arguments: [String]) -> (status: Int, body: [UInt8]) {
     let p = Process()
