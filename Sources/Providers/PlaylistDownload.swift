@@ -18,6 +18,9 @@ public struct PlaylistDownload: Sendable {
     public var keptPath: String?
     public var limit = LineupLoader.maximumFileSize
     public var deadline: TimeInterval = 30
+    /// The deadline when a kept copy can play instead: a provider that does not answer holds the
+    /// box's start up no longer than this.
+    public var deadlineWithKeptCopy: TimeInterval = 8
 
     public init(url: URL, stateDirectory: String?) {
         self.url = url
@@ -69,6 +72,7 @@ public struct PlaylistDownload: Sendable {
             if let modified = validators.lastModified { request.setValue(modified, forHTTPHeaderField: "If-Modified-Since") }
         }
         let failure: String
+        let deadline = kept == nil ? deadline : min(deadline, deadlineWithKeptCopy)
         do {
             let (data, response) = try await HTTPTransfer.data(for: request, deadline: deadline, limit: limit)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0

@@ -9,7 +9,7 @@ import Testing
 @Suite struct PlaylistDownloadTests {
     /// What the provider answers next, and what it was asked.
     final class Provider: Sendable {
-        enum Answer: Sendable { case playlist(String, etag: String), html, status(Int), reset }
+        enum Answer: Sendable { case playlist(String, etag: String), html, status(Int), reset, silence }
         let answer = Mutex(Answer.status(500))
         let asked = Mutex<[[String: String]]>([])
     }
@@ -38,6 +38,8 @@ import Testing
                 connection.sendHead(status: code, reason: "Nope", contentType: "text/plain", length: 0)
             case .reset:
                 connection.reset()
+            case .silence:
+                Thread.sleep(forTimeInterval: 3)
             }
         }
         defer { server.stop() }
@@ -76,6 +78,18 @@ import Testing
             #expect(fallback.data == Data(first.utf8), "\(answer)")
             guard case .kept(let why) = fallback.origin else { Issue.record("\(answer) was taken: \(fallback.origin)"); continue }
             #expect(why.contains(reason) && !why.contains("s3cret"), "\(answer): \(why)")
+        }
+
+        // A provider that does not answer holds the start up no longer than the kept copy's deadline.
+        provider.answer.withLock { $0 = .silence }
+        var impatient = download
+        impatient.deadlineWithKeptCopy = 1
+        let asked = ContinuousClock.now
+        let silent = try await impatient.read()
+        #expect(silent.data == Data(first.utf8) && ContinuousClock.now - asked < .seconds(2.5), "\(silent.origin)")
+        guard case .kept(let why) = silent.origin, why.contains("no answer within 1 s") else {
+            Issue.record("a silent provider: \(silent.origin)")
+            return
         }
 
         // A real change is taken and kept.

@@ -671,9 +671,9 @@ class Checks:
         _, status = self.agent.run("/bin/cat", f"/proc/{pid}/status")
         caps = dict(line.split(":", 1) for line in status.splitlines() if line.startswith("Cap"))
         say(f"figure: systemd-analyze security exposure: {exposure if exposure is not None else 'not read'} (0 safest, 10 most exposed)")
-        self.check(exposure is not None and exposure < 5.0 and caps.get("CapEff", "").strip("\t 0") == ""
+        self.check(exposure is not None and exposure < 3.0 and caps.get("CapEff", "").strip("\t 0") == ""
                    and caps.get("CapBnd", "").strip("\t 0") == "",
-                   "the service runs sandboxed: exposure below 5 (OK), no capabilities",
+                   "the service runs sandboxed: exposure below 3, no capabilities",
                    f"exposure {exposure}, {caps}; see {self.work}/security.txt")
 
     def save_journal(self):
