@@ -180,6 +180,8 @@ import Testing
         #expect(found.status == 0 && found.output.contains("\(base)/auto/v2")
                 && found.output.contains("pool HDHomeRun ") && found.output.contains(": 2 streams (told by the source), sources starting \(base)/auto/"),
                 "hdhomerun://auto: \(found.output)")
+        let doctor = inClients([FlipboxProcess.executable.path, "doctor", "hdhomerun://auto", "--state-dir", state])
+        #expect(doctor.output.contains("lineup    hdhomerun://auto: ") && doctor.output.contains(" channels"), "doctor reads it as play does: \(doctor.output)")
         let devices = inClients([FlipboxProcess.executable.path, "devices"])
         #expect(devices.output.contains("at \(subnet).1: 2 tuners, \(base)"), "flipbox devices lists it: \(devices.output)")
         let model = inClients(["hdhomerun_config", "\(subnet).1", "get", "/sys/model"])
