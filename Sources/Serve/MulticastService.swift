@@ -134,11 +134,23 @@ struct MulticastService: Service {
         return sent.map { SAPAnnouncement(channel: $0.channel, destination: $0.destination, ttl: plan.ttl, rtp: plan.rtp, origin: origin) }
     }
 
+    /// Announces each channel sent every `interval`; a channel while it is locked is not
+    /// announced (a deletion is sent when it turns locked), as it is not sent.
     private func announce(_ announcements: [SAPAnnouncement], on socket: any NIOCore.Channel, every interval: Duration) async throws {
         logger.notice("announcing \(announcements.count) channel(s) by SAP to \(SAPAnnouncement.group):\(SAPAnnouncement.port)")
+        var withdrawn = Set<String>()
         while !Task.isCancelled {
-            try await send(announcements, on: socket)
-            try await Task.sleep(for: interval)
+            var open: [SAPAnnouncement] = []
+            for announcement in announcements {
+                if locks.reason(for: announcement.channel) != nil {
+                    if withdrawn.insert(announcement.channel.id).inserted { open.append(announcement.deletion) }
+                } else {
+                    withdrawn.remove(announcement.channel.id)
+                    open.append(announcement)
+                }
+            }
+            try await send(open, on: socket)
+            try await Task.sleep(for: locks.locks.isActive ? min(interval, Self.lockCheckInterval * 5) : interval)
         }
     }
 

@@ -138,8 +138,11 @@ extension ServeTests {
             defer { openReceiver.close() }
             let lockedReceiver = try MulticastReceiver(group: "239.77.5.2", port: 47052)
             defer { lockedReceiver.close() }
+            let sapReceiver = try MulticastReceiver(group: SAPAnnouncement.group, port: SAPAnnouncement.port)
+            defer { sapReceiver.close() }
             let harness = try await ServeHarness(channels: [open, locked], policy: .none) {
                 $0.multicast = try? MulticastPlan(ttl: 1, interface: "127.0.0.1")
+                $0.multicast?.sap = true
                 $0.locks = ServeLocks(lockedChannels: [ChannelNumber(2)])
             }
             var received = 0
@@ -152,6 +155,15 @@ extension ServeTests {
             for _ in 0..<2 { if let datagram = lockedReceiver.receive() { leaked += datagram.data.count } }
             #expect(leaked == 0, "nothing of the locked channel 2 on its group: \(leaked) bytes")
             #expect(await harness.server.servedChannels == [ChannelNumber(1)], "the locked channel's ingest never starts")
+            // SAP announces what is sent: the open channel, never the locked one (6 s: one round and more).
+            var announced = Set<String>()
+            let sapDeadline = ContinuousClock.now + .seconds(6)
+            while ContinuousClock.now < sapDeadline {
+                guard let datagram = sapReceiver.receive(), let sap = MulticastSending.parseSAP(datagram.data),
+                      sap.header[0] & 0x04 == 0 else { continue }
+                for group in ["239.77.5.1", "239.77.5.2"] where sap.sdp.contains("c=IN IP4 \(group)/") { announced.insert(group) }
+            }
+            #expect(announced == ["239.77.5.1"], "SAP names only the channel that is sent: \(announced)")
             #expect(recentLog.text(last: 300).contains("channel 2 Locked One is not multicast while it is locked (This channel is locked)"),
                     "\(recentLog.text())")
             await harness.stop()
