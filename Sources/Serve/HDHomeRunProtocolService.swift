@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Providers
 import ServiceLifecycle
+import Synchronization
 
 /// Answers HDHomeRun discovery on UDP and get/set requests on TCP (both port 65001), so
 /// `hdhomerun_config discover` lists the head-end and `hdhomerun_config IP get /sys/model`
@@ -62,9 +63,24 @@ struct HDHomeRunProtocolService: Service {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await answerDiscovery(udp) }
+                let held = HeldConnections()
                 try await tcp.executeThenClose { inbound in
                     for try await connection in inbound {
-                        group.addTask { await answerControl(connection) }
+                        // Anyone allowed could open them by the thousand: past the cap, closed at once.
+                        let admitted = held.count.withLock { count in
+                            guard count < configuration.hdhomerunMaxConnections else { return false }
+                            count += 1
+                            return true
+                        }
+                        guard admitted else {
+                            logger.info("HDHomeRun control from \(connection.channel.remoteAddress?.description ?? "?") closed: \(configuration.hdhomerunMaxConnections) connections are open, the most held")
+                            try? await connection.channel.close()
+                            continue
+                        }
+                        group.addTask {
+                            await answerControl(connection)
+                            held.count.withLock { $0 -= 1 }
+                        }
                     }
                 }
                 try? await udp.channel.close()
@@ -124,6 +140,11 @@ struct HDHomeRunProtocolService: Service {
     }
 
     private enum ControlProtocolError: Error { case tooLong, invalid }
+}
+
+/// The control connections open now (any thread).
+private final class HeldConnections: Sendable {
+    let count = Mutex(0)
 }
 
 /// Closes the connection when its `IdleStateHandler` says it was idle.

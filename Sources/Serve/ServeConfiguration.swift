@@ -40,6 +40,9 @@ public struct ServeConfiguration: Sendable {
     public var hdhomerunPort: Int
     /// A control connection (TCP 65001) that sends nothing for this long is closed.
     public var hdhomerunIdleTimeout: Duration = .seconds(30)
+    /// HDHomeRun control (TCP 65001) connections held at once; one more is closed at once. A
+    /// client asks a question or two and goes: a real device holds a handful.
+    public var hdhomerunMaxConnections = 16
     /// The URL clients are told to use (`BaseURL`, playlist URLs); nil: `http://host:port`, with
     /// the address a request came in on when `host` is a wildcard.
     public var baseURL: String?
