@@ -10,8 +10,22 @@ public enum GStreamer {
         }
         // The MPEG-TS section types (SCTE-35 splice cues) must be registered before use.
         gst_mpegts_initialize()
+        settleTextRenderingTypes()
         return .success(())
     }()
+
+    /// Sets up, here and on one thread, the element classes that draw text and pango's font-map
+    /// types they make. `cc708overlay`'s and `textoverlay`'s class initialisers (first run when
+    /// a decoder pipeline is parsed) make a pango font map while they hold GLib's type lock;
+    /// librsvg (`rsvgdec`: an SVG card or logo, on a streaming thread) registers the same pango
+    /// types inside pango's own once-guard, then wants the type lock. The first of each at the
+    /// same moment deadlocked a box for good: its decoders never started, it did not stop.
+    private static func settleTextRenderingTypes() {
+        for factory in ["cc708overlay", "textoverlay", "rsvgdec"] {
+            guard let element = gst_element_factory_make(factory, nil) else { continue }
+            gst_object_unref(UnsafeMutableRawPointer(element))
+        }
+    }
 
     /// Initializes GStreamer (idempotent, thread-safe).
     public static func initialize() throws(GStreamerError) {
@@ -40,6 +54,11 @@ public enum GStreamer {
         var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0
         gst_version(&major, &minor, &micro, &nano)
         return "\(major).\(minor).\(micro)"
+    }
+
+    /// True when GLib's type system knows a type of that name (`PangoCairoFcFontMap`).
+    public static func isTypeRegistered(_ name: String) -> Bool {
+        g_type_from_name(name) != 0
     }
 
     /// True when an element factory of that name is installed (e.g. `x264enc`).
