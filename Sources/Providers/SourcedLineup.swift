@@ -11,6 +11,24 @@ public enum SourcedLineup {
         argument.lowercased().hasPrefix("hdhomerun://")
     }
 
+    /// The lineup `argument` names, read as every command reads it: a source such as
+    /// `hdhomerun://auto` (or its kept lineup), an http(s) playlist URL (or its kept copy, said as
+    /// the report's first warning), else a file. Throws a message when a source or URL cannot be
+    /// read and nothing of it is kept.
+    public static func report(for argument: String, stateDirectory: String?, logger: Logger) async throws -> LineupReport {
+        if let report = try await load(argument, stateDirectory: stateDirectory, logger: logger) { return report }
+        guard let url = URL(string: argument), url.scheme == "http" || url.scheme == "https" else {
+            return LineupLoader.check(path: argument)
+        }
+        let read = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()
+        let shown = PlaylistDownload.shown(url)
+        var report = LineupLoader.check(data: read.data, file: shown, format: LineupFormat(path: url.path))
+        if case .kept(let reason) = read.origin {
+            report.diagnostics.insert(LineupDiagnostic(.warning, file: shown, line: 0, "\(reason); playing the copy kept from its last download"), at: 0)
+        }
+        return report
+    }
+
     /// The directory of kept lineups in `stateDirectory`.
     public static func keptDirectory(_ stateDirectory: String) -> String {
         (stateDirectory as NSString).appendingPathComponent("lineups")

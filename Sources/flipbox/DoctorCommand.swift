@@ -62,7 +62,8 @@ struct DoctorCommand: AsyncParsableCommand {
         do {
             let path = try flipbox.lineupPath(play.lineup)
             lineupPath = path
-            let report = try await Self.lineupReport(path, stateDirectory: StateDirectory.resolve(play.switcher.stateDir))
+            let quiet = Logger(label: "flipbox.doctor") { _ in SwiftLogNoOpLogHandler() }
+            let report = try await SourcedLineup.report(for: path, stateDirectory: StateDirectory.resolve(play.switcher.stateDir), logger: quiet)
             if let checked = report.lineup {
                 lineup = checked
                 let warnings = report.warnings.count
@@ -91,25 +92,6 @@ struct DoctorCommand: AsyncParsableCommand {
         findings.append(stateDirectory(play, asService: asService))
         findings.append(api(play, lineup: lineup, asService: asService))
         return findings
-    }
-
-    /// The lineup `path` names, read as `play` reads it: a file, a playlist URL (or its kept copy),
-    /// or a source such as `hdhomerun://auto` (or its kept lineup).
-    static func lineupReport(_ path: String, stateDirectory: String) async throws -> LineupReport {
-        if SourcedLineup.isSource(path) {
-            let quiet = Logger(label: "flipbox.doctor") { _ in SwiftLogNoOpLogHandler() }
-            return try await SourcedLineup.load(path, stateDirectory: stateDirectory, logger: quiet) ?? LineupLoader.check(path: path)
-        }
-        if let url = URL(string: path), url.scheme == "http" || url.scheme == "https" {
-            let read = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()
-            var report = LineupLoader.check(data: read.data, file: PlaylistDownload.shown(url), format: LineupFormat(path: url.path))
-            if case .kept(let reason) = read.origin {
-                report.diagnostics.insert(LineupDiagnostic(.warning, file: PlaylistDownload.shown(url), line: 0,
-                                                           "\(reason); the copy kept from its last download is what plays"), at: 0)
-            }
-            return report
-        }
-        return LineupLoader.check(path: path)
     }
 
     /// The key map's entries (the lineup's and the --keymap file's) that play skips, one NOTE

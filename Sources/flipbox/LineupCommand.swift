@@ -34,16 +34,11 @@ struct LineupCommand: AsyncParsableCommand {
 
         func run() async throws {
             let report: LineupReport
-            if SourcedLineup.isSource(file) {
-                do {
-                    report = try await SourcedLineup.load(file, stateDirectory: StateDirectory.resolve(stateDir), logger: makeLogger(verbose: false))
-                        ?? LineupLoader.check(path: file)
-                } catch {
-                    FileHandle.standardError.write(Data("\(error)\n".utf8))
-                    throw ExitCode(2)
-                }
-            } else {
-                report = LineupLoader.check(path: file)
+            do {
+                report = try await SourcedLineup.report(for: file, stateDirectory: StateDirectory.resolve(stateDir), logger: makeLogger(verbose: false))
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(2)
             }
             for d in report.diagnostics { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
             guard let lineup = report.lineup else {

@@ -106,28 +106,11 @@ struct HeadendService: Service {
 /// printed and exit 2.
 func loadLineup(path: String, stateDirectory: String?, logger: Logger) async throws -> Lineup {
     let report: LineupReport
-    if SourcedLineup.isSource(path) {
-        do {
-            report = try await SourcedLineup.load(path, stateDirectory: stateDirectory, logger: logger) ?? LineupLoader.check(path: path)
-        } catch {
-            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
-    } else if let url = URL(string: path), url.scheme == "http" || url.scheme == "https" {
-        let read: PlaylistDownload.Result
-        do {
-            read = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()
-        } catch {
-            FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
-        if case .kept(let reason) = read.origin {
-            logger.warning("\(PlaylistDownload.shown(url)): \(reason); playing the copy kept from its last download")
-        }
-        let data = read.data
-        report = LineupLoader.check(data: data, file: PlaylistDownload.shown(url), format: LineupFormat(path: url.path))
-    } else {
-        report = LineupLoader.check(path: path)
+    do {
+        report = try await SourcedLineup.report(for: path, stateDirectory: stateDirectory, logger: logger)
+    } catch {
+        FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+        throw ExitCode(2)
     }
     for w in report.warnings { logger.warning("\(w)") }
     do {
