@@ -441,9 +441,12 @@ extension HeadendTests {
                 try await Task.sleep(for: .milliseconds(130))
             }
             // The A/V target after a flip is +40/-60 ms (the bench measures it; 120 here, for a
-            // loaded test run); a flip that waited for the next configuration would start its
-            // sound up to 430 ms after its picture.
-            #expect(offsets.count == 8 && offsets.allSatisfy { $0 <= 120 }, "sound after picture, ms: \(offsets)")
+            // loaded test run). A flip that waited for the next configuration would start its
+            // sound 0-430 ms after its picture, depending on where in the stream it flipped: with
+            // that defect fewer than a third of the flips start within 120 ms, so 7 of 8 must.
+            // One is let off, as a run on 2 loaded cores can hold one start past the target.
+            let late = offsets.filter { $0 > 120 }
+            #expect(offsets.count == 8 && late.count <= 1, "sound after picture, ms: \(offsets)")
             await rig.stop()
         }
 

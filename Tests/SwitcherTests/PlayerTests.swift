@@ -29,16 +29,23 @@ import Testing
         defer { Task { await player.shutdown() } }
         #expect(await waitUntil(15) { await player.status().channel?.number == ChannelNumber(1) })
         #expect(await waitUntil(5) { await player.channels().allSatisfy { $0.state.tier != .cold } })
-        try await Task.sleep(for: .milliseconds(600))
-        var audio = player.output.recentAudio(milliseconds: 300)
-        #expect(audio.count > 48 * 200, "output audio is flowing")
-        #expect(tonePower(audio, 440) > 20 * tonePower(audio, 1200), "channel 1's 440 Hz tone is heard")
+        // Waits for the sound rather than sleeping a fixed time: a loaded run may take longer
+        // to fill the output's 300 ms, and the check is what is heard, not when.
+        func hears(_ wanted: Double, over other: Double) async -> Bool {
+            await waitUntil(5) {
+                let audio = player.output.recentAudio(milliseconds: 300)
+                return audio.count > 48 * 200 && tonePower(audio, wanted) > 20 * tonePower(audio, other)
+            }
+        }
+        #expect(await hears(440, over: 1200), "channel 1's 440 Hz tone is heard")
 
         let result = await player.flip(.next)
         #expect(result.ok && result.channel?.number == "2")
-        try await Task.sleep(for: .milliseconds(600))
-        audio = player.output.recentAudio(milliseconds: 300)
-        #expect(tonePower(audio, 1200) > 20 * tonePower(audio, 440), "channel 2's 1200 Hz tone replaced channel 1's")
+        #expect(await hears(1200, over: 440), "channel 2's 1200 Hz tone replaced channel 1's")
+        // And it stays replaced: channel 1's sound does not come back.
+        try await Task.sleep(for: .milliseconds(400))
+        let audio = player.output.recentAudio(milliseconds: 300)
+        #expect(tonePower(audio, 1200) > 20 * tonePower(audio, 440), "channel 2's tone is still the one heard")
         await player.shutdown()
     }
 
