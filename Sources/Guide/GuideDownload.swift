@@ -26,7 +26,7 @@ public enum GuideDownload {
         // Silence ends it after idleTimeout (HTTPTransfer keeps that clear of the deadline).
         var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds))
         request.setValue("flipbox", forHTTPHeaderField: "User-Agent")
-        let source = url.absoluteString
+        let source = SourceText.shown(url.absoluteString)
         let download: (path: String, response: URLResponse)
         do {
             download = try await HTTPTransfer.download(

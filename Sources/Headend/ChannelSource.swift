@@ -164,7 +164,7 @@ public actor ChannelSource {
             case .report(let state):
                 if stateBox.exchange(state) != state { onStateChange(state) }
             case .warn(let text):
-                logger.warning("channel \(channel.number) \(channel.name): \(text)")
+                logger.warning("channel \(channel.number) \(channel.name): \(SourceText.shown(text))")
             case .wake(let at):
                 timer?.cancel()
                 timer = at.map { at in
@@ -277,7 +277,7 @@ public actor ChannelSource {
         case .httpHeaders(_, let status, let headers):
             lastResponse = SourceRefusal.Response(status: status, headers: headers)
         case .error(let source, let text, let debug):
-            logger.debug("channel \(channel.number) pipeline error from \(source): \(text) [\(debug ?? "")]")
+            logger.debug("channel \(channel.number) pipeline error from \(source): \(SourceText.shown("\(text) [\(debug ?? "")]"))")
             let url = channel.sources[supervisor.source]
             let response = lastResponse.flatMap { $0.status >= 400 ? $0 : nil }
             // The response says, when the source is HTTP and answered; else GStreamer's text.

@@ -285,7 +285,8 @@ public struct SourceSupervisor: Sendable {
     }
 
     private mutating func fail(_ reason: String, at now: ContinuousClock.Instant) -> [Action] {
-        let url = settings.sources[source]
+        // Stream URLs and GStreamer's words can carry an account's password: never shown.
+        let url = SourceText.shown(settings.sources[source]), reason = SourceText.shown(reason)
         counts.failures += 1
         return [.warn("\(url): \(reason)")] + report(.failed(error: "\(reason) (\(url))")) + retry(at: now)
     }

@@ -150,7 +150,7 @@ public final class WebVTTSubtitles: @unchecked Sendable {
                 do {
                     playlist = try HLSMediaPlaylist(parsing: text, base: rendition.url)
                 } catch let error as HLSPlaylistError {
-                    throw Problem("\(rendition.url.absoluteString) \(error.description)")
+                    throw Problem("\(SourceText.shown(rendition.url.absoluteString)) \(error.description)")
                 }
                 wait = playlist.targetDuration
                 problems.cleared("playlist")
@@ -247,16 +247,16 @@ public final class WebVTTSubtitles: @unchecked Sendable {
             // Stopped as soon as it passes the limit: never held whole, then measured.
             (data, response) = try await HTTPTransfer.data(for: request, deadline: deadline, limit: Self.maxFileBytes)
         } catch let error as HTTPTransfer.BodyTooLarge {
-            throw Problem("\(url.absoluteString) is refused: \(error)")
+            throw Problem("\(SourceText.shown(url.absoluteString)) is refused: \(error)")
         } catch let error as URLError where error.code == .timedOut {
-            throw Problem("\(url.absoluteString) did not answer within \(Int(deadline)) s")
+            throw Problem("\(SourceText.shown(url.absoluteString)) did not answer within \(Int(deadline)) s")
         } catch let error as URLError {
-            throw Problem("cannot fetch \(url.absoluteString): \(error.localizedDescription)")
+            throw Problem("cannot fetch \(SourceText.shown(url.absoluteString)): \(error.localizedDescription)")
         }
         if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-            throw Problem("HTTP \(http.statusCode) from \(url.absoluteString)")
+            throw Problem("HTTP \(http.statusCode) from \(SourceText.shown(url.absoluteString))")
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw Problem("\(url.absoluteString) is not UTF-8 text") }
+        guard let text = String(data: data, encoding: .utf8) else { throw Problem("\(SourceText.shown(url.absoluteString)) is not UTF-8 text") }
         return text
     }
 

@@ -47,7 +47,7 @@ public enum LineupTable {
     }
 
     private static func source(_ channel: Channel) -> String {
-        guard let primary = channel.sources.first else { return "" }
+        guard let primary = channel.sources.first.map(SourceText.shown) else { return "" }
         let shown = primary.count > maximumSourceWidth ? String(primary.prefix(maximumSourceWidth - 1)) + "…" : primary
         let backups = channel.sources.count - 1
         switch backups {

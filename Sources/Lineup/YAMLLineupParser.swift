@@ -11,7 +11,7 @@ enum YAMLLineupParser {
     static let channelKeys = [
         "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
         "interstitial", "favourite", "favorite", "hidden", "radio", "options", "language", "country",
-        "breaks", "linear-breaks", "multicast",
+        "breaks", "linear-breaks", "multicast", "catchup", "catchup-days",
     ]
 
     static func parse(_ text: String, log: inout DiagnosticLog) -> LineupDraft {
@@ -272,6 +272,15 @@ enum YAMLLineupParser {
             case "options": channel.options = readOptions(value, log: &log)
             case "linear-breaks": channel.attributes[key] = bool(value, key: key, log: &log) ? "true" : "false"; continue
             case "breaks": readBreaks(value, into: &channel, log: &log); continue
+            case "catchup": channel.attributes[key] = nonEmpty(string(value, key: key, log: &log)).map { String($0.prefix(32)) }; continue
+            case "catchup-days":
+                // How many days back the source keeps (kept as M3U's `catchup-days` is, for catch-up).
+                if let text = scalarText(value), let days = Int(text), (1...3650).contains(days) {
+                    channel.attributes[key] = String(days)
+                } else {
+                    log.error(at, "`catchup-days` must be a whole number of days from 1 to 3650")
+                }
+                continue
             case "multicast":
                 guard let text = string(value, key: key, log: &log) else { continue }
                 do {

@@ -205,17 +205,10 @@ public struct HDHomeRunLineup: Sendable {
     }
 
     /// A string or a number as text.
-    static func text(_ value: Any?) -> String? {
-        if let string = value as? String { return string }
-        if let number = value as? NSNumber { return number.stringValue }
-        return nil
-    }
+    static func text(_ value: Any?) -> String? { ProviderValue.text(value) }
 
     /// Control characters out (a name is one line).
-    static func clean(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }))
-            .trimmingCharacters(in: .whitespaces)
-    }
+    static func clean(_ text: String) -> String { ProviderValue.clean(text) }
 
     /// The pool of the device's streams: the URLs' common start (a real device serves them on
     /// port 5004 under `/auto/`), limited to its tuner count.
@@ -226,29 +219,19 @@ public struct HDHomeRunLineup: Sendable {
         if let slash = prefix.lastIndex(of: "/"), prefix.distance(from: prefix.startIndex, to: slash) >= "http://x".count {
             prefix = String(prefix[...slash])
         }
-        var pool = StreamPoolDeclaration(name: "HDHomeRun \(device.deviceIDText)", match: prefix, streams: tunerCount)
-        pool.toldBySource = tunerCount != nil
-        return pool
+        return .told(name: "HDHomeRun \(device.deviceIDText)", match: prefix, streams: tunerCount)
     }
 
     /// The lineup as YAML (each value a JSON string, which YAML reads as written): what the box
     /// plays and keeps in its state directory.
     public var yaml: String {
-        func q(_ text: String) -> String {
-            let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-            return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
-        }
+        let q = ProviderYAML.quoted
         let stamp = ISO8601DateFormatter().string(from: fetched)
         let pool = self.pool
         var lines = [
             "# \(HDHomeRunLineup.clean(name)) (HDHomeRun \(device.deviceIDText)\(model.map { ", \(HDHomeRunLineup.clean($0))" } ?? "")) at \(baseURL),",
             "# \(tunerCount.map { "\($0) tuners" } ?? "tuner count unknown"), \(entries.count) channels, read \(stamp).",
-            "pools:",
-            "  - name: \(q(pool.name))",
-            "    match: \(q(pool.match))",
-        ]
-        if let streams = pool.streams { lines.append("    streams: \(streams)") }
-        lines.append(entries.isEmpty ? "channels: []" : "channels:")
+        ] + ProviderYAML.head(pool: pool, channels: entries.count)
         for entry in entries {
             lines.append("  - number: \(q(entry.number.description))")
             lines.append("    name: \(q(entry.name))")

@@ -131,10 +131,7 @@ public struct PlaylistDownload: Sendable {
 
     private func keep(_ data: Data, response: HTTPURLResponse?, at path: String) {
         do {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            // The copy can hold an account's credentials (in its stream URLs): the owner's only.
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try KeptFile.write(data, to: path)
             let validators = Validators(etag: response?.value(forHTTPHeaderField: "ETag").map { String($0.prefix(256)) },
                                         lastModified: response?.value(forHTTPHeaderField: "Last-Modified").map { String($0.prefix(64)) })
             try validators.save(beside: path)

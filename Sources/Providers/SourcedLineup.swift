@@ -2,13 +2,15 @@ import Foundation
 import Lineup
 import Logging
 
-/// Lineups a source describes instead of a file: an HDHomeRun's (`hdhomerun://…`). Each is kept
+/// Lineups a source describes instead of a file: an HDHomeRun's (`hdhomerun://…`), an Xtream
+/// Codes account's (`xtream://USER@HOST`). Each is kept
 /// in the state directory (`lineups/NAME.yaml`, a lineup file like any other) when read, so the
 /// box starts with the last one read when the source cannot be reached.
 public enum SourcedLineup {
     /// Whether `argument` names a source this reads (else it is a file or a playlist URL).
     public static func isSource(_ argument: String) -> Bool {
-        argument.lowercased().hasPrefix("hdhomerun://")
+        let lower = argument.lowercased()
+        return lower.hasPrefix("hdhomerun://") || lower.hasPrefix("xtream://") || lower.hasPrefix("xtreams://")
     }
 
     /// The lineup `argument` names, read as every command reads it: a source such as
@@ -37,22 +39,50 @@ public enum SourcedLineup {
     /// The lineup `argument` names, with its warnings; nil when it names no source (a file, a URL).
     /// Throws a message for the person running the box when the source cannot be read and nothing
     /// is kept of it.
-    public static func load(_ argument: String, stateDirectory: String?, logger: Logger) async throws -> LineupReport? {
-        guard let source = try HDHomeRunSource(argument) else { return nil }
-        let kept = stateDirectory.map { (keptDirectory($0) as NSString).appendingPathComponent("\(source.keptName).yaml") }
-        let yaml: String
-        do {
-            let device = try await source.fetch()
-            logger.notice("\(source.description): \(device.name) (HDHomeRun \(device.device.deviceIDText)) at \(device.baseURL), \(device.tunerCount.map { "\($0) tuners" } ?? "tuner count not said"), \(device.entries.count) channels")
-            for other in device.others {
-                logger.info("\(source.description): HDHomeRun \(other.deviceIDText) at \(other.address) answered too; play it with hdhomerun://\(other.deviceIDText)")
+    public static func load(_ argument: String, stateDirectory: String?, logger: Logger,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> LineupReport? {
+        if let source = try HDHomeRunSource(argument) {
+            return try await load(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
+                let device = try await source.fetch()
+                logger.notice("\(source.description): \(device.name) (HDHomeRun \(device.device.deviceIDText)) at \(device.baseURL), \(device.tunerCount.map { "\($0) tuners" } ?? "tuner count not said"), \(device.entries.count) channels")
+                for other in device.others {
+                    logger.info("\(source.description): HDHomeRun \(other.deviceIDText) at \(other.address) answered too; play it with hdhomerun://\(other.deviceIDText)")
+                }
+                for skipped in device.skipped.prefix(20) { logger.warning("\(source.description): left out \(skipped)") }
+                if device.skipped.count > 20 { logger.warning("\(source.description): \(device.skipped.count - 20) more entries left out") }
+                return device.yaml
             }
-            for skipped in device.skipped.prefix(20) { logger.warning("\(source.description): left out \(skipped)") }
-            if device.skipped.count > 20 { logger.warning("\(source.description): \(device.skipped.count - 20) more entries left out") }
-            yaml = device.yaml
+        }
+        if let source = try XtreamSource(argument, environment: environment) {
+            if environment[XtreamSource.passwordVariable]?.isEmpty ?? true, let file = environment[XtreamSource.passwordFileVariable],
+               let warning = try? XtreamSource.readPassword(file: file).warning {
+                logger.warning("\(warning)")
+            }
+            return try await load(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
+                let lineup = try await source.fetch()
+                let account = lineup.account
+                let expiry = account.expires.map { " until \(ISO8601DateFormatter.string(from: $0, timeZone: .current, formatOptions: [.withFullDate]))" } ?? ""
+                logger.notice("\(source.description): account \(account.status ?? "active")\(expiry), \(account.maxConnections.map { "\($0) connections" } ?? "no connection limit told")\(account.activeConnections.map { " (\($0) in use)" } ?? ""), \(lineup.entries.count) channels as .\(account.streamExtension)")
+                for note in lineup.notes.prefix(20) { logger.warning("\(source.description): \(note)") }
+                if lineup.notes.count > 20 { logger.warning("\(source.description): \(lineup.notes.count - 20) more channels left out or renumbered") }
+                return lineup.yaml
+            }
+        }
+        return nil
+    }
+
+    /// The lineup `read` gives, kept as `keptName.yaml` (the owner's only: it may hold a
+    /// password); the kept one, and why, when `read` fails.
+    private static func load(_ description: String, keptName: String, stateDirectory: String?, logger: Logger,
+                             read: () async throws -> String) async throws -> LineupReport {
+        let kept = stateDirectory.map { (keptDirectory($0) as NSString).appendingPathComponent("\(keptName).yaml") }
+        let yaml: String
+        var fallback: String?
+        do {
+            yaml = try await read()
             if let kept {
                 do { try keep(yaml, at: kept) } catch {
-                    logger.warning("\(source.description): cannot keep a copy of its lineup in \(kept) (the box needs the device to start): \(error)")
+                    logger.warning("\(description): cannot keep a copy of its lineup in \(kept) (the box needs the source to start): \(error)")
                 }
             }
         } catch {
@@ -60,12 +90,15 @@ public enum SourcedLineup {
             let when = (try? FileManager.default.attributesOfItem(atPath: kept)[.modificationDate] as? Date).map {
                 ISO8601DateFormatter().string(from: $0)
             } ?? "an earlier start"
-            logger.warning("\(error); playing its lineup as read at \(when) (\(kept))")
+            fallback = "\(error); playing its lineup as read at \(when) (\(kept))"
             yaml = text
         }
-        var report = LineupLoader.check(text: yaml, file: source.description, format: .yaml)
+        var report = LineupLoader.check(text: yaml, file: description, format: .yaml)
+        // Why the kept lineup plays (an expired account, a tuner off the network) is the first
+        // warning, which every command shows: play and serve log it, doctor and `lineup check` print it.
+        if let fallback { report.diagnostics.insert(LineupDiagnostic(.warning, file: description, line: 0, fallback), at: 0) }
         if var lineup = report.lineup {
-            // The tuner count is the device's word, whether read now or kept.
+            // The pool's limit is the source's word (tuners, connections), whether read now or kept.
             for index in lineup.pools.indices where lineup.pools[index].streams != nil { lineup.pools[index].toldBySource = true }
             lineup.file = kept
             report.lineup = lineup
@@ -75,7 +108,6 @@ public enum SourcedLineup {
 
     /// Writes `text` to `path` whole or not at all (a temporary file renamed over it).
     static func keep(_ text: String, at path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try KeptFile.write(Data(text.utf8), to: path)
     }
 }

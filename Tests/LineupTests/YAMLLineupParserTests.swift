@@ -104,7 +104,7 @@ import Testing
             """)
         #expect(report.errorLines == [
             "4: unknown channel key 'favourit'; did you mean 'favourite'?",
-            "5: unknown channel key 'colour' (known keys: number, name, id, source, sources, logo, group, rating, guide, interstitial, favourite, favorite, hidden, radio, options, language, country, breaks, linear-breaks, multicast)",
+            "5: unknown channel key 'colour' (known keys: number, name, id, source, sources, logo, group, rating, guide, interstitial, favourite, favorite, hidden, radio, options, language, country, breaks, linear-breaks, multicast, catchup, catchup-days)",
             "6: unknown top-level key 'sttings'; did you mean 'settings'?",
         ])
     }

@@ -142,6 +142,7 @@ extension ServeTests {
             let again = try kept.get()
             #expect(again.channels.map(\.number) == lineup.channels.map(\.number) && again.channels.map(\.sources) == lineup.channels.map(\.sources))
             #expect(again.pools.first?.streams == 2 && again.pools.first?.toldBySource == true)
+            #expect(kept.warnings.first.map { "\($0)".contains("playing its lineup as read at") } == true, "why the kept copy plays: \(kept.warnings)")
             // Nothing answers and nothing is kept: a message naming the source.
             await #expect {
                 _ = try await SourcedLineup.load("hdhomerun://\(host)", stateDirectory: nil, logger: testLogger)
