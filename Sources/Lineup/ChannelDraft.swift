@@ -61,4 +61,13 @@ struct LineupDraft: Sendable {
     var namesSettings = false
     /// Logo options from the settings, the defaults of every channel.
     var logoDefaults = LogoStyle()
+    /// Where the channels come from when the lineup names a source (`lineup:`, `xtream:`)
+    /// instead of listing them, with its line.
+    var source: Located<LineupSourceReference>?
+    /// The groups kept of the source's channels (`groups:`); empty: every channel.
+    var groups: [Located<String>] = []
+    /// The file whose lines `settings`, `settingLines` and `guideURLs` are, when it is not the
+    /// file of the channels (a lineup that names its source: its settings are its own, its
+    /// channels the source's).
+    var settingsFile: String?
 }

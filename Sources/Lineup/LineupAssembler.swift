@@ -5,6 +5,11 @@ import Foundation
 enum LineupAssembler {
     /// The lineup, or nil when `log` holds an error afterwards.
     static func assemble(_ draft: LineupDraft, file: String, baseDirectory: String, log: inout DiagnosticLog) -> Lineup? {
+        if let source = draft.source {
+            // Read only through a command that reads sources (`LineupLoader.overlay(path:)`).
+            log.error(source.line, "this lineup takes its channels from a source, which only play, serve, doctor and `lineup check` read")
+            return nil
+        }
         if draft.channels.isEmpty {
             if !log.hasErrors { log.error(0, "the lineup has no channels") }
             return nil
@@ -75,26 +80,29 @@ enum LineupAssembler {
                 location: SourceLocation(file: file, line: draft.line)))
         }
 
+        // The settings and guides of a lineup that names its source are its own file's lines.
+        var settingsLog = DiagnosticLog(file: draft.settingsFile ?? file)
         var guides: [String] = []
         for written in draft.guideURLs {
             switch GuideReference.resolve(written.value, baseDirectory: baseDirectory) {
             case .guide(let guide, let warning):
                 if !guides.contains(guide) { guides.append(guide) }
-                if let warning { log.warning(written.line, warning) }
+                if let warning { settingsLog.warning(written.line, warning) }
             case .invalid(let message):
-                log.error(written.line, message)
+                settingsLog.error(written.line, message)
             }
         }
         var guideRefresh: Duration? = GuideReference.defaultRefresh
         if let text = draft.settings["guide-refresh"] {
             switch GuideReference.refresh(text) {
             case .success(let interval): guideRefresh = interval
-            case .failure(let error): log.error(draft.settingLines["guide-refresh"] ?? 0, error.message)
+            case .failure(let error): settingsLog.error(draft.settingLines["guide-refresh"] ?? 0, error.message)
             }
         }
 
         let settings = LineupSettings(written: draft.settings, lines: draft.settingLines, channels: Set(numbers),
-                                      log: &log, warnsUnknown: draft.namesSettings)
+                                      log: &settingsLog, warnsUnknown: draft.namesSettings)
+        log.append(settingsLog)
 
         if log.hasErrors { return nil }
         var lineup = Lineup(channels: channels, guideURLs: guides, guideRefresh: guideRefresh, file: file, settings: settings)

@@ -52,10 +52,14 @@ struct DiagnosticLog {
 
     var hasErrors: Bool { entries.contains { $0.severity == .error } }
 
-    /// Entries ordered by line, keeping the order of discovery within a line.
+    /// Takes `other`'s entries (each keeps its file).
+    mutating func append(_ other: DiagnosticLog) { entries += other.entries }
+
+    /// Entries ordered by line, keeping the order of discovery within a line; another file's
+    /// entries (`append(_:)`) after this file's, each file by line.
     var sorted: [LineupDiagnostic] {
         entries.enumerated()
-            .sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
+            .sorted { ($0.element.file == file ? 0 : 1, $0.element.line, $0.offset) < ($1.element.file == file ? 0 : 1, $1.element.line, $1.offset) }
             .map(\.element)
     }
 }

@@ -21,13 +21,24 @@ public enum LineupLoader {
 
     /// Like `load(path:)`, but returns warnings too, for `flipbox lineup check`.
     public static func check(path: String) -> LineupReport {
+        switch read(path: path) {
+        case .failure(let failure): return failure.report
+        case .success(let (data, absolute)):
+            var report = check(data: data, file: path, format: LineupFormat(path: path))
+            report.lineup?.file = absolute
+            return report
+        }
+    }
+
+    /// The bytes of the lineup file at `path` and its absolute path, or a report of why not.
+    static func read(path: String) -> Result<(Data, String), ReadFailure> {
         let absolute = LogoResolution.absolutePath(path, baseDirectory: FileManager.default.currentDirectoryPath)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-            return failure(path, "no such file")
+            return .failure(failure(path, "no such file"))
         }
         if isDirectory.boolValue {
-            return failure(path, "is a directory, not a lineup file (give the path of a .m3u or .yaml file)")
+            return .failure(failure(path, "is a directory, not a lineup file (give the path of a .m3u or .yaml file)"))
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: absolute)
         if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
@@ -38,20 +49,21 @@ public enum LineupLoader {
             case .typeSocket: "a socket"
             default: "a FIFO or another special file"
             }
-            return failure(path, "is \(kind), not a lineup file (give the path of a .m3u or .yaml file)")
+            return .failure(failure(path, "is \(kind), not a lineup file (give the path of a .m3u or .yaml file)"))
         }
         if let size = attributes?[.size] as? NSNumber, size.intValue > maximumFileSize {
-            return failure(path, "is \(size.intValue / 1024 / 1024) MiB; a lineup file may be at most \(maximumFileSize / 1024 / 1024) MiB")
+            return .failure(failure(path, "is \(size.intValue / 1024 / 1024) MiB; a lineup file may be at most \(maximumFileSize / 1024 / 1024) MiB"))
         }
-        let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: absolute))
+            return .success((try Data(contentsOf: URL(fileURLWithPath: absolute)), absolute))
         } catch {
-            return failure(path, "cannot be read: \(error.localizedDescription)")
+            return .failure(failure(path, "cannot be read: \(error.localizedDescription)"))
         }
-        var report = check(data: data, file: path, format: LineupFormat(path: path))
-        report.lineup?.file = absolute
-        return report
+    }
+
+    /// A lineup file that cannot be read, as a report.
+    struct ReadFailure: Error {
+        var report: LineupReport
     }
 
     /// Checks raw bytes; `format` nil means sniff the content.
@@ -81,7 +93,7 @@ public enum LineupLoader {
         return LineupReport(lineup: lineup, diagnostics: log.sorted)
     }
 
-    private static func failure(_ file: String, _ message: String) -> LineupReport {
-        LineupReport(lineup: nil, diagnostics: [LineupDiagnostic(.error, file: file, line: 0, message)])
+    private static func failure(_ file: String, _ message: String) -> ReadFailure {
+        ReadFailure(report: LineupReport(lineup: nil, diagnostics: [LineupDiagnostic(.error, file: file, line: 0, message)]))
     }
 }

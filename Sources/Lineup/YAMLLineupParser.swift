@@ -6,7 +6,8 @@ import Yams
 /// Works on Yams' node tree so every message carries the line it is about.
 /// Unknown keys are errors (typo protection). Never fails: problems go to the log.
 enum YAMLLineupParser {
-    static let topLevelKeys = ["settings", "guide", "pools", "channels"]
+    static let topLevelKeys = ["settings", "guide", "pools", "channels", "lineup", "xtream", "groups"]
+    static let xtreamKeys = ["server", "username", "password-file"]
     static let poolKeys = ["name", "match", "streams", "bandwidth"]
     static let channelKeys = [
         "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
@@ -33,6 +34,7 @@ enum YAMLLineupParser {
             return draft
         }
 
+        var namesSource = false
         for (keyNode, value) in top {
             let key = scalarText(keyNode) ?? ""
             switch key {
@@ -43,13 +45,34 @@ enum YAMLLineupParser {
             case "guide": draft.guideURLs = readLocatedStrings(value, key: "guide", log: &log)
             case "pools": draft.pools = readPools(value, log: &log)
             case "channels": break
+            case "lineup", "xtream":
+                namesSource = true
+                guard let source = readSource(key: key, value, log: &log) else { continue }
+                if let earlier = draft.source {
+                    log.error(line(keyNode), "a lineup names one source; `\(key)` here and another on line \(earlier.line)")
+                } else {
+                    draft.source = Located(value: source, line: line(keyNode))
+                }
+            case "groups": draft.groups = readLocatedStrings(value, key: "groups", log: &log)
             default:
                 log.error(line(keyNode), "unknown top-level key '\(key)'\(suggestion(for: key, among: topLevelKeys))")
             }
         }
 
+        if let source = draft.source {
+            // Its channels are the source's: a list here would be a second, ignored lineup.
+            if let channels = top["channels"] {
+                log.error(line(channels), "this lineup takes its channels from its source (line \(source.line)); remove `channels:`, or the source")
+            }
+            return draft
+        }
+        // A source named wrongly is said on its line; it is not also a lineup without channels.
+        if namesSource { return draft }
+        if let groups = draft.groups.first {
+            log.error(groups.line, "`groups` keeps some groups of a source's channels; this lineup names no source (`lineup:` or `xtream:`)")
+        }
         guard let channels = top["channels"] else {
-            log.error(line(root), "the lineup has no `channels:` list")
+            log.error(line(root), "the lineup has no `channels:` list (nor a source: `lineup: URL`, `lineup: hdhomerun://auto`, `xtream:`)")
             return draft
         }
         if isNull(channels) { return draft }
@@ -64,6 +87,51 @@ enum YAMLLineupParser {
     }
 
     // MARK: Sections
+
+    /// `lineup: URL` (a playlist URL, `hdhomerun://…`, `xtream://…`), or `xtream:` with the
+    /// account's server, username and password file; nil (and an error on its line) when wrong.
+    private static func readSource(key: String, _ node: Node, log: inout DiagnosticLog) -> LineupSourceReference? {
+        if key == "lineup" {
+            guard let text = nonEmpty(string(node, key: "lineup", log: &log)) else {
+                if isNull(node) { log.error(line(node), "`lineup` names where the channels come from: a playlist URL, hdhomerun://auto, xtream://USER@HOST") }
+                return nil
+            }
+            guard text.count <= 4096, !text.contains(where: \.isNewline) else {
+                log.error(line(node), "`lineup` is one URL of at most 4096 characters")
+                return nil
+            }
+            return .argument(text)
+        }
+        guard case .mapping(let map) = node else {
+            log.error(line(node), "`xtream` is a mapping: server, username and password-file; found \(kind(node))")
+            return nil
+        }
+        var fields: [String: String] = [:]
+        for (keyNode, value) in map {
+            let name = scalarText(keyNode) ?? ""
+            if name == "password" {
+                log.error(line(keyNode), "an Xtream password is never written in a lineup (it would be in every copy and backup of the file); put it alone in a file readable by the box's user only, and name that file with `password-file`")
+                continue
+            }
+            guard xtreamKeys.contains(name) else {
+                log.error(line(keyNode), "unknown key 'xtream.\(name)'\(suggestion(for: name, among: xtreamKeys))")
+                continue
+            }
+            if let text = nonEmpty(string(value, key: "xtream.\(name)", log: &log)) { fields[name] = text }
+        }
+        var complete = true
+        for name in xtreamKeys where fields[name] == nil {
+            log.error(line(node), "`xtream` needs `\(name)`")
+            complete = false
+        }
+        guard complete, let server = fields["server"], let username = fields["username"], let passwordFile = fields["password-file"] else { return nil }
+        let lower = server.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), server.count <= 512 else {
+            log.error(line(node), "`xtream.server` is the panel's address as http://HOST:PORT or https://HOST:PORT; found '\(server.prefix(80))'")
+            return nil
+        }
+        return .xtream(server: server, username: username, passwordFile: passwordFile)
+    }
 
     /// `pools:`, a list of `{name, match, streams}`; every problem an error on its line.
     private static func readPools(_ node: Node, log: inout DiagnosticLog) -> [StreamPoolDeclaration] {

@@ -3,7 +3,8 @@ import Lineup
 import Logging
 
 /// Lineups a source describes instead of a file: an HDHomeRun's (`hdhomerun://…`), an Xtream
-/// Codes account's (`xtream://USER@HOST`). Each is kept
+/// Codes account's (`xtream://USER@HOST`), a playlist URL's, each perhaps under a YAML lineup
+/// that names it and adds the box's own settings (``LineupOverlay``). A source's lineup is kept
 /// in the state directory (`lineups/NAME.yaml`, a lineup file like any other) when read, so the
 /// box starts with the last one read when the source cannot be reached.
 public enum SourcedLineup {
@@ -14,21 +15,37 @@ public enum SourcedLineup {
     }
 
     /// The lineup `argument` names, read as every command reads it: a source such as
-    /// `hdhomerun://auto` (or its kept lineup), an http(s) playlist URL (or its kept copy, said as
-    /// the report's first warning), else a file. Throws a message when a source or URL cannot be
-    /// read and nothing of it is kept.
-    public static func report(for argument: String, stateDirectory: String?, logger: Logger) async throws -> LineupReport {
-        if let report = try await load(argument, stateDirectory: stateDirectory, logger: logger) { return report }
-        guard let url = URL(string: argument), url.scheme == "http" || url.scheme == "https" else {
+    /// `hdhomerun://auto` (or its kept lineup), an http(s) playlist URL (or its kept copy), a
+    /// YAML lineup that names its source (`lineup:`, `xtream:`; ``LineupOverlay``), else a file.
+    /// Why a kept copy plays is the report's first warning. Throws a message when a source or
+    /// URL cannot be read and nothing of it is kept.
+    public static func report(for argument: String, stateDirectory: String?, logger: Logger,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> LineupReport {
+        if let overlay = LineupLoader.overlay(path: argument) {
+            if overlay.hasErrors { return LineupReport(lineup: nil, diagnostics: overlay.diagnostics) }
+            let read: SourceRead
+            switch overlay.source {
+            case .argument(let named):
+                guard let found = try await self.read(named, stateDirectory: stateDirectory, logger: logger, environment: environment)
+                        ?? (try localFile(named, beside: overlay.file)) else {
+                    return LineupReport(lineup: nil, diagnostics: overlay.diagnostics + [
+                        LineupDiagnostic(.error, file: argument, line: 0, "`lineup: \(SourceText.shown(named))` names no playlist URL, source or file"),
+                    ])
+                }
+                read = found
+            case .xtream(let server, let username, let passwordFile):
+                let source = try XtreamSource(server: server, username: username, passwordFile: passwordFile, logger: logger)
+                read = try await self.read(source, stateDirectory: stateDirectory, logger: logger)
+            }
+            var report = LineupLoader.check(text: read.text, file: read.description, format: read.format, overlay: overlay,
+                                            sourceTellsLimits: read.tellsLimits)
+            report.say(read.fallback, file: read.description)
+            return report
+        }
+        guard let read = try await self.read(argument, stateDirectory: stateDirectory, logger: logger, environment: environment) else {
             return LineupLoader.check(path: argument)
         }
-        let read = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()
-        let shown = PlaylistDownload.shown(url)
-        var report = LineupLoader.check(data: read.data, file: shown, format: LineupFormat(path: url.path))
-        if case .kept(let reason) = read.origin {
-            report.diagnostics.insert(LineupDiagnostic(.warning, file: shown, line: 0, "\(reason); playing the copy kept from its last download"), at: 0)
-        }
-        return report
+        return read.report()
     }
 
     /// The directory of kept lineups in `stateDirectory`.
@@ -41,8 +58,42 @@ public enum SourcedLineup {
     /// is kept of it.
     public static func load(_ argument: String, stateDirectory: String?, logger: Logger,
                             environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> LineupReport? {
+        guard isSource(argument) else { return nil }
+        return try await read(argument, stateDirectory: stateDirectory, logger: logger, environment: environment)?.report()
+    }
+
+    /// What a source said of its lineup (or its kept copy, and why).
+    struct SourceRead {
+        var text: String
+        /// The source in messages (never with a password).
+        var description: String
+        var format: LineupFormat?
+        /// Why the kept copy plays instead of a fresh one.
+        var fallback: String?
+        /// The kept copy, which the lineup is then read from.
+        var kept: String?
+        /// Whether its pools' limits are the source's word (a tuner count, an account's connections).
+        var tellsLimits: Bool
+
+        func report() -> LineupReport {
+            var report = LineupLoader.check(text: text, file: description, format: format)
+            if var lineup = report.lineup {
+                if tellsLimits {
+                    for index in lineup.pools.indices where lineup.pools[index].streams != nil { lineup.pools[index].toldBySource = true }
+                }
+                if let kept { lineup.file = kept }
+                report.lineup = lineup
+            }
+            report.say(fallback, file: description)
+            return report
+        }
+    }
+
+    /// The lineup of a source (`hdhomerun://`, `xtream://`) or a playlist URL; nil when
+    /// `argument` is neither.
+    static func read(_ argument: String, stateDirectory: String?, logger: Logger, environment: [String: String]) async throws -> SourceRead? {
         if let source = try HDHomeRunSource(argument) {
-            return try await load(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
+            return try await read(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
                 let device = try await source.fetch()
                 logger.notice("\(source.description): \(device.name) (HDHomeRun \(device.device.deviceIDText)) at \(device.baseURL), \(device.tunerCount.map { "\($0) tuners" } ?? "tuner count not said"), \(device.entries.count) channels")
                 for other in device.others {
@@ -58,26 +109,50 @@ public enum SourcedLineup {
                let warning = try? XtreamSource.readPassword(file: file).warning {
                 logger.warning("\(warning)")
             }
-            return try await load(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
-                let lineup = try await source.fetch()
-                let account = lineup.account
-                let expiry = account.expires.map { " until \(ISO8601DateFormatter.string(from: $0, timeZone: .current, formatOptions: [.withFullDate]))" } ?? ""
-                logger.notice("\(source.description): account \(account.status ?? "active")\(expiry), \(account.maxConnections.map { "\($0) connections" } ?? "no connection limit told")\(account.activeConnections.map { " (\($0) in use)" } ?? ""), \(lineup.entries.count) channels as .\(account.streamExtension)")
-                for note in lineup.notes.prefix(20) { logger.warning("\(source.description): \(note)") }
-                if lineup.notes.count > 20 { logger.warning("\(source.description): \(lineup.notes.count - 20) more channels left out or renumbered") }
-                return lineup.yaml
-            }
+            return try await read(source, stateDirectory: stateDirectory, logger: logger)
         }
-        return nil
+        guard let url = URL(string: argument), url.scheme == "http" || url.scheme == "https" else { return nil }
+        let download = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()
+        var fallback: String?
+        if case .kept(let reason) = download.origin { fallback = "\(reason); playing the copy kept from its last download" }
+        let text = try LineupLoader.text(download.data, file: PlaylistDownload.shown(url))
+        return SourceRead(text: text, description: PlaylistDownload.shown(url), format: LineupFormat(path: url.path),
+                          fallback: fallback, kept: nil, tellsLimits: false)
+    }
+
+    /// An Xtream Codes account's lineup.
+    static func read(_ source: XtreamSource, stateDirectory: String?, logger: Logger) async throws -> SourceRead {
+        try await read(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
+            let lineup = try await source.fetch()
+            let account = lineup.account
+            let expiry = account.expires.map { " until \(ISO8601DateFormatter.string(from: $0, timeZone: .current, formatOptions: [.withFullDate]))" } ?? ""
+            logger.notice("\(source.description): account \(account.status ?? "active")\(expiry), \(account.maxConnections.map { "\($0) connections" } ?? "no connection limit told")\(account.activeConnections.map { " (\($0) in use)" } ?? ""), \(lineup.entries.count) channels as .\(account.streamExtension)")
+            for note in lineup.notes.prefix(20) { logger.warning("\(source.description): \(note)") }
+            if lineup.notes.count > 20 { logger.warning("\(source.description): \(lineup.notes.count - 20) more channels left out or renumbered") }
+            return lineup.yaml
+        }
+    }
+
+    /// `lineup: FILE` of an overlay: a lineup file (relative to the overlay's directory); nil
+    /// when `named` is a URL of another scheme.
+    static func localFile(_ named: String, beside overlay: String) throws -> SourceRead? {
+        let lower = named.lowercased()
+        guard !lower.contains("://") || lower.hasPrefix("file://") else { return nil }
+        let written = lower.hasPrefix("file://") ? String(named.dropFirst("file://".count)) : named
+        let path = written.hasPrefix("/") ? written
+            : (((overlay as NSString).deletingLastPathComponent as NSString).appendingPathComponent(written) as NSString).standardizingPath
+        guard path != overlay else { throw LineupError(file: overlay, "`lineup:` names this same file") }
+        let read = try LineupLoader.text(path: path)
+        return SourceRead(text: read.text, description: path, format: LineupFormat(path: path), fallback: nil, kept: nil, tellsLimits: false)
     }
 
     /// The lineup `read` gives, kept as `keptName.yaml` (the owner's only: it may hold a
     /// password); the kept one, and why, when `read` fails.
-    private static func load(_ description: String, keptName: String, stateDirectory: String?, logger: Logger,
-                             read: () async throws -> String) async throws -> LineupReport {
+    private static func read(_ description: String, keptName: String, stateDirectory: String?, logger: Logger,
+                             read: () async throws -> String) async throws -> SourceRead {
         let kept = stateDirectory.map { (keptDirectory($0) as NSString).appendingPathComponent("\(keptName).yaml") }
-        let yaml: String
         var fallback: String?
+        let yaml: String
         do {
             yaml = try await read()
             if let kept {
@@ -93,21 +168,19 @@ public enum SourcedLineup {
             fallback = "\(error); playing its lineup as read at \(when) (\(kept))"
             yaml = text
         }
-        var report = LineupLoader.check(text: yaml, file: description, format: .yaml)
-        // Why the kept lineup plays (an expired account, a tuner off the network) is the first
-        // warning, which every command shows: play and serve log it, doctor and `lineup check` print it.
-        if let fallback { report.diagnostics.insert(LineupDiagnostic(.warning, file: description, line: 0, fallback), at: 0) }
-        if var lineup = report.lineup {
-            // The pool's limit is the source's word (tuners, connections), whether read now or kept.
-            for index in lineup.pools.indices where lineup.pools[index].streams != nil { lineup.pools[index].toldBySource = true }
-            lineup.file = kept
-            report.lineup = lineup
-        }
-        return report
+        return SourceRead(text: yaml, description: description, format: .yaml, fallback: fallback, kept: kept, tellsLimits: true)
     }
 
-    /// Writes `text` to `path` whole or not at all (a temporary file renamed over it).
     static func keep(_ text: String, at path: String) throws {
         try KeptFile.write(Data(text.utf8), to: path)
+    }
+}
+
+extension LineupReport {
+    /// `fallback` (why a kept copy plays) as the first warning, which every command shows: play
+    /// and serve log it, doctor and `lineup check` print it.
+    mutating func say(_ fallback: String?, file: String) {
+        guard let fallback else { return }
+        diagnostics.insert(LineupDiagnostic(.warning, file: file, line: 0, fallback), at: 0)
     }
 }

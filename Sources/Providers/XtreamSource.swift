@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Lineup
+import Logging
 
 /// An Xtream Codes account as a lineup: `xtream://USER@HOST[:PORT]` (http) or
 /// `xtreams://USER@HOST[:PORT]` (https), its password from `FLIPBOX_XTREAM_PASSWORD` or from the
@@ -64,6 +65,26 @@ public struct XtreamSource: Sendable {
             throw XtreamError("xtream://\(name)@\(host): the password must be at most 256 characters without control characters")
         }
         self.init(server: "\(secure ? "https" : "http")://\(host)", username: name, password: password)
+    }
+
+    /// The account a lineup names (`xtream: {server, username, password-file}`): the panel's
+    /// address as `http(s)://HOST[:PORT]`, the password the first line of `passwordFile`
+    /// (a warning logged when others may read it).
+    public init(server: String, username: String, passwordFile: String, logger: Logger) throws(XtreamError) {
+        let lower = server.lowercased()
+        let secure = lower.hasPrefix("https://")
+        var host = String(server.dropFirst(secure ? "https://".count : "http://".count))
+        while host.hasSuffix("/") { host.removeLast() }
+        guard secure || lower.hasPrefix("http://"), Self.validHost(host) else {
+            throw XtreamError("xtream server '\(SourceText.shown(String(server.prefix(80))))': write the panel's address as http://HOST:PORT (or https://), without a path")
+        }
+        guard Self.validUsername(username) else {
+            throw XtreamError("xtream server \(server): the username must be 1 to 128 characters without control characters or '/'")
+        }
+        let read = try Self.readPassword(file: passwordFile)
+        if let warning = read.warning { logger.warning("\(warning)") }
+        guard read.password.count <= 256 else { throw XtreamError("\(passwordFile): the password must be at most 256 characters") }
+        self.init(server: "\(secure ? "https" : "http")://\(host)", username: username, password: read.password)
     }
 
     static func validUsername(_ name: String) -> Bool {

@@ -95,11 +95,8 @@ struct GuideCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let path = lineup ?? DemoLineup.locate() else { throw ValidationError("no lineup given and the demo lineup was not found") }
-            let loaded: Lineup
-            do { loaded = try LineupLoader.load(path: path) } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                throw ExitCode(2)
-            }
+            // Read as play reads it: a playlist URL, a source, a lineup that names one.
+            let loaded = try await loadLineup(path: path, stateDirectory: state.directory, logger: makeLogger(verbose: false))
             var instant = Date()
             if let at {
                 guard let parsed = GuideTime.parse(at) else { throw ValidationError("--at '\(at)' is not an ISO 8601 time such as 2026-11-22T20:15:00+01:00") }
