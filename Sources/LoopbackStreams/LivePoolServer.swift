@@ -44,8 +44,17 @@ public final class LivePoolServer: @unchecked Sendable {
     private var requestLog: [(channel: Int, at: ContinuousClock.Instant)] = []
     private var server: LoopbackHTTPServer!
 
+    private let route: @Sendable (String) -> Int?
+    private let other: (@Sendable (LoopbackHTTPConnection) -> Void)?
+
     /// `retryAfter`: the `Retry-After` of a refusal, in seconds (nil: none sent).
-    public init(clips: [TransportStreamClip], streams: Int, whenFull: WhenFull, freeDelay: Double = 0, retryAfter: Int? = 2) throws {
+    /// `route`: the channel (0-based) a request's path (without its query) streams; nil for
+    /// another request, which `other` answers (an IPTV panel's API beside its streams), else 404.
+    public init(clips: [TransportStreamClip], streams: Int, whenFull: WhenFull, freeDelay: Double = 0, retryAfter: Int? = 2,
+                route: @escaping @Sendable (String) -> Int? = LivePoolServer.channelPath,
+                other: (@Sendable (LoopbackHTTPConnection) -> Void)? = nil) throws {
+        self.route = route
+        self.other = other
         self.clips = clips
         self.limit = streams
         self.whenFull = whenFull
@@ -58,6 +67,15 @@ public final class LivePoolServer: @unchecked Sendable {
 
     /// Channel `n`'s address (0-based).
     public func url(channel n: Int) -> String { server.url("/ch/\(n).ts") }
+
+    /// `/ch/N.ts` is channel N.
+    public static func channelPath(_ path: String) -> Int? {
+        guard path.hasPrefix("/ch/"), path.hasSuffix(".ts") else { return nil }
+        return Int(path.dropFirst(4).dropLast(3))
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    public var base: String { server.url("") }
 
     /// `127.0.0.1:PORT`: the pool its channels share by default.
     public var hostAndPort: String { String(server.url("").dropFirst("http://".count)) }
@@ -94,9 +112,10 @@ public final class LivePoolServer: @unchecked Sendable {
 
     private func serve(_ connection: LoopbackHTTPConnection) {
         let path = connection.path.split(separator: "?").first.map(String.init) ?? ""
-        guard path.hasPrefix("/ch/"), path.hasSuffix(".ts"),
-              let n = Int(path.dropFirst(4).dropLast(3)), clips.indices.contains(n) else {
-            connection.sendHead(status: 404, reason: "Not Found", contentType: "text/plain", length: 0)
+        guard let n = route(path), clips.indices.contains(n) else {
+            if let other { other(connection) } else {
+                connection.sendHead(status: 404, reason: "Not Found", contentType: "text/plain", length: 0)
+            }
             return
         }
         let id: Int? = lock.withLock {
