@@ -110,10 +110,17 @@ extension LineupLoader {
         draft.settingLines = lines
         draft.namesSettings = false  // the overlay's names are checked in `overlay(path:)`
         draft.logoDefaults = draft.logoDefaults.overridden(by: mine.logoDefaults)
-        draft.guideURLs = draft.guideURLs.map { Located(value: $0.value, line: 0) } + mine.guideURLs
+        // The source's relative paths (a lineup file's logos) are its own directory's; the
+        // overlay's guide files are the overlay's.
+        let own = (overlay.file as NSString).deletingLastPathComponent
+        let directory = file.hasPrefix("/") ? (file as NSString).deletingLastPathComponent : own
+        let mineGuides = mine.guideURLs.map { written in
+            written.value.contains("://") || written.value.hasPrefix("/") ? written
+                : Located(value: ((own as NSString).appendingPathComponent(written.value) as NSString).standardizingPath, line: written.line)
+        }
+        draft.guideURLs = draft.guideURLs.map { Located(value: $0.value, line: 0) } + mineGuides
         draft.settingsFile = overlay.name
 
-        let directory = (overlay.file as NSString).deletingLastPathComponent
         var lineup = LineupAssembler.assemble(draft, file: file, baseDirectory: directory, log: &log)
         log.append(overlayLog)
         if log.hasErrors { lineup = nil }

@@ -137,13 +137,17 @@ import Testing
             #expect(!said.contains("hunter2"))
         }
         // A file lineup under an overlay, relative to it; the overlay's groups keep nothing: said.
-        _ = place.write("base.m3u", "#EXTM3U\n#EXTINF:-1 group-title=\"News\",One\nhttp://s.example/1.ts\n")
-        let none = try await SourcedLineup.report(for: place.write("none.yaml", "lineup: base.m3u\ngroups: [Sport]\n"),
+        try FileManager.default.createDirectory(atPath: (place.directory as NSString).appendingPathComponent("provider"), withIntermediateDirectories: true)
+        _ = place.write("provider/base.m3u", "#EXTM3U\n#EXTINF:-1 group-title=\"News\" tvg-logo=\"logos/one.png\",One\nhttp://s.example/1.ts\n")
+        let none = try await SourcedLineup.report(for: place.write("none.yaml", "lineup: provider/base.m3u\ngroups: [Sport]\n"),
                                                   stateDirectory: nil, logger: XtreamSourceTests.Lines().logger)
         #expect(none.lineup == nil && none.errors.contains { $0.message.contains("keeps none of the source's 1 channels") }, "\(none.diagnostics)")
-        let some = try await SourcedLineup.report(for: place.write("some.yaml", "lineup: base.m3u\nsettings: {start: 1}\n"),
+        let some = try await SourcedLineup.report(for: place.write("some.yaml", "lineup: provider/base.m3u\nguide: guide.xml\nsettings: {start: 1}\n"),
                                                   stateDirectory: nil, logger: XtreamSourceTests.Lines().logger)
         #expect(some.lineup?.channels.map(\.name) == ["One"] && some.lineup?.settings.start == ChannelNumber(1), "\(some.diagnostics)")
+        // Its logos are the file's directory's; the overlay's guide is the overlay's.
+        #expect(some.lineup?.channels.first?.logo?.description.hasSuffix("/provider/logos/one.png") == true, "\(String(describing: some.lineup?.channels.first?.logo))")
+        #expect(some.lineup?.guideURLs == [(place.directory as NSString).appendingPathComponent("guide.xml")], "\(String(describing: some.lineup?.guideURLs))")
         // Read without a command that reads sources, an overlay says so rather than "no channels".
         let direct = LineupLoader.check(path: place.write("direct.yaml", "lineup: hdhomerun://auto\n"))
         #expect(direct.errors.first?.message.contains("takes its channels from a source") == true, "\(direct.diagnostics)")
