@@ -42,7 +42,8 @@ import Testing
         defer { fresh.cancel() }
 
         // Nothing stored: imported at once.
-        #expect(await eventually(30) { guide.nowNext(channelID: "newsroom", at: evening).now?.title == "Early Edition" })
+        #expect(await eventually(30) { guide.nowNext(channelID: "newsroom", at: evening).now?.title == "Early Edition" },
+                "imported at the start; status: \(guide.status), refreshes \(refreshes.value)")
 
         try write("Late Edition", to: file)
         #expect(await eventually(30) { guide.nowNext(channelID: "newsroom", at: evening).now?.title == "Late Edition" },
