@@ -96,6 +96,8 @@ extension HTTPTransfer {
                   ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
                 throw RedirectRefused(description: "the server answered HTTP \(http.statusCode) without a usable http(s) Location")
             }
+            // Credentials given for one server are not handed to another it sends the box to.
+            if !sameOrigin(base, target) { next.setValue(nil, forHTTPHeaderField: "Authorization") }
             next.url = target
             next.setValue(nil, forHTTPHeaderField: "Host")
             if http.statusCode == 303 { next.httpMethod = "GET" }
