@@ -121,7 +121,7 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["FlipboxCore", "LoopbackStreams"], path: "Tests/TestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "TestSupport"]),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Lineup", "LoopbackStreams", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Lineup", "LoopbackStreams", "TestSupport", "Headend", "GStreamer", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport", "LoopbackStreams"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),

@@ -112,7 +112,9 @@ public struct StreamPoolMap: Sendable, Hashable {
 
     /// The pool of `url`; nil when its streams are not rationed (listened for, or local).
     public func pool(for url: String) -> StreamPoolID? {
-        if let named = declared.filter({ url.hasPrefix($0.match) }).max(by: { $0.match.count < $1.match.count }) {
+        // A pool names its server's streams by their address, whatever credentials a URL carries.
+        let address = Self.withoutUserInfo(url)
+        if let named = declared.filter({ address.hasPrefix($0.match) }).max(by: { $0.match.count < $1.match.count }) {
             return StreamPoolID(named.name)
         }
         guard let (host, port) = Self.endpoint(of: url) else { return nil }
@@ -144,6 +146,15 @@ public struct StreamPoolMap: Sendable, Hashable {
         let matching = hostLimits.filter { $0.host == host && ($0.port == nil || $0.port == port) }
         // A limit for the port is more precise than one for the whole host.
         return (matching.first { $0.port != nil } ?? matching.first)?.streams
+    }
+
+    /// `url` without the `USER[:PASSWORD]@` of its authority (`http://u:p@host/a` is `http://host/a`;
+    /// VLC's `udp://@239.0.0.1:1234` is kept as written).
+    public static func withoutUserInfo(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let authority = url[scheme.upperBound...].prefix { !"/?#".contains($0) }
+        guard let at = authority.lastIndex(of: "@"), at != authority.startIndex else { return url }
+        return String(url[..<scheme.upperBound] + url[url.index(after: at)...])
     }
 
     /// `host:port` of a URL whose streams a server hands out (HTTP, HTTPS, RTSP, SRT callers),

@@ -24,7 +24,8 @@ public enum GuideDownload {
                       maximumSize: Int64 = defaultMaximumSize) async throws(GuideError) {
         let seconds = deadline.seconds
         // Silence ends it after idleTimeout (HTTPTransfer keeps that clear of the deadline).
-        var request = URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds))
+        // A guide's user-info (a Tvheadend server's `/xmltv/channels`) is sent as Basic credentials.
+        var request = HTTPTransfer.authorizingFromUserInfo(URLRequest(url: url, timeoutInterval: min(idleTimeout, seconds)))
         request.setValue("flipbox", forHTTPHeaderField: "User-Agent")
         let source = SourceText.shown(url.absoluteString)
         let download: (path: String, response: URLResponse)

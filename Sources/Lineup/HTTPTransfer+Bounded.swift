@@ -96,6 +96,8 @@ extension HTTPTransfer {
                   ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
                 throw RedirectRefused(description: "the server answered HTTP \(http.statusCode) without a usable http(s) Location")
             }
+            // Credentials given for one server are not handed to another it sends the box to.
+            if !sameOrigin(base, target) { next.setValue(nil, forHTTPHeaderField: "Authorization") }
             next.url = target
             next.setValue(nil, forHTTPHeaderField: "Host")
             if http.statusCode == 303 { next.httpMethod = "GET" }
@@ -136,6 +138,9 @@ final class BoundedBody: @unchecked Sendable {
     private var data = Data()
     private var count = 0
     private var stopped = false
+    /// The 401 of a login the session was not let answer (``BoundedTransferDelegate``): the
+    /// transfer's answer, once the session has cancelled it.
+    var refusedLogin: URLResponse?
 
     init(reply: HTTPTransfer.Reply<(Stored, URLResponse)>, limit: Int, file: FileHandle?) {
         self.reply = reply
@@ -165,7 +170,9 @@ final class BoundedBody: @unchecked Sendable {
     func complete(_ error: (any Error)?, response: URLResponse?) {
         guard !stopped else { return }
         stopped = true
-        if let error {
+        if let refusedLogin, let error, (error as NSError).domain == NSURLErrorDomain, (error as NSError).code == NSURLErrorCancelled {
+            reply.finish(.success((file == nil ? .memory(Data()) : .file, refusedLogin)), transferEnded: true)
+        } else if let error {
             reply.finish(.failure(error), transferEnded: true)
         } else if let response {
             reply.finish(.success((file == nil ? .memory(data) : .file, response)), transferEnded: true)
@@ -204,6 +211,22 @@ final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, @unchecke
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         completionHandler(nil)
+    }
+
+    /// A login the server asks for (HTTP 401 with `WWW-Authenticate`) is not answered by the
+    /// session: a caller sends its credentials itself, and a 401 is the transfer's answer, as on
+    /// macOS. FoundationNetworking would wait for ever on a 401 it has no credential for
+    /// (swift-corelibs-foundation#5456): the challenge is cancelled and its response delivered.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let login = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest, NSURLAuthenticationMethodDefault]
+        guard login.contains(challenge.protectionSpace.authenticationMethod), let response = challenge.failureResponse,
+              let body = body(task) else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        body.refusedLogin = response
+        completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

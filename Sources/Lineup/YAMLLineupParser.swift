@@ -93,7 +93,7 @@ enum YAMLLineupParser {
     private static func readSource(key: String, _ node: Node, log: inout DiagnosticLog) -> LineupSourceReference? {
         if key == "lineup" {
             guard let text = nonEmpty(string(node, key: "lineup", log: &log)) else {
-                if isNull(node) { log.error(line(node), "`lineup` names where the channels come from: a playlist URL, hdhomerun://auto, xtream://USER@HOST") }
+                if isNull(node) { log.error(line(node), "`lineup` names where the channels come from: a playlist URL, hdhomerun://auto, xtream://USER@HOST, tvheadend://USER@HOST, a lineup file") }
                 return nil
             }
             guard text.count <= 4096, !text.contains(where: \.isNewline) else {

@@ -67,6 +67,12 @@ public final class LiveTransportStreamServer: @unchecked Sendable {
             connection.sendHead(status: 404, reason: "Not Found", contentType: "text/plain", length: 0)
             return
         }
+        stream(to: connection)
+    }
+
+    /// Answers `connection` (of this server, or of another that emulates a head-end and checks
+    /// the request first) with the channel, from its live point until the client leaves.
+    public func stream(to connection: LoopbackHTTPConnection) {
         guard connection.sendHead(contentType: "video/mp2t") else { return }
         let generation = lock.withLock {
             streaming += 1

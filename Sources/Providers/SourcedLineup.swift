@@ -3,15 +3,16 @@ import Lineup
 import Logging
 
 /// Lineups a source describes instead of a file: an HDHomeRun's (`hdhomerun://…`), an Xtream
-/// Codes account's (`xtream://USER@HOST`), a playlist URL's, each perhaps under a YAML lineup
-/// that names it and adds the box's own settings (``LineupOverlay``). A source's lineup is kept
+/// Codes account's (`xtream://USER@HOST`), a Tvheadend server's (`tvheadend://USER@HOST`), a
+/// playlist URL's, each perhaps under a YAML lineup that names it and adds the box's own settings
+/// (``LineupOverlay``). A source's lineup is kept
 /// in the state directory (`lineups/NAME.yaml`, a lineup file like any other) when read, so the
 /// box starts with the last one read when the source cannot be reached.
 public enum SourcedLineup {
     /// Whether `argument` names a source this reads (else it is a file or a playlist URL).
     public static func isSource(_ argument: String) -> Bool {
         let lower = argument.lowercased()
-        return lower.hasPrefix("hdhomerun://") || lower.hasPrefix("xtream://") || lower.hasPrefix("xtreams://")
+        return ["hdhomerun://", "xtream://", "xtreams://", "tvheadend://", "tvheadends://"].contains { lower.hasPrefix($0) }
     }
 
     /// The lineup `argument` names, read as every command reads it: a source such as
@@ -105,11 +106,18 @@ public enum SourcedLineup {
             }
         }
         if let source = try XtreamSource(argument, environment: environment) {
-            if environment[XtreamSource.passwordVariable]?.isEmpty ?? true, let file = environment[XtreamSource.passwordFileVariable],
-               let warning = try? XtreamSource.readPassword(file: file).warning {
-                logger.warning("\(warning)")
-            }
+            if let warning = XtreamSource.account.fileWarning(in: environment) { logger.warning("\(warning)") }
             return try await read(source, stateDirectory: stateDirectory, logger: logger)
+        }
+        if let source = try TvheadendSource(argument, environment: environment) {
+            if source.username != nil, let warning = TvheadendSource.account.fileWarning(in: environment) { logger.warning("\(warning)") }
+            return try await read(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
+                let lineup = try await source.fetch()
+                logger.notice("\(source.description): \(lineup.entries.count) channel\(lineup.entries.count == 1 ? "" : "s") in profile \(source.profile), \(source.streams.map { "\($0) streams at once" } ?? "streams at once not given (learned as the server refuses them)")")
+                for note in lineup.notes.prefix(20) { logger.warning("\(source.description): \(note)") }
+                if lineup.notes.count > 20 { logger.warning("\(source.description): \(lineup.notes.count - 20) more channels left out or renumbered") }
+                return lineup.yaml
+            }
         }
         guard let url = URL(string: argument), url.scheme == "http" || url.scheme == "https" else { return nil }
         let download = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()

@@ -48,22 +48,14 @@ public struct XtreamSource: Sendable {
         guard let at = rest.lastIndex(of: "@") else { throw XtreamError("\(SourceText.shown(text)): no username: \(usage)") }
         let user = String(rest[..<at]), host = String(rest[rest.index(after: at)...])
         if user.contains(":") {
-            throw XtreamError("\(lower.hasPrefix("xtreams") ? "xtreams" : "xtream")://\(user.prefix { $0 != ":" })@\(host): a password is never taken on the command line (it would show in the process list and the shell's history); put it in $\(Self.passwordVariable), or in a file (readable by the box's user only) named by $\(Self.passwordFileVariable)")
+            throw XtreamError("\(lower.hasPrefix("xtreams") ? "xtreams" : "xtream")://\(user.prefix { $0 != ":" })@\(host): a password is never taken on the command line (it would show in the process list and the shell's history); \(Self.account.advice)")
         }
         let name = user.removingPercentEncoding ?? user
-        guard Self.validUsername(name) else { throw XtreamError("\(text): the username must be 1 to 128 characters without control characters or '/'") }
-        guard Self.validHost(host) else { throw XtreamError("\(SourceText.shown(text)): '\(host.prefix(64))' is no HOST or HOST:PORT (port 1 to 65535): \(usage)") }
-        let password: String
-        if let given = environment[Self.passwordVariable], !given.isEmpty {
-            password = given
-        } else if let file = environment[Self.passwordFileVariable], !file.isEmpty {
-            password = try Self.readPassword(file: file).password
-        } else {
-            throw XtreamError("xtream://\(name)@\(host): no password: put it in $\(Self.passwordVariable), or in a file (readable by the box's user only) named by $\(Self.passwordFileVariable)")
-        }
-        guard password.count <= 256, !password.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
-            throw XtreamError("xtream://\(name)@\(host): the password must be at most 256 characters without control characters")
-        }
+        guard SourceAccount.validUsername(name) else { throw XtreamError("\(text): the username must be 1 to 128 characters without control characters or '/'") }
+        guard SourceAccount.validHost(host) else { throw XtreamError("\(SourceText.shown(text)): '\(host.prefix(64))' is no HOST or HOST:PORT (port 1 to 65535): \(usage)") }
+        let password: String?
+        do { password = try Self.account.password(in: environment, for: "xtream://\(name)@\(host)") } catch { throw XtreamError(error.description) }
+        guard let password else { throw XtreamError("xtream://\(name)@\(host): no password: \(Self.account.advice)") }
         self.init(server: "\(secure ? "https" : "http")://\(host)", username: name, password: password)
     }
 
@@ -75,10 +67,10 @@ public struct XtreamSource: Sendable {
         let secure = lower.hasPrefix("https://")
         var host = String(server.dropFirst(secure ? "https://".count : "http://".count))
         while host.hasSuffix("/") { host.removeLast() }
-        guard secure || lower.hasPrefix("http://"), Self.validHost(host) else {
+        guard secure || lower.hasPrefix("http://"), SourceAccount.validHost(host) else {
             throw XtreamError("xtream server '\(SourceText.shown(String(server.prefix(80))))': write the panel's address as http://HOST:PORT (or https://), without a path")
         }
-        guard Self.validUsername(username) else {
+        guard SourceAccount.validUsername(username) else {
             throw XtreamError("xtream server \(server): the username must be 1 to 128 characters without control characters or '/'")
         }
         let read = try Self.readPassword(file: passwordFile)
@@ -87,34 +79,12 @@ public struct XtreamSource: Sendable {
         self.init(server: "\(secure ? "https" : "http")://\(host)", username: username, password: read.password)
     }
 
-    static func validUsername(_ name: String) -> Bool {
-        (1...128).contains(name.count) && !name.contains("/")
-            && !name.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
-    }
-
-    static func validHost(_ host: String) -> Bool {
-        var name = host
-        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
-            guard let port = Int(host[host.index(after: colon)...]), (1...65535).contains(port) else { return false }
-            name = String(host[..<colon])
-        }
-        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        return (1...253).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) }
-    }
+    /// Where the account's password comes from.
+    static let account = SourceAccount(kind: "Xtream", passwordVariable: passwordVariable, passwordFileVariable: passwordFileVariable)
 
     /// The password in `file` (its first line, at most 4 KB), and a warning when others may read it.
     static func readPassword(file: String) throws(XtreamError) -> (password: String, warning: String?) {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: file)
-        guard let attributes, let data = FileManager.default.contents(atPath: file) else {
-            throw XtreamError("\(file): the Xtream password file cannot be read")
-        }
-        guard data.count <= 4096 else { throw XtreamError("\(file): more than 4 KB; a password file holds the password alone") }
-        let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let password = line.trimmingCharacters(in: .whitespaces)
-        guard !password.isEmpty else { throw XtreamError("\(file): the Xtream password file is empty") }
-        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
-        let warning = mode & 0o004 != 0 ? "\(file): anyone on this machine may read the Xtream password in it; make it the box's user's only (chmod 600)" : nil
-        return (password, warning)
+        do { return try account.readPassword(file: file) } catch { throw XtreamError(error.description) }
     }
 
     /// `xtream://USER@HOST:PORT` (no password), for messages.
@@ -129,7 +99,7 @@ public struct XtreamSource: Sendable {
         return "xtream-\(String(host).prefix(64))-\(String(user).prefix(64))"
     }
 
-    static func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .urlUnreserved) ?? text }
+    static func encoded(_ text: String) -> String { SourceAccount.encoded(text) }
 
     var credentials: String { "username=\(Self.encoded(username))&password=\(Self.encoded(password))" }
 
@@ -255,6 +225,14 @@ enum ProviderValue {
         return number
     }
 
+    /// `text` when it is an http(s) address fit for a logo: at most 2048 characters, no spaces.
+    static func webAddress(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let lower = text.lowercased()
+        return (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && text.count <= 2048
+            && !text.contains(where: { $0.isWhitespace }) ? text : nil
+    }
+
     /// Control characters out (a name is one line).
     static func clean(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }))
@@ -295,8 +273,7 @@ public struct XtreamLineup: Sendable {
             notes.append("get_live_streams: not the JSON list the panel gives; no channels")
             return
         }
-        var taken = Set<Int>()
-        var unnumbered: [Int] = []
+        var given: [ChannelNumber?] = []
         let ext = account.streamExtension
         for (index, item) in list.enumerated() {
             guard entries.count < XtreamSource.maxChannels else {
@@ -311,31 +288,18 @@ public struct XtreamLineup: Sendable {
             }
             var entry = Entry(number: 0, name: name.isEmpty ? "Stream \(id)" : name, url: source.streamURL(id, ext: ext))
             entry.group = ProviderValue.text(stream["category_id"]).flatMap { groups[String($0.prefix(32))] }
-            entry.logo = ProviderValue.text(stream["stream_icon"]).flatMap { icon in
-                let lower = icon.lowercased()
-                return (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && icon.count <= 2048
-                    && !icon.contains(where: { $0.isWhitespace }) ? icon : nil
-            }
+            entry.logo = ProviderValue.webAddress(ProviderValue.text(stream["stream_icon"]))
             entry.guideID = ProviderValue.text(stream["epg_channel_id"]).map { String(ProviderValue.clean($0).prefix(256)) }.flatMap { $0.isEmpty ? nil : $0 }
             if ProviderValue.int(stream["tv_archive"], in: 0...1) == 1 {
                 entry.catchupDays = ProviderValue.int(stream["tv_archive_duration"], in: 1...3650)
             }
-            if let number = ProviderValue.int(stream["num"], in: 1...99_999), taken.insert(number).inserted {
-                entry.number = number
-            } else {
-                unnumbered.append(entries.count)
-            }
+            given.append(ProviderValue.int(stream["num"], in: 1...99_999).map { ChannelNumber($0) })
             entries.append(entry)
         }
         // The numberless follow the highest number, in the panel's order.
-        var next = taken.max() ?? 0
-        for index in unnumbered {
-            next += 1
-            while taken.contains(next) { next += 1 }
-            taken.insert(next)
-            notes.append("\(entries[index].name): no number of its own (missing, not 1 to 99999, or taken); numbered \(next)")
-            entries[index].number = next
-        }
+        let numbering = SourceNumbering.assign(given, names: entries.map(\.name))
+        for index in entries.indices { entries[index].number = numbering.numbers[index].major }
+        notes += numbering.notes
         entries.sort { $0.number < $1.number }
     }
 
@@ -356,12 +320,8 @@ public struct XtreamLineup: Sendable {
             "guide: \(q(source.guideURL))",
         ] + ProviderYAML.head(pool: pool, channels: entries.count)
         for entry in entries {
-            lines.append("  - number: \(entry.number)")
-            lines.append("    name: \(q(entry.name))")
-            lines.append("    source: \(q(entry.url))")
-            if let group = entry.group { lines.append("    group: \(q(group))") }
-            if let logo = entry.logo { lines.append("    logo: \(q(logo))") }
-            if let guide = entry.guideID { lines.append("    guide: \(q(guide))") }
+            lines += ProviderYAML.channel(number: ChannelNumber(entry.number), name: entry.name, source: entry.url,
+                                          group: entry.group, logo: entry.logo, guide: entry.guideID)
             if let days = entry.catchupDays {
                 lines.append("    catchup: \"xc\"")
                 lines.append("    catchup-days: \(days)")
@@ -387,6 +347,17 @@ enum ProviderYAML {
         var lines = ["pools:", "  - name: \(quoted(pool.name))", "    match: \(quoted(pool.match))"]
         if let streams = pool.streams { lines.append("    streams: \(streams)") }
         lines.append(channels == 0 ? "channels: []" : "channels:")
+        return lines
+    }
+
+    /// One entry of the `channels:` list.
+    static func channel(number: ChannelNumber, name: String, source: String, group: String?, logo: String?, guide: String?) -> [String] {
+        // A sub-number is quoted, or YAML would read `9.10` as the number 9.1.
+        var lines = ["  - number: \(number.minor == nil ? number.description : quoted(number.description))",
+                     "    name: \(quoted(name))", "    source: \(quoted(source))"]
+        if let group { lines.append("    group: \(quoted(group))") }
+        if let logo { lines.append("    logo: \(quoted(logo))") }
+        if let guide { lines.append("    guide: \(quoted(guide))") }
         return lines
     }
 

@@ -17,7 +17,7 @@ struct LineupCommand: AsyncParsableCommand {
                 is matched and channels without programmes are listed as warnings.
                 """)
 
-        @Argument(help: "The lineup: a file (.m3u, .m3u8, .yaml), a playlist URL, an HDHomeRun (hdhomerun://auto, hdhomerun://DEVICEID, hdhomerun://ADDRESS) or an Xtream Codes account (xtream://USER@HOST[:PORT], its password in $FLIPBOX_XTREAM_PASSWORD or a file named by $FLIPBOX_XTREAM_PASSWORD_FILE).")
+        @Argument(help: "The lineup: a file (.m3u, .m3u8, .yaml), a playlist URL, an HDHomeRun (hdhomerun://auto, hdhomerun://DEVICEID, hdhomerun://ADDRESS), an Xtream Codes account (xtream://USER@HOST[:PORT], its password in $FLIPBOX_XTREAM_PASSWORD or a file named by $FLIPBOX_XTREAM_PASSWORD_FILE) or a Tvheadend server (tvheadend://USER@HOST[:PORT], its password in $FLIPBOX_TVHEADEND_PASSWORD or a file named by $FLIPBOX_TVHEADEND_PASSWORD_FILE).")
         var file: String
 
         @Option(help: "Where the guide is stored. Default: $FLIPBOX_STATE_DIR, $XDG_STATE_HOME/flipbox or ~/.local/state/flipbox.")

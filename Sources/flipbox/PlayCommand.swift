@@ -23,7 +23,7 @@ struct PlayCommand: AsyncParsableCommand {
             work too (--input evdev; key map in docs/box.md).
             """)
 
-    @Argument(help: "The lineup: a file (.m3u, .m3u8, .yaml), a playlist URL, an HDHomeRun (hdhomerun://auto, hdhomerun://DEVICEID, hdhomerun://ADDRESS) or an Xtream Codes account (xtream://USER@HOST[:PORT], xtreams:// for https; the password in $FLIPBOX_XTREAM_PASSWORD or a file named by $FLIPBOX_XTREAM_PASSWORD_FILE). Default: the demo lineup in Channels/.")
+    @Argument(help: "The lineup: a file (.m3u, .m3u8, .yaml), a playlist URL, an HDHomeRun (hdhomerun://auto, hdhomerun://DEVICEID, hdhomerun://ADDRESS), an Xtream Codes account (xtream://USER@HOST[:PORT], xtreams:// for https; the password in $FLIPBOX_XTREAM_PASSWORD or a file named by $FLIPBOX_XTREAM_PASSWORD_FILE) or a Tvheadend server (tvheadend://USER@HOST[:PORT], port 9981 by default, tvheadends:// for https, tvheadend://HOST[:PORT] for its anonymous user; the password in $FLIPBOX_TVHEADEND_PASSWORD or a file named by $FLIPBOX_TVHEADEND_PASSWORD_FILE). Default: the demo lineup in Channels/.")
     var lineup: String?
 
     @Option(help: "auto, kms, window or headless.")

@@ -21,7 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
             clients, and a new client starts at the channel's cached keyframe. See docs/serve.md.
             """)
 
-    @Argument(help: "The lineup: a file (.m3u, .m3u8, .yaml), a playlist URL, an HDHomeRun (hdhomerun://auto, hdhomerun://DEVICEID, hdhomerun://ADDRESS) or an Xtream Codes account (xtream://USER@HOST[:PORT], xtreams:// for https; the password in $FLIPBOX_XTREAM_PASSWORD or a file named by $FLIPBOX_XTREAM_PASSWORD_FILE). Default: the demo lineup in Channels/.")
+    @Argument(help: "The lineup: a file (.m3u, .m3u8, .yaml), a playlist URL, an HDHomeRun (hdhomerun://auto, hdhomerun://DEVICEID, hdhomerun://ADDRESS), an Xtream Codes account (xtream://USER@HOST[:PORT], xtreams:// for https; the password in $FLIPBOX_XTREAM_PASSWORD or a file named by $FLIPBOX_XTREAM_PASSWORD_FILE) or a Tvheadend server (tvheadend://USER@HOST[:PORT], port 9981 by default, tvheadends:// for https, tvheadend://HOST[:PORT] for its anonymous user; the password in $FLIPBOX_TVHEADEND_PASSWORD or a file named by $FLIPBOX_TVHEADEND_PASSWORD_FILE). Default: the demo lineup in Channels/.")
     var lineup: String?
 
     @OptionGroup(title: "Serving")

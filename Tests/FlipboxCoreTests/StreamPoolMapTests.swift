@@ -32,6 +32,17 @@ import Testing
         #expect(map.givenLimit(of: StreamPoolID("192.168.1.21:5004")) == nil)
     }
 
+    /// A Tvheadend server's stream URLs carry its user's credentials; its pool names the server.
+    @Test func aPoolTakesURLsWhateverCredentialsTheyCarry() {
+        let map = StreamPoolMap(declared: [.init(name: "Tvheadend tvh.lan:9981", match: "http://tvh.lan:9981/stream/", streams: nil)])
+        #expect(map.pool(for: "http://viewer:pa55%40x@tvh.lan:9981/stream/channelid/12?profile=pass") == StreamPoolID("Tvheadend tvh.lan:9981"))
+        #expect(map.pool(for: "http://tvh.lan:9981/stream/channel/abc") == StreamPoolID("Tvheadend tvh.lan:9981"))
+        #expect(map.pool(for: "http://viewer:x@tvh.lan:9981/play/1") == StreamPoolID("tvh.lan:9981"))
+        #expect(StreamPoolMap.withoutUserInfo("http://u:p@h/a?b=c@d") == "http://h/a?b=c@d")
+        #expect(StreamPoolMap.withoutUserInfo("udp://@239.0.0.1:1234") == "udp://@239.0.0.1:1234")
+        #expect(StreamPoolMap.withoutUserInfo("http://h/x@y") == "http://h/x@y")
+    }
+
     @Test func theCommandLineBeatsTheLineupAndAPortBeatsTheWholeHost() {
         var map = StreamPoolMap(lineupLimit: 2)
         #expect(map.givenLimit(of: StreamPoolID("provider.example:80")) == PoolLimit(streams: 2, origin: .lineup))

@@ -91,6 +91,25 @@ import TestSupport
         #expect(gone.nowNext(channelID: "newsroom", at: evening).now?.title == "Evening News")
     }
 
+    /// A guide URL's user-info (a Tvheadend server's `/xmltv/channels`) is sent as HTTP Basic
+    /// credentials; wrong ones are refused, and the message masks the password.
+    @Test(.timeLimit(.minutes(1))) func aGuideURLsCredentialsAreSentAsBasicAuthorization() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let served = dir.file("www")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("small.xml"), toPath: (served as NSString).appendingPathComponent("channels"))
+        let server = try LoopbackHTTPServer(serving: served, credentials: "viewer:pa55+w/rd")
+        defer { server.stop() }
+
+        let address = "127.0.0.1:\(server.port)/channels"
+        let guide = try Guide(stateDirectory: dir.file("state"), lineup: lineup(channels, guides: ["http://viewer:pa55%2Bw%2Frd@\(address)"]))
+        #expect(try await guide.refresh().channels == 3)
+        let refused = try Guide(stateDirectory: dir.file("refused"), lineup: lineup(channels, guides: ["http://viewer:wrong-one@\(address)"]))
+        let error = await #expect(throws: GuideError.self) { try await refused.refresh() }
+        #expect(error?.description == "http://viewer:\(SourceText.mask)@\(address): the server answered HTTP 401")
+    }
+
     /// A guide URL whose server answers and then trickles a byte a second (or stalls after the
     /// headers): the download is given up at the deadline, the message names the URL, the old
     /// guide stays and no partial download is left behind.

@@ -51,12 +51,24 @@ func lineup(_ channels: [(Int, String, String?)], guides: [String]) -> Lineup {
 final class LoopbackHTTPServer {
     let server: PythonServer
 
-    init(serving directory: String) throws {
+    /// Serves the files in `directory`; with `credentials` (`user:password`), only to a request
+    /// that carries them as HTTP Basic (else 401, as a Tvheadend server answers).
+    init(serving directory: String, credentials: String? = nil) throws {
+        let expected = credentials.map { pythonString("Basic " + Data($0.utf8).base64EncodedString()) } ?? "None"
         server = try PythonServer(script: """
             import http.server, os
             os.chdir(\(pythonString(directory)))
+            expected = \(expected)
             class Quiet(http.server.SimpleHTTPRequestHandler):
                 def log_message(self, *args): pass
+                def do_GET(self):
+                    if expected is not None and self.headers.get('Authorization') != expected:
+                        self.send_response(401)
+                        self.send_header('WWW-Authenticate', 'Basic realm="tvheadend"')
+                        self.send_header('Content-Length', '0')
+                        self.end_headers()
+                        return
+                    super().do_GET()
             s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
             s.daemon_threads = True
             print(s.server_address[1], flush=True)

@@ -99,6 +99,19 @@ struct HTTPTransferTests {
         #expect(HTTPTransfer.clearOfDeadline(URLRequest(url: url, timeoutInterval: 60), 600).timeoutInterval == 60)
     }
 
+    /// A URL's user-info becomes Basic credentials (the URL loses it), which no other server gets.
+    @Test func userInfoIsSentAsBasicCredentialsToItsServerOnly() throws {
+        let url = try #require(URL(string: "http://viewer:pa55%2Bw%2Frd@tvh.lan:9981/xmltv/channels"))
+        let request = HTTPTransfer.authorizingFromUserInfo(URLRequest(url: url))
+        #expect(request.url?.absoluteString == "http://tvh.lan:9981/xmltv/channels")
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic " + Data("viewer:pa55+w/rd".utf8).base64EncodedString())
+        let plain = try #require(URL(string: "http://tvh.lan/xmltv"))
+        #expect(HTTPTransfer.authorizingFromUserInfo(URLRequest(url: plain)).value(forHTTPHeaderField: "Authorization") == nil)
+        let same = try #require(URL(string: "http://TVH.lan:80/other"))
+        let other = try #require(URL(string: "https://tvh.lan/xmltv"))
+        #expect(HTTPTransfer.sameOrigin(plain, same) && !HTTPTransfer.sameOrigin(plain, other))
+    }
+
     @Test func aCallerCancelledBeforeItBeganGetsCancellation() async throws {
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/never")))
         let call = Task {

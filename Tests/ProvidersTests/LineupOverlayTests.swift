@@ -45,7 +45,7 @@ import Testing
           banner-seconds: 3
           logo-corner: bottom-left
         """)
-        let lines = XtreamSourceTests.Lines()
+        let lines = LogLines()
         let report = try await SourcedLineup.report(for: path, stateDirectory: place.state, logger: lines.logger, environment: [:])
         #expect(report.errors.isEmpty, "\(report.diagnostics)")
         let lineup = try #require(report.lineup)
@@ -97,7 +97,7 @@ import Testing
           locked: 2
           no-such-setting: 1
         """)
-        let report = try await SourcedLineup.report(for: path, stateDirectory: place.state, logger: XtreamSourceTests.Lines().logger)
+        let report = try await SourcedLineup.report(for: path, stateDirectory: place.state, logger: LogLines().logger)
         #expect(report.errors.isEmpty, "\(report.diagnostics)")
         let lineup = try #require(report.lineup)
         #expect(lineup.channels.map(\.name) == ["Cartoons"] && lineup.channels[0].number == ChannelNumber(2))
@@ -127,7 +127,7 @@ import Testing
             let path = place.write("wrong-\(index).yaml", text)
             let said: String
             do {
-                let report = try await SourcedLineup.report(for: path, stateDirectory: place.state, logger: XtreamSourceTests.Lines().logger, environment: [:])
+                let report = try await SourcedLineup.report(for: path, stateDirectory: place.state, logger: LogLines().logger, environment: [:])
                 #expect(report.lineup == nil, "\(text)")
                 said = report.errors.map { "\($0)" }.joined(separator: "\n")
             } catch {
@@ -140,10 +140,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: (place.directory as NSString).appendingPathComponent("provider"), withIntermediateDirectories: true)
         _ = place.write("provider/base.m3u", "#EXTM3U\n#EXTINF:-1 group-title=\"News\" tvg-logo=\"logos/one.png\",One\nhttp://s.example/1.ts\n")
         let none = try await SourcedLineup.report(for: place.write("none.yaml", "lineup: provider/base.m3u\ngroups: [Sport]\n"),
-                                                  stateDirectory: nil, logger: XtreamSourceTests.Lines().logger)
+                                                  stateDirectory: nil, logger: LogLines().logger)
         #expect(none.lineup == nil && none.errors.contains { $0.message.contains("keeps none of the source's 1 channels") }, "\(none.diagnostics)")
         let some = try await SourcedLineup.report(for: place.write("some.yaml", "lineup: provider/base.m3u\nguide: guide.xml\nsettings: {start: 1}\n"),
-                                                  stateDirectory: nil, logger: XtreamSourceTests.Lines().logger)
+                                                  stateDirectory: nil, logger: LogLines().logger)
         #expect(some.lineup?.channels.map(\.name) == ["One"] && some.lineup?.settings.start == ChannelNumber(1), "\(some.diagnostics)")
         // Its logos are the file's directory's; the overlay's guide is the overlay's.
         #expect(some.lineup?.channels.first?.logo?.description.hasSuffix("/provider/logos/one.png") == true, "\(String(describing: some.lineup?.channels.first?.logo))")

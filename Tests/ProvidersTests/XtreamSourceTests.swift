@@ -60,23 +60,6 @@ import Testing
         }
     }
 
-    /// Log lines, to check what they say and that no password is in them.
-    final class Lines: Sendable {
-        let all = Mutex<[String]>([])
-        var logger: Logger {
-            Logger(label: "test") { _ in Handler(lines: self) }
-        }
-        struct Handler: LogHandler {
-            let lines: Lines
-            var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .trace
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? { get { nil } set {} }
-            func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-                lines.all.withLock { $0.append("\(level): \(message)") }
-            }
-        }
-    }
-
     static func port(_ server: LoopbackHTTPServer) -> String { "127.0.0.1:\(server.port)" }
 
     @Test func anAccountIsReadAsALineupKeptAndPlayedFromTheCopyWhenThePanelIsDown() async throws {
@@ -85,7 +68,7 @@ import Testing
         defer { server.stop() }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-xtream-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let lines = Lines()
+        let lines = LogLines()
         let environment = [XtreamSource.passwordVariable: Self.password]
         let argument = "xtream://viewer@\(Self.port(server))"
 
@@ -110,8 +93,7 @@ import Testing
         // Kept, the owner's only, under a name without the password.
         let kept = try #require(lineup.file)
         #expect(kept.hasSuffix("lineups/xtream-127.0.0.1-\(server.port)-viewer.yaml"))
-        let mode = try FileManager.default.attributesOfItem(atPath: kept)[.posixPermissions] as? NSNumber
-        #expect(mode?.intValue == 0o600, "the copy holds the account's password in its stream URLs")
+        #expect(isOwnersOnly(kept), "the copy holds the account's password in its stream URLs")
 
         // The panel down, an expired account, an HTML page: the kept copy, and why.
         for (mode, why) in [(Panel.Mode.down, "cannot be reached"), (.expired, "expired on 2026-01-01"), (.html, "HTML page")] {
@@ -119,15 +101,11 @@ import Testing
             lines.all.withLock { $0 = [] }
             let again = try #require(try await SourcedLineup.load(argument, stateDirectory: state, logger: lines.logger, environment: environment))
             #expect(again.lineup?.channels.count == 5, "\(mode)")
-            // The first warning, which play logs and doctor and `lineup check` print.
-            let first = again.warnings.first.map { "\($0)" } ?? ""
-            #expect(first.contains(why) && first.contains("playing its lineup as read at"), "\(mode): \(again.warnings)")
-            #expect(!first.contains(Self.password) && !first.contains(Self.encodedPassword))
+            #expect(keptLineupPlays(again, because: why, hiding: [Self.password, Self.encodedPassword]), "\(mode): \(again.warnings)")
         }
 
         // The password is in no log line, and masked wherever a stream URL is shown.
-        #expect(!lines.all.withLock { $0 }.joined().contains(Self.password))
-        #expect(!lines.all.withLock { $0 }.joined().contains(Self.encodedPassword))
+        #expect(!lines.mention(anyOf: [Self.password, Self.encodedPassword]))
         let shown = SourceText.shown("\(news.sources[0]): Not Found (404), URL: \(news.sources[0])")
         #expect(!shown.contains(Self.encodedPassword) && shown.contains("/live/viewer/\(SourceText.mask)/101.ts"), "\(shown)")
     }
@@ -154,13 +132,8 @@ import Testing
                                            (.html, Self.password, "an HTML page, not the panel's JSON"),
                                            (.down, Self.password, "cannot be reached")] {
             panel.mode.withLock { $0 = mode }
-            await #expect {
-                _ = try await SourcedLineup.load(argument, stateDirectory: nil, logger: Lines().logger,
-                                                 environment: [XtreamSource.passwordVariable: password])
-            } throws: { error in
-                let text = "\(error)"
-                return text.contains(expected) && !text.contains(password) && !text.contains(Self.encodedPassword) && text.contains("viewer")
-            }
+            let text = await refusal(of: argument, environment: [XtreamSource.passwordVariable: password]) ?? ""
+            #expect(text.contains(expected) && !text.contains(password) && !text.contains(Self.encodedPassword) && text.contains("viewer"), "\(mode): \(text)")
         }
     }
 
