@@ -49,7 +49,9 @@ struct SystemdNotifierTests {
         let group = ServiceGroup(services: [notifier], logger: quietLogger)
         let running = Task { try await group.run() }
 
-        #expect(try await EvdevKeysTests.waitUntil { listener.lines("WATCHDOG=1").count >= 3 })
+        // Up to 90 s: this starts with the parallel phase, when every suite's first clips are
+        // made and the 2-core machine's task threads can all be busy for tens of seconds.
+        #expect(try await EvdevKeysTests.waitUntil(seconds: 90) { listener.lines("WATCHDOG=1").count >= 3 }, "watchdog pings")
         #expect(listener.lines("READY=1").isEmpty, "not ready before the first flip has its result")
         let red = ChannelSummary(number: "7", name: "Red Test", id: "red")
         player.eventSink.yield(.flipCompleted(FlipResult(requestID: 1, outcome: .completed, channel: red)))
