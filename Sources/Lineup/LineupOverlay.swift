@@ -53,11 +53,19 @@ extension LineupLoader {
         for key in draft.settings.keys.sorted() where !LineupSettings.isKnown(key) {
             log.warning(draft.settingLines[key] ?? 0, "unknown setting '\(key)', ignored\(YAMLLineupParser.suggestion(for: key, among: LineupSettings.names))")
         }
+        // Files the overlay names are its directory's.
+        let directory = (absolute as NSString).deletingLastPathComponent
         var resolved = source
-        if case .xtream(let server, let username, let passwordFile) = source {
-            let directory = (absolute as NSString).deletingLastPathComponent
+        switch source {
+        case .xtream(let server, let username, let passwordFile):
             resolved = .xtream(server: server, username: username,
                                passwordFile: LogoResolution.absolutePath(passwordFile, baseDirectory: directory))
+        case .argument(let named) where named.lowercased().hasPrefix("file://"):
+            resolved = .argument(LogoResolution.absolutePath(String(named.dropFirst("file://".count)), baseDirectory: directory))
+        case .argument(let named) where !named.contains("://"):
+            resolved = .argument(LogoResolution.absolutePath(named, baseDirectory: directory))
+        case .argument:
+            break
         }
         return LineupOverlay(source: resolved, file: absolute, name: path, diagnostics: log.sorted, draft: draft)
     }
@@ -115,8 +123,7 @@ extension LineupLoader {
         let own = (overlay.file as NSString).deletingLastPathComponent
         let directory = file.hasPrefix("/") ? (file as NSString).deletingLastPathComponent : own
         let mineGuides = mine.guideURLs.map { written in
-            written.value.contains("://") || written.value.hasPrefix("/") ? written
-                : Located(value: ((own as NSString).appendingPathComponent(written.value) as NSString).standardizingPath, line: written.line)
+            written.value.contains("://") ? written : Located(value: LogoResolution.absolutePath(written.value, baseDirectory: own), line: written.line)
         }
         draft.guideURLs = draft.guideURLs.map { Located(value: $0.value, line: 0) } + mineGuides
         draft.settingsFile = overlay.name

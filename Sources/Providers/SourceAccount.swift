@@ -27,10 +27,22 @@ struct SourceAccount: Sendable {
         } else {
             return nil
         }
+        try Self.check(password, for: source)
+        return password
+    }
+
+    /// The password in `file` (a lineup's `password-file`), checked as every password is, and a
+    /// warning when others may read the file.
+    func password(file: String, for source: String) throws(Problem) -> (password: String, warning: String?) {
+        let read = try readPassword(file: file)
+        try Self.check(read.password, for: source)
+        return read
+    }
+
+    static func check(_ password: String, for source: String) throws(Problem) {
         guard password.count <= 256, !password.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
             throw Problem("\(source): the password must be at most 256 characters without control characters")
         }
-        return password
     }
 
     /// The warning for a password file others may read, when the password comes from one.

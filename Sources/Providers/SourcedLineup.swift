@@ -141,17 +141,13 @@ public enum SourcedLineup {
         }
     }
 
-    /// `lineup: FILE` of an overlay: a lineup file (relative to the overlay's directory); nil
-    /// when `named` is a URL of another scheme.
+    /// `lineup: FILE` of an overlay (made absolute when the overlay was read); nil when `named`
+    /// is a URL.
     static func localFile(_ named: String, beside overlay: String) throws -> SourceRead? {
-        let lower = named.lowercased()
-        guard !lower.contains("://") || lower.hasPrefix("file://") else { return nil }
-        let written = lower.hasPrefix("file://") ? String(named.dropFirst("file://".count)) : named
-        let path = written.hasPrefix("/") ? written
-            : (((overlay as NSString).deletingLastPathComponent as NSString).appendingPathComponent(written) as NSString).standardizingPath
-        guard path != overlay else { throw LineupError(file: overlay, "`lineup:` names this same file") }
-        let read = try LineupLoader.text(path: path)
-        return SourceRead(text: read.text, description: path, format: LineupFormat(path: path), fallback: nil, kept: nil, tellsLimits: false)
+        guard named.hasPrefix("/") else { return nil }
+        guard named != overlay else { throw LineupError(file: overlay, "`lineup:` names this same file") }
+        let read = try LineupLoader.text(path: named)
+        return SourceRead(text: read.text, description: named, format: LineupFormat(path: named), fallback: nil, kept: nil, tellsLimits: false)
     }
 
     /// The lineup `read` gives, kept as `keptName.yaml` (the owner's only: it may hold a

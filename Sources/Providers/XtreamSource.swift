@@ -73,9 +73,9 @@ public struct XtreamSource: Sendable {
         guard SourceAccount.validUsername(username) else {
             throw XtreamError("xtream server \(server): the username must be 1 to 128 characters without control characters or '/'")
         }
-        let read = try Self.readPassword(file: passwordFile)
+        let read: (password: String, warning: String?)
+        do { read = try Self.account.password(file: passwordFile, for: passwordFile) } catch { throw XtreamError(error.description) }
         if let warning = read.warning { logger.warning("\(warning)") }
-        guard read.password.count <= 256 else { throw XtreamError("\(passwordFile): the password must be at most 256 characters") }
         self.init(server: "\(secure ? "https" : "http")://\(host)", username: username, password: read.password)
     }
 
