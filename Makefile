@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench soak clean openapi api-fuzz api-fuzz-short fuzz fuzz-hls example-guide vm-test vm-test-short
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz api-fuzz-short fuzz fuzz-hls fuzz-media example-guide vm-test vm-test-short
 
 deps:
 	@./deploy/install-deps.sh
@@ -110,9 +110,10 @@ clean:
 	rm -rf .build Channels/media
 
 # libFuzzer on the parsers of untrusted input: lineups (M3U and YAML), XMLTV guides, the text
-# an HLS source sends (master and media playlists, WebVTT) and what lineup sources send
-# (HDHomeRun discovery replies and lineup.json, catch-up templates), each for
-# FUZZ_SECONDS, seeded with the project's own files. Findings (crash-*, timeout-*, leak-*) land in
+# an HLS source sends (master and media playlists, WebVTT), the bytes inside a stream (MPEG-TS
+# PAT/PMT and their descriptors, video PES timestamps, LOAS frames, CEA-608 cc_data, AC-3 for
+# IEC 61937) and what lineup sources send (HDHomeRun discovery replies and lineup.json, Xtream
+# panel JSON, catch-up templates), each for FUZZ_SECONDS, seeded with the project's own files. Findings (crash-*, timeout-*, leak-*) land in
 # .build-fuzz/findings; a finding fails the target.
 FUZZ_SECONDS ?= 60
 # (SwiftPM renames an executable's main and defines it again; libFuzzer's own main is allowed
@@ -122,6 +123,7 @@ fuzz: deps
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-lineup 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-lineup
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-xmltv 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-xmltv
 	@$(MAKE) --no-print-directory fuzz-hls
+	@$(MAKE) --no-print-directory fuzz-media
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-sources 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-sources
 	@mkdir -p .build-fuzz/corpus/lineup .build-fuzz/corpus/xmltv .build-fuzz/findings
 	@cp Channels/*.m3u Channels/*.yaml Tests/LineupTests/Fixtures/* .build-fuzz/corpus/lineup/ 2>/dev/null || true
@@ -134,12 +136,15 @@ fuzz: deps
 	.build-fuzz/debug/fuzz-sources -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
 		-artifact_prefix=.build-fuzz/findings/sources- .build-fuzz/corpus/sources
 
-# The HLS text fuzzer alone (CI runs it for FUZZ_SECONDS=20: it builds in seconds, linking no
-# GStreamer), seeded with Fuzz/corpus/hls and the WebVTT fixtures.
-fuzz-hls: deps
-	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-hls 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-hls
-	@mkdir -p .build-fuzz/corpus/hls .build-fuzz/findings
-	@cp Fuzz/corpus/hls/* .build-fuzz/corpus/hls/
-	.build-fuzz/debug/fuzz-hls -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
-		-artifact_prefix=.build-fuzz/findings/hls- .build-fuzz/corpus/hls
-
+# The fuzzers that link no GStreamer, alone (they build in seconds; CI runs each for
+# FUZZ_SECONDS=20), each seeded with Fuzz/corpus/<name>: fuzz-hls with HLS playlists and WebVTT
+# files; fuzz-media with a cut of an H.264/AAC MPEG-TS, a PAT/PMT with teletext and audio
+# description descriptors, SCTE-35 splice_inserts and a teletext PES, LOAS frames, an AC-3 frame
+# and CEA-608 cc_data. (SCTE-35 sections themselves are checked in C before tsdemux and parsed
+# by libgstmpegts: in no fuzz target, see docs/security.md.)
+fuzz-hls fuzz-media: fuzz-%: deps
+	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-$* 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-$*
+	@mkdir -p .build-fuzz/corpus/$* .build-fuzz/findings
+	@cp Fuzz/corpus/$*/* .build-fuzz/corpus/$*/
+	.build-fuzz/debug/fuzz-$* -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+		-artifact_prefix=.build-fuzz/findings/$*- .build-fuzz/corpus/$*

@@ -49,8 +49,9 @@ let package = Package(
         // The box's pure machines, ids and rules (a feed from request to first picture, bearer
         // tokens, ...): no GStreamer, no clock, no tasks; their tests link none.
         .target(name: "FlipboxCore"),
-        // Pure parsers of the text formats sources send inside their streams (HLS playlists,
-        // WebVTT), safe on any bytes; no GStreamer, so the fuzzers and their tests link none.
+        // Pure parsers of what sources send inside their streams (HLS playlists, WebVTT, MPEG-TS
+        // tables, PES timestamps, LOAS frames, CEA-608 captions, AC-3 for IEC 61937), safe on
+        // any bytes; no GStreamer, so the fuzzers and their tests link none.
         .target(name: "MediaFormats"),
         // Pure Swift lineup model and parsers.
         .target(name: "Lineup", dependencies: [.product(name: "Yams", package: "Yams")]),
@@ -156,6 +157,7 @@ if Context.environment["FLIPBOX_FUZZ"] != nil {
         .executableTarget(name: "fuzz-lineup", dependencies: ["Lineup", "CFuzzer"], path: "Fuzz/fuzz-lineup"),
         .executableTarget(name: "fuzz-xmltv", dependencies: ["Guide", "CFuzzer"], path: "Fuzz/fuzz-xmltv"),
         .executableTarget(name: "fuzz-hls", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-hls"),
+        .executableTarget(name: "fuzz-media", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-media"),
         .executableTarget(name: "fuzz-sources", dependencies: ["Providers", "Lineup", "CFuzzer"], path: "Fuzz/fuzz-sources"),
     ]
 }

@@ -3,6 +3,7 @@ import Foundation
 import GStreamer
 import Lineup
 import Logging
+import MediaFormats
 
 /// Receives the decoded output of a channel, already scaled to the output size (or to the size
 /// the sink asks for). Called on decoder streaming threads: copy or forward, never block.

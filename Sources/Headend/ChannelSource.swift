@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import Lineup
 import Logging
+import MediaFormats
 
 /// One channel's ingest: connects its source, demuxes and parses (no decoding) into a
 /// `GOPCache`, and supervises it by the rules of `SourceSupervisor`: a source that stops

@@ -1,6 +1,7 @@
 import FlipboxCore
 import Foundation
 import GStreamer
+import MediaFormats
 
 /// The subtitles a decoder draws into its picture, so they come and go with the channel's own
 /// frames and never reach another channel's: DVB subtitle pages of the chosen stream go to
@@ -238,13 +239,7 @@ final class DecoderSubtitles: @unchecked Sendable {
     private func takeCaptions(_ triplets: [UInt8]) {
         let (text, overlays): (String?, CaptionOverlays?) = lock.withLock {
             let before = captions608.text, had708 = carries708
-            for i in stride(from: 0, to: triplets.count - 2, by: 3) where triplets[i] & 0x04 != 0 {
-                switch triplets[i] & 0x03 {
-                case 0: captions608.take(triplets[i + 1], triplets[i + 2])
-                case 2, 3: carries708 = true
-                default: break
-                }
-            }
+            if captions608.take(ccData: triplets) { carries708 = true }
             let after = captions608.text
             return (after == before ? nil : after, carries708 == had708 ? nil : captionOverlays)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaFormats
 
 /// Compressed video, audio and subtitles of one channel since its last keyframe (and the audio
 /// that plays from that keyframe on, even when it arrived before it; and the newest subtitle

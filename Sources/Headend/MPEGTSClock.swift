@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaFormats
 
 /// Where the MPEG-TS clock (the 90 kHz PTS in the segments of an HLS channel) falls in the
 /// ingest's running time, which is what a WebVTT `X-TIMESTAMP-MAP` needs.
@@ -91,32 +92,11 @@ public final class MPEGTSClock: @unchecked Sendable {
         lock.withLock {
             var data = carry.removeValue(forKey: owner) ?? []
             data.append(contentsOf: bytes)
-            var queue = pending[owner] ?? []
-            var i = 0
-            while i + 188 <= data.count {
-                guard data[i] == 0x47 else { i += 1; continue }
-                if let pts = Self.videoPES(data, at: i) { queue.append(pts) }
-                i += 188
-            }
+            let (timestamps, rest) = VideoPES.timestamps(in: data)
+            var queue = (pending[owner] ?? []) + timestamps
             if queue.count > Self.maxPending { queue.removeFirst(queue.count - Self.maxPending) }
             pending[owner] = queue
-            carry[owner] = Array(data[i...])
+            carry[owner] = Array(data[rest...])
         }
-    }
-
-    /// For a TS packet at `i` that starts a video PES: its PTS (nil inside when it has none);
-    /// nil for any other packet.
-    static func videoPES(_ p: [UInt8], at i: Int) -> Int64?? {
-        guard p[i + 1] & 0x40 != 0 else { return nil }  // payload_unit_start_indicator
-        let control = (p[i + 3] >> 4) & 0x3
-        var start = i + 4
-        if control == 2 { return nil }  // adaptation field only
-        if control == 3 { start += 1 + Int(p[i + 4]) }
-        guard start + 14 <= i + 188, p[start] == 0, p[start + 1] == 0, p[start + 2] == 1,
-              (0xE0...0xEF).contains(p[start + 3]) else { return nil }
-        guard p[start + 7] & 0x80 != 0 else { return .some(nil) }
-        let b = p[start + 9..<start + 14].map(Int64.init)
-        let pts = ((b[0] >> 1) & 0x7) << 30 | b[1] << 22 | (b[2] >> 1) << 15 | b[3] << 7 | b[4] >> 1
-        return .some(pts)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 @testable import Headend
 import LoopbackStreams
+@testable import MediaFormats
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Headend
 import LoopbackStreams
+@testable import MediaFormats
 import Testing
 
 extension HeadendTests {

@@ -3,6 +3,7 @@ import GStreamer
 @testable import Headend
 import Lineup
 import Logging
+@testable import MediaFormats
 import Testing
 
 extension HeadendTests {

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 @testable import Headend
+@testable import MediaFormats
 import Testing
 
 extension HeadendTests {

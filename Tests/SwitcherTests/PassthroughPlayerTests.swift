@@ -4,6 +4,7 @@ import Headend
 import Lineup
 import Logging
 import LoopbackStreams
+import MediaFormats
 @testable import Switcher
 import TestSupport
 import Testing

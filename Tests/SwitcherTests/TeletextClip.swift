@@ -1,6 +1,7 @@
 import Foundation
 @testable import Headend
 import LoopbackStreams
+@testable import MediaFormats
 import TestSupport
 
 /// EBU teletext in PES for test streams (ETSI EN 300 706 pages, carried as ETSI EN 300 472

@@ -1,5 +1,3 @@
-import GStreamer
-
 /// AC-3 frames packed for an HDMI or S/PDIF receiver to decode (IEC 61937-3): each frame goes in
 /// a burst of one audio frame's length at the stream's rate, so a 48 kHz AC-3 frame of 1,536
 /// samples fills 1,536 stereo 16-bit frames of the output (6,144 bytes). A burst opens with the
@@ -15,8 +13,9 @@ public enum IEC61937 {
     public static let ac3DataType: UInt16 = 1
     /// Bytes of one AC-3 burst: 1,536 stereo frames of 16-bit samples.
     public static let ac3BurstBytes = 1536 * 2 * 2
-    /// The time one AC-3 burst plays for: 1,536 samples at 48 kHz.
-    public static let ac3BurstDuration: ClockTime = ClockTime.second * 1536 / 48000
+    /// The time one AC-3 burst plays for, in nanoseconds (a GStreamer `ClockTime`): 1,536
+    /// samples at 48 kHz.
+    public static let ac3BurstDuration: UInt = 1_000_000_000 * 1536 / 48000
     /// The header's four words, in bytes.
     static let headerBytes = 8
 

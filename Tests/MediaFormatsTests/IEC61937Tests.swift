@@ -1,5 +1,5 @@
 import Testing
-@testable import Headend
+@testable import MediaFormats
 
 /// AC-3 frames packed in IEC 61937 bursts, as an HDMI receiver reads them.
 @Suite struct IEC61937Tests {

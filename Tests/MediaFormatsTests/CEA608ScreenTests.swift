@@ -1,4 +1,4 @@
-@testable import Headend
+@testable import MediaFormats
 import Testing
 
 /// CEA-608 captions decoded from their byte pairs: pop-on, roll-up, paint-on, doubled codes.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What CEA-608 captions (channel CC1: field 1, data channel 1) put on screen, decoded from
 /// their byte pairs: pop-on (written off screen, shown at End Of Caption), roll-up (2 to 4 rows
 /// that scroll at each Carriage Return) and paint-on (written straight on screen). Rows and
@@ -35,6 +37,22 @@ public struct CEA608Screen: Sendable {
         lastControl = nil
         write(Self.character(b1))
         if b2 >= 0x20 { write(Self.character(b2)) }
+    }
+
+    /// Takes the CC1 pairs of one frame's CEA-708 `cc_data`: triplets of `cc_valid|cc_type`
+    /// and two bytes (a triplet cut short is not read). True when it carries CEA-708 service
+    /// data (a valid triplet of type 2 or 3).
+    @discardableResult
+    public mutating func take(ccData triplets: [UInt8]) -> Bool {
+        var carries708 = false
+        for i in stride(from: 0, to: triplets.count - 2, by: 3) where triplets[i] & 0x04 != 0 {
+            switch triplets[i] & 0x03 {
+            case 0: take(triplets[i + 1], triplets[i + 2])
+            case 2, 3: carries708 = true
+            default: break
+            }
+        }
+        return carries708
     }
 
     private mutating func control(_ b1: UInt8, _ b2: UInt8) {
