@@ -88,8 +88,10 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Yams", package: "Yams"),
         ]),
-        // Connection caps and request-head timeouts of both HTTP servers (slowloris).
+        // Connection caps and request-head timeouts of both HTTP servers (slowloris), and who a
+        // request is from (address ranges, forwarded headers from declared proxies).
         .target(name: "ConnectionGuard", dependencies: [
+            "Lineup",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -114,7 +116,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .executableTarget(name: "flipbox", dependencies: [
-            "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe", "Providers",
+            "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe", "Providers", "ConnectionGuard",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -158,6 +160,7 @@ if Context.environment["FLIPBOX_FUZZ"] != nil {
         .executableTarget(name: "fuzz-xmltv", dependencies: ["Guide", "CFuzzer"], path: "Fuzz/fuzz-xmltv"),
         .executableTarget(name: "fuzz-hls", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-hls"),
         .executableTarget(name: "fuzz-media", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-media"),
+        .executableTarget(name: "fuzz-http", dependencies: ["ConnectionGuard", "CFuzzer"], path: "Fuzz/fuzz-http"),
         .executableTarget(name: "fuzz-sources", dependencies: ["Providers", "Lineup", "CFuzzer"], path: "Fuzz/fuzz-sources"),
     ]
 }

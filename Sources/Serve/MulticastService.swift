@@ -1,3 +1,4 @@
+import ConnectionGuard
 import Lineup
 import struct Lineup.Channel
 import Logging

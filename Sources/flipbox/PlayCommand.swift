@@ -38,6 +38,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Control API address HOST:PORT (loopback unless a --token is given).")
     var http: String = "127.0.0.1:8642"
 
+    @Option(help: ArgumentHelp("Most connections the control API holds at once (more get 503). Default: 256.", valueName: "N"))
+    var httpMaxConnections: Int?
+
     @Option(help: "Bearer token for the control API (required off loopback). Better: --token-file, or FLIPBOX_TOKEN in /etc/flipbox/flipbox.env.")
     var token: String?
 
@@ -321,8 +324,10 @@ struct PlayCommand: AsyncParsableCommand {
         let token = try TokenSource(option: "token", variable: "FLIPBOX_TOKEN").resolve(value: self.token, file: tokenFile) {
             FileHandle.standardError.write(Data("flipbox: warning: \($0)\n".utf8))
         }
-        return ControlServerConfiguration(host: host, port: port, token: token,
-                                          allowedHosts: allowHosts)
+        var configuration = ControlServerConfiguration(host: host, port: port, token: token, allowedHosts: allowHosts)
+        configuration.connections = try ConnectionLimitOptions(maxConnections: (httpMaxConnections, "--http-max-connections"))
+            .limits(default: configuration.connections)
+        return configuration
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConnectionGuard
 import Foundation
 import Lineup
 import Parental
@@ -23,6 +24,18 @@ struct ServeOptions: ParsableArguments {
 
     @Option(name: .customLong("serve-max-clients"), help: "Most stream clients at once (more get 503). Default: the lineup's serve-max-clients, else 256.")
     var maxClients: Int?
+
+    @Option(name: .customLong("serve-max-connections"), help: ArgumentHelp(
+        "Most HTTP connections the serving endpoints hold at once (more get 503). Default: the client limit plus 1024.", valueName: "N"))
+    var maxConnections: Int?
+
+    @Option(name: .customLong("serve-max-per-address"), help: ArgumentHelp(
+        "Most HTTP connections from one address (loopback and --serve-trusted-proxy excepted; more get 503). Default: 64.", valueName: "N"))
+    var maxPerAddress: Int?
+
+    @Option(name: .customLong("serve-header-timeout"), help: ArgumentHelp(
+        "Seconds a request's head may take to arrive before it is answered 408 (slow clients). Default: 10.", valueName: "SECONDS"))
+    var headerTimeout: Int?
 
     @Option(name: .customLong("serve-base-url"), help: ArgumentHelp(
         "The URL clients reach the serving endpoints at, when it is not the listen address (a proxy, a host name).", valueName: "URL"))
@@ -106,6 +119,9 @@ struct ServeOptions: ParsableArguments {
                                                hdhomerunProtocol: !noHDHomeRun, baseURL: baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
                                                multicast: plan)
         configuration.trustedProxies = proxies
+        configuration.connections = try ConnectionLimitOptions(
+            maxConnections: (maxConnections, "--serve-max-connections"), maxPerAddress: (maxPerAddress, "--serve-max-per-address"),
+            headerTimeout: (headerTimeout, "--serve-header-timeout")).limits(default: configuration.connectionLimits)
         configuration.locks = parental ?? ServeLocks()
         return configuration
     }

@@ -246,6 +246,62 @@ import Testing
         #expect(refused.status != 0 && refused.output.contains("a token is 1 to 256 printable characters"), "\(refused.output)")
     }
 
+    /// Opens `count` connections to `port` on loopback that send nothing, waits `seconds`, and
+    /// returns what each was answered: an HTTP status, or `open` (still held, nothing said).
+    static func idleConnections(port: Int, count: Int, seconds: Double) -> [String] {
+        let script = """
+            import socket, sys, time
+            port, n, wait = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+            socks = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(n)]
+            time.sleep(wait)
+            out = []
+            for s in socks:
+                s.setblocking(False)
+                try:
+                    data = s.recv(200).decode(errors="replace")
+                    out.append(data.split(" ")[1] if data.startswith("HTTP/") else "closed")
+                except BlockingIOError:
+                    out.append("open")
+            print(" ".join(out))
+            """
+        return sh(["python3", "-c", script, "\(port)", "\(count)", "\(seconds)"]).output
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+    }
+
+    /// The connection caps of both HTTP servers come from the command line: the head-end's
+    /// total, per-address cap and header time, the control API's total; a value out of range
+    /// stops the box naming the option.
+    @Test func theConnectionCapsAreTheCommandLines() throws {
+        let lineup = try Self.lineup().path
+        for (arguments, told) in [(["serve", lineup, "--serve-max-connections", "0"], "--serve-max-connections must be from 1 to 1000000, not 0"),
+                                  (["serve", lineup, "--serve-max-connections", "5", "--serve-max-per-address", "9"],
+                                   "--serve-max-per-address must be from 1 to the connection limit (5), not 9"),
+                                  (["serve", lineup, "--serve-header-timeout", "0"], "--serve-header-timeout must be from 1 to 300 seconds"),
+                                  (["play", lineup, "--output", "headless", "--no-keys", "--http-max-connections=-3"],
+                                   "--http-max-connections must be from 1 to 1000000, not -3")] {
+            let r = try FlipboxProcess.runToEnd(arguments)
+            #expect(r.status == 64 || r.status == 2, "\(arguments): exit \(r.status)")
+            #expect(r.output.contains(told), "\(arguments): \(r.output)")
+        }
+
+        let servePort = freePort(), port = freePort()
+        let box = try FlipboxProcess(arguments: [lineup, "--serve", "--serve-listen", "127.0.0.1:\(servePort)", "--no-hdhomerun",
+                                                 "--serve-max-connections", "2", "--serve-header-timeout", "2",
+                                                 "--http-max-connections", "2"], port: port)
+        defer { box.stop() }
+        #expect(box.waitForStatus(seconds: 40) { _ in true }, "the box never answered: \(box.logText.suffix(800))")
+        Thread.sleep(forTimeInterval: 0.5)  // the status poll's connection is let go
+
+        let served = Self.idleConnections(port: servePort, count: 4, seconds: 3.5).sorted()
+        #expect(served == ["408", "408", "503", "503"], "2 held and cut at the 2 s header time, 2 refused: \(served)")
+        let control = Self.idleConnections(port: port, count: 4, seconds: 1.5)
+        #expect(control.filter { $0 == "503" }.count >= 2 && control.filter { $0 == "open" }.count <= 2,
+                "at most 2 held by the control API (its header time is 10 s), the others refused: \(control)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(curl(["-s", "-o", "/dev/null", "-w", "\n%{http_code}", "-m", "5", "http://127.0.0.1:\(port)/api/v1/status"]).status == 200,
+                "the API answers again once the idle connections are gone")
+    }
+
     @Test func aPlayingBoxAlsoServes() async throws {
         try await offPool {
             let servePort = freePort()

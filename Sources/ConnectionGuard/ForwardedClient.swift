@@ -6,17 +6,17 @@ import Lineup
 /// `Forwarded` header names. Forwarded headers are believed only from declared proxies: a peer
 /// that sends one without being declared (an nginx on the box itself, whose every client
 /// arrives from 127.0.0.1) is no client of its own, and is refused without the token. Pure value.
-enum ForwardedClient: Equatable {
+public enum ForwardedClient: Equatable, Sendable {
     /// The address to judge.
     case address(String)
     /// A request that cannot be judged by address; the message says why (for the 403).
     case unknown(String)
 
     /// At most this many addresses are read from a forwarded chain (a longer one is refused).
-    static let maxHops = 64
+    public static let maxHops = 64
 
     /// `peer`: the connection's address; `xForwardedFor`, `forwarded`: every value of each header.
-    static func judge(peer: String?, xForwardedFor: [String], forwarded: [String], trusted: [NetworkRange]) -> ForwardedClient {
+    public static func judge(peer: String?, xForwardedFor: [String], forwarded: [String], trusted: [NetworkRange]) -> ForwardedClient {
         guard let peer else { return .unknown("refused: the client's address is unknown") }
         if xForwardedFor.isEmpty && forwarded.isEmpty { return .address(peer) }
         let header = xForwardedFor.isEmpty ? "Forwarded" : "X-Forwarded-For"
@@ -51,7 +51,7 @@ enum ForwardedClient: Equatable {
     }
 
     /// The addresses of `X-Forwarded-For: a, b, c`, oldest first; nil when one is no address.
-    static func forwardedForChain(_ values: [String]) -> [String]? {
+    public static func forwardedForChain(_ values: [String]) -> [String]? {
         var out: [String] = []
         for value in values {
             for part in value.split(separator: ",", omittingEmptySubsequences: false) {
@@ -64,7 +64,7 @@ enum ForwardedClient: Equatable {
 
     /// The `for=` addresses of `Forwarded: for=a;proto=http, for="[b]:port"` (RFC 7239), oldest
     /// first; nil when an element has none or one is no address (`unknown`, an obfuscated name).
-    static func forwardedChain(_ values: [String]) -> [String]? {
+    public static func forwardedChain(_ values: [String]) -> [String]? {
         var out: [String] = []
         for value in values {
             for element in value.split(separator: ",", omittingEmptySubsequences: false) {
@@ -80,7 +80,7 @@ enum ForwardedClient: Equatable {
 
     /// One address as proxies write it: `192.0.2.7`, `192.0.2.7:4711`, `2001:db8::1`,
     /// `"[2001:db8::1]:4711"`. nil for anything else.
-    static func address(_ text: String) -> String? {
+    public static func address(_ text: String) -> String? {
         var t = text.trimmingCharacters(in: .whitespaces)
         if t.count >= 2, t.hasPrefix("\""), t.hasSuffix("\"") { t = String(t.dropFirst().dropLast()) }
         if t.hasPrefix("["), let close = t.firstIndex(of: "]") {

@@ -5,8 +5,8 @@ import Lineup
 /// use the serving endpoints without a token (`--serve-allow`). IPv4 clients that reach an IPv6
 /// socket (`::ffff:192.168.1.7`) match the IPv4 ranges. Pure value.
 public struct NetworkRange: Sendable, Hashable, CustomStringConvertible {
-    let network: [UInt8]
-    let prefixLength: Int
+    public let network: [UInt8]
+    public let prefixLength: Int
 
     /// Parses `ADDRESS` or `ADDRESS/PREFIX`; nil for anything else (bad address, prefix too long).
     public init?(_ text: String) {
@@ -58,5 +58,5 @@ public struct NetworkRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The 4 or 16 bytes of an IPv4 or IPv6 address in text (brackets and a zone allowed for IPv6).
-    static func addressBytes(_ text: String) -> [UInt8]? { IPAddressText.bytes(text) }
+    public static func addressBytes(_ text: String) -> [UInt8]? { IPAddressText.bytes(text) }
 }
