@@ -7,9 +7,12 @@ public enum LineupSourceReference: Sendable, Hashable {
     case argument(String)
     /// `xtream: {server, username, password-file}`; `passwordFile` absolute.
     case xtream(server: String, username: String, passwordFile: String)
+    /// `tvheadend: {server, username, password-file, profile, streams}` (no user: the server's
+    /// anonymous one); `passwordFile` absolute.
+    case tvheadend(server: String, username: String?, passwordFile: String?, profile: String?, streams: Int?)
 }
 
-/// A YAML lineup that names its source (`lineup:` or `xtream:`) and adds what is the box's own:
+/// A YAML lineup that names its source (`lineup:`, `xtream:` or `tvheadend:`) and adds what is the box's own:
 /// its settings, more guides, its pools (over the source's: a user may give a box fewer of an
 /// account's connections than the account has), and the groups it keeps.
 ///
@@ -43,9 +46,9 @@ extension LineupLoader {
         guard case .success(let (data, absolute)) = read(path: path),
               case .success(let text) = LineupText.decode(data) else { return nil }
         let format = LineupFormat(path: path) ?? LineupFormat(sniffing: text)
-        // Only YAML with a top-level `lineup:` or `xtream:` is parsed here; everything else is
-        // an ordinary lineup, read by `check(path:)`.
-        guard format == .yaml, text.range(of: #"(?m)^(lineup|xtream)[ \t]*:"#, options: .regularExpression) != nil else { return nil }
+        // Only YAML with a top-level `lineup:`, `xtream:` or `tvheadend:` is parsed here;
+        // everything else is an ordinary lineup, read by `check(path:)`.
+        guard format == .yaml, text.range(of: #"(?m)^(lineup|xtream|tvheadend)[ \t]*:"#, options: .regularExpression) != nil else { return nil }
         var log = DiagnosticLog(file: path)
         let draft = YAMLLineupParser.parse(text, log: &log)
         guard let source = draft.source?.value else { return nil }
@@ -60,6 +63,10 @@ extension LineupLoader {
         case .xtream(let server, let username, let passwordFile):
             resolved = .xtream(server: server, username: username,
                                passwordFile: LogoResolution.absolutePath(passwordFile, baseDirectory: directory))
+        case .tvheadend(let server, let username, let passwordFile, let profile, let streams):
+            resolved = .tvheadend(server: server, username: username,
+                                  passwordFile: passwordFile.map { LogoResolution.absolutePath($0, baseDirectory: directory) },
+                                  profile: profile, streams: streams)
         case .argument(let named) where named.lowercased().hasPrefix("file://"):
             resolved = .argument(LogoResolution.absolutePath(String(named.dropFirst("file://".count)), baseDirectory: directory))
         case .argument(let named) where !named.contains("://"):

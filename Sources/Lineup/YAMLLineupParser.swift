@@ -6,8 +6,9 @@ import Yams
 /// Works on Yams' node tree so every message carries the line it is about.
 /// Unknown keys are errors (typo protection). Never fails: problems go to the log.
 enum YAMLLineupParser {
-    static let topLevelKeys = ["settings", "guide", "pools", "channels", "lineup", "xtream", "groups"]
+    static let topLevelKeys = ["settings", "guide", "pools", "channels", "lineup", "xtream", "tvheadend", "groups"]
     static let xtreamKeys = ["server", "username", "password-file"]
+    static let tvheadendKeys = ["server", "username", "password-file", "profile", "streams"]
     static let poolKeys = ["name", "match", "streams", "bandwidth"]
     static let channelKeys = [
         "number", "name", "id", "source", "sources", "logo", "group", "rating", "guide",
@@ -45,7 +46,7 @@ enum YAMLLineupParser {
             case "guide": draft.guideURLs = readLocatedStrings(value, key: "guide", log: &log)
             case "pools": draft.pools = readPools(value, log: &log)
             case "channels": break
-            case "lineup", "xtream":
+            case "lineup", "xtream", "tvheadend":
                 namesSource = true
                 guard let source = readSource(key: key, value, log: &log) else { continue }
                 if let earlier = draft.source {
@@ -69,10 +70,10 @@ enum YAMLLineupParser {
         // A source named wrongly is said on its line; it is not also a lineup without channels.
         if namesSource { return draft }
         if let groups = draft.groups.first {
-            log.error(groups.line, "`groups` keeps some groups of a source's channels; this lineup names no source (`lineup:` or `xtream:`)")
+            log.error(groups.line, "`groups` keeps some groups of a source's channels; this lineup names no source (`lineup:`, `xtream:` or `tvheadend:`)")
         }
         guard let channels = top["channels"] else {
-            log.error(line(root), "the lineup has no `channels:` list (nor a source: `lineup: URL`, `lineup: hdhomerun://auto`, `xtream:`)")
+            log.error(line(root), "the lineup has no `channels:` list (nor a source: `lineup: URL`, `lineup: hdhomerun://auto`, `xtream:`, `tvheadend:`)")
             return draft
         }
         if isNull(channels) { return draft }
@@ -88,8 +89,9 @@ enum YAMLLineupParser {
 
     // MARK: Sections
 
-    /// `lineup: URL` (a playlist URL, `hdhomerun://…`, `xtream://…`), or `xtream:` with the
-    /// account's server, username and password file; nil (and an error on its line) when wrong.
+    /// `lineup: URL` (a playlist URL, `hdhomerun://…`, `xtream://…`), `xtream:` with the
+    /// account's server, username and password file, or `tvheadend:` with the server, and its
+    /// user, password file, profile and streams when given; nil (and an error on its line) when wrong.
     private static func readSource(key: String, _ node: Node, log: inout DiagnosticLog) -> LineupSourceReference? {
         if key == "lineup" {
             guard let text = nonEmpty(string(node, key: "lineup", log: &log)) else {
@@ -102,35 +104,59 @@ enum YAMLLineupParser {
             }
             return .argument(text)
         }
+        let tvheadend = key == "tvheadend"
+        let keys = tvheadend ? tvheadendKeys : xtreamKeys
         guard case .mapping(let map) = node else {
-            log.error(line(node), "`xtream` is a mapping: server, username and password-file; found \(kind(node))")
+            log.error(line(node), "`\(key)` is a mapping: \(keys.joined(separator: ", ")); found \(kind(node))")
             return nil
         }
-        var fields: [String: String] = [:]
+        let kindName = tvheadend ? "Tvheadend" : "Xtream"
+        var fields: [String: (text: String, line: Int)] = [:]
         for (keyNode, value) in map {
             let name = scalarText(keyNode) ?? ""
             if name == "password" {
-                log.error(line(keyNode), "an Xtream password is never written in a lineup (it would be in every copy and backup of the file); put it alone in a file readable by the box's user only, and name that file with `password-file`")
+                log.error(line(keyNode), "a \(kindName) password is never written in a lineup (it would be in every copy and backup of the file); put it alone in a file readable by the box's user only, and name that file with `password-file`")
                 continue
             }
-            guard xtreamKeys.contains(name) else {
-                log.error(line(keyNode), "unknown key 'xtream.\(name)'\(suggestion(for: name, among: xtreamKeys))")
+            guard keys.contains(name) else {
+                log.error(line(keyNode), "unknown key '\(key).\(name)'\(suggestion(for: name, among: keys))")
                 continue
             }
-            if let text = nonEmpty(string(value, key: "xtream.\(name)", log: &log)) { fields[name] = text }
+            if let text = nonEmpty(string(value, key: "\(key).\(name)", log: &log)) { fields[name] = (text, line(value)) }
         }
+        // Tvheadend's anonymous user needs neither; a user needs its password file.
+        let required = tvheadend ? ["server"] + (fields["username"] != nil ? ["password-file"] : []) : xtreamKeys
         var complete = true
-        for name in xtreamKeys where fields[name] == nil {
-            log.error(line(node), "`xtream` needs `\(name)`")
+        for name in required where fields[name] == nil {
+            log.error(line(node), "`\(key)` needs `\(name)`")
             complete = false
         }
-        guard complete, let server = fields["server"], let username = fields["username"], let passwordFile = fields["password-file"] else { return nil }
+        if tvheadend, fields["username"] == nil, let file = fields["password-file"] {
+            log.error(file.line, "`tvheadend.password-file` without `username`: the password is a user's (leave both out for the server's anonymous user)")
+            complete = false
+        }
+        guard complete, let server = fields["server"]?.text else { return nil }
         let lower = server.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), server.count <= 512 else {
-            log.error(line(node), "`xtream.server` is the panel's address as http://HOST:PORT or https://HOST:PORT; found '\(server.prefix(80))'")
+            let what = tvheadend ? "the server's address as http://HOST:PORT (its web root after it when it has one: http://HOST:PORT/tvheadend)"
+                                 : "the panel's address as http://HOST:PORT or https://HOST:PORT"
+            log.error(line(node), "`\(key).server` is \(what); found '\(server.prefix(80))'")
             return nil
         }
-        return .xtream(server: server, username: username, passwordFile: passwordFile)
+        guard tvheadend else {
+            guard let username = fields["username"]?.text, let passwordFile = fields["password-file"]?.text else { return nil }
+            return .xtream(server: server, username: username, passwordFile: passwordFile)
+        }
+        var streams: Int?
+        if let given = fields["streams"] {
+            guard given.text.count <= 3, let n = Int(given.text), (1...64).contains(n) else {
+                log.error(given.line, "`tvheadend.streams` is how many streams the server gives at once (its tuners), 1 to 64; found '\(given.text.prefix(16))'")
+                return nil
+            }
+            streams = n
+        }
+        return .tvheadend(server: server, username: fields["username"]?.text, passwordFile: fields["password-file"]?.text,
+                          profile: fields["profile"]?.text, streams: streams)
     }
 
     /// `pools:`, a list of `{name, match, streams}`; every problem an error on its line.

@@ -17,7 +17,7 @@ public enum SourcedLineup {
 
     /// The lineup `argument` names, read as every command reads it: a source such as
     /// `hdhomerun://auto` (or its kept lineup), an http(s) playlist URL (or its kept copy), a
-    /// YAML lineup that names its source (`lineup:`, `xtream:`; ``LineupOverlay``), else a file.
+    /// YAML lineup that names its source (`lineup:`, `xtream:`, `tvheadend:`; ``LineupOverlay``), else a file.
     /// Why a kept copy plays is the report's first warning. Throws a message when a source or
     /// URL cannot be read and nothing of it is kept.
     public static func report(for argument: String, stateDirectory: String?, logger: Logger,
@@ -36,6 +36,10 @@ public enum SourcedLineup {
                 read = found
             case .xtream(let server, let username, let passwordFile):
                 let source = try XtreamSource(server: server, username: username, passwordFile: passwordFile, logger: logger)
+                read = try await self.read(source, stateDirectory: stateDirectory, logger: logger)
+            case .tvheadend(let server, let username, let passwordFile, let profile, let streams):
+                let source = try TvheadendSource(server: server, username: username, passwordFile: passwordFile,
+                                                 profile: profile, streams: streams, logger: logger)
                 read = try await self.read(source, stateDirectory: stateDirectory, logger: logger)
             }
             var report = LineupLoader.check(text: read.text, file: read.description, format: read.format, overlay: overlay,
@@ -111,13 +115,7 @@ public enum SourcedLineup {
         }
         if let source = try TvheadendSource(argument, environment: environment) {
             if source.username != nil, let warning = TvheadendSource.account.fileWarning(in: environment) { logger.warning("\(warning)") }
-            return try await read(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
-                let lineup = try await source.fetch()
-                logger.notice("\(source.description): \(lineup.entries.count) channel\(lineup.entries.count == 1 ? "" : "s") in profile \(source.profile), \(source.streams.map { "\($0) streams at once" } ?? "streams at once not given (learned as the server refuses them)")")
-                for note in lineup.notes.prefix(20) { logger.warning("\(source.description): \(note)") }
-                if lineup.notes.count > 20 { logger.warning("\(source.description): \(lineup.notes.count - 20) more channels left out or renumbered") }
-                return lineup.yaml
-            }
+            return try await read(source, stateDirectory: stateDirectory, logger: logger)
         }
         guard let url = URL(string: argument), url.scheme == "http" || url.scheme == "https" else { return nil }
         let download = try await PlaylistDownload(url: url, stateDirectory: stateDirectory).read()
@@ -135,6 +133,17 @@ public enum SourcedLineup {
             let account = lineup.account
             let expiry = account.expires.map { " until \(ISO8601DateFormatter.string(from: $0, timeZone: .current, formatOptions: [.withFullDate]))" } ?? ""
             logger.notice("\(source.description): account \(account.status ?? "active")\(expiry), \(account.maxConnections.map { "\($0) connections" } ?? "no connection limit told")\(account.activeConnections.map { " (\($0) in use)" } ?? ""), \(lineup.entries.count) channels as .\(account.streamExtension)")
+            for note in lineup.notes.prefix(20) { logger.warning("\(source.description): \(note)") }
+            if lineup.notes.count > 20 { logger.warning("\(source.description): \(lineup.notes.count - 20) more channels left out or renumbered") }
+            return lineup.yaml
+        }
+    }
+
+    /// A Tvheadend server's lineup.
+    static func read(_ source: TvheadendSource, stateDirectory: String?, logger: Logger) async throws -> SourceRead {
+        try await read(source.description, keptName: source.keptName, stateDirectory: stateDirectory, logger: logger) {
+            let lineup = try await source.fetch()
+            logger.notice("\(source.description): \(lineup.entries.count) channel\(lineup.entries.count == 1 ? "" : "s") in profile \(source.profile), \(source.streams.map { "\($0) streams at once" } ?? "streams at once not given (learned as the server refuses them)")")
             for note in lineup.notes.prefix(20) { logger.warning("\(source.description): \(note)") }
             if lineup.notes.count > 20 { logger.warning("\(source.description): \(lineup.notes.count - 20) more channels left out or renumbered") }
             return lineup.yaml

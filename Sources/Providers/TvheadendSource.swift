@@ -3,10 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 import Lineup
+import Logging
 
-/// A Tvheadend server as a lineup: `tvheadend://USER@HOST[:PORT]` (http, port 9981 unless
-/// given) or `tvheadends://…` (https), or `tvheadend://HOST[:PORT]` for a server that lets
-/// anonymous users stream. The user's password comes from `FLIPBOX_TVHEADEND_PASSWORD` or from
+/// A Tvheadend server as a lineup: `tvheadend://USER@HOST[:PORT][/ROOT]` (http, port 9981
+/// unless given; `/ROOT` for a server started with a web root, `--http_root`) or
+/// `tvheadends://…` (https), or `tvheadend://HOST[:PORT]` for a server that lets anonymous
+/// users stream. The user's password comes from `FLIPBOX_TVHEADEND_PASSWORD` or from
 /// the file `FLIPBOX_TVHEADEND_PASSWORD_FILE` names (never the command line). `?profile=NAME`
 /// picks the stream profile (`pass`, the broadcast's MPEG-TS unchanged, by default);
 /// `?streams=N` says how many streams the server gives at once (its tuners).
@@ -17,6 +19,8 @@ import Lineup
 public struct TvheadendSource: Sendable {
     /// `http://host:port`, without a trailing slash.
     public var server: String
+    /// The server's web root (`--http_root`) as `/name`, or empty.
+    public var root: String = ""
     /// Nil: the server's anonymous user.
     public var username: String?
     var password: String?
@@ -39,8 +43,9 @@ public struct TvheadendSource: Sendable {
     /// Most streams `?streams=` may say.
     static let maxStreams = 64
 
-    public init(server: String, username: String?, password: String?, profile: String = defaultProfile, streams: Int? = nil) {
+    public init(server: String, root: String = "", username: String?, password: String?, profile: String = defaultProfile, streams: Int? = nil) {
         self.server = server
+        self.root = root
         self.username = username
         self.password = password
         self.profile = profile
@@ -48,7 +53,7 @@ public struct TvheadendSource: Sendable {
         if let password { SourceText.register(secret: password) }
     }
 
-    /// Reads `tvheadend://[USER@]HOST[:PORT][?profile=NAME&streams=N]`; nil when `text` is no
+    /// Reads `tvheadend://[USER@]HOST[:PORT][/ROOT][?profile=NAME&streams=N]`; nil when `text` is no
     /// such URL, a message when it is a wrong one or a user is given without a password in
     /// `environment`.
     public init?(_ text: String, environment: [String: String]) throws(TvheadendError) {
@@ -62,9 +67,18 @@ public struct TvheadendSource: Sendable {
             query = rest[rest.index(after: mark)...]
             rest = rest[..<mark]
         }
-        if rest.hasSuffix("/") { rest.removeLast() }
-        let usage = "write tvheadend://USER@HOST[:PORT] (tvheadends:// for https; tvheadend://HOST[:PORT] for the anonymous user), the password in $\(Self.passwordVariable) or in a file named by $\(Self.passwordFileVariable)"
+        while rest.hasSuffix("/") { rest.removeLast() }
+        let usage = "write tvheadend://USER@HOST[:PORT][/ROOT] (tvheadends:// for https; tvheadend://HOST[:PORT] for the anonymous user), the password in $\(Self.passwordVariable) or in a file named by $\(Self.passwordFileVariable)"
         var user: String?
+        var root = ""
+        // A username has no '/', so the first one after the '@' starts the web root.
+        if let slash = rest[(rest.lastIndex(of: "@") ?? rest.startIndex)...].firstIndex(of: "/") {
+            root = String(rest[slash...])
+            rest = rest[..<slash]
+            guard Self.validRoot(root) else {
+                throw TvheadendError("\(SourceText.shown(text)): '\(root.prefix(64))' is no web root: 1 to 64 letters, digits, '-', '_' or '.' after each '/' (such as /tvheadend)")
+            }
+        }
         var host = String(rest)
         if let at = rest.lastIndex(of: "@") {
             let given = String(rest[..<at])
@@ -83,7 +97,7 @@ public struct TvheadendSource: Sendable {
         }
         // A port ends the host unless the host is a bracketed IPv6 address alone.
         if host.hasSuffix("]") || !host.contains(":") { host += ":\(Self.defaultPort)" }
-        let shown = "\(scheme)://\(user.map { "\($0)@" } ?? "")\(host)"
+        let shown = "\(scheme)://\(user.map { "\($0)@" } ?? "")\(host)\(root)"
         var profile = Self.defaultProfile
         var streams: Int?
         for item in query.split(separator: "&") {
@@ -109,7 +123,53 @@ public struct TvheadendSource: Sendable {
             do { password = try Self.account.password(in: environment, for: shown) } catch { throw TvheadendError(error.description) }
             guard password != nil else { throw TvheadendError("\(shown): no password for \(user): \(Self.account.advice)") }
         }
-        self.init(server: "\(secure ? "https" : "http")://\(host)", username: user, password: password, profile: profile, streams: streams)
+        self.init(server: "\(secure ? "https" : "http")://\(host)", root: root, username: user, password: password, profile: profile, streams: streams)
+    }
+
+    /// The server a lineup names (`tvheadend: {server, username, password-file, profile,
+    /// streams}`): its address as `http(s)://HOST[:PORT][/ROOT]`, the password the first line of
+    /// `passwordFile` (a warning logged when others may read it); no user: the anonymous one.
+    public init(server: String, username: String?, passwordFile: String?, profile: String?, streams: Int?,
+                logger: Logger) throws(TvheadendError) {
+        let lower = server.lowercased()
+        let secure = lower.hasPrefix("https://")
+        guard secure || lower.hasPrefix("http://") else {
+            throw TvheadendError("tvheadend server '\(SourceText.shown(String(server.prefix(80))))': write its address as http://HOST:PORT (or https://), its web root after it when it has one")
+        }
+        // Read as the argument form is, so both take the same hosts, roots, profiles and limits.
+        var argument = "\(secure ? "tvheadends" : "tvheadend")://"
+        if let username {
+            guard SourceAccount.validUsername(username) else {
+                throw TvheadendError("tvheadend server \(server): the username must be 1 to 128 characters without control characters or '/'")
+            }
+            argument += "\(SourceAccount.encoded(username))@"
+        }
+        argument += server.dropFirst(secure ? "https://".count : "http://".count)
+        let options = [profile.map { "profile=\($0)" }, streams.map { "streams=\($0)" }].compactMap { $0 }
+        if !options.isEmpty { argument += "?" + options.joined(separator: "&") }
+        var environment: [String: String] = [:]
+        var warning: String?
+        if let passwordFile {
+            do {
+                let read = try Self.account.password(file: passwordFile, for: passwordFile)
+                environment[Self.passwordVariable] = read.password
+                warning = read.warning
+            } catch { throw TvheadendError(error.description) }
+        }
+        guard let source = try Self(argument, environment: environment) else {
+            throw TvheadendError("tvheadend server '\(SourceText.shown(String(server.prefix(80))))' is no http(s) address")
+        }
+        if let warning { logger.warning("\(warning)") }
+        self = source
+    }
+
+    /// A web root as Tvheadend takes it: `/name[/name…]`, each name of letters, digits, `-`, `_`, `.`.
+    static func validRoot(_ root: String) -> Bool {
+        let names = root.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        return root.hasPrefix("/") && root.count <= 128 && !names.isEmpty && names.allSatisfy { name in
+            (1...64).contains(name.count) && name != "." && name != ".."
+                && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        }
     }
 
     /// `host:port`.
@@ -117,9 +177,9 @@ public struct TvheadendSource: Sendable {
 
     var scheme: String { server.hasPrefix("https") ? "https" : "http" }
 
-    /// `tvheadend://USER@HOST:PORT` (no password), for messages.
+    /// `tvheadend://USER@HOST:PORT[/ROOT]` (no password), for messages.
     public var description: String {
-        "\(scheme == "https" ? "tvheadends" : "tvheadend")://\(username.map { "\($0)@" } ?? "")\(hostAndPort)"
+        "\(scheme == "https" ? "tvheadends" : "tvheadend")://\(username.map { "\($0)@" } ?? "")\(hostAndPort)\(root)"
     }
 
     /// A name for the copy kept in the state directory (no password in it).
@@ -127,7 +187,8 @@ public struct TvheadendSource: Sendable {
         let host = hostAndPort.map { $0 == ":" ? "-" : $0 }
         let user = (username ?? "anonymous").map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" }
         let profile = profile == Self.defaultProfile ? "" : "-\(profile)"
-        return "tvheadend-\(String(host).prefix(64))-\(String(user).prefix(64))\(profile)"
+        let root = root.map { $0 == "/" ? "-" : $0 }
+        return "tvheadend-\(String(host).prefix(64))\(String(root).prefix(64))-\(String(user).prefix(64))\(profile)"
     }
 
     /// `USER:PASSWORD@`, percent-encoded; empty for the anonymous user.
@@ -137,15 +198,15 @@ public struct TvheadendSource: Sendable {
     }
 
     /// The playlist of the channels, its stream URLs in `profile`.
-    var playlistURL: String { "\(server)/playlist/channels.m3u?profile=\(profile)" }
+    var playlistURL: String { "\(server)\(root)/playlist/channels.m3u?profile=\(profile)" }
 
     /// The server's XMLTV guide of every channel, the user's credentials in it.
-    public var guideURL: String { "\(scheme)://\(userInfo)\(hostAndPort)/xmltv/channels" }
+    public var guideURL: String { "\(scheme)://\(userInfo)\(hostAndPort)\(root)/xmltv/channels" }
 
     /// Where `path` (`channelid/1234` or `channel/UUID`) plays, without a ticket: the user's
     /// credentials in the URL, which GStreamer's HTTP source sends when the server asks.
     func streamURL(_ path: String) -> String {
-        "\(scheme)://\(userInfo)\(hostAndPort)/stream/\(path)?profile=\(profile)"
+        "\(scheme)://\(userInfo)\(hostAndPort)\(root)/stream/\(path)?profile=\(profile)"
     }
 
     /// `channelid/ID` or `channel/UUID` of a Tvheadend stream URL (`…/stream/channelid/1234?ticket=…`);
@@ -276,7 +337,7 @@ public struct TvheadendLineup: Sendable {
     /// The pool of the server's streams (its tuners, or its streaming limit): every
     /// `/stream/` URL on it, its limit `?streams=` when given, else learned.
     public var pool: StreamPoolDeclaration {
-        .told(name: "Tvheadend \(source.hostAndPort)", match: "\(source.server)/stream/", streams: source.streams)
+        .told(name: "Tvheadend \(source.hostAndPort)", match: "\(source.server)\(source.root)/stream/", streams: source.streams)
     }
 
     /// The lineup as YAML (each value a JSON string): what the box plays and keeps.

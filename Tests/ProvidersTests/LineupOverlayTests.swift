@@ -4,7 +4,7 @@ import LoopbackStreams
 @testable import Providers
 import Testing
 
-/// A YAML lineup that names its source (`lineup:`, `xtream:`) and adds the box's own settings,
+/// A YAML lineup that names its source (`lineup:`, `xtream:`, `tvheadend:`) and adds the box's own settings,
 /// guides, pools and groups, read through `SourcedLineup.report(for:)` as play, serve, doctor and
 /// `lineup check` read it, from real servers on loopback.
 @Suite struct LineupOverlayTests {
@@ -122,6 +122,14 @@ import Testing
             ("lineup: ftp://files.example/list.m3u\n", "names no playlist URL, source or file"),
             ("lineup: missing.m3u\n", "no such file"),
             ("groups: [News]\nchannels:\n  - {number: 1, name: A, source: test://smpte}\n", "names no source"),
+            ("tvheadend:\n  server: http://tvh.lan:9981\n  username: u\n  password: hunter2\n", "a Tvheadend password is never written"),
+            ("tvheadend:\n  server: http://tvh.lan:9981\n  username: u\n", "`tvheadend` needs `password-file`"),
+            ("tvheadend:\n  server: http://tvh.lan:9981\n  password-file: p\n", "without `username`"),
+            ("tvheadend:\n  server: tvh.lan:9981\n", "its web root after it"),
+            ("tvheadend:\n  server: http://tvh.lan\n  streams: 0\n", "1 to 64"),
+            ("tvheadend:\n  server: http://tvh.lan\n  profil: pass\n", "unknown key 'tvheadend.profil'"),
+            ("tvheadend: http://tvh.lan\n", "`tvheadend` is a mapping"),
+            ("tvheadend:\n  server: http://tvh.lan/a/../b\n", "is no web root"),
         ]
         for (index, (text, expected)) in cases.enumerated() {
             let path = place.write("wrong-\(index).yaml", text)

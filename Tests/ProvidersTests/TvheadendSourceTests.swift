@@ -28,6 +28,8 @@ import TestSupport
         /// The channel `/stream/channelid/1234` streams, when there is one.
         let live = Mutex<LiveTransportStreamServer?>(nil)
         let streamRequests = Mutex<[String]>([])
+        /// The web root it serves under (`--http_root`), or empty.
+        let root = Mutex("")
     }
 
     /// Tvheadend 4.3's playlist, as it writes it for the host it was asked at.
@@ -50,8 +52,9 @@ import TestSupport
 
     static func emulate(_ server: Server) throws -> LoopbackHTTPServer {
         try LoopbackHTTPServer { connection in
-            let path = connection.path
-            server.asked.withLock { $0.append(path) }
+            server.asked.withLock { $0.append(connection.path) }
+            let root = server.root.withLock { $0 }
+            let path = connection.path.hasPrefix(root + "/") ? String(connection.path.dropFirst(root.count)) : "/outside-the-root"
             func answer(_ text: String, type: String = "audio/x-mpegurl", status: Int = 200, reason: String = "OK", headers: [(String, String)] = []) {
                 connection.sendHead(status: status, reason: reason, contentType: type, length: text.utf8.count, headers: headers)
                 _ = connection.send(Array(text.utf8)[...])
@@ -70,7 +73,7 @@ import TestSupport
             let host = connection.headers["host"] ?? "127.0.0.1"
             if path.hasPrefix("/playlist/channels.m3u") {
                 guard path.hasSuffix("?profile=pass") else { answer("unknown profile", type: "text/plain", status: 400, reason: "Bad Request"); return }
-                answer(mode == .empty ? "#EXTM3U\n" : playlist(host))
+                answer(mode == .empty ? "#EXTM3U\n" : playlist(host + root))
             } else if path.hasPrefix("/stream/channelid/1234") {
                 server.streamRequests.withLock { $0.append(path) }
                 if let live = server.live.withLock({ $0 }) { live.stream(to: connection) } else { answer("", type: "text/plain", status: 503, reason: "No tuner") }
@@ -150,6 +153,57 @@ import TestSupport
         #expect(source.guideURL == "http://\(host)/xmltv/channels")
         #expect(lineup.yaml.contains("    streams: 2") && !lineup.yaml.contains("password"))
         #expect(source.keptName == "tvheadend-127.0.0.1-\(http.port)-anonymous")
+    }
+
+    /// A server under a web root (`--http_root /tvh`), named by a lineup's `tvheadend:` mapping
+    /// with a password file beside it, its profile and its streams: every URL under the root,
+    /// the pool the lineup's, the argument form read the same way.
+    @Test func aServerUnderAWebRootIsNamedByALineupsMapping() async throws {
+        let server = Server()
+        server.root.withLock { $0 = "/tvh" }
+        let http = try Self.emulate(server)
+        defer { http.stop() }
+        let host = Self.hostAndPort(http)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-tvh-root-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        FileManager.default.createFile(atPath: directory + "/tvh.pass", contents: Data("\(Self.password)\n".utf8), attributes: [.posixPermissions: 0o600])
+        let overlay = directory + "/box.yaml"
+        try """
+            tvheadend:
+              server: http://\(host)/tvh/
+              username: viewer
+              password-file: tvh.pass
+              profile: pass
+              streams: 2
+            settings:
+              start: 2
+            """.write(toFile: overlay, atomically: true, encoding: .utf8)
+        let lines = LogLines()
+        let report = try await SourcedLineup.report(for: overlay, stateDirectory: directory + "/state", logger: lines.logger, environment: [:])
+        #expect(report.errors.isEmpty, "\(report.diagnostics)")
+        let lineup = try #require(report.lineup)
+        #expect(lineup.channels.count == 4 && lineup.settings.start == ChannelNumber(2))
+        let base = "http://viewer:\(Self.encodedPassword)@\(host)/tvh"
+        #expect(lineup.channels[0].sources == ["\(base)/stream/channelid/1234?profile=pass"])
+        #expect(lineup.guideURLs == ["\(base)/xmltv/channels"])
+        #expect(lineup.pools.map(\.match) == ["http://\(host)/tvh/stream/"] && lineup.pools.first?.streams == 2 && lineup.pools.first?.toldBySource == true,
+                "\(lineup.pools)")
+        #expect(server.asked.withLock { $0 } == ["/tvh/playlist/channels.m3u?profile=pass"])
+        #expect(FileManager.default.fileExists(atPath: directory + "/state/lineups/tvheadend-127.0.0.1-\(http.port)-tvh-viewer.yaml"))
+        #expect(!lines.mention(anyOf: [Self.password, Self.encodedPassword]))
+
+        // The argument form takes the same root; a wrong one is said.
+        let argument = try #require(try TvheadendSource("tvheadend://viewer@\(host)/tvh/?streams=2", environment: Self.environment))
+        #expect(argument.description == "tvheadend://viewer@\(host)/tvh" && argument.root == "/tvh" && argument.streams == 2)
+        #expect(argument.playlistURL == "http://\(host)/tvh/playlist/channels.m3u?profile=pass")
+        for wrong in ["tvheadend://viewer@\(host)/a/../b", "tvheadend://viewer@\(host)/tv h", "tvheadend://viewer@\(host)//x"] {
+            let refused = #expect(throws: TvheadendError.self, "\(wrong)") { try TvheadendSource(wrong, environment: Self.environment) }
+            #expect(refused?.description.contains("is no web root") == true, "\(wrong): \(String(describing: refused))")
+        }
+        // Asked outside its root, the server has nothing: a root left out is a clear refusal.
+        let outside = await refusal(of: "tvheadend://viewer@\(host)", environment: Self.environment) ?? ""
+        #expect(outside.contains("HTTP 404"), "\(outside)")
     }
 
     @Test func eachRefusalIsSaidWithTheSourceAndWithoutThePassword() async throws {
