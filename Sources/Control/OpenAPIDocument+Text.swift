@@ -650,7 +650,7 @@ extension OpenAPIDocument {
           /api/v1/timeshift:
             get:
               operationId: timeshiftStatus
-              summary: Where the channel on screen stands in time; 409 when timeshift is off (`--timeshift`) or nothing is on screen.
+              summary: Where the channel on screen stands in time; 409 when nothing is on screen, or timeshift is off (`--timeshift`) and the channel has no provider archive (catch-up).
               responses:
                 "200":
                   $ref: "#/components/responses/Timeshift"
@@ -698,9 +698,13 @@ extension OpenAPIDocument {
               summary: |
                 Moves to a keyframe by a signed amount, to a time, or to the previous/next marker; past the
                 live edge is live, before the buffer is its start (the answer's adjustment says so, with the
-                range held). On a channel with linear-breaks, a forward seek over a break not yet watched
-                lands at its start. Exactly one of by, to and marker; 400 otherwise; 409 when there is no
-                marker that way.
+                range held). On a channel whose provider keeps its past (catch-up attributes), a seek
+                before the buffer (or any seek back when timeshift is off) plays the provider's archive
+                from that moment (archive true in the answer), and a seek forward from it joins the buffer
+                or live; 409 when the moment is older than the archive keeps, 502 when the archive does not
+                play (the picture then goes back to where it was). On a channel with linear-breaks, a
+                forward seek over a break not yet watched lands at its start. Exactly one of by, to and
+                marker; 400 otherwise; 409 when there is no marker that way.
               parameters:
                 - name: by
                   in: query
@@ -1235,6 +1239,17 @@ extension OpenAPIDocument {
                   description: The breaks within the buffer, in time order.
                   items:
                     $ref: "#/components/schemas/TimeshiftBreak"
+                catchup:
+                  type: boolean
+                  description: >-
+                    Whether the channel's provider keeps its past (catch-up attributes): a seek before
+                    bufferStart (or any seek back when timeshift is off) plays the provider's archive.
+                archive:
+                  type: boolean
+                  description: Whether the picture comes from the provider's archive now.
+                archiveStart:
+                  type: string
+                  description: The oldest moment the provider's archive keeps (ISO 8601), when its depth is known (catchup-days).
                 adjustment:
                   type: object
                   description: On a seek's answer, when it landed elsewhere than asked.

@@ -25,6 +25,8 @@ public actor ChannelSource {
     nonisolated let poolEvents = SourcePoolEvents()
     /// Asked before a background reconnect (the head-end's pools bound them).
     nonisolated let attemptGate = SourceAttemptGate()
+    /// Where an archive it plays instead of the channel says it ended or failed (the head-end).
+    nonisolated let archiveEvents = SourceArchiveEvents()
     private nonisolated let stateBox: StateBox
     private let logger: Logger
     private let onStateChange: @Sendable (ChannelState) -> Void
@@ -52,6 +54,8 @@ public actor ChannelSource {
     private var lastResponse: SourceRefusal.Response?
     /// Set while `stop` tears the ingest down.
     private var stopping = false
+    /// Whether the archive it plays was asked for already (it is asked once).
+    private var archiveAsked = false
     /// Decoders fed by this source, by feed id.
     private var hotFeeds: Set<FeedID> = []
 
@@ -101,6 +105,38 @@ public actor ChannelSource {
     /// Starts the ingest if it is not running. Returns at once; the state reports progress.
     public func start() {
         perform(supervisor.start(at: .now))
+    }
+
+    /// The provider's archive (catch-up) URL it plays instead of the channel's sources; nil:
+    /// the channel live (any thread).
+    public nonisolated var archiveURL: String? { stateBox.archiveURL }
+
+    /// Plays `url`, an archive of the channel (catch-up), instead of its sources; nil: its
+    /// sources again. The running ingest stops and its cache is forgotten; the new one starts at
+    /// once (`start`; else at the caller's `start()`), in the same stream of its pool. An archive
+    /// is played once: its end or its failure is told to `archiveEvents`, never retried.
+    func play(archive url: String?, start: Bool = true) {
+        stopping = true
+        perform(supervisor.stop(reason: nil))
+        stopping = false
+        let sources = url.map { [$0] } ?? channel.sources
+        guard supervisor.follow(sources: sources) else { return }
+        stateBox.archiveURL = url
+        archiveAsked = false
+        perform(supervisor.setHot(!hotFeeds.isEmpty))
+        if start { perform(supervisor.start(at: .now)) }
+    }
+
+    /// The URL of source `index` now: the channel's, or the archive it plays.
+    private func sourceURL(_ index: Int) -> String { supervisor.settings.sources[index] }
+
+    /// An archive that ended or failed: told once, and its ingest stopped, not retried.
+    private func archiveStopped(_ event: SourceArchiveEvent) {
+        guard stateBox.archiveURL != nil else { return }
+        stopping = true
+        perform(supervisor.stop(reason: nil))
+        stopping = false
+        archiveEvents.send(event)
     }
 
     /// Stops the ingest and forgets the cache (the channel goes cold). `reason`, when given,
@@ -153,8 +189,13 @@ public actor ChannelSource {
         for action in actions {
             switch action {
             case .connect(let index, let connection):
-                poolEvents.send(.opening(url: channel.sources[index]))
-                if let error = connect(channel.sources[index], connection: connection) { failure = (connection, error) }
+                // An archive is asked once: a second connection would play it from its start again.
+                if stateBox.archiveURL != nil {
+                    if archiveAsked { return archiveStopped(.failed("the archive stopped sending")) }
+                    archiveAsked = true
+                }
+                poolEvents.send(.opening(url: sourceURL(index)))
+                if let error = connect(sourceURL(index), connection: connection) { failure = (connection, error) }
             case .teardown:
                 // A stream the server accepted (delivering or not yet) frees its slot there a
                 // moment later; a refused one held none.
@@ -179,14 +220,14 @@ public actor ChannelSource {
         }
         if let (connection, reason) = failure { perform(supervisor.failed(connection, reason: reason, at: .now)) }
         stateBox.counts = supervisor.counts
-        stateBox.openURL = supervisor.holdsStream ? channel.sources[supervisor.source] : nil
+        stateBox.openURL = supervisor.holdsStream ? sourceURL(supervisor.source) : nil
     }
 
     private func timerFired() {
         let now = ContinuousClock.now
         // A reconnect in the background goes when its pool lets it (the screen's never waits).
         if supervisor.retryDue(at: now), !supervisor.isHot,
-           let later = attemptGate.ask(url: channel.sources[supervisor.source], at: now) {
+           let later = attemptGate.ask(url: sourceURL(supervisor.source), at: now) {
             return perform(supervisor.postpone(until: later))
         }
         perform(supervisor.timerFired(at: now, lastDelivery: cache.lastUsefulDelivery))
@@ -195,7 +236,7 @@ public actor ChannelSource {
     private func delivered(_ connection: SourceSupervisor.Connection) {
         let first = connection == supervisor.connection && !supervisor.isDelivering
         perform(supervisor.delivered(connection, at: cache.lastDelivery ?? .now))
-        if first, supervisor.isDelivering { poolEvents.send(.delivering(url: channel.sources[supervisor.source])) }
+        if first, supervisor.isDelivering { poolEvents.send(.delivering(url: sourceURL(supervisor.source))) }
     }
 
     private func streamChanged(_ connection: SourceSupervisor.Connection, _ change: ProgramMapWatch.Change) {
@@ -279,7 +320,7 @@ public actor ChannelSource {
             lastResponse = SourceRefusal.Response(status: status, headers: headers)
         case .error(let source, let text, let debug):
             logger.debug("channel \(channel.number) pipeline error from \(source): \(SourceText.shown("\(text) [\(debug ?? "")]"))")
-            let url = channel.sources[supervisor.source]
+            let url = sourceURL(supervisor.source)
             let response = lastResponse.flatMap { $0.status >= 400 ? $0 : nil }
             // The response says, when the source is HTTP and answered; else GStreamer's text.
             let refusal = if let response { response.isRefusal ? response.status : nil } else { SourceRefusal.status(text: text, debug: debug) }
@@ -290,11 +331,16 @@ public actor ChannelSource {
                 connectionRefused = true
                 perform(supervisor.refused(connection, reason: reason, retryAfter: retryAfter, at: .now))
                 poolEvents.send(.refused(url: url, reason: reason, retryAfter: retryAfter))
+                if stateBox.archiveURL != nil { archiveStopped(.failed(reason)) }
                 return
             }
             // A device that says why it gave no stream (an HDHomeRun's `806 Tune Failed`) is quoted.
             let said = response?.deviceError.map { "\(SourceRefusal.host(of: url)) gave no stream: \($0.text)" } ?? text
             let delivering = supervisor.isDelivering
+            if stateBox.archiveURL != nil {
+                let answer = response.map { "HTTP \($0.status)" } ?? said
+                return archiveStopped(delivering ? .failed("the archive stopped (\(answer))") : .failed("the archive answered \(answer)"))
+            }
             perform(supervisor.failed(connection, reason: said, at: .now))
             if delivering { poolEvents.send(.ended(url: url)) }
         case .endOfStream:
@@ -302,8 +348,10 @@ public actor ChannelSource {
                 if !(loopsBySegments ? pipeline.seekToStartLooping(flush: true) : pipeline.seekToStart()) {
                     perform(supervisor.failed(connection, reason: "the file cannot seek back to its start to loop", at: .now))
                 }
+            } else if stateBox.archiveURL != nil {
+                archiveStopped(.ended)
             } else {
-                let url = channel.sources[supervisor.source], delivering = supervisor.isDelivering
+                let url = sourceURL(supervisor.source), delivering = supervisor.isDelivering
                 perform(supervisor.failed(connection, reason: "the stream ended", at: .now))
                 if delivering { poolEvents.send(.ended(url: url)) }
             }
@@ -353,7 +401,12 @@ final class StateBox: @unchecked Sendable {
     private var state: ChannelState = .cold
     private var countsValue = SourceSupervisor.Counts()
     private var open: String?
+    private var archive: String?
     var value: ChannelState { lock.withLock { state } }
+    var archiveURL: String? {
+        get { lock.withLock { archive } }
+        set { lock.withLock { archive = newValue } }
+    }
     var openURL: String? {
         get { lock.withLock { open } }
         set { lock.withLock { open = newValue } }

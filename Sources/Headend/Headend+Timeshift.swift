@@ -42,11 +42,19 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
     /// Set on the answer to a seek that landed elsewhere than asked (clamped to the buffer,
     /// live, or at the start of an unwatched break).
     public var adjustment: TimeshiftAdjustment?
+    /// Whether the channel's provider keeps its past (catch-up): a seek before `bufferStart`
+    /// plays the provider's archive.
+    public var catchup = false
+    /// Whether the picture comes from the provider's archive now.
+    public var archive = false
+    /// The oldest moment the provider's archive keeps, when its depth is known (`catchup-days`).
+    public var archiveStart: Date?
     /// How far behind live the picture is, in seconds.
     public var behind: Double { liveEdge.map { max(0, $0.timeIntervalSince(position)) } ?? 0 }
 
     enum CodingKeys: String, CodingKey {
         case channel, live, paused, position, bufferStart, liveEdge, keyframes, bytesInMemory, disk, diskMessage, behind, markers, breaks, adjustment
+        case catchup, archive, archiveStart
     }
 
     public init(channel: ChannelNumber, live: Bool, paused: Bool, position: Date, bufferStart: Date?, liveEdge: Date?, keyframes: Int, bytesInMemory: Int) {
@@ -81,6 +89,9 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
         markers = try c.decodeIfPresent([TimeshiftMarker].self, forKey: .markers) ?? []
         breaks = try c.decodeIfPresent([TimeshiftBreak].self, forKey: .breaks) ?? []
         adjustment = try c.decodeIfPresent(TimeshiftAdjustment.self, forKey: .adjustment)
+        catchup = try c.decodeIfPresent(Bool.self, forKey: .catchup) ?? false
+        archive = try c.decodeIfPresent(Bool.self, forKey: .archive) ?? false
+        archiveStart = try date(.archiveStart)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -99,6 +110,9 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
         try c.encode(markers, forKey: .markers)
         try c.encode(breaks, forKey: .breaks)
         try c.encodeIfPresent(adjustment, forKey: .adjustment)
+        try c.encode(catchup, forKey: .catchup)
+        try c.encode(archive, forKey: .archive)
+        try c.encodeIfPresent(archiveStart.map(Self.time.format), forKey: .archiveStart)
     }
 }
 
@@ -123,12 +137,19 @@ public enum TimeshiftFailureCode: String, FailureCode {
     case unknownMarker
     /// A marker's time is not in the buffer.
     case outsideBuffer
+    /// The channel has no provider archive (catch-up).
+    case noArchive
+    /// Farther back than the provider's archive keeps.
+    case outsideArchive
+    /// The archive did not play (an error, nothing sent in time).
+    case archive
 
     public var kind: FailureKind {
         switch self {
-        case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer: .conflict
+        case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer, .noArchive, .outsideArchive: .conflict
         case .unknownMarker: .notFound
         case .decoder: .unavailable
+        case .archive: .upstream
         }
     }
 }
@@ -147,6 +168,16 @@ public final class TimeshiftRecording: Sendable {
         self.buffer = buffer
         self.cache = cache
         consumer = .tap(id)
+        cache.attachSeeded(consumer) { entry in buffer.append(entry) }
+    }
+
+    /// Stops filling the buffer for now (its channel plays an archive); it keeps what it holds.
+    func suspend() { cache.detach(consumer) }
+
+    /// Fills it again from its channel's ingest (after an archive). Idempotent.
+    func resume() {
+        let buffer = self.buffer
+        cache.detach(consumer)
         cache.attachSeeded(consumer) { entry in buffer.append(entry) }
     }
 
@@ -253,6 +284,7 @@ extension Headend {
     /// programme boundaries of the channel (the caller has the guide); markers outside the buffer
     /// are ignored.
     public func timeshift(feed: FeedID, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker] = []) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        if let answer = try await archiveCommand(feed: feed, command, guideMarkers: guideMarkers) { return answer }
         guard let index = timeshiftChannel(feed: feed), let buffer = timeshiftBuffers[index]?.buffer else {
             _ = try await perform(feed: feed, command, guideMarkers: guideMarkers)
             guard let answer = status(feed: feed, guideMarkers: guideMarkers) else { throw TimeshiftFailure(.nothingShown, "no channel is on screen") }
@@ -407,7 +439,7 @@ extension Headend {
         return shifted.pausedLive != nil || shifted.replay?.isPaused == true
     }
 
-    private func timeshiftPosition(feed: FeedID, buffer: TimeshiftBuffer) -> Date {
+    func timeshiftPosition(feed: FeedID, buffer: TimeshiftBuffer) -> Date {
         if let shifted = timeshifted[feed] {
             if let replay = shifted.replay { return replay.position }
             if let paused = shifted.pausedLive { return paused.at }
@@ -416,7 +448,7 @@ extension Headend {
     }
 
     /// Replays `feed` from the keyframe at or before `time` on a fresh decoder.
-    private func replay(feed: FeedID, channel index: Int, from time: Date, buffer: TimeshiftBuffer) async throws(TimeshiftFailure) {
+    func replay(feed: FeedID, channel index: Int, from time: Date, buffer: TimeshiftBuffer) async throws(TimeshiftFailure) {
         guard let gop = buffer.gop(at: time), let first = try? buffer.read(gop.serial).first, first.isKeyframe,
               let videoCaps = first.caps else {
             throw TimeshiftFailure(.notBuffered, "nothing buffered at that moment")
@@ -476,13 +508,26 @@ extension Headend {
 
     /// Where `feed` stands in time; nil when timeshift is off or the feed is not shown.
     public func status(feed: FeedID, guideMarkers: [TimeshiftMarker] = []) -> TimeshiftStatus? {
-        guard timeshiftSettings != nil, let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else { return nil }
+        if let archive = archiveStatus(feed: feed, guideMarkers: guideMarkers) { return archive }
+        guard let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else { return nil }
+        let catchup = entry.source.channel.catchup
+        guard timeshiftSettings != nil else {
+            // No local buffer: a channel with an archive still goes back in time through it.
+            guard let catchup else { return nil }
+            var live = TimeshiftStatus(channel: entry.source.channel.number, live: true, paused: false, position: Date(),
+                                       bufferStart: nil, liveEdge: Date(), keyframes: 0, bytesInMemory: 0)
+            live.catchup = true
+            live.archiveStart = catchup.days.map { Date().addingTimeInterval(-Double($0) * 86_400) }
+            return live
+        }
         let buffer = timeshiftBuffers[index]?.buffer
         let range = buffer?.range
         let position = buffer.map { timeshiftPosition(feed: feed, buffer: $0) } ?? Date()
         var status = TimeshiftStatus(channel: entry.source.channel.number, live: timeshifted[feed] == nil, paused: isPaused(feed),
                                      position: position, bufferStart: range?.lowerBound, liveEdge: range?.upperBound,
                                      keyframes: buffer?.index.count ?? 0, bytesInMemory: buffer?.bytesInMemory ?? 0)
+        status.catchup = catchup != nil
+        status.archiveStart = catchup?.days.map { Date().addingTimeInterval(-Double($0) * 86_400) }
         if let refusal = buffer?.diskRefusal {
             status.disk = refusal.full ? .full : .failed
             status.diskMessage = refusal.message

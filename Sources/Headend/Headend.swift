@@ -52,6 +52,11 @@ public actor Headend {
     var decoders: [FeedID: (decoder: ChannelDecoder?, source: ChannelSource)] = [:]
     /// Each shown feed's machine and its shell (see `LiveFeed`).
     var pending: [FeedID: LiveFeed] = [:]
+    /// Feeds showing their channel's past from the provider's archive (see `Headend+Archive.swift`),
+    /// and the seeks waiting for an archive's first keyframe.
+    var archives: [FeedID: ArchivePlay] = [:]
+    var archiveWaits: [FeedID: (token: UInt64, continuation: CheckedContinuation<String?, Never>)] = [:]
+    var nextArchiveWait: UInt64 = 0
     /// Open ingest taps and the source each reads (held running while tapped).
     private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool, holder: String)] = [:]
     private var nextTap: UInt64 = 1
@@ -146,6 +151,10 @@ public actor Headend {
             // Its pool counts its streams and learns from refusals and streams the server ends.
             source.poolEvents.set { [weak self] event in
                 self?.onMediaThread { $0.poolEvent(event, from: index) }
+            }
+            // An archive it played instead of its sources (catch-up) ended or failed.
+            source.archiveEvents.set { [weak self] event in
+                self?.onMediaThread { $0.archiveStopped(event, channel: index) }
             }
             // Its reconnects in the background go when its pool lets them (asked on the media thread).
             source.attemptGate.set { [weak self] url, now in
@@ -386,6 +395,7 @@ public actor Headend {
             }
             watch(decoder, feed: feed, channel: channel.number)
             scheduleSpares()
+            archiveDecoderStarted(feed: feed)
         } catch {
             logger.error("cannot start a decoder for channel \(channel.number): \(error)")
             throw error
@@ -463,6 +473,7 @@ public actor Headend {
 
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: FeedID) async {
+        await endArchive(feed: feed)
         endReplay(feed: feed)
         feedRoles[feed] = nil
         guard let entry = decoders.removeValue(forKey: feed) else { return }

@@ -73,7 +73,7 @@ public struct SourceSupervisor: Sendable {
         public init() {}
     }
 
-    public let settings: Settings
+    public private(set) var settings: Settings
     public private(set) var state: ChannelState = .cold
     public private(set) var counts = Counts()
     /// The source (index into the channel's sources) in use or next.
@@ -90,6 +90,21 @@ public struct SourceSupervisor: Sendable {
     private var postponedFrom: ContinuousClock.Instant?
 
     public init(settings: Settings) { self.settings = settings }
+
+    /// Takes `sources` instead of the channel's (a provider's archive while a viewer watches the
+    /// past, the channel's own again after), from the first, with the failures forgotten. Only
+    /// while idle (stopped): false, and nothing changed, otherwise. Counts and connection ids
+    /// go on, so no input of an earlier connection is taken for one of the new sources.
+    public mutating func follow(sources: [String]) -> Bool {
+        guard phase == .idle else { return false }
+        settings.sources = sources.isEmpty ? [""] : sources
+        source = 0
+        failures = 0
+        downSince = nil
+        refusalsInARow = 0
+        postponedFrom = nil
+        return true
+    }
 
     public var isWanted: Bool { phase != .idle }
 

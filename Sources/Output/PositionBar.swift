@@ -23,6 +23,8 @@ public struct PositionBarContent: Sendable, Hashable {
     public var paused: Bool
     public var markers: [Date]
     public var breaks: [Span]
+    /// The bar from its start to here is the provider's archive (catch-up), not the box's buffer.
+    public var archiveEnd: Date?
 
     public init(bufferStart: Date, liveEdge: Date, position: Date, live: Bool, paused: Bool, markers: [Date], breaks: [Span]) {
         self.bufferStart = bufferStart
@@ -43,7 +45,7 @@ public struct PositionBarContent: Sendable, Hashable {
 }
 
 /// The timeshift position bar: a strip above the info banner's place with the buffer (grey), the
-/// part up to the picture (white), breaks (amber; dim once watched), markers (cyan ticks), the
+/// provider's archive before it (steel blue), the part up to the picture (white), breaks (amber; dim once watched), markers (cyan ticks), the
 /// picture's place (a white handle) and the live edge (red when live). Drawn in pixels (no
 /// text, no SVG): cheap enough to redraw on every move, on any thread.
 public enum PositionBar {
@@ -57,6 +59,7 @@ public enum PositionBar {
     /// Colours as (b, g, r, a).
     static let backdrop: (UInt8, UInt8, UInt8, UInt8) = (24, 16, 16, 200)
     static let buffered: (UInt8, UInt8, UInt8, UInt8) = (110, 110, 110, 255)
+    static let archived: (UInt8, UInt8, UInt8, UInt8) = (170, 110, 60, 255)
     static let played: (UInt8, UInt8, UInt8, UInt8) = (235, 235, 235, 255)
     static let unwatchedBreak: (UInt8, UInt8, UInt8, UInt8) = (0, 176, 255, 255)
     static let watchedBreak: (UInt8, UInt8, UInt8, UInt8) = (40, 100, 140, 255)
@@ -81,6 +84,7 @@ public enum PositionBar {
         let trackTop = height * 3 / 8, trackBottom = height - height * 3 / 8
         func x(_ time: Date) -> Int { left + Int((Double(right - left) * content.fraction(time)).rounded()) }
         fill(left, trackTop, right, trackBottom, buffered)
+        if let end = content.archiveEnd { fill(left, trackTop, x(end), trackBottom, archived) }
         fill(left, trackTop, x(content.position), trackBottom, played)
         for span in content.breaks {
             let x0 = x(span.start), x1 = max(x(span.end), x0 + 2)

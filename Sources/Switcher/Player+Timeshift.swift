@@ -66,6 +66,7 @@ extension Player {
                 : String(format: "%d:%02d", behind / 60, behind % 60)
             line = "\(status.paused ? "❚❚" : "▶") −\(clock)"
         }
+        if status.archive { line += " · archive" }
         switch status.adjustment?.reason {
         case .unwatchedBreak: line += " · break"
         case .beforeBuffer: line += " · start of buffer"
@@ -95,10 +96,16 @@ extension Player {
 
     /// Shows the position bar for `status`: while paused until the next move, else for a few seconds.
     func showPositionBar(_ status: TimeshiftStatus) {
-        guard let start = status.bufferStart, let edge = status.liveEdge else { return }
-        let content = PositionBarContent(bufferStart: start, liveEdge: edge, position: status.position, live: status.live,
+        guard let edge = status.liveEdge else { return }
+        // In the provider's archive the bar reaches back past the picture (a tenth of the way to
+        // live, a minute at least), its archive part before the box's own buffer.
+        let reach = status.position.addingTimeInterval(-max(60, edge.timeIntervalSince(status.position) / 10))
+        guard let start = status.archive ? min(reach, status.bufferStart ?? reach) : status.bufferStart else { return }
+        var drawn = PositionBarContent(bufferStart: start, liveEdge: edge, position: status.position, live: status.live,
                                          paused: status.paused, markers: status.markers.map(\.time),
                                          breaks: status.breaks.map { .init(start: $0.start, end: $0.end, watched: $0.watched) })
+        if status.archive { drawn.archiveEnd = status.bufferStart ?? edge }
+        let content = drawn
         let output = self.output
         let guide = programmes != nil
         startJob(.positionBar) { player in

@@ -1,0 +1,99 @@
+import Foundation
+import GStreamer
+import Headend
+import Lineup
+import Logging
+import LoopbackStreams
+import Output
+@testable import Switcher
+import Synchronization
+import TestSupport
+import Testing
+
+/// Catch-up on screen: a seek back past what the box holds plays the provider's archive at that
+/// moment (its own colour here), the position bar shows the archive's part, and a moment the
+/// archive has lost is said and the picture goes back to live. A real player, a real server on
+/// loopback that gives the account one stream.
+@Suite struct CatchupPlayerTests {
+    static func clip(colour: UInt32) async throws -> TransportStreamClip {
+        let format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 400, colour: colour)
+        return try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
+    }
+
+    static func centre(_ player: Player) async -> (r: Int, g: Int, b: Int)? {
+        guard let png = try? await player.snapshotPNG(width: nil), let image = try? ImageCodec.decode(bytes: png) else { return nil }
+        let m = image.meanRGB(x: 280, y: 60, width: 80, height: 60)
+        return (Int(m.r), Int(m.g), Int(m.b))
+    }
+
+    @Test(.heavy) func aPastMomentPlaysFromTheArchiveAndALostOneIsSaid() async throws {
+        try GStreamer.initialize()
+        let reference = Int(Date().timeIntervalSince1970) - 7200
+        let asked = Mutex<[Int]>([])
+        let server = try LivePoolServer(clips: [try await Self.clip(colour: 0xFF0000), try await Self.clip(colour: 0x00FF00)],
+                                        streams: 1, whenFull: .endsOldest, route: { path in
+            if path == "/live.ts" { return 0 }
+            guard path.hasPrefix("/archive/"), path.hasSuffix(".ts"), let utc = Int(path.dropFirst(9).dropLast(3)) else { return nil }
+            asked.withLock { $0.append(utc) }
+            return utc >= reference ? 1 : nil
+        })
+        defer { server.stop() }
+        let channel = Channel(id: "seven", number: ChannelNumber(7), name: "Seven", sources: [server.base + "/live.ts"],
+                              attributes: ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts", "catchup-days": "3"])
+        let options = PlayerOptions(sink: .headless, width: 640, height: 360, fps: 30, warm: .all)
+        let player = try Player(lineup: Lineup(channels: [channel]), options: options, logger: Logger(label: "test"))
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        let t0 = ContinuousClock.now
+        _ = await player.flip(.tune(ChannelNumber(7)))
+        let live = await waitUntil(10) { await Self.centre(player).map { $0.r > 180 && $0.g < 80 } ?? false }
+        let liveColour = await Self.centre(player)
+        #expect(live, "live is red: \(String(describing: liveColour))")
+
+        // 40 minutes into the archive, with no local timeshift at all.
+        let moment = Date(timeIntervalSince1970: Double(reference + 2400))
+        let status = try await player.timeshift(.seekTo(moment))
+        #expect(status.archive && status.catchup && !status.live, "\(status)")
+        #expect(Player.timeshiftLine(status).hasSuffix("· archive"), Comment(rawValue: Player.timeshiftLine(status)))
+        #expect(asked.withLock { $0 } == [reference + 2400])
+        let archived = await waitUntil(8) { await Self.centre(player).map { $0.g > 180 && $0.r < 80 } ?? false }
+        let archiveColour = await Self.centre(player)
+        #expect(archived, "the archive is green: \(String(describing: archiveColour))")
+
+        // The bar shows the archive's part (steel blue) and the picture's place in it.
+        let box = PositionBar.box(width: 640, height: 360)
+        var archivePixels = 0
+        for _ in 0..<30 where archivePixels <= 20 {
+            if let png = try? await player.snapshotPNG(width: nil), let image = try? ImageCodec.decode(bytes: png) {
+                archivePixels = image.count(x: box.x, y: box.y, width: box.width, height: box.height) { c in
+                    (40...90).contains(c.r) && (85...135).contains(c.g) && (145...195).contains(c.b)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(archivePixels > 20, "the bar's archive part: \(archivePixels) pixels")
+
+        // Three hours ago the archive has nothing (404): said, and back to live.
+        let lost = Date(timeIntervalSince1970: Double(reference - 3600))
+        let refused = await #expect(throws: TimeshiftFailure.self) { try await player.timeshift(.seekTo(lost)) }
+        #expect(refused?.message.contains("HTTP 404") == true && refused?.message.contains("back to live") == true, "\(String(describing: refused))")
+        let back = await waitUntil(8) { await Self.centre(player).map { $0.r > 180 && $0.g < 80 } ?? false }
+        let backColour = await Self.centre(player)
+        #expect(back, "live again after the 404: \(String(describing: backColour))")
+        let after = await player.timeshiftStatus()
+        #expect(after?.live == true, "\(String(describing: after))")
+        #expect(server.maxOpen == 1 && server.endedByServer == 0, "one stream at a time: most \(server.maxOpen), ended \(server.endedStreams.map { "\($0.channel) at \($0.at - t0)" }), asked \(server.requests.map { "\($0.channel) at \($0.at - t0)" })")
+        await player.shutdown()
+    }
+}
+
+extension BGRAImage {
+    /// How many pixels of the box `colour` accepts.
+    func count(x: Int, y: Int, width: Int, height: Int, _ colour: ((r: UInt8, g: UInt8, b: UInt8, a: UInt8)) -> Bool) -> Int {
+        var n = 0
+        for py in y..<(y + height) {
+            for px in x..<(x + width) where colour(rgba(x: px, y: py)) { n += 1 }
+        }
+        return n
+    }
+}
