@@ -10,7 +10,8 @@ public enum GuideMove: String, Sendable, Hashable, CaseIterable {
 /// programmes of the focused row and the time, nothing is read from a clock.
 ///
 /// Up/Down move a row (the programme on at the focused moment is focused on the new row);
-/// Left/Right move to the previous/next programme of the row (never before the one on now);
+/// Left/Right move to the previous/next programme of the row (never before the one on now, or
+/// on a channel whose provider keeps its past, never before its archive's start: `earliest`);
 /// Page Up/Down move a page of rows. The window follows the focus in half hours.
 public struct GuideNavigator: Sendable, Hashable {
     /// The time shown across.
@@ -50,8 +51,9 @@ public struct GuideNavigator: Sendable, Hashable {
         programmes.first { $0.start <= focusTime && focusTime < $0.end }
     }
 
-    /// Moves; `programmes` are the focused row's (for Left/Right), `now` the time.
-    public mutating func move(_ move: GuideMove, programmes: [ProgrammeSummary], now: Date) {
+    /// Moves; `programmes` are the focused row's (for Left/Right), `now` the time, `earliest`
+    /// how far back the focused row goes (its archive's start; nil: now).
+    public mutating func move(_ move: GuideMove, programmes: [ProgrammeSummary], now: Date, earliest: Date? = nil) {
         switch move {
         case .up: setRow(row - 1)
         case .down: setRow(row + 1)
@@ -80,17 +82,28 @@ public struct GuideNavigator: Sendable, Hashable {
             } else {
                 target = Self.aligned(focusTime).addingTimeInterval(-Self.step)
             }
-            // Never into the past: the programme on now is the first one.
-            if target < now { target = now }
+            // Never into the past, unless the row's archive keeps it: the programme on now (or
+            // the archive's oldest) is the first one.
+            let first = min(now, earliest ?? now)
+            if target < first { target = first }
             focusTime = target
         }
-        follow(now: now)
+        follow(now: now, earliest: earliest)
     }
 
-    /// The time passed (the guide stays open): the focus never stays in the past.
-    public mutating func tick(now: Date) {
-        if focusTime < now { focusTime = now }
-        follow(now: now)
+    /// The focus moved to a row that goes back only to `earliest` (nil: now): a focused moment
+    /// before it comes to it.
+    public mutating func keep(after earliest: Date?, now: Date) {
+        let first = min(now, earliest ?? now)
+        if focusTime < first { focusTime = now }
+        follow(now: now, earliest: earliest)
+    }
+
+    /// The time passed (the guide stays open): the focus never stays in a past its row cannot
+    /// play (`earliest`, nil: now).
+    public mutating func tick(now: Date, earliest: Date? = nil) {
+        if focusTime < min(now, earliest ?? now) { focusTime = now }
+        follow(now: now, earliest: earliest)
     }
 
     private mutating func setRow(_ r: Int) {
@@ -99,9 +112,10 @@ public struct GuideNavigator: Sendable, Hashable {
         if row >= firstRow + rowsPerPage { firstRow = row - rowsPerPage + 1 }
     }
 
-    /// Keeps the focused moment in the window, which never starts before the half hour of now.
-    private mutating func follow(now: Date) {
-        let earliest = Self.aligned(now)
+    /// Keeps the focused moment in the window, which never starts before the half hour of now
+    /// (of `earliest` when the row goes back further).
+    private mutating func follow(now: Date, earliest first: Date? = nil) {
+        let earliest = Self.aligned(min(now, first ?? now))
         if focusTime < windowStart { windowStart = Self.aligned(focusTime) }
         if focusTime >= windowStart.addingTimeInterval(Self.span) {
             windowStart = Self.aligned(focusTime).addingTimeInterval(-Self.step)

@@ -49,17 +49,36 @@ extension Player {
     public func moveGuide(_ move: GuideMove) throws(OverlayError) -> GuideGridStatus {
         guard var navigator = guideNavigator else { throw OverlayError(.notOpen, "the guide is not open; open it with g") }
         let now = Date()
-        navigator.move(move, programmes: rowProgrammes(navigator.row, around: navigator, now: now), now: now)
+        navigator.move(move, programmes: rowProgrammes(navigator.row, around: navigator, now: now), now: now,
+                       earliest: archiveStart(row: navigator.row, now: now))
+        navigator.keep(after: archiveStart(row: navigator.row, now: now), now: now)
         guideNavigator = navigator
         drawGuide()
         return guideStatus()
     }
 
-    /// OK: tunes the focused channel (a normal flip) and closes the guide.
+    /// OK: tunes the focused channel (a normal flip) and closes the guide; a programme that
+    /// already ended, on a channel whose provider keeps its past, then plays from its start out
+    /// of the provider's archive (catch-up).
     public func selectGuide() async throws(OverlayError) -> FlipResult {
         guard let navigator = guideNavigator else { throw OverlayError(.notOpen, "the guide is not open; open it with g") }
+        let now = Date()
+        let channel = lineup.channels[navigator.row]
+        let focused = navigator.focused(in: rowProgrammes(navigator.row, around: navigator, now: now))
         closeGuide()
-        return await flip(.tune(lineup.channels[navigator.row].number))
+        let result = await flip(.tune(channel.number))
+        if let past = focused, past.end <= now, archiveStart(row: navigator.row, now: now) != nil, result.outcome == .completed {
+            // The seek says on screen where it went, or why the archive did not play.
+            _ = try? await timeshift(.seekTo(past.start))
+        }
+        return result
+    }
+
+    /// How far back row `row`'s channel goes in the guide: its provider's archive's start
+    /// (`catchup-days`, a week when not said); nil without an archive.
+    func archiveStart(row: Int, now: Date) -> Date? {
+        guard lineup.channels.indices.contains(row), let catchup = lineup.channels[row].catchup else { return nil }
+        return now.addingTimeInterval(-Double(catchup.days ?? 7) * 86_400)
     }
 
     /// The red key: a reminder for the focused programme (one that has not started yet).
@@ -86,7 +105,8 @@ extension Player {
 
     private func guideClockTicked() {
         guard var navigator = guideNavigator else { return }
-        navigator.tick(now: Date())
+        let now = Date()
+        navigator.tick(now: now, earliest: archiveStart(row: navigator.row, now: now))
         guideNavigator = navigator
         drawGuide()
     }

@@ -87,6 +87,65 @@ import Testing
     }
 }
 
+/// Half-hour programmes on one channel, around now.
+struct HalfHours: ProgrammeGuide {
+    let channelID: String
+    func slot(_ start: Date) -> ProgrammeSummary {
+        let begin = GuideNavigator.aligned(start)
+        return ProgrammeSummary(title: "Slot \(Int(begin.timeIntervalSince1970) / 1800 % 48)", start: begin, end: begin.addingTimeInterval(1800))
+    }
+    func nowNext(channelID: String, at instant: Date) -> NowNext {
+        guard channelID == self.channelID else { return .unknown }
+        let now = slot(instant)
+        return NowNext(now: now, next: slot(now.end))
+    }
+    func programmes(channelIDs: [String], from: Date, to: Date) -> [String: [ProgrammeSummary]] {
+        guard channelIDs.contains(channelID) else { return [:] }
+        return [channelID: stride(from: GuideNavigator.aligned(from).timeIntervalSince1970, to: to.timeIntervalSince1970, by: 1800)
+            .map { slot(Date(timeIntervalSince1970: $0)) }]
+    }
+}
+
+extension CatchupPlayerTests {
+    /// In the on-screen guide, Left goes back into programmes that ended on a channel whose
+    /// provider keeps its past, and OK plays one from its start out of the archive.
+    @Test(.heavy) func aProgrammeThatEndedPlaysFromTheGuide() async throws {
+        try GStreamer.initialize()
+        let asked = Mutex<[Int]>([])
+        let server = try LivePoolServer(clips: [try await Self.clip(colour: 0xFF0000), try await Self.clip(colour: 0x00FF00)],
+                                        streams: 1, whenFull: .endsOldest, route: { path in
+            if path == "/live.ts" { return 0 }
+            guard path.hasPrefix("/archive/"), path.hasSuffix(".ts"), let utc = Int(path.dropFirst(9).dropLast(3)) else { return nil }
+            asked.withLock { $0.append(utc) }
+            return 1
+        })
+        defer { server.stop() }
+        let channel = Channel(id: "seven", number: ChannelNumber(7), name: "Seven", sources: [server.base + "/live.ts"],
+                              attributes: ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts", "catchup-days": "2"])
+        let options = PlayerOptions(sink: .headless, width: 640, height: 360, fps: 30, warm: .all)
+        let guide = HalfHours(channelID: "seven")
+        let player = try Player(lineup: Lineup(channels: [channel]), options: options, programmes: guide, logger: Logger(label: "test"))
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        _ = await player.flip(.tune(ChannelNumber(7)))
+        #expect(await waitUntil(10) { await Self.centre(player).map { $0.r > 180 && $0.g < 80 } ?? false }, "live is red")
+
+        await player.openGuide()
+        let onNow = guide.slot(Date())
+        let before = guide.slot(onNow.start.addingTimeInterval(-1))
+        let moved = try await player.moveGuide(.left)
+        #expect(moved.programme == before.title, "Left goes to the programme before the one on now: \(String(describing: moved.programme))")
+        let result = try await player.selectGuide()
+        #expect(result.outcome == .completed)
+        #expect(asked.withLock { $0 } == [Int(before.start.timeIntervalSince1970)], "asked from the programme's start: \(asked.withLock { $0 })")
+        let status = await player.timeshiftStatus()
+        #expect(status?.archive == true && status.map { abs($0.position.timeIntervalSince(before.start)) < 5 } == true, "\(String(describing: status))")
+        let archived = await waitUntil(8) { await Self.centre(player).map { $0.g > 180 && $0.r < 80 } ?? false }
+        #expect(archived, "the programme plays from the archive")
+        await player.shutdown()
+    }
+}
+
 extension BGRAImage {
     /// How many pixels of the box `colour` accepts.
     func count(x: Int, y: Int, width: Int, height: Int, _ colour: ((r: UInt8, g: UInt8, b: UInt8, a: UInt8)) -> Bool) -> Int {

@@ -58,4 +58,25 @@ import Testing
         g.tick(now: later)
         #expect(g.focusTime == later && g.windowStart == GuideNavigator.aligned(later))
     }
+
+    /// A channel whose provider keeps its past goes back to its archive's start, and no
+    /// further; a row without one brings the focus back to now.
+    @Test func aRowWithAnArchiveGoesBackToItsStart() {
+        let past = [ProgrammeSummary(title: "Morning", start: t(-150), end: t(-90)),
+                    ProgrammeSummary(title: "Noon", start: t(-90), end: t(-30))] + row
+        var g = GuideNavigator(channelCount: 3, rowsPerPage: 5, current: 0, now: now)
+        let archive = t(-120)
+        g.move(.left, programmes: past, now: now, earliest: archive)
+        #expect(g.focused(in: past)?.title == "Noon" && g.windowStart == t(-90), "the window follows into the past")
+        g.move(.left, programmes: past, now: now, earliest: archive)
+        #expect(g.focusTime == archive && g.focused(in: past)?.title == "Morning", "the archive's start, not Morning's")
+        g.move(.left, programmes: past, now: now, earliest: archive)
+        #expect(g.focusTime == archive, "no further than the archive")
+        g.tick(now: now.addingTimeInterval(60), earliest: archive)
+        #expect(g.focusTime == archive, "time passing leaves a past the row can play")
+        // Down to a row without an archive: back to now.
+        g.move(.down, programmes: past, now: now, earliest: archive)
+        g.keep(after: nil, now: now)
+        #expect(g.row == 1 && g.focusTime == now && g.windowStart == halfHour)
+    }
 }
