@@ -26,17 +26,24 @@ import Testing
         return (Int(m.r), Int(m.g), Int(m.b))
     }
 
+    /// A provider on loopback giving one stream: `/live.ts` red, `/archive/UTC.ts` green for the
+    /// moments `has` keeps (404 for the others); the archive times asked, in order.
+    static func provider(has: @escaping @Sendable (Int) -> Bool) async throws -> (LivePoolServer, AskedTimes) {
+        let asked = AskedTimes()
+        let server = try LivePoolServer(clips: [try await clip(colour: 0xFF0000), try await clip(colour: 0x00FF00)],
+                                        streams: 1, whenFull: .endsOldest, route: { [asked] path in
+            if path == "/live.ts" { return 0 }
+            guard path.hasPrefix("/archive/"), path.hasSuffix(".ts"), let utc = Int(path.dropFirst(9).dropLast(3)) else { return nil }
+            asked.times.withLock { $0.append(utc) }
+            return has(utc) ? 1 : nil
+        })
+        return (server, asked)
+    }
+
     @Test(.heavy) func aPastMomentPlaysFromTheArchiveAndALostOneIsSaid() async throws {
         try GStreamer.initialize()
         let reference = Int(Date().timeIntervalSince1970) - 7200
-        let asked = Mutex<[Int]>([])
-        let server = try LivePoolServer(clips: [try await Self.clip(colour: 0xFF0000), try await Self.clip(colour: 0x00FF00)],
-                                        streams: 1, whenFull: .endsOldest, route: { path in
-            if path == "/live.ts" { return 0 }
-            guard path.hasPrefix("/archive/"), path.hasSuffix(".ts"), let utc = Int(path.dropFirst(9).dropLast(3)) else { return nil }
-            asked.withLock { $0.append(utc) }
-            return utc >= reference ? 1 : nil
-        })
+        let (server, asked) = try await Self.provider { $0 >= reference }
         defer { server.stop() }
         let channel = Channel(id: "seven", number: ChannelNumber(7), name: "Seven", sources: [server.base + "/live.ts"],
                               attributes: ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts", "catchup-days": "3"])
@@ -55,7 +62,7 @@ import Testing
         let status = try await player.timeshift(.seekTo(moment))
         #expect(status.archive && status.catchup && !status.live, "\(status)")
         #expect(Player.timeshiftLine(status).hasSuffix("· archive"), Comment(rawValue: Player.timeshiftLine(status)))
-        #expect(asked.withLock { $0 } == [reference + 2400])
+        #expect(asked.times.withLock { $0 } == [reference + 2400])
         let archived = await waitUntil(8) { await Self.centre(player).map { $0.g > 180 && $0.r < 80 } ?? false }
         let archiveColour = await Self.centre(player)
         #expect(archived, "the archive is green: \(String(describing: archiveColour))")
@@ -87,6 +94,11 @@ import Testing
     }
 }
 
+/// The archive times a provider was asked for, in order.
+final class AskedTimes: Sendable {
+    let times = Mutex<[Int]>([])
+}
+
 /// Half-hour programmes on one channel, around now.
 struct HalfHours: ProgrammeGuide {
     let channelID: String
@@ -111,14 +123,7 @@ extension CatchupPlayerTests {
     /// provider keeps its past, and OK plays one from its start out of the archive.
     @Test(.heavy) func aProgrammeThatEndedPlaysFromTheGuide() async throws {
         try GStreamer.initialize()
-        let asked = Mutex<[Int]>([])
-        let server = try LivePoolServer(clips: [try await Self.clip(colour: 0xFF0000), try await Self.clip(colour: 0x00FF00)],
-                                        streams: 1, whenFull: .endsOldest, route: { path in
-            if path == "/live.ts" { return 0 }
-            guard path.hasPrefix("/archive/"), path.hasSuffix(".ts"), let utc = Int(path.dropFirst(9).dropLast(3)) else { return nil }
-            asked.withLock { $0.append(utc) }
-            return 1
-        })
+        let (server, asked) = try await Self.provider { _ in true }
         defer { server.stop() }
         let channel = Channel(id: "seven", number: ChannelNumber(7), name: "Seven", sources: [server.base + "/live.ts"],
                               attributes: ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts", "catchup-days": "2"])
@@ -137,7 +142,7 @@ extension CatchupPlayerTests {
         #expect(moved.programme == before.title, "Left goes to the programme before the one on now: \(String(describing: moved.programme))")
         let result = try await player.selectGuide()
         #expect(result.outcome == .completed)
-        #expect(asked.withLock { $0 } == [Int(before.start.timeIntervalSince1970)], "asked from the programme's start: \(asked.withLock { $0 })")
+        #expect(asked.times.withLock { $0 } == [Int(before.start.timeIntervalSince1970)], "asked from the programme's start: \(asked.times.withLock { $0 })")
         let status = await player.timeshiftStatus()
         #expect(status?.archive == true && status.map { abs($0.position.timeIntervalSince(before.start)) < 5 } == true, "\(String(describing: status))")
         let archived = await waitUntil(8) { await Self.centre(player).map { $0.g > 180 && $0.r < 80 } ?? false }
