@@ -27,6 +27,12 @@ public struct OneOffRequest: Hashable, Sendable, Codable, Identifiable {
         self.priority = priority
         self.padding = padding
     }
+
+    /// Priority within ``RecordingRule/priorities``, padding within ``Padding/maximum``.
+    public func validate() throws(RecordingError) {
+        try RecordingRule.validate(priority: priority, source: id.rawValue)
+        try padding.validate(source: id.rawValue)
+    }
 }
 
 /// A programme of the guide as the scheduler sees it: on a lineup channel (matched from the

@@ -38,15 +38,22 @@ public struct RecordingRule: Hashable, Sendable, Codable, Identifiable {
         self.padding = padding
     }
 
+    /// Priorities rules and requests may have.
+    public static let priorities = -1000...1000
+
+    static func validate(priority: Int, source: String) throws(RecordingError) {
+        guard priorities.contains(priority) else {
+            throw RecordingError(.badValue, "priority \(priority) is not within -1000...1000", source: source)
+        }
+    }
+
     /// The bounds: priority within ±1000, keep-N 1...10 000, padding within ``Padding/maximum``.
     public func validate() throws(RecordingError) {
         try title.validate()
         if title.text.trimmingCharacters(in: .whitespaces).isEmpty {
             throw RecordingError(.badValue, "the rule has no title to look for", source: id.rawValue)
         }
-        if !(-1000...1000).contains(priority) {
-            throw RecordingError(.badValue, "priority \(priority) is not within -1000...1000", source: id.rawValue)
-        }
+        try Self.validate(priority: priority, source: id.rawValue)
         if let keepLatest, !(1...10_000).contains(keepLatest) {
             throw RecordingError(.badValue, "keep-latest \(keepLatest) is not within 1...10000", source: id.rawValue)
         }

@@ -8,6 +8,12 @@ extension Derivation {
         var requested: [String: OneOffRequest] = [:]
         for request in input.oneOffs.sorted(by: { $0.id < $1.id }) {
             if active[request.id] != nil || input.existing.contains(where: { $0.id == request.id }) { continue }
+            do {
+                try request.validate()
+            } catch {
+                notes.append(ScheduleNote(.badRequest, "request \(request.id) was not scheduled: \(error.message)", recording: request.id))
+                continue
+            }
             switch request.target {
             case .timeRange(let channel, let start, let end, let title):
                 addTimeRange(request, channel: channel, start: start, end: end, title: title)

@@ -78,6 +78,7 @@ import Testing
             OneOffRequest(id: RecordingID("z"), target: .timeRange(channel: ChannelNumber(5), start: at("2026-11-27T10:00:00Z"),
                                                                    end: at("2026-11-27T10:30:00Z"), title: nil)),
             OneOffRequest(id: RecordingID("w"), target: .programme(id: "nope")),
+            OneOffRequest(id: RecordingID("u"), target: .programme(id: guide[3].id), priority: 5000),
             OneOffRequest(id: RecordingID("v"), target: .timeRange(channel: ChannelNumber(5), start: at("2026-11-27T10:00:00Z"),
                                                                    end: at("2026-11-27T09:00:00Z"), title: nil)),
         ]
@@ -86,7 +87,7 @@ import Testing
         let range = result.recordings[0]
         #expect(range.paddedStart == at("2026-11-27T10:00:00Z") && range.paddedEnd == at("2026-11-27T10:30:00Z"))
         #expect(range.programme.title == "Channel 5" && range.isOneOff && range.programmeID == nil)
-        #expect(result.notes.filter { $0.kind == .badRequest }.compactMap(\.recording) == [RecordingID("v"), RecordingID("w")])
+        #expect(result.notes.filter { $0.kind == .badRequest }.compactMap(\.recording) == ["u", "v", "w"].map(RecordingID.init))
     }
 
     @Test func aOneOffForAProgrammeARuleRecordsIsTheSameRecording() {
