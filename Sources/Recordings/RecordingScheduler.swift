@@ -10,6 +10,8 @@ import Lineup
 ///   that vanished leaves the recording as it was, with a note.
 /// - Rules that ask for the same programme make one recording naming them all (highest
 ///   priority, the most padding).
+/// - The result is checked against the pools (``ConflictCheck``), with the guide's programmes
+///   as the other channels to offer.
 /// - New-episodes-only skips an airing whose episode is recorded or scheduled already.
 public enum RecordingScheduler {
     public static func derive(_ input: ScheduleInput) -> Schedule {
@@ -183,6 +185,7 @@ struct Derivation {
 
     func schedule() -> Schedule {
         let recordings = active.values.sorted { ($0.paddedStart, $0.id) < ($1.paddedStart, $1.id) }
-        return Schedule(recordings: recordings, notes: notes, dropped: dropped)
+        let conflicts = ConflictCheck.conflicts(in: recordings, pools: input.pools, programmes: programmes)
+        return Schedule(recordings: recordings, notes: notes, dropped: dropped, conflicts: conflicts)
     }
 }

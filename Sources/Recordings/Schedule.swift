@@ -12,6 +12,8 @@ public struct ScheduleInput: Sendable {
     public var existing: [Recording]
     /// The lineup's channels; nil: not checked.
     public var channels: Set<ChannelNumber>?
+    /// The pools the schedule is checked against (``ConflictCheck``); empty: none rationed.
+    public var pools: PoolLimits
     /// Days and time windows are read in this zone (the box's).
     public var timeZone: TimeZone
     public var now: Date
@@ -20,7 +22,8 @@ public struct ScheduleInput: Sendable {
 
     public init(
         rules: [RecordingRule] = [], oneOffs: [OneOffRequest] = [], programmes: [GuideProgramme] = [],
-        existing: [Recording] = [], channels: Set<ChannelNumber>? = nil, timeZone: TimeZone, now: Date,
+        existing: [Recording] = [], channels: Set<ChannelNumber>? = nil, pools: PoolLimits = PoolLimits(),
+        timeZone: TimeZone, now: Date,
         moveWindow: TimeInterval = 6 * 3600
     ) {
         self.rules = rules
@@ -28,24 +31,31 @@ public struct ScheduleInput: Sendable {
         self.programmes = programmes
         self.existing = existing
         self.channels = channels
+        self.pools = pools
         self.timeZone = timeZone
         self.now = now
         self.moveWindow = moveWindow
     }
 }
 
-/// The scheduler's answer: the recordings to make (scheduled and in progress, by padded start)
-/// and what it noticed.
+/// The scheduler's answer: the recordings to make (scheduled and in progress, by padded start),
+/// where the pools are short of streams, and what it noticed.
 public struct Schedule: Sendable, Hashable {
     public var recordings: [Recording]
     public var notes: [ScheduleNote]
     /// Scheduled recordings of before that no rule or request asks for any more.
     public var dropped: [RecordingID]
+    /// Where the recordings need more streams than a pool has (``ConflictCheck``).
+    public var conflicts: [RecordingConflict]
 
-    public init(recordings: [Recording] = [], notes: [ScheduleNote] = [], dropped: [RecordingID] = []) {
+    public init(
+        recordings: [Recording] = [], notes: [ScheduleNote] = [], dropped: [RecordingID] = [],
+        conflicts: [RecordingConflict] = []
+    ) {
         self.recordings = recordings
         self.notes = notes
         self.dropped = dropped
+        self.conflicts = conflicts
     }
 
     public func recording(_ id: RecordingID) -> Recording? { recordings.first { $0.id == id } }

@@ -72,4 +72,22 @@ import Testing
         #expect(conflicts[0].start == at("2026-11-27T20:15:00Z") && conflicts[0].end == at("2026-11-27T20:30:00Z"))
         #expect(conflicts[0].notRecorded == [RecordingID("c")])
     }
+
+    @Test func theScheduleComesCheckedAgainstThePools() {
+        let guide = [
+            show("Film", channel: 1, "2026-11-27T20:00:00Z"),
+            show("Match", channel: 2, "2026-11-27T20:00:00Z"),
+            show("Film", channel: 9, "2026-11-27T20:00:00Z"),
+        ]
+        let film = RecordingRule(id: RuleID("film"), title: .exact("Film"), channel: ChannelNumber(1))
+        let match = RecordingRule(id: RuleID("match"), title: .exact("Match"), priority: 10)
+        let result = schedule(rules: [film, match], guide, pools: pools)
+        #expect(result.recordings.count == 2)
+        let conflict = try? #require(result.conflicts.first)
+        #expect(result.conflicts.count == 1 && conflict?.pool == "tuner")
+        #expect(conflict?.notRecorded == [RecordingScheduler.recordingID(forProgramme: guide[0].id)])
+        #expect(conflict?.options.first == .otherChannel(recording: RecordingScheduler.recordingID(forProgramme: guide[0].id),
+                                                          channel: ChannelNumber(9), programmeID: guide[2].id))
+        #expect(schedule(rules: [film, match], guide).conflicts.isEmpty, "no pools, no limits")
+    }
 }

@@ -38,11 +38,11 @@ func recording(
 
 func schedule(
     rules: [RecordingRule] = [], oneOffs: [OneOffRequest] = [], _ programmes: [GuideProgramme], existing: [Recording] = [],
-    now: String = "2026-11-27T08:00:00Z", channels: Set<ChannelNumber>? = nil
+    now: String = "2026-11-27T08:00:00Z", channels: Set<ChannelNumber>? = nil, pools: PoolLimits = PoolLimits()
 ) -> Schedule {
     RecordingScheduler.derive(ScheduleInput(
-        rules: rules, oneOffs: oneOffs, programmes: programmes, existing: existing, channels: channels, timeZone: utcZone,
-        now: at(now)))
+        rules: rules, oneOffs: oneOffs, programmes: programmes, existing: existing, channels: channels, pools: pools,
+        timeZone: utcZone, now: at(now)))
 }
 
 /// A fresh directory under the system temporary directory; `remove()` deletes it.
