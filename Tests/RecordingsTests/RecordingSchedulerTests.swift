@@ -157,4 +157,24 @@ import Testing
         let rule = RecordingRule(id: RuleID("drama"), title: .exact("Drama"))
         #expect(schedule(rules: [rule], guide, now: "2026-11-28T00:00:00Z").recordings.count == 1)
     }
+
+    @Test func daysAndWindowsAreTheBoxsAndAProgrammeMovedUnderItsIdIsFollowed() {
+        let late = show("Late Film", channel: 3, "2026-11-27T23:30:00Z", id: "film")
+        let rule = RecordingRule(id: RuleID("sat"), title: .exact("Late Film"), days: [.saturday],
+                                 window: TimeWindow(startMinute: 0, endMinute: 60))
+        let paris = TimeZone(identifier: "Europe/Paris")!
+        let input = ScheduleInput(rules: [rule], programmes: [late], timeZone: paris, now: at("2026-11-27T08:00:00Z"))
+        let first = RecordingScheduler.derive(input)
+        #expect(first.recordings.count == 1, "00:30 on Saturday in Paris")
+        #expect(schedule(rules: [rule], [late]).recordings.isEmpty, "23:30 on Friday in UTC")
+
+        let later = show("Late Film", channel: 3, "2026-11-27T23:45:00Z", id: "film")
+        var again = input
+        again.programmes = [later]
+        again.existing = first.recordings
+        let second = RecordingScheduler.derive(again)
+        #expect(second.recordings.map(\.id) == first.recordings.map(\.id))
+        #expect(second.recordings.first?.paddedStart == at("2026-11-27T23:44:00Z"))
+        #expect(second.recordings.first?.note?.contains("Sat 00:30") == true, "\(second.recordings.first?.note ?? "")")
+    }
 }
