@@ -44,8 +44,9 @@ public final class RecordingStore: Sendable {
                   programme TEXT NOT NULL,
                   programme_id TEXT,
                   padded_start REAL NOT NULL,
-                  padded_end REAL NOT NULL,
-                  state TEXT NOT NULL,
+                  padded_end REAL NOT NULL CHECK (padded_end >= padded_start),
+                  state TEXT NOT NULL
+                    CHECK (state IN ('scheduled', 'recording', 'done', 'failed', 'partial', 'cancelled')),
                   rules TEXT NOT NULL,
                   one_off INTEGER NOT NULL,
                   priority INTEGER NOT NULL,
@@ -60,14 +61,14 @@ public final class RecordingStore: Sendable {
                   start REAL NOT NULL,
                   last_write REAL NOT NULL,
                   end REAL,
-                  bytes INTEGER NOT NULL,
+                  bytes INTEGER NOT NULL CHECK (bytes >= 0),
                   session TEXT NOT NULL,
                   PRIMARY KEY (recording_id, number));
                 CREATE TABLE gap (
                   id INTEGER PRIMARY KEY,
                   recording_id TEXT NOT NULL REFERENCES recording(id) ON DELETE CASCADE,
                   start REAL NOT NULL,
-                  end REAL NOT NULL,
+                  end REAL NOT NULL CHECK (end >= start),
                   reason TEXT NOT NULL);
                 CREATE INDEX gap_recording ON gap(recording_id);
                 """)

@@ -38,10 +38,24 @@ import Testing
         try store.appendPart(to: a.id, at: at("2026-11-27T20:00:00Z"))
         var moved = a
         moved.paddedStart = at("2026-11-27T22:00:00Z")
+        moved.paddedEnd = at("2026-11-27T23:00:00Z")
         try store.save(Schedule(recordings: [moved], dropped: [b.id]))
         let stored = try store.recordings()
         #expect(stored.map(\.id) == [a.id])
         #expect(stored[0].state == .recording && stored[0].paddedStart == a.paddedStart, "the recorder's recording is not rescheduled")
+    }
+
+    @Test func aScheduleIsStoredWholeOrNotAtAll() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try RecordingStore(directory: dir.path)
+        let kept = recording("kept", "2026-11-27T19:00:00Z")
+        try store.save(Schedule(recordings: [kept]))
+        var backwards = recording("backwards", "2026-11-27T21:00:00Z")
+        backwards.paddedEnd = backwards.paddedStart.addingTimeInterval(-1)
+        #expect { try store.save(Schedule(recordings: [recording("new", "2026-11-27T20:00:00Z"), backwards], dropped: [kept.id])) }
+            throws: { ($0 as? RecordingError)?.code == .storage }
+        #expect(try store.recordings().map(\.id) == [kept.id], "the failed write left the store as it was")
     }
 
     @Test func aRecordingCutByACrashIsResumedAsASecondPartWithTheGap() throws {
