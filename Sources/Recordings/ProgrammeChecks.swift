@@ -48,10 +48,10 @@ enum ProgrammeChecks {
 }
 
 extension RecordingRule {
-    /// Whether the rule asks for `p` (title, channel, day and time window; not new-only).
-    func wants(_ p: GuideProgramme, title: TitleMatcher, calendar: Calendar) -> Bool {
+    /// Whether the rule asks for `p`'s channel, day and time (its title is checked apart, once
+    /// per distinct title; new-only is not looked at).
+    func wantsSlot(of p: GuideProgramme, calendar: Calendar) -> Bool {
         if let channel, channel != p.channel { return false }
-        guard title.matches(p.programme.title) else { return false }
         if !days.isEmpty || window != nil {
             let parts = calendar.dateComponents([.weekday, .hour, .minute], from: p.programme.start)
             if !days.isEmpty {

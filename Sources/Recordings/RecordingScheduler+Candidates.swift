@@ -99,8 +99,8 @@ extension Derivation {
 
     /// A rule that asks for no programme of the horizon is said, not an error.
     mutating func noteIdleRules() {
-        let upcoming = programmes.filter { $0.programme.stop > input.now }
-        for (rule, title) in rules where !upcoming.contains(where: { rule.wants($0, title: title, calendar: calendar) }) {
+        let used = Set(programmes.filter { $0.programme.stop > input.now }.flatMap { rulesWanting($0).map(\.id) })
+        for (rule, _) in rules where !used.contains(rule.id) {
             notes.append(ScheduleNote(.ruleMatchedNothing, "rule \(rule.id) (“\(rule.title.text)”) matches no programme in the guide",
                                       rule: rule.id))
         }

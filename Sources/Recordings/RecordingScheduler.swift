@@ -34,6 +34,10 @@ struct Derivation {
     var programmes: [GuideProgramme] = []
     var byID: [String: GuideProgramme] = [:]
     var rules: [(rule: RecordingRule, title: TitleMatcher)] = []
+    /// The rules that want each valid programme, by programme id: titles are matched once per
+    /// distinct title (a pattern costs microseconds, and a guide has tens of thousands of
+    /// programmes but far fewer titles).
+    var wanted: [String: [RecordingRule]] = [:]
     var notes: [ScheduleNote] = []
     var active: [RecordingID: Recording] = [:]
     var dropped: [RecordingID] = []
@@ -65,11 +69,23 @@ struct Derivation {
                 notes.append(ScheduleNote(.badRule, "rule \(rule.id) was left out: \(error.message)", rule: rule.id))
             }
         }
+        var byTitle: [String: [RecordingRule]] = [:]
+        for p in programmes {
+            let title = p.programme.title
+            let named: [RecordingRule]
+            if let known = byTitle[title] {
+                named = known
+            } else {
+                let folded = TitleMatcher.folded(title)
+                named = rules.filter { $0.title.matches(title, folded: folded) }.map(\.rule)
+                byTitle[title] = named
+            }
+            let wanting = named.filter { $0.wantsSlot(of: p, calendar: calendar) }
+            if !wanting.isEmpty { wanted[p.id] = wanting }
+        }
     }
 
-    func rulesWanting(_ p: GuideProgramme) -> [RecordingRule] {
-        rules.filter { $0.rule.wants(p, title: $0.title, calendar: calendar) }.map(\.rule)
-    }
+    func rulesWanting(_ p: GuideProgramme) -> [RecordingRule] { wanted[p.id] ?? [] }
 
     static func slot(_ channel: ChannelNumber, _ start: Date) -> String {
         GuideProgramme.derivedID(channel: channel, start: start)

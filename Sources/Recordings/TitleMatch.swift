@@ -41,8 +41,9 @@ struct TitleMatcher {
         }
     }
 
-    func matches(_ title: String) -> Bool {
-        if let exact { return TitleMatcher.folded(title) == exact }
+    /// `folded`: ``folded(_:)`` of `title`, when the caller has it already.
+    func matches(_ title: String, folded: String? = nil) -> Bool {
+        if let exact { return (folded ?? TitleMatcher.folded(title)) == exact }
         guard let regex else { return false }
         return (try? regex.firstMatch(in: title)) != nil
     }
