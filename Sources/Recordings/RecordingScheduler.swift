@@ -146,8 +146,11 @@ struct Derivation {
                                       programmeID: current.id))
             return
         }
-        var padding = Padding(before: clampPadding(r.programme.start.timeIntervalSince(r.paddedStart)),
-                              after: clampPadding(r.paddedEnd.timeIntervalSince(r.programme.stop)))
+        // A one-off keeps the padding it was asked with; a rule's recording takes its rules' now.
+        var padding = r.isOneOff
+            ? Padding(before: clampPadding(r.programme.start.timeIntervalSince(r.paddedStart)),
+                      after: clampPadding(r.paddedEnd.timeIntervalSince(r.programme.stop)))
+            : Padding.none
         for rule in wanting { padding = padding.union(rule.padding) }
         let old = r.programme
         r.programme = ProgrammeData(current.programme)

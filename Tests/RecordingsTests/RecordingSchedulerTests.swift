@@ -177,4 +177,14 @@ import Testing
         #expect(second.recordings.first?.paddedStart == at("2026-11-27T23:44:00Z"))
         #expect(second.recordings.first?.note?.contains("Sat 00:30") == true, "\(second.recordings.first?.note ?? "")")
     }
+
+    @Test func aRuleWhosePaddingChangedRepadsItsScheduledRecordings() {
+        var rule = RecordingRule(id: RuleID("quiz"), title: .exact("Quiz"), padding: Padding(before: 600, after: 600))
+        let first = schedule(rules: [rule], guide)
+        #expect(first.recordings.first?.paddedStart == at("2026-11-27T18:50:00Z"))
+        rule.padding = Padding(before: 0, after: 60)
+        let second = schedule(rules: [rule], guide, existing: first.recordings)
+        #expect(second.recordings.first?.paddedStart == at("2026-11-27T19:00:00Z"))
+        #expect(second.recordings.first?.paddedEnd == at("2026-11-27T20:01:00Z"))
+    }
 }
