@@ -129,6 +129,12 @@ struct Derivation {
             notes.append(ScheduleNote(.channelRemoved, "channel \(r.channel) of “\(r.programme.title)” is no longer in the lineup",
                                       recording: r.id))
         }
+        if r.paddedEnd <= input.now {
+            notes.append(ScheduleNote(.missed, "“\(r.programme.title)” on channel \(r.channel) ended at "
+                + "\(Self.clock(r.paddedEnd, calendar)) and was never recorded", recording: r.id, programmeID: r.programmeID))
+            keep(r)
+            return
+        }
         guard let programmeID = r.programmeID else {
             keep(r)
             return

@@ -82,6 +82,9 @@ public struct ScheduleNote: Hashable, Sendable, Codable {
         case channelRemoved
         /// A scheduled recording that no rule asks for any more was dropped.
         case noLongerAsked
+        /// A recording still scheduled whose end has passed: nothing recorded it (the wiring marks
+        /// it failed with this note's message).
+        case missed
     }
 
     public var kind: Kind

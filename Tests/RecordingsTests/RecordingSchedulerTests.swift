@@ -187,4 +187,12 @@ import Testing
         #expect(second.recordings.first?.paddedStart == at("2026-11-27T19:00:00Z"))
         #expect(second.recordings.first?.paddedEnd == at("2026-11-27T20:01:00Z"))
     }
+
+    @Test func aScheduledRecordingWhoseTimePassedIsSaidMissed() {
+        let rule = RecordingRule(id: RuleID("quiz"), title: .exact("Quiz"))
+        let first = schedule(rules: [rule], guide)
+        let later = schedule(rules: [rule], guide, existing: first.recordings, now: "2026-11-27T21:00:00Z")
+        #expect(later.notes.map(\.kind) == [.missed, .ruleMatchedNothing], "the only Quiz is over")
+        #expect(later.recordings == first.recordings, "left for the wiring to mark failed")
+    }
 }
