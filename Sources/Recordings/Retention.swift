@@ -2,7 +2,7 @@ import Foundation
 
 /// What retention may remove and why: pure, the caller deletes the files and the rows.
 public enum Retention {
-    public struct Policy: Hashable, Sendable {
+    public struct Policy: Hashable, Sendable, Codable {
         /// The most the recordings may take on disk; nil: no quota.
         public var quotaBytes: Int64?
         /// Recordings that ended more than this many days ago go; nil: no age limit.
@@ -26,7 +26,7 @@ public enum Retention {
         case overQuota(quotaBytes: Int64)
     }
 
-    public struct Removal: Hashable, Sendable {
+    public struct Removal: Hashable, Sendable, Codable {
         public var recording: RecordingID
         public var filePath: String?
         public var bytes: Int64
