@@ -64,6 +64,13 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Recordings without media: rules, the schedule and its conflicts over pools, the store
+        // (SQLite), file names and retention. No GStreamer; the recorder lives in Headend.
+        .target(name: "Recordings", dependencies: [
+            "Guide", "Lineup",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Parental rules (ratings), the PIN (scrypt from swift-crypto) and its wrong-PIN rule.
         .target(name: "Parental", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
@@ -130,6 +137,7 @@ let package = Package(
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "FlipboxCoreTests", dependencies: ["FlipboxCore"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "Guide", "Lineup"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "MediaFormats", "TestSupport", "LoopbackStreams", "MediaProbe"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "MediaFormats", "Headend", "GStreamer", "Output", "Parental", "TestSupport", "LoopbackStreams"]),
