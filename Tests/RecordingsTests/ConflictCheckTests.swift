@@ -83,7 +83,7 @@ import Testing
         let match = RecordingRule(id: RuleID("match"), title: .exact("Match"), priority: 10)
         let result = schedule(rules: [film, match], guide, pools: pools)
         #expect(result.recordings.count == 2)
-        let conflict = try? #require(result.conflicts.first)
+        let conflict = result.conflicts.first
         #expect(result.conflicts.count == 1 && conflict?.pool == "tuner")
         #expect(conflict?.notRecorded == [RecordingScheduler.recordingID(forProgramme: guide[0].id)])
         #expect(conflict?.options.first == .otherChannel(recording: RecordingScheduler.recordingID(forProgramme: guide[0].id),
