@@ -53,7 +53,7 @@ extension Headend {
     /// the archive's opens (and back): on loopback the live stream's slot was still held 150 ms
     /// after its ingest stopped in 1 run of 4 (the HTTP source lets its connection go on its
     /// own thread), never at 400 ms in 6; a seek is not a flip, and the wait is the seek's only.
-    static let archiveSwitchRelease: Duration = .milliseconds(400)
+    public static let archiveSwitchRelease: Duration = .milliseconds(400)
 
     /// How long the archive's first keyframe may take before the seek fails.
     static let archiveWait: Duration = .seconds(10)

@@ -30,6 +30,7 @@ public final class LivePoolServer: @unchecked Sendable {
     private let lock = NSLock()
     private var limit: Int
     private let whenFull: WhenFull
+    private let fromTheStart: Set<Int>
     private let freeDelay: Double
     private let retryAfter: Int?
     private var open: [Stream] = []
@@ -50,10 +51,13 @@ public final class LivePoolServer: @unchecked Sendable {
     /// `retryAfter`: the `Retry-After` of a refusal, in seconds (nil: none sent).
     /// `route`: the channel (0-based) a request's path (without its query) streams; nil for
     /// another request, which `other` answers (an IPTV panel's API beside its streams), else 404.
+    /// `fromTheStart`: the clips (0-based) each connection gets from their first packet, a
+    /// keyframe, as a provider's archive is asked from a moment; the others are joined live.
     public init(clips: [TransportStreamClip], streams: Int, whenFull: WhenFull, freeDelay: Double = 0, retryAfter: Int? = 2,
                 route: @escaping @Sendable (String) -> Int? = LivePoolServer.channelPath,
-                other: (@Sendable (LoopbackHTTPConnection) -> Void)? = nil) throws {
+                other: (@Sendable (LoopbackHTTPConnection) -> Void)? = nil, fromTheStart: Set<Int> = []) throws {
         self.route = route
+        self.fromTheStart = fromTheStart
         self.other = other
         self.clips = clips
         self.limit = streams
@@ -156,7 +160,8 @@ public final class LivePoolServer: @unchecked Sendable {
             }
         }
         guard connection.sendHead(contentType: "video/mp2t") else { return }
-        var cursor = ClipCursor(clip: clips[n], loopSkip: 0, origin: origin, now: TransportStreamSender.now())
+        let now = TransportStreamSender.now()
+        var cursor = ClipCursor(clip: clips[n], loopSkip: 0, origin: fromTheStart.contains(n) ? now : origin, now: now)
         while true {
             let ended = lock.withLock { open.first { $0.id == id }?.ended ?? true }
             // Ended by the server: the connection closes in order (the client reads the end).

@@ -51,6 +51,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Instead of flips: measure timeshift (recording cost of every warm channel, pause, this many seeks, back to live).")
     var timeshift: Int = 0
 
+    @Option(help: "Instead of flips: measure catch-up (this many seeks into a loopback provider's archive, each then back to live; with --peer, mpv switching between the same URLs).")
+    var catchup: Int = 0
+
     @Flag(help: "Also measure mpv switching between two of the same streams (../shared/bench/mpv-zap.py).")
     var peer = false
 
@@ -99,6 +102,12 @@ struct BenchCommand: AsyncParsableCommand {
         try GStreamer.initialize()
         if let serveClients {
             print(try await ServeBench(clients: serveClients, basePort: port, seconds: 10, logger: logger, say: say).run())
+            return
+        }
+        if catchup > 0 {
+            let result = try await CatchupBench(seeks: catchup, logger: logger, say: say, peer: peer ? { runPeer(urls: $0) } : nil).run()
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .prettyPrinted])
+            print(String(decoding: data, as: UTF8.self))
             return
         }
         if let poolStreams {
