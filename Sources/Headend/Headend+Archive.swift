@@ -193,15 +193,22 @@ extension Headend {
     }
 
     /// Moves `source`'s stream to the archive `url` (nil: back to the channel's sources): the
-    /// stream it has open is let go and, in a pool (a server that may ration streams, its limit
-    /// known or not), the server is given `archiveSwitchRelease` to free its slot before the new one
-    /// opens (else it refuses it, or ends another); warm channels do not take the slot
-    /// meanwhile (`warmStartWaits`).
+    /// stream it has open is let go and, when the new one is on the same server and that
+    /// server's streams may all be taken (its limit reached, or not known), the server is given
+    /// `archiveSwitchRelease` to free the old one's slot before the new one opens (else it
+    /// refuses it, or ends another); warm channels do not take the slot meanwhile
+    /// (`warmStartWaits`).
     private func switchStream(of source: ChannelSource, to url: String?) async {
         let pool = source.openURL.flatMap { poolMap.pool(for: $0) }
-        if let pool { poolBook.learning[pool, default: PoolLearning()].closed(at: .now) }
-        await source.play(archive: url, start: pool == nil)
-        if pool != nil {
+        let next = (url ?? source.channel.sources.first).flatMap { poolMap.pool(for: $0) }
+        var wait = false
+        if let pool {
+            let open = openStreams(in: pool).count
+            poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
+            wait = next == pool && poolBook.limit(of: pool).map { open >= $0.streams } ?? true
+        }
+        await source.play(archive: url, start: !wait)
+        if wait {
             try? await Task.sleep(for: Self.archiveSwitchRelease)
             await source.start()
         }
