@@ -129,6 +129,21 @@ extension HeadendTests {
             #expect(progress.bytes > 50_000 && abs(progress.duration - probe.duration) < 0.5, "\(progress)")
         }
 
+        @Test func aMatroskaRecordingPlays() async throws {
+            let channel = Self.testChannel()
+            let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
+                                  logger: testLogger)
+            await headend.applyPolicy(current: nil, last: nil)
+            try #require(await eventually(within: 10) { headend.sources[0].cache.hasKeyframe && headend.sources[0].cache.audioCaps != nil })
+            let file = try Self.directory().appendingPathComponent("Ball.mkv")
+            let recording = try await Recorder(headend: headend, logger: testLogger)
+                .start(channel: channel, title: "Ball", until: Date().addingTimeInterval(2), file: file, container: .matroska)
+            #expect(await recording.finished() == .ended)
+            await headend.shutdown()
+            let probe = try Probe(file)
+            #expect(probe.video == 1 && probe.audio == 1 && probe.videoFrames >= 40, "\(probe)")
+        }
+
         @Test func aRecordingStartsFromTheTimeshiftBufferWhenAskedEarlierThanTheCache() async throws {
             let channel = Self.testChannel()
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
