@@ -210,13 +210,9 @@ struct ClipWriter {
     }
 
     private func build(file: URL, video: (Caps, String), audio: [Int: Caps]) async throws(ClipFailure) -> Pipeline {
-        let source = "format=time is-live=false do-timestamp=false block=true max-bytes=8000000"
-        var description = "\(container.muxer) name=mux ! filesink name=out sync=false async=false appsrc name=video \(source) ! \(video.1) ! queue ! mux."
-        for stream in audio.keys.sorted() {
-            description += " appsrc name=audio\(stream) \(source) ! \((try? Self.parser(for: audio[stream]!)) ?? "identity") ! queue ! mux."
-        }
+        let launch = Self.remux(muxer: container.muxer, sink: "filesink name=out sync=false async=false", video: video.1, audio: audio,
+                                source: "format=time is-live=false do-timestamp=false block=true max-bytes=8000000")
         let container = self.container
-        let launch = description
         let result: Result<Pipeline, ClipFailure>
         do {
             result = try await MediaExecutor.shared.run { () -> Result<Pipeline, ClipFailure> in
@@ -238,6 +234,17 @@ struct ClipWriter {
             throw ClipFailure(.writing, "cannot build the clip muxer: \(error)")
         }
         return try result.get()
+    }
+
+    /// The `gst-launch` description of a remux: `appsrc name=video` (`source` its properties)
+    /// through `video` (its parser), `appsrc name=audioN` per audio stream through its parser,
+    /// into `muxer` (named `mux`) and `sink`.
+    static func remux(muxer: String, sink: String, video: String, audio: [Int: Caps], source: String) -> String {
+        var description = "\(muxer) name=mux ! \(sink) appsrc name=video \(source) ! \(video) ! queue ! mux."
+        for stream in audio.keys.sorted() {
+            description += " appsrc name=audio\(stream) \(source) ! \((try? parser(for: audio[stream]!)) ?? "identity") ! queue ! mux."
+        }
+        return description
     }
 
     /// Waits for the end of stream at the file sink (the file is complete); false on an error
@@ -275,7 +282,7 @@ struct ClipWriter {
     }
 
     /// Runs blocking `body` on `queue`.
-    private static func on<T: Sendable>(_ queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    static func on<T: Sendable>(_ queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try body() }) }
         }

@@ -26,9 +26,17 @@ extension Headend {
             throw ClipFailure(.notBuffered, "channel \(number) has no timeshift buffer (a channel is buffered once it has been on screen)")
         }
         let cache = sources[index].cache
+        return ClipSource(buffer: recording.buffer, videoCaps: cache.videoCaps, audioCaps: cache.audioFormats)
+    }
+}
+
+extension GOPCache {
+    /// The channel's audio format per stream (audio entries carry caps only when they change):
+    /// what a remux (a clip, a recording) gives its audio tracks.
+    var audioFormats: [Int: Caps] {
         var audio: [Int: Caps] = [:]
-        for track in cache.audioTracks { if let caps = cache.audioCaps(stream: track.index) { audio[track.index] = caps } }
-        if audio.isEmpty, let caps = cache.audioCaps { audio[0] = caps }
-        return ClipSource(buffer: recording.buffer, videoCaps: cache.videoCaps, audioCaps: audio)
+        for track in audioTracks { if let caps = audioCaps(stream: track.index) { audio[track.index] = caps } }
+        if audio.isEmpty, let caps = audioCaps { audio[0] = caps }
+        return audio
     }
 }

@@ -82,18 +82,28 @@ extension Headend {
     /// stream of the pool is held by what outranks it. Waits `slotRelease` after letting streams
     /// go, so the server has freed their slots before the new stream opens (else it refuses it,
     /// or ends another).
-    func makeRoom(for source: ChannelSource, flipTo: Bool) async throws {
+    func makeRoom(for source: ChannelSource, flipTo: Bool, recording: String? = nil) async throws {
         guard let pool = pool(of: source), let limit = poolBook.limit(of: pool)?.streams,
               let index = index(of: source), source.openURL == nil else { return }
-        let open = openStreams(in: pool)
+        var open = openStreams(in: pool)
         guard open.count >= limit else { return }
-        let claims = streamClaims()
-        let holders = open.filter { i in
+        var claims = streamClaims()
+        var holders = open.filter { i in
             if case .holds = claims[i] { i != index } else { false }
+        }
+        // A recording outranks served clients: their streams go first.
+        if holders.count >= limit, let recording, await endClients(in: holders, for: recording) {
+            open = openStreams(in: pool)
+            claims = streamClaims()
+            holders = open.filter { i in
+                if case .holds = claims[i] { i != index } else { false }
+            }
+            guard open.count >= limit else { return }
         }
         if holders.count >= limit {
             let held = holders.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
-            let message = "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))"
+            let message = recordingRefusal(holders: holders, limit: limit, pool: pool)
+                ?? "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))"
             logger.warning("channel \(source.channel.number) \(source.channel.name): \(message)")
             throw PoolFailure(.full, message)
         }

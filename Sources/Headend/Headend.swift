@@ -58,7 +58,8 @@ public actor Headend {
     var archiveWaits: [FeedID: (token: UInt64, continuation: CheckedContinuation<String?, Never>)] = [:]
     var nextArchiveWait: UInt64 = 0
     /// Open ingest taps and the source each reads (held running while tapped).
-    private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool, holder: String)] = [:]
+    /// `recording`: the title of the recording the tap writes (it outranks flips and clients).
+    private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool, holder: String, recording: String?)] = [:]
     private var nextTap: UInt64 = 1
     /// Timeshift: nil when off; the buffers of the channels shown (kept while they run) and the
     /// feeds playing behind live (see Headend+Timeshift.swift).
@@ -490,6 +491,12 @@ public actor Headend {
     /// and is closed when the plan stops it). Nothing is decoded.
     public func tap(_ channel: Channel, maxQueuedBytes: Int = IngestTap.defaultMaxQueuedBytes, pins: Bool = true,
                     holder: String = "a served client") async throws -> IngestTap {
+        try await openTap(channel, maxQueuedBytes: maxQueuedBytes, pins: pins, holder: holder, recording: nil)
+    }
+
+    /// `tap`, for a recording of `recording` (a title) when given: pinned, and ranked above
+    /// flips and clients in its pool (see `Headend+Recordings.swift`).
+    func openTap(_ channel: Channel, maxQueuedBytes: Int, pins: Bool, holder: String, recording: String?) async throws -> IngestTap {
         guard let source = source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
@@ -502,11 +509,11 @@ public actor Headend {
         let queue = BoundedQueue<GOPCache.Entry>(maxBytes: maxQueuedBytes, cost: { $0.buffer.size }) { release(id) }
         let start = source.cache.attach(.tap(id)) { entry in queue.push(entry) }
         queue.prepend(start.entries)
-        taps[id] = (queue, source, pins, holder)
+        taps[id] = (queue, source, pins, holder, recording)
         if !(await source.isRunning) {
             if pins {
                 // A client outranks warm channels: in a full pool the least valuable goes first.
-                do { try await makeRoom(for: source, flipTo: false) } catch {
+                do { try await makeRoom(for: source, flipTo: false, recording: recording) } catch {
                     taps[id] = nil
                     source.cache.detach(.tap(id))
                     queue.finish(nil)
@@ -542,9 +549,22 @@ public actor Headend {
         if let index = sources.firstIndex(where: { $0 === source }) { closeTimeshift(channel: index) }
     }
 
-    /// The pinned taps' channels and for whom they hold them.
-    func tapHolders() -> [(index: Int, holder: String)] {
-        taps.values.filter(\.pins).compactMap { entry in index(of: entry.source).map { ($0, entry.holder) } }
+    /// The pinned taps' channels, for whom they hold them, and the title when a recording does.
+    func tapHolders() -> [(index: Int, holder: String, recording: String?)] {
+        taps.values.filter(\.pins).compactMap { entry in index(of: entry.source).map { ($0, entry.holder, entry.recording) } }
+    }
+
+    /// Ends the pinned tap `id` for what outranks it (a recording needs its stream): its
+    /// consumer reads `TapEnd.preempted`.
+    func preemptTap(_ id: TapID, by reason: String) {
+        guard let entry = taps.removeValue(forKey: id) else { return }
+        entry.source.cache.detach(.tap(id))
+        entry.queue.finish(.preempted(by: reason))
+    }
+
+    /// The pinned taps that are not recordings, by channel (what a recording may end).
+    func clientTaps() -> [(id: TapID, index: Int)] {
+        taps.compactMap { id, entry in entry.pins && entry.recording == nil ? index(of: entry.source).map { (id, $0) } : nil }
     }
 
     /// The taps open now, by channel number (for the status and the tests).

@@ -16,11 +16,14 @@ public enum TapEnd: Error, Sendable, Equatable, CustomStringConvertible {
     case consumerTooSlow(queuedBytes: Int)
     /// The headend shut down.
     case headendStopped
+    /// Something that outranks the consumer (a recording) needed its channel's stream.
+    case preempted(by: String)
 
     public var description: String {
         switch self {
         case .consumerTooSlow(let bytes): "the consumer fell \(bytes / 1024) KiB behind the channel and was dropped"
         case .headendStopped: "the head-end stopped"
+        case .preempted(let by): "its stream was needed by \(by)"
         }
     }
 }
