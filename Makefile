@@ -5,7 +5,7 @@ BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
 MEDIA = Channels/media/loop.mp4
 
-.PHONY: deps build demo test media bench soak clean openapi api-fuzz api-fuzz-short fuzz fuzz-hls fuzz-media fuzz-http example-guide vm-test vm-test-short
+.PHONY: deps build demo test media bench soak clean openapi api-fuzz api-fuzz-short fuzz fuzz-hls fuzz-media fuzz-http fuzz-splice example-guide vm-test vm-test-short
 
 deps:
 	@./deploy/install-deps.sh
@@ -125,6 +125,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-hls
 	@$(MAKE) --no-print-directory fuzz-media
 	@$(MAKE) --no-print-directory fuzz-http
+	@$(MAKE) --no-print-directory fuzz-splice
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-sources 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-sources
 	@mkdir -p .build-fuzz/corpus/lineup .build-fuzz/corpus/xmltv .build-fuzz/findings
 	@cp Channels/*.m3u Channels/*.yaml Tests/LineupTests/Fixtures/* .build-fuzz/corpus/lineup/ 2>/dev/null || true
@@ -144,8 +145,9 @@ fuzz: deps
 # and CEA-608 cc_data. (SCTE-35 sections themselves are checked in C before tsdemux and parsed
 # by libgstmpegts: in no fuzz target, see docs/security.md.) fuzz-http, with the addresses and
 # forwarded headers (X-Forwarded-For, Forwarded) a client or proxy writes and the ranges they are
-# judged against, links SwiftNIO: minutes to build, so CI leaves it to `make fuzz`.
-fuzz-hls fuzz-media fuzz-http: fuzz-%: deps
+# judged against, links SwiftNIO: minutes to build, so CI leaves it to `make fuzz`; so does
+# fuzz-splice, the SCTE-35 splice guard in the GStreamer shim and libgstmpegts behind it.
+fuzz-hls fuzz-media fuzz-http fuzz-splice: fuzz-%: deps
 	@FLIPBOX_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --product fuzz-$* 2>&1 | grep -E "error:|Build of" ; test -x .build-fuzz/debug/fuzz-$*
 	@mkdir -p .build-fuzz/corpus/$* .build-fuzz/findings
 	@cp Fuzz/corpus/$*/* .build-fuzz/corpus/$*/

@@ -168,6 +168,7 @@ if Context.environment["FLIPBOX_FUZZ"] != nil {
         .executableTarget(name: "fuzz-xmltv", dependencies: ["Guide", "CFuzzer"], path: "Fuzz/fuzz-xmltv"),
         .executableTarget(name: "fuzz-hls", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-hls"),
         .executableTarget(name: "fuzz-media", dependencies: ["MediaFormats", "CFuzzer"], path: "Fuzz/fuzz-media"),
+        .executableTarget(name: "fuzz-splice", dependencies: ["GStreamer", "CFuzzer"], path: "Fuzz/fuzz-splice"),
         .executableTarget(name: "fuzz-http", dependencies: ["ConnectionGuard", "CFuzzer"], path: "Fuzz/fuzz-http"),
         .executableTarget(name: "fuzz-sources", dependencies: ["Providers", "Lineup", "CFuzzer"], path: "Fuzz/fuzz-sources"),
     ]

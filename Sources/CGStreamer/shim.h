@@ -619,6 +619,24 @@ static inline fb_ts_check fb_probe_info_drop_bad_splices(GstPad *pad, GstPadProb
     return result;
 }
 
+/// A splice guard of its own (the fuzzer and the tests feed it bytes as a pad in push mode is fed).
+static inline fb_splice_guard *fb_splice_guard_new(void) { return g_new0(fb_splice_guard, 1); }
+static inline void fb_splice_guard_free(fb_splice_guard *guard) { g_free(guard); }
+
+/// Feeds `size` bytes to `guard` as one buffer pushed to a tsdemux's sink pad: cut into whole
+/// packets when they do not come whole, then each packet's splice sections checked (libgstmpegts
+/// parses the well-formed ones). What the probe would have answered.
+static inline fb_ts_check fb_splice_guard_feed(fb_splice_guard *guard, const guint8 *data, gsize size) {
+    if (guard->off) return FB_TS_UNALIGNED;
+    GstBuffer *buffer = gst_buffer_new_memdup(data, size);
+    fb_ts_check result = FB_TS_CLEAN;
+    if (guard->carry_len > 0 || size % 188 != 0 || (size > 0 && data[0] != 0x47)) result = fb_ts_buffer_realign(guard, &buffer);
+    if (result == FB_TS_CLEAN) result = fb_ts_buffer_guard(guard, &buffer);
+    if (result == FB_TS_UNALIGNED) guard->off = TRUE;
+    gst_buffer_unref(buffer);
+    return result;
+}
+
 /// Adds the splice guard's probe (`cb` calls `fb_probe_info_drop_bad_splices`) to a tsdemux's sink pad.
 static inline gulong fb_pad_add_splice_guard(GstPad *pad, GstPadProbeCallback cb, gpointer data, GDestroyNotify notify) {
     g_object_set_data_full(G_OBJECT(pad), "fb-splice-guard", g_new0(fb_splice_guard, 1), g_free);

@@ -211,3 +211,38 @@ extension Bin {
                               { data, _ in CallbackBox<Handler>.release(data) })
     }
 }
+
+/// The splice guard a `tsdemux` gets with `forwardSpliceCues`, on bytes of its own: what the
+/// fuzzer and the tests feed it, a buffer at a time as a pad in push mode is fed (cut into whole
+/// packets, sections reassembled across packets and buffers, each complete one checked and, when
+/// well formed, parsed by libgstmpegts). Not thread-safe: one feeder.
+public final class SpliceGuard {
+    /// What the probe does with a buffer.
+    public enum Verdict: Sendable, Hashable {
+        /// Every packet passes.
+        case clean
+        /// A packet starting or completing a section that does not parse becomes a null packet.
+        case malformed
+        /// No whole packet yet: the bytes wait for the next buffer.
+        case held
+        /// No 188-byte packet structure: cues are off from now on.
+        case unaligned
+    }
+
+    private let state: UnsafeMutablePointer<fb_splice_guard>
+
+    public init() { state = fb_splice_guard_new() }
+
+    deinit { fb_splice_guard_free(state) }
+
+    public func feed(_ bytes: [UInt8]) -> Verdict {
+        guard !bytes.isEmpty else { return .held }
+        let check = bytes.withUnsafeBufferPointer { fb_splice_guard_feed(state, $0.baseAddress, gsize($0.count)) }
+        switch check {
+        case FB_TS_BAD_SPLICE: return .malformed
+        case FB_TS_HELD: return .held
+        case FB_TS_UNALIGNED: return .unaligned
+        default: return .clean
+        }
+    }
+}
