@@ -701,7 +701,8 @@ extension OpenAPIDocument {
                 range held). On a channel whose provider keeps its past (catch-up attributes), a seek
                 before the buffer (or any seek back when timeshift is off) plays the provider's archive
                 from that moment (archive true in the answer), and a seek forward from it joins the buffer
-                or live; 409 when the moment is older than the archive keeps, 502 when the archive does not
+                or live; 409 when the moment is older than the archive keeps or the channel's stream is
+                shared (recorded, served), 502 when the archive does not
                 play (the picture then goes back to where it was). On a channel with linear-breaks, a
                 forward seek over a break not yet watched lands at its start. Exactly one of by, to and
                 marker; 400 otherwise; 409 when there is no marker that way.

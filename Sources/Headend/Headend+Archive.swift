@@ -143,6 +143,16 @@ extension Headend {
         do { url = try catchup.url(channel: live, start: from, end: now, now: now) } catch {
             throw TimeshiftFailure(.noArchive, "channel \(channel.number): its archive's address cannot be made: \(error)")
         }
+        // Its stream is shared with whoever taps it (a recording, a served client): they would
+        // get the archive instead of the channel.
+        if archives[feed] == nil {
+            let sharing = tapHolders().filter { $0.index == index }.map(\.holder)
+            let unpinned = openTaps.values.contains(channel.number) && sharing.isEmpty
+            if !sharing.isEmpty || unpinned {
+                let who = sharing.isEmpty ? "a served client" : sharing.joined(separator: ", ")
+                throw TimeshiftFailure(.channelShared, "channel \(channel.number)'s stream is also \(who)'s: its archive cannot take it (it would reach them instead of the channel)")
+            }
+        }
         let returnTo = archives[feed].map(\.returnTo) ?? timeshifted[feed].flatMap { _ in
             timeshiftBuffers[index].map { timeshiftPosition(feed: feed, buffer: $0.buffer) }
         }
@@ -184,12 +194,18 @@ extension Headend {
         }
     }
 
-    /// A feed going away stops its archive: its channel follows its own sources again.
+    /// A feed going away stops its archive: its channel follows its own sources again, and
+    /// connects live only when the warm plan wants it (a flip away in a full pool has just given
+    /// its stream to the next channel).
     func endArchive(feed: FeedID) async {
         guard let play = archives.removeValue(forKey: feed), let entry = decoders[feed] else { return }
         finishArchiveWait(feed: feed, failure: "the channel was left")
-        await switchStream(of: entry.source, to: nil)
+        if let pool = entry.source.openURL.flatMap({ poolMap.pool(for: $0) }) {
+            poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
+        }
+        await entry.source.play(archive: nil, start: false)
         timeshiftBuffers[play.channel]?.resume()
+        refreshPoolView()
     }
 
     /// Moves `source`'s stream to the archive `url` (nil: back to the channel's sources): the

@@ -143,10 +143,12 @@ public enum TimeshiftFailureCode: String, FailureCode {
     case outsideArchive
     /// The archive did not play (an error, nothing sent in time).
     case archive
+    /// The channel's stream is shared with a recording or a served client.
+    case channelShared
 
     public var kind: FailureKind {
         switch self {
-        case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer, .noArchive, .outsideArchive: .conflict
+        case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer, .noArchive, .outsideArchive, .channelShared: .conflict
         case .unknownMarker: .notFound
         case .decoder: .unavailable
         case .archive: .upstream

@@ -113,7 +113,60 @@ extension HeadendTests {
 
             // Archive and live took the pool's one stream in turn: never two, never refused.
             #expect(server.maxOpen == 1 && server.refusals == 0, "most open \(server.maxOpen), refused \(server.refusals)")
+
+            // A client served the channel shares its stream: the archive would reach it instead.
+            let tap = try await headend.tap(channel, holder: "client 192.168.1.7")
+            let shared = await #expect(throws: TimeshiftFailure.self) { try await headend.timeshift(feed: feed, .seekTo(fiveIn)) }
+            #expect(shared?.code == .channelShared && shared?.message.contains("client 192.168.1.7") == true, "\(String(describing: shared))")
+            #expect(source.archiveURL == nil)
+            tap.close()
             await headend.deactivate(feed: feed)
+        }
+
+        /// A flip away from a channel playing its archive, in a pool of one stream: the next
+        /// channel gets the stream, and the channel left does not reconnect live behind it (which
+        /// would end the next channel's stream at a server that ends the oldest).
+        @Test(.heavy) func flippingAwayFromTheArchiveLeavesThePoolsStreamToTheNextChannel() async throws {
+            let red = try await CodecChange.clip(.h264, colour: 0xFF0000)
+            let green = try await CodecChange.clip(.h264, colour: 0x00FF00)
+            let blue = try await CodecChange.clip(.h264, colour: 0x0000FF)
+            let server = try LivePoolServer(clips: [red, green, blue], streams: 1, whenFull: .endsOldest, route: { path in
+                switch path {
+                case "/a.ts": 0
+                case "/b.ts": 2
+                default: path.hasPrefix("/archive/") ? 1 : nil
+                }
+            })
+            defer { server.stop() }
+            var a = makeChannel([server.base + "/a.ts"], number: 1, name: "A")
+            a.attributes = ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts"]
+            let b = makeChannel([server.base + "/b.ts"], number: 2, name: "B")
+            var map = StreamPoolMap()
+            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=1"))]
+            let headend = Headend(lineup: Lineup(channels: [a, b]), policy: .all, target: DecodeTarget(width: 320, height: 180),
+                                  logger: testLogger, pools: PoolSettings(map: map))
+            defer { Task { await headend.shutdown() } }
+            await headend.applyPolicy(current: 0, last: nil)
+            let sinkA = NewestFrame()
+            let (feedA, _) = try await headend.activate(a, sink: sinkA)
+            #expect(await eventually(within: 8) { CodecChange.isRed(sinkA.colour) }, "A live")
+            _ = try await headend.timeshift(feed: feedA, .seekTo(Date().addingTimeInterval(-1800)))
+            #expect(await eventually(within: 5) { CodecChange.isGreen(sinkA.colour) }, "A's archive")
+
+            // The flip, as the player makes it: the next feed first, then the old one goes.
+            let flipped = ContinuousClock.now
+            let sinkB = NewestFrame()
+            let (feedB, _) = try await headend.activate(b, sink: sinkB)
+            await headend.deactivate(feed: feedA)
+            await headend.applyPolicy(current: 1, last: 0)
+            #expect(await eventually(within: 8) { CodecChange.isBlue(sinkB.colour) }, "B shows")
+            try await Task.sleep(for: .seconds(2))
+            let source = headend.sources[0]
+            #expect(source.archiveURL == nil && source.openURL == nil, "A follows its own source again, not connected: \(String(describing: source.openURL))")
+            let liveAgain = server.requests.filter { $0.channel == 0 && $0.at > flipped }
+            #expect(liveAgain.isEmpty, "A was asked live again behind B \(liveAgain.count) times")
+            #expect(CodecChange.isBlue(sinkB.colour), "B still shows")
+            await headend.deactivate(feed: feedB)
         }
     }
 }

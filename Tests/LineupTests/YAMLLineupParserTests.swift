@@ -180,7 +180,7 @@ import Testing
         #expect(checkYAML("- a\n- b\n").errorLines == [
             "1: a YAML lineup is a mapping with a `channels:` list at the top; found a list",
         ])
-        #expect(checkYAML("settings: {a: b}\n").errorLines == ["1: the lineup has no `channels:` list (nor a source: `lineup: URL`, `lineup: hdhomerun://auto`, `xtream:`)"])
+        #expect(checkYAML("settings: {a: b}\n").errorLines == ["1: the lineup has no `channels:` list (nor a source: `lineup: URL`, `lineup: hdhomerun://auto`, `xtream:`, `tvheadend:`)"])
         #expect(checkYAML("channels: 3\n").errorLines == [
             "1: `channels` must be a list of channels (items starting with `- `); found \"3\"",
         ])
