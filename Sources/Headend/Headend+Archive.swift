@@ -145,13 +145,10 @@ extension Headend {
         }
         // Its stream is shared with whoever taps it (a recording, a served client): they would
         // get the archive instead of the channel.
-        if archives[feed] == nil {
+        if archives[feed] == nil, openTaps.values.contains(channel.number) {
             let sharing = tapHolders().filter { $0.index == index }.map(\.holder)
-            let unpinned = openTaps.values.contains(channel.number) && sharing.isEmpty
-            if !sharing.isEmpty || unpinned {
-                let who = sharing.isEmpty ? "a served client" : sharing.joined(separator: ", ")
-                throw TimeshiftFailure(.channelShared, "channel \(channel.number)'s stream is also \(who)'s: its archive cannot take it (it would reach them instead of the channel)")
-            }
+            let who = sharing.isEmpty ? "a served client" : sharing.joined(separator: ", ")
+            throw TimeshiftFailure(.channelShared, "channel \(channel.number)'s stream is also \(who)'s: its archive cannot take it (it would reach them instead of the channel)")
         }
         let returnTo = archives[feed].map(\.returnTo) ?? timeshifted[feed].flatMap { _ in
             timeshiftBuffers[index].map { timeshiftPosition(feed: feed, buffer: $0.buffer) }
@@ -200,9 +197,7 @@ extension Headend {
     func endArchive(feed: FeedID) async {
         guard let play = archives.removeValue(forKey: feed), let entry = decoders[feed] else { return }
         finishArchiveWait(feed: feed, failure: "the channel was left")
-        if let pool = entry.source.openURL.flatMap({ poolMap.pool(for: $0) }) {
-            poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
-        }
+        noteClosing(entry.source)
         await entry.source.play(archive: nil, start: false)
         timeshiftBuffers[play.channel]?.resume()
         refreshPoolView()
@@ -215,12 +210,10 @@ extension Headend {
     /// refuses it, or ends another); warm channels do not take the slot meanwhile
     /// (`warmStartWaits`).
     private func switchStream(of source: ChannelSource, to url: String?) async {
-        let pool = source.openURL.flatMap { poolMap.pool(for: $0) }
         let next = (url ?? source.channel.sources.first).flatMap { poolMap.pool(for: $0) }
+        let open = source.openURL.flatMap { poolMap.pool(for: $0) }.map { openStreams(in: $0).count } ?? 0
         var wait = false
-        if let pool {
-            let open = openStreams(in: pool).count
-            poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
+        if let pool = noteClosing(source) {
             wait = next == pool && poolBook.limit(of: pool).map { open >= $0.streams } ?? true
         }
         await source.play(archive: url, start: !wait)

@@ -85,19 +85,16 @@ extension Headend {
     func makeRoom(for source: ChannelSource, flipTo: Bool, recording: String? = nil) async throws {
         guard let pool = pool(of: source), let limit = poolBook.limit(of: pool)?.streams,
               let index = index(of: source), source.openURL == nil else { return }
-        var open = openStreams(in: pool)
-        guard open.count >= limit else { return }
-        var claims = streamClaims()
-        var holders = open.filter { i in
-            if case .holds = claims[i] { i != index } else { false }
+        // The pool's open streams, what claims each, and those held by what outranks the request.
+        func held() -> (open: [Int], claims: [Int: PoolAllocation.Claim], holders: [Int]) {
+            let open = openStreams(in: pool), claims = streamClaims()
+            return (open, claims, open.filter { i in if case .holds = claims[i] { i != index } else { false } })
         }
+        var (open, claims, holders) = held()
+        guard open.count >= limit else { return }
         // A recording outranks served clients: their streams go first.
         if holders.count >= limit, let recording, await endClients(in: holders, for: recording) {
-            open = openStreams(in: pool)
-            claims = streamClaims()
-            holders = open.filter { i in
-                if case .holds = claims[i] { i != index } else { false }
-            }
+            (open, claims, holders) = held()
             guard open.count >= limit else { return }
         }
         if holders.count >= limit {
@@ -204,10 +201,17 @@ extension Headend {
     /// Stops `source` (cold, or parked with `reason`), and notes at once that its pool's server
     /// may hold the slot a moment longer, before anything else of the pool is started.
     func stopSource(_ source: ChannelSource, reason: String?) async {
-        if let pool = source.openURL.flatMap({ poolMap.pool(for: $0) }) {
-            poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
-        }
+        noteClosing(source)
         await source.stop(reason: reason)
+    }
+
+    /// Notes in its pool that `source`'s open stream is being let go (its slot frees a moment
+    /// later at the server); returns the pool.
+    @discardableResult
+    func noteClosing(_ source: ChannelSource) -> StreamPoolID? {
+        guard let pool = source.openURL.flatMap({ poolMap.pool(for: $0) }) else { return nil }
+        poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
+        return pool
     }
 
     /// Counts a flip to `source` for its pool's warm hit ratio.
