@@ -129,6 +129,7 @@ let package = Package(
         ]),
         .executableTarget(name: "flipbox", dependencies: [
             "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe", "Providers", "ConnectionGuard",
+            "Recordings", "RecordingWiring",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -18,7 +18,8 @@ struct RunningRecording {
 }
 
 extension RecordingService {
-    /// The loop: call once; returns after `shutdown()` with every recording stopped and stored.
+    /// The loop: call once; returns after `shutdown()` with every recording stopped and stored
+    /// (left `recording`, so that the next start resumes it).
     public func run() async {
         var running: [RecordingID: RunningRecording] = [:]
         var conflicts: [RecordingConflict] = []
@@ -59,13 +60,15 @@ extension RecordingService {
                 break loop
             }
         }
+        // Stopped, each stays `recording` with its part closed: the next start resumes it
+        // (`interrupted()`), its gap recorded.
         for (id, r) in running {
             r.active.stop()
             _ = await r.active.finished()
             r.reading.cancel()
-            // The events the reader posted are still in the stream; store the end here.
-            finishStored(id, r, reason: "the box stopped during the recording; what was written is kept")
+            if let part = r.part { try? store.finishPart(id, number: part, bytes: r.bytes, at: Date()) }
         }
+        input.finish()
     }
 
     /// Derives the schedule from the store, the guide and the pools, and stores it.

@@ -10,7 +10,8 @@ import Recordings
 ///
 /// Threading: everything happens on one ordered loop (`run()`), fed by an `AsyncStream` of
 /// inputs; the public methods only post inputs (those that answer wait for the loop's reply).
-/// `run()` is called once and returns after `shutdown()`, every recording stopped and stored.
+/// `run()` is called once and returns after `shutdown()`, every recording stopped and stored;
+/// requests made after that are not answered.
 public final class RecordingService: Sendable {
     /// What the service needs from the rest of the box, as plain values and closures.
     public struct Sources: Sendable {
@@ -118,7 +119,7 @@ public final class RecordingService: Sendable {
         return ((try? store.recordings()) ?? [], [])
     }
 
-    /// Ends `run()`: stops every recording (kept as partial) and stores them.
+    /// Ends `run()`: stops every recording; the next start resumes those not yet at their end.
     public func shutdown() { input.yield(.shutdown) }
 
     private func ask(_ make: (Reply) -> RecordingInput) async -> Outcome {

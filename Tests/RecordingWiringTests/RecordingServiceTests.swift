@@ -60,6 +60,7 @@ import TestSupport
             notices.follow(service)
         }
 
+        /// Ends the loop (once more is harmless) and the head-end.
         func close() async {
             service.shutdown()
             await loop.value
@@ -124,7 +125,11 @@ import TestSupport
         #expect(part.bytes > 50_000, "bytes counted: \(part.bytes)")
         let probe = try ProbedFile(file)
         #expect(probe.audio == 1 && probe.videoFrames > 100, "decodes: \(probe)")
-        #expect(abs(probe.duration - 6) <= Self.gop + Self.slack, "6 s asked, \(probe.duration) s written")
+        let span = end.timeIntervalSince(part.start)
+        #expect(probe.duration >= span - 0.3 && probe.duration <= span + Self.gop + Self.slack,
+                "from its first keyframe to within one GOP after the end: \(probe.duration) s for \(span) s")
+        #expect(probe.duration >= 6 - 0.3 && probe.duration <= 6 + 2 * Self.gop + Self.slack,
+                "6 s asked, \(probe.duration) s written (a keyframe before the start, one after the end)")
     }
 
     @Test func aRuleRecordsAProgrammeOfTheGuide() async throws {
@@ -171,6 +176,46 @@ import TestSupport
         #expect(stopped.state == .partial && stopped.error?.contains("stopped by request") == true, "\(stopped.state): \(stopped.error ?? "")")
         let probe = try ProbedFile(file)
         #expect(probe.audio == 1 && probe.duration >= 3 && probe.duration <= 4 + Self.gop + Self.slack, "\(probe)")
+    }
+
+    @Test func aRecordingCutByARestartGoesOnInItsSecondPartWithTheGapStored() async throws {
+        let box = try await Box()
+        let start = Date(), end = start.addingTimeInterval(60)
+        let asked = try await box.service.add(OneOffRequest(id: RecordingID("cut"),
+                                                            target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: "Cut")))
+        let deadline = Date().addingTimeInterval(15)
+        while box.notices.started(asked.id) == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try #require(box.notices.started(asked.id) != nil, "started: \(box.notices.all)")
+        try await Task.sleep(for: .seconds(3))
+        box.service.shutdown()
+        await box.loop.value
+        #expect(try box.service.store.recording(asked.id)?.state == .recording, "left recording for the next start")
+
+        let again = try RecordingService(
+            stateDirectory: box.state.path, directory: box.service.directory, headend: box.headend,
+            sources: .init(channel: { [channel = box.channel] in $0 == channel.number ? channel : nil }),
+            timeZone: TimeZone(identifier: "UTC")!, logger: Self.logger, tick: .milliseconds(200))
+        let notices = Notices()
+        notices.follow(again)
+        let loop = Task { await again.run() }
+        let resumed = Date().addingTimeInterval(15)
+        while notices.started(asked.id) == nil && Date() < resumed { try await Task.sleep(for: .milliseconds(100)) }
+        try #require(notices.started(asked.id) != nil, "resumed: \(notices.all)")
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await again.remove(asked.id))
+        let stopDeadline = Date().addingTimeInterval(10)
+        while notices.ended(asked.id) == nil && Date() < stopDeadline { try await Task.sleep(for: .milliseconds(100)) }
+        let stored = try #require(notices.ended(asked.id))
+        again.shutdown()
+        await loop.value
+        let file = try box.file(stored)
+        await box.close()
+
+        #expect(stored.parts.map(\.number) == [1, 2], "\(stored.parts)")
+        #expect(stored.gaps.count == 1 && stored.gaps.first?.reason == "the box restarted", "\(stored.gaps)")
+        #expect(stored.state == .partial)
+        let probe = try ProbedFile(file)
+        #expect(probe.audio == 1 && probe.videoFrames > 100, "both parts decode from one file: \(probe)")
     }
 
     @Test func aScheduledRecordingRemovedIsCancelledAndNeverStarts() async throws {
