@@ -52,7 +52,33 @@ extension HeadendTests {
             }
         }
 
-        typealias Probe = ProbedFile
+        /// What ffprobe reads of a file, decoding every video frame (`-count_frames`).
+        struct Probe {
+            var video = 0, audio = 0, videoFrames = 0
+            var duration = 0.0
+
+            init(_ file: URL) throws {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                p.arguments = ["ffprobe", "-v", "error", "-count_frames", "-of", "json",
+                               "-show_entries", "stream=codec_type,nb_read_frames:format=duration", file.path]
+                let out = Pipe()
+                p.standardOutput = out
+                p.standardError = FileHandle.nullDevice
+                try p.run()
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                p.waitUntilExit()
+                let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "ffprobe said nothing of \(file.path)")
+                for stream in json["streams"] as? [[String: Any]] ?? [] {
+                    if stream["codec_type"] as? String == "video" {
+                        video += 1
+                        videoFrames += Int(stream["nb_read_frames"] as? String ?? "") ?? 0
+                    }
+                    if stream["codec_type"] as? String == "audio" { audio += 1 }
+                }
+                duration = Double((json["format"] as? [String: Any])?["duration"] as? String ?? "") ?? 0
+            }
+        }
 
         /// Two channels of an HTTP server on loopback that gives one stream, its limit given.
         static func poolOfOne() async throws -> (LivePoolServer, Lineup, Headend) {
