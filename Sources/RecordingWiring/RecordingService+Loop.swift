@@ -229,7 +229,7 @@ extension RecordingService {
             r.active.stop()
             return .removed(true)
         }
-        do {
+        do throws(RecordingError) {
             guard let stored = try store.recording(id) else { return .removed(false) }
             guard stored.state == .scheduled else {
                 return .failure(RecordingError(.wrongState, "recording \(id) is \(stored.state.rawValue); only a scheduled or running one can be stopped", source: id.rawValue))

@@ -31,7 +31,7 @@ import TestSupport
         let service: RecordingService
         let state: URL
         let loop: Task<Void, Never>
-        let notices = Notices()
+        let notices: Notices
 
         init(programmes: [GuideProgramme] = []) async throws {
             let channel = Channel(id: "ch1", number: ChannelNumber(1), name: "Ball",
@@ -55,9 +55,10 @@ import TestSupport
             self.headend = headend
             self.service = service
             self.state = state
-            let notices = self.notices
-            loop = Task { await service.run() }
+            let notices = Notices()
             notices.follow(service)
+            self.notices = notices
+            loop = Task { await service.run() }
         }
 
         /// Ends the loop (once more is harmless) and the head-end.
@@ -88,8 +89,7 @@ import TestSupport
     final class Notices: Sendable {
         private let list = Mutex<[RecordingService.Notice]>([])
         func follow(_ service: RecordingService) {
-            let list = self.list
-            Task { for await n in service.notices { list.withLock { $0.append(n) } } }
+            Task { [self] in for await n in service.notices { list.withLock { $0.append(n) } } }
         }
         var all: [RecordingService.Notice] { list.withLock { $0 } }
         func ended(_ id: RecordingID) -> Recording? {
