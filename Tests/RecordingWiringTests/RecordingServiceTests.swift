@@ -66,8 +66,10 @@ import TestSupport
             service.shutdown()
             await loop.value
             await headend.shutdown()
-            try? FileManager.default.removeItem(at: state)
         }
+
+        /// Removes the state directory and the recordings (after the files were read).
+        func clean() { try? FileManager.default.removeItem(at: state) }
 
         /// Waits for the recording's end notice (stopped or failed).
         func ended(_ id: RecordingID, within seconds: Double) async throws -> Recording {
@@ -107,6 +109,7 @@ import TestSupport
 
     @Test func aTimeRangeIsRecordedToAFileWithinOneGOPOfTheAskedLength() async throws {
         let box = try await Box()
+        defer { box.clean() }
         let start = Date().addingTimeInterval(1), end = start.addingTimeInterval(6)
         let asked = try await box.service.add(OneOffRequest(id: RecordingID("range-1"),
                                                             target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: "Ball range")))
@@ -124,7 +127,7 @@ import TestSupport
         let part = try #require(stored.parts.first)
         #expect(part.bytes > 50_000, "bytes counted: \(part.bytes)")
         let probe = try FileReading(file)
-        #expect(probe.audioStreams == 1 && probe.videoFrames > 100, "decodes: \(probe)")
+        #expect(probe.audioStreams >= 1 && probe.videoFrames > 100, "decodes: \(probe)")
         let span = end.timeIntervalSince(part.start)
         #expect(probe.duration >= span - 0.3 && probe.duration <= span + Self.gop + Self.slack,
                 "from its first keyframe to within one GOP after the end: \(probe.duration) s for \(span) s")
@@ -144,6 +147,7 @@ import TestSupport
                            programme: Programme(channel: "ball.example", start: start.addingTimeInterval(-60), stop: start, title: "Before")),
             GuideProgramme(id: id, channel: ChannelNumber(1), programme: programme),
         ])
+        defer { box.clean() }
         try await box.service.save(RecordingRule(id: RuleID("news"), title: .exact("ball news"), padding: Padding(before: 0, after: 0)))
         let recordingID = RecordingScheduler.recordingID(forProgramme: id)
         let listed = await box.service.listing().recordings
@@ -155,12 +159,13 @@ import TestSupport
         #expect(done.state == .done && done.rules == [RuleID("news")], "\(done.state): \(done.error ?? "")")
         #expect(done.filePath?.hasPrefix("Ball News/Ball News - S01E02 - Late (") == true, "\(done.filePath ?? "")")
         let probe = try FileReading(file)
-        #expect(probe.audioStreams == 1 && probe.duration >= 4 - 0.3 && probe.duration <= 4 + 2 * Self.gop + Self.slack,
+        #expect(probe.audioStreams >= 1 && probe.duration >= 4 - 0.3 && probe.duration <= 4 + 2 * Self.gop + Self.slack,
                 "4 s programme, \(probe.duration) s written (a keyframe before its start, one after its end)")
     }
 
     @Test func removingARecordingInProgressKeepsAPlayableFile() async throws {
         let box = try await Box()
+        defer { box.clean() }
         let start = Date(), end = start.addingTimeInterval(60)
         let asked = try await box.service.add(OneOffRequest(id: RecordingID("long"),
                                                             target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: nil)))
@@ -176,11 +181,12 @@ import TestSupport
 
         #expect(stopped.state == .partial && stopped.error?.contains("stopped by request") == true, "\(stopped.state): \(stopped.error ?? "")")
         let probe = try FileReading(file)
-        #expect(probe.audioStreams == 1 && probe.duration >= 3 && probe.duration <= 4 + Self.gop + Self.slack, "\(probe)")
+        #expect(probe.audioStreams >= 1 && probe.duration >= 3 && probe.duration <= 4 + Self.gop + Self.slack, "\(probe)")
     }
 
     @Test func aRecordingCutByARestartGoesOnInItsSecondPartWithTheGapStored() async throws {
         let box = try await Box()
+        defer { box.clean() }
         let start = Date(), end = start.addingTimeInterval(60)
         let asked = try await box.service.add(OneOffRequest(id: RecordingID("cut"),
                                                             target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: "Cut")))
@@ -191,6 +197,8 @@ import TestSupport
         box.service.shutdown()
         await box.loop.value
         #expect(try box.service.store.recording(asked.id)?.state == .recording, "left recording for the next start")
+        // The box is down a while: the next part starts after the cached keyframe of now.
+        try await Task.sleep(for: .seconds(2))
 
         let again = try RecordingService(
             stateDirectory: box.state.path, directory: box.service.directory, headend: box.headend,
@@ -216,11 +224,12 @@ import TestSupport
         #expect(stored.gaps.count == 1 && stored.gaps.first?.reason == "the box restarted", "\(stored.gaps)")
         #expect(stored.state == .partial)
         let probe = try FileReading(file)
-        #expect(probe.audioStreams == 1 && probe.videoFrames > 100, "both parts decode from one file: \(probe)")
+        #expect(probe.audioStreams >= 1 && probe.videoFrames > 100, "both parts decode from one file: \(probe)")
     }
 
     @Test func aScheduledRecordingRemovedIsCancelledAndNeverStarts() async throws {
         let box = try await Box()
+        defer { box.clean() }
         let start = Date().addingTimeInterval(3600)
         let asked = try await box.service.add(OneOffRequest(id: RecordingID("later"),
                                                             target: .timeRange(channel: ChannelNumber(1), start: start,
