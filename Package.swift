@@ -79,6 +79,11 @@ let package = Package(
         .target(name: "Headend", dependencies: [
             "GStreamer", "FlipboxCore", "Lineup", "MediaFormats", "MediaProbe", .product(name: "Logging", package: "swift-log"),
         ]),
+        // Runs the recordings: the schedule from the guide and rules, the Recorder at each start,
+        // its events into the store.
+        .target(name: "RecordingWiring", dependencies: [
+            "Recordings", "Headend", "Lineup", "Guide", .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "Output", dependencies: [
             "GStreamer", "Lineup", "Headend", "CX11", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -124,6 +129,7 @@ let package = Package(
         ]),
         .executableTarget(name: "flipbox", dependencies: [
             "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe", "Providers", "ConnectionGuard",
+            "Recordings", "RecordingWiring",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -139,6 +145,10 @@ let package = Package(
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "Guide", "Lineup"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "MediaFormats", "TestSupport", "LoopbackStreams", "MediaProbe"]),
+        .testTarget(name: "RecordingWiringTests", dependencies: [
+            "RecordingWiring", "Recordings", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "MediaFormats", "Headend", "GStreamer", "Output", "Parental", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [

@@ -100,6 +100,9 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Logos")
     var logoOptions: LogoOptions
 
+    @Option(help: ArgumentHelp("Where recordings are written. Default: STATE/recordings (the state directory's).", valueName: "DIR"))
+    var recordingsDir: String?
+
     @Flag(help: "Log more.")
     var verbose = false
 
@@ -192,6 +195,21 @@ struct PlayCommand: AsyncParsableCommand {
             .init(service: PlayerService(player: player)),
             .init(service: api),
         ]
+        // Recordings: a --recordings-dir that cannot be written stops the box (it was asked for);
+        // the default one is said and the box plays without recordings.
+        do {
+            let recordings = try RecordingLoop.make(headend: parts.headend, lineup: lineup, guide: guide,
+                                                    stateDirectory: StateDirectory.resolve(switcher.stateDir),
+                                                    directory: recordingsDir, logger: logger)
+            services.append(.init(service: RecordingLoop(recordings: recordings)))
+        } catch {
+            if recordingsDir != nil {
+                await player.shutdown()
+                FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+            logger.error("no recordings: \(error)")
+        }
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
         if resolved.sink == .kms, let kms = resolved.kms, let connector = kms.connectorName {
             services.append(.init(service: DisplayHotplug(

@@ -1,0 +1,259 @@
+import Foundation
+import Headend
+import Lineup
+import Logging
+import Recordings
+
+/// A recording the loop is writing.
+struct RunningRecording {
+    var active: ActiveRecording
+    var reading: Task<Void, Never>
+    /// The part being written (nil until `started`).
+    var part: Int?
+    var bytes: Int64 = 0
+    /// Resumed after a restart: the store records the gap itself when the part is added.
+    var resumed: Bool
+    /// Removed while running: ends as partial, "stopped by request".
+    var removed = false
+}
+
+extension RecordingService {
+    /// The loop: call once; returns after `shutdown()` with every recording stopped and stored
+    /// (left `recording`, so that the next start resumes it).
+    public func run() async {
+        var running: [RecordingID: RunningRecording] = [:]
+        var conflicts: [RecordingConflict] = []
+        let ticking = Task { [input, tick] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                input.yield(.tick)
+            }
+        }
+        defer { ticking.cancel() }
+        await resumeInterrupted(&running)
+        conflicts = derive(adding: [])
+        await startDue(&running)
+        loop: for await next in inputs {
+            switch next {
+            case .derive:
+                conflicts = derive(adding: [])
+            case .derived(let reply):
+                conflicts = derive(adding: [])
+                reply(.done)
+            case .tick:
+                await startDue(&running)
+            case .event(let id, let event):
+                follow(event, of: id, &running)
+            case .add(let request, let reply):
+                conflicts = derive(adding: [request])
+                await startDue(&running)
+                switch Result(catching: { () throws(RecordingError) in try store.recording(request.id) }) {
+                case .success(let r?): reply(.recording(r))
+                case .success(nil): reply(.failure(RecordingError(.notFound, "nothing in the guide matches the request", source: request.id.rawValue)))
+                case .failure(let e): reply(.failure(e))
+                }
+            case .remove(let id, let reply):
+                reply(remove(id, &running))
+            case .list(let reply):
+                reply(.listing((try? store.recordings()) ?? [], conflicts))
+            case .shutdown:
+                break loop
+            }
+        }
+        // Stopped, each stays `recording` with its part closed: the next start resumes it
+        // (`interrupted()`), its gap recorded.
+        for (id, r) in running {
+            r.active.stop()
+            _ = await r.active.finished()
+            r.reading.cancel()
+            if let part = r.part { try? store.finishPart(id, number: part, bytes: r.bytes, at: Date()) }
+        }
+        input.finish()
+    }
+
+    /// Derives the schedule from the store, the guide and the pools, and stores it.
+    func derive(adding oneOffs: [OneOffRequest]) -> [RecordingConflict] {
+        let now = Date()
+        do {
+            let programmes: [GuideProgramme]
+            do { programmes = try sources.programmes(now.addingTimeInterval(-86_400), now.addingTimeInterval(horizon)) } catch {
+                logger.warning("recordings: the guide could not be read (\(error)); deriving without it")
+                programmes = []
+            }
+            let input = ScheduleInput(rules: try store.rules(), oneOffs: oneOffs, programmes: programmes,
+                                      existing: try store.recordings(), channels: sources.channels(), pools: sources.pools(),
+                                      timeZone: timeZone, now: now)
+            let schedule = RecordingScheduler.derive(input)
+            try store.save(schedule)
+            for note in schedule.notes { logger.info("recordings: \(note.message)") }
+            for conflict in schedule.conflicts { notice.yield(.conflict(conflict)) }
+            return schedule.conflicts
+        } catch {
+            logger.error("recordings: the schedule could not be derived or stored: \(error)")
+            return []
+        }
+    }
+
+    /// Starts each scheduled recording whose padded start has come; fails those missed.
+    func startDue(_ running: inout [RecordingID: RunningRecording]) async {
+        let now = Date()
+        guard let scheduled = try? store.recordings(in: [.scheduled]) else { return }
+        for r in scheduled where running[r.id] == nil && r.paddedStart <= now {
+            guard r.paddedEnd > now else {
+                try? store.finish(r.id, as: .failed, error: "missed: nothing recorded it (the box was not running at its start)")
+                if let stored = try? store.recording(r.id) { notice.yield(.failed(stored)) }
+                continue
+            }
+            await start(r, &running)
+        }
+    }
+
+    private func start(_ r: Recording, _ running: inout [RecordingID: RunningRecording]) async {
+        guard let channel = sources.channel(r.channel) else {
+            fail(r.id, "channel \(r.channel) is not in the lineup any more")
+            return
+        }
+        let taken = Set(((try? store.recordings()) ?? []).compactMap(\.filePath))
+        let path = RecordingFileName.path(for: r.programme, timeZone: timeZone, taken: taken)
+        let file = directory.appendingPathComponent(path)
+        let input = self.input
+        do {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try store.setFilePath(r.id, path)
+        } catch {
+            fail(r.id, "the folder for \(file.path) cannot be made: \(error.localizedDescription)")
+            return
+        }
+        // Opening the tap waits for the pool; the loop waits with it so that inputs stay in order.
+        let opened: Result<ActiveRecording, any Error>
+        do {
+            opened = .success(try await recorder.start(channel: channel, title: r.programme.title, until: r.paddedEnd, file: file,
+                                                       startAt: r.paddedStart))
+        } catch { opened = .failure(error) }
+        switch opened {
+        case .failure(let error):
+            fail(r.id, "recording channel \(r.channel) did not start: \(error)")
+        case .success(let active):
+            let id = r.id
+            let reading = Task { for await event in active.events { input.yield(.event(id, event)) } }
+            running[id] = RunningRecording(active: active, reading: reading, resumed: false)
+            writeSidecar(id)
+        }
+    }
+
+    /// Resumes recordings a restart cut (second part, the gap stored); finishes those past their end.
+    func resumeInterrupted(_ running: inout [RecordingID: RunningRecording]) async {
+        let now = Date()
+        for r in (try? store.interrupted()) ?? [] {
+            guard r.paddedEnd > now, let path = r.filePath, let channel = sources.channel(r.channel) else {
+                try? store.finish(r.id, as: r.parts.isEmpty ? .failed : .partial,
+                                  error: "the box stopped during the recording and it was past its end on restart; what was written is kept")
+                continue
+            }
+            let file = directory.appendingPathComponent(path)
+            let startedAt = r.parts.first?.start ?? r.paddedStart
+            let opened: Result<ActiveRecording, any Error>
+            do {
+                opened = .success(try await recorder.resume(channel: channel, title: r.programme.title, until: r.paddedEnd,
+                                                            file: file, startedAt: startedAt))
+            } catch { opened = .failure(error) }
+            switch opened {
+            case .failure(let error):
+                try? store.finish(r.id, as: .partial, error: "the recording could not go on after a restart: \(error)")
+            case .success(let active):
+                let id = r.id, input = self.input
+                let reading = Task { for await event in active.events { input.yield(.event(id, event)) } }
+                running[id] = RunningRecording(active: active, reading: reading, resumed: true)
+            }
+        }
+    }
+
+    /// Stores what a recording reports.
+    func follow(_ event: RecordingEvent, of id: RecordingID, _ running: inout [RecordingID: RunningRecording]) {
+        guard var r = running[id] else { return }
+        do {
+            switch event {
+            case .started(_, let firstKeyframe):
+                let part = try store.appendPart(to: id, at: firstKeyframe, gapReason: "the box restarted")
+                r.part = part.number
+                running[id] = r
+                if let stored = try store.recording(id) { notice.yield(.started(stored)) }
+            case .progress(let bytes, _):
+                r.bytes = Int64(clamping: bytes)
+                running[id] = r
+                if let part = r.part { try store.updatePart(id, number: part, bytes: r.bytes, at: Date()) }
+            case .gap(let from, let to, let reason):
+                // A resumed part's gap is stored by appendPart already.
+                if !(r.resumed && reason.contains("box restarted")), from < to {
+                    try store.recordGap(id, from: from, to: to, reason: reason)
+                }
+            case .stopped(let reason):
+                running[id] = nil
+                finishStored(id, r, stop: reason)
+            }
+        } catch {
+            logger.error("recordings: \(id): \(error)")
+        }
+    }
+
+    /// Stores the end of a recording from how it stopped.
+    func finishStored(_ id: RecordingID, _ r: RunningRecording, stop: RecordingStop) {
+        switch stop {
+        case .ended:
+            finishStored(id, r, reason: nil)
+        case .cancelled:
+            finishStored(id, r, reason: r.removed ? "stopped by request before its end; what was written is kept"
+                                                  : "stopped before its end; what was written is kept")
+        case .diskFull(let message), .failed(let message):
+            finishStored(id, r, reason: message, failed: r.bytes == 0)
+        }
+    }
+
+    func finishStored(_ id: RecordingID, _ r: RunningRecording, reason: String?, failed: Bool = false) {
+        guard let current = try? store.recording(id), current.state == .recording || current.state == .scheduled else { return }
+        if let part = r.part { try? store.finishPart(id, number: part, bytes: r.bytes, at: Date()) }
+        let gaps = (try? store.recording(id))?.gaps ?? []
+        let state: RecordingState = failed || r.part == nil ? .failed : (reason == nil && gaps.isEmpty ? .done : .partial)
+        let error = reason ?? (gaps.isEmpty ? nil : "\(gaps.count) gap\(gaps.count == 1 ? "" : "s") in the recording")
+        try? store.finish(id, as: state, error: error)
+        writeSidecar(id)
+        guard let stored = try? store.recording(id) else { return }
+        notice.yield(state == .failed ? .failed(stored) : .stopped(stored))
+    }
+
+    /// Cancels a scheduled recording or stops one in progress.
+    func remove(_ id: RecordingID, _ running: inout [RecordingID: RunningRecording]) -> Outcome {
+        if var r = running[id] {
+            r.removed = true
+            running[id] = r
+            r.active.stop()
+            return .removed(true)
+        }
+        do throws(RecordingError) {
+            guard let stored = try store.recording(id) else { return .removed(false) }
+            guard stored.state == .scheduled else {
+                return .failure(RecordingError(.wrongState, "recording \(id) is \(stored.state.rawValue); only a scheduled or running one can be stopped", source: id.rawValue))
+            }
+            try store.setState(id, .cancelled)
+            return .removed(true)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func fail(_ id: RecordingID, _ message: String) {
+        logger.error("recordings: \(id): \(message)")
+        try? store.finish(id, as: .failed, error: message)
+        if let stored = try? store.recording(id) { notice.yield(.failed(stored)) }
+    }
+
+    /// Writes the JSON sidecar beside the file (guide data, span, gaps).
+    func writeSidecar(_ id: RecordingID) {
+        guard let r = try? store.recording(id), let path = r.filePath,
+              let data = try? RecordingSidecar(r).encoded() else { return }
+        let url = directory.appendingPathComponent(RecordingFileName.sidecarPath(for: path))
+        do { try data.write(to: url, options: .atomic) } catch {
+            logger.warning("recordings: the sidecar \(url.path) could not be written: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import GStreamer
+import Guide
+@testable import Headend
+import Lineup
+import Logging
+import Recordings
+@testable import RecordingWiring
+import Synchronization
+import Testing
+import TestSupport
+
+/// The recording service on a real head-end with a test channel: a time range, a rule on a
+/// made-up guide, a recording stopped while it runs; each file read back by ffprobe.
+@Suite(.serialized, .heavy) struct RecordingServiceTests {
+    init() throws { try GStreamer.initialize() }
+
+    static let logger: Logger = {
+        var l = Logger(label: "flipbox.recording-wiring-tests")
+        l.logLevel = ProcessInfo.processInfo.environment["FLIPBOX_TEST_LOG"] != nil ? .debug : .critical
+        return l
+    }()
+    /// One GOP of the test channel, and the slack a loaded 2-core machine is given.
+    static let gop = 1.0
+    static let slack = 0.8
+
+    /// A box with one test channel (GOP of 1 s) and the service over it, its loop running.
+    struct Box {
+        let channel: Channel
+        let headend: Headend
+        let service: RecordingService
+        let state: URL
+        let loop: Task<Void, Never>
+        let notices: Notices
+
+        init(programmes: [GuideProgramme] = []) async throws {
+            let channel = Channel(id: "ch1", number: ChannelNumber(1), name: "Ball",
+                                  sources: ["test://ball?size=320x180&fps=25&gop=25&tone=440&bitrate=400"])
+            let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
+                                  logger: RecordingServiceTests.logger)
+            await headend.applyPolicy(current: nil, last: nil)
+            let source = headend.sources[0]
+            let deadline = Date().addingTimeInterval(10)
+            while !(source.cache.hasKeyframe && source.cache.audioCaps != nil) && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-recwire-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            let service = try RecordingService(
+                stateDirectory: state.path, directory: state.appendingPathComponent("recordings"), headend: headend,
+                sources: .init(channel: { $0 == channel.number ? channel : nil }, channels: { [channel.number] },
+                               programmes: { _, _ in programmes }),
+                timeZone: TimeZone(identifier: "UTC")!, logger: RecordingServiceTests.logger, tick: .milliseconds(200))
+            self.channel = channel
+            self.headend = headend
+            self.service = service
+            self.state = state
+            let notices = Notices()
+            notices.follow(service)
+            self.notices = notices
+            loop = Task { await service.run() }
+        }
+
+        /// Ends the loop (once more is harmless) and the head-end.
+        func close() async {
+            service.shutdown()
+            await loop.value
+            await headend.shutdown()
+        }
+
+        /// Removes the state directory and the recordings (after the files were read).
+        func clean() { try? FileManager.default.removeItem(at: state) }
+
+        /// Waits for the recording's end notice (stopped or failed).
+        func ended(_ id: RecordingID, within seconds: Double) async throws -> Recording {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if let r = notices.ended(id) { return r }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("recording \(id) did not end within \(seconds) s: \(notices.all)")
+            throw CancellationError()
+        }
+
+        func file(_ r: Recording) throws -> URL {
+            service.directory.appendingPathComponent(try #require(r.filePath, "no file for \(r.id)"))
+        }
+    }
+
+    /// The service's notices as they come.
+    final class Notices: Sendable {
+        private let list = Mutex<[RecordingService.Notice]>([])
+        func follow(_ service: RecordingService) {
+            Task { [self] in for await n in service.notices { list.withLock { $0.append(n) } } }
+        }
+        var all: [RecordingService.Notice] { list.withLock { $0 } }
+        func ended(_ id: RecordingID) -> Recording? {
+            all.lazy.compactMap { n -> Recording? in
+                switch n {
+                case .stopped(let r) where r.id == id, .failed(let r) where r.id == id: r
+                default: nil
+                }
+            }.first
+        }
+        func started(_ id: RecordingID) -> Recording? {
+            all.lazy.compactMap { n -> Recording? in if case .started(let r) = n, r.id == id { r } else { nil } }.first
+        }
+    }
+
+    @Test func aTimeRangeIsRecordedToAFileWithinOneGOPOfTheAskedLength() async throws {
+        let box = try await Box()
+        defer { box.clean() }
+        let start = Date().addingTimeInterval(1), end = start.addingTimeInterval(6)
+        let asked = try await box.service.add(OneOffRequest(id: RecordingID("range-1"),
+                                                            target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: "Ball range")))
+        #expect(asked.state == .scheduled && asked.isOneOff)
+        let done = try await box.ended(asked.id, within: 25)
+        let stored = try #require(try box.service.store.recording(asked.id))
+        let file = try box.file(stored)
+        let sidecar = URL(fileURLWithPath: box.service.directory.appendingPathComponent(RecordingFileName.sidecarPath(for: stored.filePath ?? "")).path)
+        await box.close()
+
+        #expect(done.state == .done, "\(done.state): \(done.error ?? "")")
+        #expect(stored.state == .done && stored.parts.count == 1 && stored.gaps.isEmpty, "\(stored)")
+        #expect(stored.filePath?.hasPrefix("Ball range/Ball range (") == true, "\(stored.filePath ?? "")")
+        #expect(FileManager.default.fileExists(atPath: sidecar.path), "the sidecar beside the file")
+        let part = try #require(stored.parts.first)
+        #expect(part.bytes > 50_000, "bytes counted: \(part.bytes)")
+        let probe = try FileReading(file)
+        #expect(probe.audioStreams >= 1 && probe.videoFrames > 100, "decodes: \(probe)")
+        let span = end.timeIntervalSince(part.start)
+        #expect(probe.duration >= span - 0.3 && probe.duration <= span + Self.gop + Self.slack,
+                "from its first keyframe to within one GOP after the end: \(probe.duration) s for \(span) s")
+        #expect(probe.duration >= 6 - 0.3 && probe.duration <= 6 + 2 * Self.gop + Self.slack,
+                "6 s asked, \(probe.duration) s written (a keyframe before the start, one after the end)")
+    }
+
+    @Test func aRuleRecordsAProgrammeOfTheGuide() async throws {
+        let now = Date()
+        let start = now.addingTimeInterval(2), stop = start.addingTimeInterval(4)
+        let programme = Programme(channel: "ball.example", start: start, stop: stop, title: "Ball News", subTitle: "Late",
+                                  episodeXMLTVNS: "0.1.")
+        let id = GuideProgramme.derivedID(channel: ChannelNumber(1), start: start)
+        let box = try await Box(programmes: [
+            GuideProgramme(id: GuideProgramme.derivedID(channel: ChannelNumber(1), start: start.addingTimeInterval(-60)),
+                           channel: ChannelNumber(1),
+                           programme: Programme(channel: "ball.example", start: start.addingTimeInterval(-60), stop: start, title: "Before")),
+            GuideProgramme(id: id, channel: ChannelNumber(1), programme: programme),
+        ])
+        defer { box.clean() }
+        try await box.service.save(RecordingRule(id: RuleID("news"), title: .exact("ball news"), padding: Padding(before: 0, after: 0)))
+        let recordingID = RecordingScheduler.recordingID(forProgramme: id)
+        let listed = await box.service.listing().recordings
+        #expect(listed.map(\.id) == [recordingID], "only the programme the rule asks for: \(listed.map(\.id))")
+        let done = try await box.ended(recordingID, within: 25)
+        let file = try box.file(done)
+        await box.close()
+
+        #expect(done.state == .done && done.rules == [RuleID("news")], "\(done.state): \(done.error ?? "")")
+        #expect(done.filePath?.hasPrefix("Ball News/Ball News - S01E02 - Late (") == true, "\(done.filePath ?? "")")
+        let probe = try FileReading(file)
+        #expect(probe.audioStreams >= 1 && probe.duration >= 4 - 0.3 && probe.duration <= 4 + 2 * Self.gop + Self.slack,
+                "4 s programme, \(probe.duration) s written (a keyframe before its start, one after its end)")
+    }
+
+    @Test func removingARecordingInProgressKeepsAPlayableFile() async throws {
+        let box = try await Box()
+        defer { box.clean() }
+        let start = Date(), end = start.addingTimeInterval(60)
+        let asked = try await box.service.add(OneOffRequest(id: RecordingID("long"),
+                                                            target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: nil)))
+        let deadline = Date().addingTimeInterval(15)
+        while box.notices.started(asked.id) == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try #require(box.notices.started(asked.id) != nil, "started: \(box.notices.all)")
+        try await Task.sleep(for: .seconds(4))
+        #expect(try await box.service.remove(asked.id))
+        let stopped = try await box.ended(asked.id, within: 10)
+        let file = try box.file(stopped)
+        #expect(try await box.service.remove(RecordingID("none")) == false)
+        await box.close()
+
+        #expect(stopped.state == .partial && stopped.error?.contains("stopped by request") == true, "\(stopped.state): \(stopped.error ?? "")")
+        let probe = try FileReading(file)
+        #expect(probe.audioStreams >= 1 && probe.duration >= 3 && probe.duration <= 4 + Self.gop + Self.slack, "\(probe)")
+    }
+
+    @Test func aRecordingCutByARestartGoesOnInItsSecondPartWithTheGapStored() async throws {
+        let box = try await Box()
+        defer { box.clean() }
+        let start = Date(), end = start.addingTimeInterval(60)
+        let asked = try await box.service.add(OneOffRequest(id: RecordingID("cut"),
+                                                            target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: "Cut")))
+        let deadline = Date().addingTimeInterval(15)
+        while box.notices.started(asked.id) == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try #require(box.notices.started(asked.id) != nil, "started: \(box.notices.all)")
+        try await Task.sleep(for: .seconds(3))
+        box.service.shutdown()
+        await box.loop.value
+        #expect(try box.service.store.recording(asked.id)?.state == .recording, "left recording for the next start")
+        // The box is down a while: the next part starts after the cached keyframe of now.
+        try await Task.sleep(for: .seconds(2))
+
+        let again = try RecordingService(
+            stateDirectory: box.state.path, directory: box.service.directory, headend: box.headend,
+            sources: .init(channel: { [channel = box.channel] in $0 == channel.number ? channel : nil }),
+            timeZone: TimeZone(identifier: "UTC")!, logger: Self.logger, tick: .milliseconds(200))
+        let notices = Notices()
+        notices.follow(again)
+        let loop = Task { await again.run() }
+        let resumed = Date().addingTimeInterval(15)
+        while notices.started(asked.id) == nil && Date() < resumed { try await Task.sleep(for: .milliseconds(100)) }
+        try #require(notices.started(asked.id) != nil, "resumed: \(notices.all)")
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await again.remove(asked.id))
+        let stopDeadline = Date().addingTimeInterval(10)
+        while notices.ended(asked.id) == nil && Date() < stopDeadline { try await Task.sleep(for: .milliseconds(100)) }
+        let stored = try #require(notices.ended(asked.id))
+        again.shutdown()
+        await loop.value
+        let file = try box.file(stored)
+        await box.close()
+
+        #expect(stored.parts.map(\.number) == [1, 2], "\(stored.parts)")
+        #expect(stored.gaps.count == 1 && stored.gaps.first?.reason == "the box restarted", "\(stored.gaps)")
+        #expect(stored.state == .partial)
+        let probe = try FileReading(file)
+        #expect(probe.audioStreams >= 1 && probe.videoFrames > 100, "both parts decode from one file: \(probe)")
+    }
+
+    @Test func aScheduledRecordingRemovedIsCancelledAndNeverStarts() async throws {
+        let box = try await Box()
+        defer { box.clean() }
+        let start = Date().addingTimeInterval(3600)
+        let asked = try await box.service.add(OneOffRequest(id: RecordingID("later"),
+                                                            target: .timeRange(channel: ChannelNumber(1), start: start,
+                                                                               end: start.addingTimeInterval(60), title: "Later")))
+        #expect(try await box.service.remove(asked.id))
+        let stored = try #require(try box.service.store.recording(asked.id))
+        await box.close()
+        #expect(stored.state == .cancelled)
+    }
+
+    @Test func anUnwritableRecordingsDirectoryIsRefusedSayingHowToFixIt() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-recwire-file-\(UUID().uuidString)")
+        try Data().write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect {
+            try RecordingService.checkWritable(file.appendingPathComponent("recordings"))
+        } throws: { error in
+            (error as? RecordingError)?.message.contains("--recordings-dir") == true
+        }
+    }
+}
