@@ -88,10 +88,11 @@ let package = Package(
             "GStreamer", "Lineup", "Headend", "CX11", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Switcher", dependencies: [
-            "GStreamer", "Lineup", "Headend", "Output", "Parental", .product(name: "Logging", package: "swift-log"),
+            "GStreamer", "Lineup", "Headend", "Output", "Parental", "Recordings", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Control", dependencies: [
             "FlipboxCore", "Lineup", "Headend", "Output", "Switcher", "Guide", "Parental", "CEvdev", "CCEC", "ConnectionGuard",
+            "Recordings", "RecordingWiring",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

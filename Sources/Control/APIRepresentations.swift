@@ -109,7 +109,8 @@ struct PlayerEventJSON: Encodable, Sendable {
     var event: PlayerEvent
 
     /// `flip-started`, `flip-retargeted`, `flip-completed`, `channel-state`, `card-shown`, `card-hidden`,
-    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden`, `timeshift` or `clip`.
+    /// `lock-shown`, `lock-hidden`, `programme-changed`, `proposal-shown`, `proposal-hidden`, `timeshift`, `clip`,
+    /// or `recording-started`, `-stopped`, `-failed`, `-deleted`, `-conflict`.
     var name: String {
         switch event {
         case .flipStarted: "flip-started"
@@ -125,6 +126,7 @@ struct PlayerEventJSON: Encodable, Sendable {
         case .proposalShown: "proposal-shown"
         case .proposalHidden: "proposal-hidden"
         case .clip: "clip"
+        case .recording(let notice): RecordingNoticeJSON(notice: notice).name
         }
     }
 
@@ -164,6 +166,8 @@ struct PlayerEventJSON: Encodable, Sendable {
             try status.encode(to: encoder)
         case .clip(let job):
             try job.encode(to: encoder)
+        case .recording(let notice):
+            try RecordingNoticeJSON(notice: notice).encode(to: encoder)
         case .lockShown(let channel, let reason):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ChannelJSON(channel), forKey: .channel)

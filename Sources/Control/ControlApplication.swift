@@ -1,6 +1,7 @@
 import ConnectionGuard
 import Guide
 import Hummingbird
+import Lineup
 import Logging
 
 /// The control API's router with its middleware and the table of what it serves.
@@ -13,7 +14,7 @@ struct ControlAPI {
 
     init(
         player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide?, metrics: ControlMetrics,
-        logger: Logger, clips: (any ClipControl)? = nil
+        logger: Logger, clips: (any ClipControl)? = nil, recordings: RecordingAccess? = nil
     ) throws(ControlConfigurationError) {
         try configuration.validate()
         // HEAD is answered like GET, without the body.
@@ -38,6 +39,8 @@ struct ControlAPI {
         GuideRoutes(guide: guide, logger: logger).register(on: routes)
         ReminderRoutes(guide: guide, player: player, bodyBytes: configuration.limits.bodyBytes).register(on: routes)
         ClipRoutes(clips: clips, bodyBytes: configuration.limits.bodyBytes).register(on: routes)
+        RecordingRoutes(recordings: recordings?.service, lineup: recordings?.lineup ?? Lineup(channels: []),
+                        bodyBytes: configuration.limits.bodyBytes).register(on: routes)
     }
 }
 
@@ -49,9 +52,10 @@ struct ControlAPI {
 /// there is none.
 public func makeControlRouter(
     player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil,
-    metrics: ControlMetrics = ControlMetrics(), logger: Logger, clips: (any ClipControl)? = nil
+    metrics: ControlMetrics = ControlMetrics(), logger: Logger, clips: (any ClipControl)? = nil, recordings: RecordingAccess? = nil
 ) throws(ControlConfigurationError) -> Router<BasicRequestContext> {
-    try ControlAPI(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips).router
+    try ControlAPI(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips,
+                   recordings: recordings).router
 }
 
 /// The control API as a Hummingbird application listening on `configuration.host:port`.
@@ -63,10 +67,11 @@ public func makeControlRouter(
 /// Throws ``ControlConfigurationError`` for a configuration that must not run (no token off loopback).
 public func makeControlApplication(
     player: some PlayerControl, configuration: ControlServerConfiguration, guide: Guide? = nil, logger: Logger,
-    clips: (any ClipControl)? = nil, metrics: ControlMetrics = ControlMetrics(),
+    clips: (any ClipControl)? = nil, recordings: RecordingAccess? = nil, metrics: ControlMetrics = ControlMetrics(),
     onListening: @escaping @Sendable () -> Void = {}
 ) throws(ControlConfigurationError) -> Application<RouterResponder<BasicRequestContext>> {
-    let router = try makeControlRouter(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips)
+    let router = try makeControlRouter(player: player, configuration: configuration, guide: guide, metrics: metrics, logger: logger, clips: clips,
+                                       recordings: recordings)
     let host = configuration.host
     let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     let limits = configuration.limits

@@ -61,7 +61,7 @@ public final class ControlMetrics: Sendable {
         case .channelState(_, let state):
             registry.makeCounter(descriptor: Self.name("channel_state_changes", "total", "Channel state changes, by the state entered"),
                                  labels: [("state", Self.stateName(state))]).increment()
-        case .flipStarted, .flipRetargeted, .cardHidden, .timeshift, .lockShown, .lockHidden, .programmeChanged, .proposalShown, .proposalHidden, .clip:
+        case .flipStarted, .flipRetargeted, .cardHidden, .timeshift, .lockShown, .lockHidden, .programmeChanged, .proposalShown, .proposalHidden, .clip, .recording:
             break
         }
     }

@@ -28,6 +28,11 @@ extension Headend {
         poolMap.pool(for: source.openURL ?? source.channel.sources.first ?? "")
     }
 
+    /// The name of the pool `channel`'s main source is in; nil when it is in none.
+    public nonisolated func poolName(of channel: Channel) -> String? {
+        channel.sources.first.flatMap { poolMap.pool(for: $0) }?.name
+    }
+
     /// The lineup positions with a stream open in `pool`.
     func openStreams(in pool: StreamPoolID) -> [Int] {
         sources.indices.filter { i in sources[i].openURL.flatMap { poolMap.pool(for: $0) } == pool }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An amount of memory as people write it in settings and options: `256MB`, `256M`, `256MiB`,
-/// `1.5G`, `512k`, `4096` (units are powers of 1024).
+/// `1.5G`, `2T`, `512k`, `4096` (units are powers of 1024).
 public struct ByteSize: Sendable, Hashable {
     public var bytes: Int
 
@@ -19,6 +19,7 @@ public struct ByteSize: Sendable, Hashable {
         case "k", "kb", "kib": scale = 1024
         case "m", "mb", "mib": scale = 1024 * 1024
         case "g", "gb", "gib": scale = 1024 * 1024 * 1024
+        case "t", "tb", "tib": scale = 1024 * 1024 * 1024 * 1024
         default: return nil
         }
         let bytes = value * scale

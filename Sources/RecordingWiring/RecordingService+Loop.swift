@@ -31,27 +31,26 @@ extension RecordingService {
         }
         defer { ticking.cancel() }
         await resumeInterrupted(&running)
-        conflicts = derive(adding: [])
+        applyRetention(running: Set(running.keys))
+        conflicts = derive(adding: [])?.conflicts ?? conflicts
         await startDue(&running)
         loop: for await next in inputs {
             switch next {
             case .derive:
-                conflicts = derive(adding: [])
+                conflicts = derive(adding: [])?.conflicts ?? conflicts
             case .derived(let reply):
-                conflicts = derive(adding: [])
-                reply(.done)
+                let schedule = derive(adding: [])
+                conflicts = schedule?.conflicts ?? conflicts
+                reply(.derived(schedule?.notes ?? []))
             case .tick:
                 await startDue(&running)
             case .event(let id, let event):
                 follow(event, of: id, &running)
             case .add(let request, let reply):
-                conflicts = derive(adding: [request])
+                let schedule = derive(adding: [request])
+                conflicts = schedule?.conflicts ?? conflicts
                 await startDue(&running)
-                switch Result(catching: { () throws(RecordingError) in try store.recording(request.id) }) {
-                case .success(let r?): reply(.recording(r))
-                case .success(nil): reply(.failure(RecordingError(.notFound, "nothing in the guide matches the request", source: request.id.rawValue)))
-                case .failure(let e): reply(.failure(e))
-                }
+                reply(answer(request, schedule))
             case .remove(let id, let reply):
                 reply(remove(id, &running))
             case .list(let reply):
@@ -72,7 +71,7 @@ extension RecordingService {
     }
 
     /// Derives the schedule from the store, the guide and the pools, and stores it.
-    func derive(adding oneOffs: [OneOffRequest]) -> [RecordingConflict] {
+    func derive(adding oneOffs: [OneOffRequest]) -> Schedule? {
         let now = Date()
         do {
             let programmes: [GuideProgramme]
@@ -87,10 +86,35 @@ extension RecordingService {
             try store.save(schedule)
             for note in schedule.notes { logger.info("recordings: \(note.message)") }
             for conflict in schedule.conflicts { notice.yield(.conflict(conflict)) }
-            return schedule.conflicts
+            return schedule
         } catch {
             logger.error("recordings: the schedule could not be derived or stored: \(error)")
-            return []
+            return nil
+        }
+    }
+
+    /// The recording that took `request`: its own, or the one of a rule that records the same
+    /// programme already (the request merged into it); else why nothing was scheduled.
+    func answer(_ request: OneOffRequest, _ schedule: Schedule?) -> Outcome {
+        guard let schedule else {
+            return .failure(RecordingError(.storage, "the schedule could not be derived or stored (the log says why)", source: request.id.rawValue))
+        }
+        do throws(RecordingError) {
+            if let own = try store.recording(request.id) { return .recording(own) }
+            if let note = schedule.notes.last(where: { $0.recording == request.id }) {
+                return .failure(RecordingError(.notFound, note.message, source: request.id.rawValue))
+            }
+            let merged = try store.recordings().last { r in
+                switch request.target {
+                case .programme(let id): r.programmeID == id
+                case .programmeAt(let channel, let start): r.channel == channel && abs(r.programme.start.timeIntervalSince(start)) < 1
+                case .timeRange: false
+                }
+            }
+            if let merged { return .recording(merged) }
+            return .failure(RecordingError(.notFound, "nothing in the guide matches the request", source: request.id.rawValue))
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -190,6 +214,7 @@ extension RecordingService {
             case .stopped(let reason):
                 running[id] = nil
                 finishStored(id, r, stop: reason)
+                applyRetention(running: Set(running.keys))
             }
         } catch {
             logger.error("recordings: \(id): \(error)")
@@ -232,7 +257,9 @@ extension RecordingService {
         do throws(RecordingError) {
             guard let stored = try store.recording(id) else { return .removed(false) }
             guard stored.state == .scheduled else {
-                return .failure(RecordingError(.wrongState, "recording \(id) is \(stored.state.rawValue); only a scheduled or running one can be stopped", source: id.rawValue))
+                // Ended (done, partial, failed, cancelled): the files and the entry go.
+                try delete(stored, reason: "deleted by request")
+                return .removed(true)
             }
             try store.setState(id, .cancelled)
             return .removed(true)

@@ -36,12 +36,7 @@ public final class RecordingService: Sendable {
     }
 
     /// What the service tells the rest of the box (SSE events), in order, on `notices`.
-    public enum Notice: Sendable, Equatable {
-        case started(Recording)
-        case stopped(Recording)
-        case failed(Recording)
-        case conflict(RecordingConflict)
-    }
+    public typealias Notice = RecordingNotice
 
     public let store: RecordingStore
     /// Where the files go (`recordings-dir`, default `STATE/recordings`).
@@ -58,10 +53,14 @@ public final class RecordingService: Sendable {
     let horizon: TimeInterval
     /// How often the loop looks at the clock.
     let tick: Duration
+    /// The quota and age limit (`--recordings-quota`, `--recordings-keep-days`); each rule's
+    /// keep-latest is added when it is applied.
+    let retention: Retention.Policy
 
     /// Opens the store in `stateDirectory` and checks that `directory` can be written.
     public init(stateDirectory: String, directory: URL, headend: Headend, sources: Sources, timeZone: TimeZone = .current,
-                logger: Logger, horizon: TimeInterval = 14 * 86_400, tick: Duration = .milliseconds(500)) throws(RecordingError) {
+                logger: Logger, retention: Retention.Policy = .init(), horizon: TimeInterval = 14 * 86_400,
+                tick: Duration = .milliseconds(500)) throws(RecordingError) {
         try Self.checkWritable(directory)
         store = try RecordingStore(directory: stateDirectory)
         self.directory = directory
@@ -71,6 +70,7 @@ public final class RecordingService: Sendable {
         self.logger = logger
         self.horizon = horizon
         self.tick = tick
+        self.retention = retention
         (notices, notice) = AsyncStream<Notice>.makeStream(bufferingPolicy: .bufferingNewest(256))
         (inputs, input) = AsyncStream<RecordingInput>.makeStream(bufferingPolicy: .unbounded)
     }
@@ -78,11 +78,19 @@ public final class RecordingService: Sendable {
     /// The guide was imported again: derive the schedule anew.
     public func guideChanged() { input.yield(.derive) }
 
-    /// Saves a rule (validated) and derives the schedule.
-    public func save(_ rule: RecordingRule) async throws(RecordingError) {
+    /// Saves a rule (validated) and derives the schedule; returns the recordings the rule has
+    /// now and what the scheduler said of it (it matches nothing, a repeat was skipped).
+    @discardableResult
+    public func save(_ rule: RecordingRule) async throws(RecordingError) -> (recordings: [Recording], notes: [String]) {
+        try rule.validate()
         try store.save(rule)
-        _ = await ask { .derived($0) }
+        guard case .derived(let notes) = await ask({ .derived($0) }) else { return ([], []) }
+        let mine = (try? store.recordings().filter { $0.rules.contains(rule.id) }) ?? []
+        return (mine, notes.filter { $0.rule == rule.id }.map(\.message))
     }
+
+    /// The rules as stored.
+    public func rules() throws(RecordingError) -> [RecordingRule] { try store.rules() }
 
     /// Removes a rule; false when there was none. Recordings it alone asked for are dropped.
     public func removeRule(_ id: RuleID) async throws(RecordingError) -> Bool {
@@ -131,7 +139,7 @@ public final class RecordingService: Sendable {
 
 /// What the loop answers.
 enum Outcome: Sendable {
-    case done
+    case derived([ScheduleNote])
     case recording(Recording)
     case removed(Bool)
     case listing([Recording], [RecordingConflict])

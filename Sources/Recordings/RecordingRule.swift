@@ -79,7 +79,7 @@ public struct Padding: Hashable, Sendable, Codable {
         self.after = after
     }
 
-    func validate(source: String) throws(RecordingError) {
+    public func validate(source: String) throws(RecordingError) {
         for (name, value) in [("before", before), ("after", after)]
         where !(value.isFinite && value >= 0 && value <= Padding.maximum) {
             throw RecordingError(.badValue, "padding \(name) \(value) s is not within 0...\(Int(Padding.maximum)) s", source: source)

@@ -1,4 +1,5 @@
 import Headend
+import Recordings
 import Lineup
 
 /// What a viewer asked for.
@@ -206,4 +207,6 @@ public enum PlayerEvent: Sendable, Hashable {
     case proposalHidden(channel: ChannelSummary)
     /// A clip was asked for, moved on, was written or failed (see `ClipLibrary`).
     case clip(ClipJob)
+    /// A recording started, stopped, failed or was deleted, or the schedule has a conflict.
+    case recording(RecordingNotice)
 }

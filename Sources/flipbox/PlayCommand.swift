@@ -8,6 +8,7 @@ import Lineup
 import Logging
 import Output
 import ServiceLifecycle
+import RecordingWiring
 import Serve
 import Switcher
 
@@ -103,6 +104,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where recordings are written. Default: STATE/recordings (the state directory's).", valueName: "DIR"))
     var recordingsDir: String?
 
+    @OptionGroup(title: "Recordings")
+    var retention: RetentionOptions
+
     @Flag(help: "Log more.")
     var verbose = false
 
@@ -180,6 +184,22 @@ struct PlayCommand: AsyncParsableCommand {
         // The picture and the keys do not need the API: an address it cannot listen on (taken, or
         // a LAN address not up yet at boot) is said, with the fix, and tried again while the box
         // plays. The configuration was validated above, so making the server does not throw.
+        // Recordings: a --recordings-dir that cannot be written stops the box (it was asked for);
+        // the default one is said and the box plays without recordings.
+        var recordings: RecordingService?
+        do {
+            recordings = try RecordingLoop.make(headend: parts.headend, lineup: lineup, guide: guide,
+                                                stateDirectory: StateDirectory.resolve(switcher.stateDir),
+                                                directory: recordingsDir, retention: try retention.policy(), logger: logger)
+        } catch {
+            if recordingsDir != nil || error is ValidationError {
+                await player.shutdown()
+                FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+            logger.error("no recordings: \(error)")
+        }
+        let recordingAccess = recordings.map { RecordingAccess(service: $0, lineup: lineup) }
         let (host, port) = (control.host, control.port)
         let api = ListenRetry(
             name: "control API", address: ListenAddressCheck.address(host: host, port: port), logger: logger,
@@ -189,27 +209,13 @@ struct PlayCommand: AsyncParsableCommand {
             },
             server: { listening in
                 try makeControlApplication(player: player, configuration: control, guide: guide, logger: logger, clips: clips,
-                                           metrics: metrics, onListening: listening)
+                                           recordings: recordingAccess, metrics: metrics, onListening: listening)
             })
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: PlayerService(player: player)),
             .init(service: api),
         ]
-        // Recordings: a --recordings-dir that cannot be written stops the box (it was asked for);
-        // the default one is said and the box plays without recordings.
-        do {
-            let recordings = try RecordingLoop.make(headend: parts.headend, lineup: lineup, guide: guide,
-                                                    stateDirectory: StateDirectory.resolve(switcher.stateDir),
-                                                    directory: recordingsDir, logger: logger)
-            services.append(.init(service: RecordingLoop(recordings: recordings)))
-        } catch {
-            if recordingsDir != nil {
-                await player.shutdown()
-                FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
-                throw ExitCode(2)
-            }
-            logger.error("no recordings: \(error)")
-        }
+        if let recordings { services.append(.init(service: RecordingLoop(recordings: recordings, player: player))) }
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
         if resolved.sink == .kms, let kms = resolved.kms, let connector = kms.connectorName {
             services.append(.init(service: DisplayHotplug(

@@ -6,13 +6,20 @@ import Logging
 import RecordingWiring
 import Recordings
 import ServiceLifecycle
+import Switcher
 
 /// Runs the box's recordings (`RecordingService`) while it plays; on graceful shutdown the
 /// recordings stop and the next start resumes them.
 struct RecordingLoop: Service {
     let recordings: RecordingService
+    /// Told every notice, for the event stream.
+    let player: Player
 
     func run() async throws {
+        let relay = Task { [recordings, player] in
+            for await notice in recordings.notices { player.publishRecording(notice) }
+        }
+        defer { relay.cancel() }
         await withGracefulShutdownHandler {
             await recordings.run()
         } onGracefulShutdown: { [recordings] in
@@ -24,7 +31,7 @@ struct RecordingLoop: Service {
     /// `directory` (default `STATE/recordings`), the schedule in `STATE/recordings.sqlite`. Throws
     /// when the directory cannot be written or the store opened, saying how to fix it.
     static func make(headend: Headend, lineup: Lineup, guide: Guide?, stateDirectory: String, directory: String?,
-                     logger: Logger) throws(RecordingError) -> RecordingService {
+                     retention: Retention.Policy = .init(), logger: Logger) throws(RecordingError) -> RecordingService {
         let folder = URL(fileURLWithPath: directory ?? (stateDirectory as NSString).appendingPathComponent("recordings"))
         let sources = RecordingService.Sources(
             channel: { lineup.channel(number: $0) },
@@ -32,10 +39,21 @@ struct RecordingLoop: Service {
             programmes: { from, to in
                 guard let guide else { return [] }
                 return try RecordingGuide.programmes(lineup: guide.lineup, match: guide.match, store: guide.store, from: from, to: to)
-            })
+            },
+            pools: { poolLimits(headend: headend, lineup: lineup) })
         let service = try RecordingService(stateDirectory: stateDirectory, directory: folder, headend: headend, sources: sources,
-                                           logger: logger)
+                                           logger: logger, retention: retention)
         guide?.onRefresh { service.guideChanged() }
         return service
+    }
+
+    /// The head-end's pools as the scheduler counts them: each channel's pool (that of its first
+    /// source) and the limits in force now.
+    static func poolLimits(headend: Headend, lineup: Lineup) -> PoolLimits {
+        var limits: [String: Int] = [:]
+        for pool in headend.pools() { if let limit = pool.limit { limits[pool.name] = limit } }
+        var poolOfChannel: [ChannelNumber: String] = [:]
+        for channel in lineup.channels { if let pool = headend.poolName(of: channel) { poolOfChannel[channel.number] = pool } }
+        return PoolLimits(poolOfChannel: poolOfChannel, limits: limits)
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import Hummingbird
+import Lineup
+import RecordingWiring
+import Recordings
+
+/// What the recording endpoints drive: the box's recording service and the lineup its
+/// requests name channels of.
+public struct RecordingAccess: Sendable {
+    public let service: RecordingService
+    public let lineup: Lineup
+    public init(service: RecordingService, lineup: Lineup) {
+        self.service = service
+        self.lineup = lineup
+    }
+}
+
+/// Recordings and series rules (docs/recordings.md).
+///
+/// - `GET /api/v1/recordings`: every recording (scheduled, recording, done, partial, failed,
+///   cancelled) with the schedule's conflicts.
+/// - `POST /api/v1/recordings` (``RecordingRequest``): 201 with the recording as scheduled (or
+///   the rule's recording the request joined); a channel or programme unknown 404, a bad body 400.
+/// - `DELETE /api/v1/recordings/{id}`: cancels a scheduled one, stops one in progress keeping
+///   what was written, deletes an ended one with its files; 204, or 404.
+/// - `GET/POST /api/v1/recording-rules`, `DELETE /api/v1/recording-rules/{id}`: series rules; a
+///   new rule answers 201 with the recordings it made and what the scheduler said (it matches
+///   nothing: said, not an error); a pattern that does not compile 400 with where.
+///
+/// Without recordings (`flipbox play` could not open them) every endpoint answers 404 saying why.
+struct RecordingRoutes {
+    let recordings: RecordingService?
+    let lineup: Lineup
+    let bodyBytes: Int
+
+    struct RuleAnswer: Encodable, Sendable {
+        var rule: RecordingRuleJSON
+        var recordings: [RecordingJSON]
+        var notes: [String]
+    }
+
+    struct RuleListJSON: Encodable, Sendable { var rules: [RecordingRuleJSON] }
+
+    func register(on table: APIRouteTable) {
+        let service = recordings, lineup = self.lineup, bodyBytes = self.bodyBytes
+        let none = JSONResponse.error(.notFound, "this box keeps no recordings: its recordings directory could not be used (the log at start says why)")
+        @Sendable func body<T: Decodable>(_ request: Request, _ type: T.Type) async throws -> T? {
+            let bytes = try await request.body.collect(upTo: bodyBytes)
+            return try? JSONDecoder().decode(T.self, from: Data(bytes.readableBytesView))
+        }
+        table.on("/api/v1/recordings", [
+            .get: { _, _ in
+                guard let service else { return none }
+                let (all, conflicts) = await service.listing()
+                let titles = Dictionary(all.map { ($0.id, $0.programme.title) }, uniquingKeysWith: { a, _ in a })
+                return JSONResponse.make(.ok, RecordingListJSON(recordings: all.map { RecordingJSON($0, lineup: lineup) },
+                                                                conflicts: conflicts.map { RecordingConflictJSON($0, titles: titles) }))
+            },
+            .post: { request, _ in
+                guard let service else { return none }
+                guard let asked = try await body(request, RecordingRequest.self) else {
+                    return JSONResponse.error(.badRequest, #"the body must be JSON such as {"channel": "5", "programme": "2026-11-22T20:00:00Z"} (the programme's start), or {"channel": "5", "start": "…", "end": "…"}"#)
+                }
+                do {
+                    let oneOff = try asked.oneOff(lineup: lineup, id: RecordingID("o-" + Self.randomID()))
+                    let recording = try await service.add(oneOff)
+                    return JSONResponse.make(.created, RecordingJSON(recording, lineup: lineup))
+                } catch let refused as RecordingRequestError {
+                    return JSONResponse.error(refused.notFound ? .notFound : .badRequest, refused.message)
+                } catch {
+                    return JSONResponse.failure(error)
+                }
+            },
+        ])
+        table.on("/api/v1/recordings/{id}", [.delete: { _, context in
+            guard let service else { return none }
+            guard let id = Self.id(context.parameters.get("id")) else {
+                return JSONResponse.error(.badRequest, "the recording id must be 1 to 200 characters, as GET /api/v1/recordings gives it")
+            }
+            do {
+                guard try await service.remove(RecordingID(id)) else { return JSONResponse.error(.notFound, "there is no recording \(id)") }
+                return Response(status: .noContent)
+            } catch {
+                return JSONResponse.failure(error)
+            }
+        }])
+        table.on("/api/v1/recording-rules", [
+            .get: { _, _ in
+                guard let service else { return none }
+                do {
+                    return JSONResponse.make(.ok, RuleListJSON(rules: try service.rules().map(RecordingRuleJSON.init)))
+                } catch {
+                    return JSONResponse.failure(error)
+                }
+            },
+            .post: { request, _ in
+                guard let service else { return none }
+                guard let asked = try await body(request, RecordingRuleRequest.self) else {
+                    return JSONResponse.error(.badRequest, #"the body must be JSON such as {"title": "News", "channel": "5", "days": ["mon", "fri"], "newOnly": true}"#)
+                }
+                do {
+                    let rule = try asked.rule(lineup: lineup, id: RuleID("r-" + Self.randomID()))
+                    let (mine, notes) = try await service.save(rule)
+                    return JSONResponse.make(.created, RuleAnswer(rule: RecordingRuleJSON(rule), recordings: mine.map { RecordingJSON($0, lineup: lineup) },
+                                                                  notes: notes))
+                } catch let refused as RecordingRequestError {
+                    return JSONResponse.error(refused.notFound ? .notFound : .badRequest, refused.message)
+                } catch {
+                    return JSONResponse.failure(error)
+                }
+            },
+        ])
+        table.on("/api/v1/recording-rules/{id}", [.delete: { _, context in
+            guard let service else { return none }
+            guard let id = Self.id(context.parameters.get("id")) else {
+                return JSONResponse.error(.badRequest, "the rule id must be 1 to 200 characters, as GET /api/v1/recording-rules gives it")
+            }
+            do {
+                guard try await service.removeRule(RuleID(id)) else { return JSONResponse.error(.notFound, "there is no rule \(id)") }
+                return Response(status: .noContent)
+            } catch {
+                return JSONResponse.failure(error)
+            }
+        }])
+    }
+
+    /// A path's id, percent-decoded (ids such as `p:5@1795000000` may come encoded), bounded.
+    static func id(_ raw: String?) -> String? {
+        guard let raw, let text = raw.removingPercentEncoding, (1...RecordingRequest.textLimit).contains(text.count) else { return nil }
+        return text
+    }
+
+    /// Eight hex digits, for the ids of requests and rules.
+    static func randomID() -> String {
+        let n = UInt32.random(in: .min ... .max)
+        let hex = String(n, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+}
