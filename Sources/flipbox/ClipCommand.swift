@@ -59,7 +59,7 @@ struct ClipCommand: AsyncParsableCommand {
         let api = ClipClient(base: url.hasSuffix("/") ? String(url.dropLast()) : url,
                              token: token ?? ProcessInfo.processInfo.environment["FLIPBOX_TOKEN"])
         let started = ContinuousClock.now
-        do {
+        try await api.reporting(as: "clip", url: url) { api in
             let body = try JSONSerialization.data(withJSONObject: ["channel": channel, "from": from, "to": to, "format": chosen, "exact": exact] as [String: Any])
             let (status, answer) = try await api.send("POST", "/api/v1/clips", body: body)
             guard status == 202, let job = try? JSONDecoder().decode(ClipJob.self, from: answer) else { throw ClipClient.refusal(status, answer) }
@@ -77,12 +77,6 @@ struct ClipCommand: AsyncParsableCommand {
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
-        } catch let failure as ClipClient.Failure {
-            FileHandle.standardError.write(Data("flipbox clip: \(failure.text)\n".utf8))
-            throw ExitCode(1)
-        } catch let error as URLError {
-            FileHandle.standardError.write(Data("flipbox clip: cannot reach the box at \(url): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(1)
         }
     }
 }
@@ -105,6 +99,20 @@ struct ClipClient: Sendable {
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// Runs `body`; a refusal or an unreachable box becomes a line on stderr
+    /// (`flipbox COMMAND: …`) and exit status 1.
+    func reporting(as command: String, url: String, _ body: (ClipClient) async throws -> Void) async throws {
+        do {
+            try await body(self)
+        } catch let failure as Failure {
+            FileHandle.standardError.write(Data("flipbox \(command): \(failure.text)\n".utf8))
+            throw ExitCode(1)
+        } catch let error as URLError {
+            FileHandle.standardError.write(Data("flipbox \(command): cannot reach the box at \(url): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 
     /// The box's own message (`{"error": …}`), with the status.

@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Recordings in a running box, driven as a person drives them (`flipbox record …` against
+/// `flipbox play`), on a made-up guide a minute long: a time range, a series rule that records
+/// its first episode and skips a repeat, the events, removal, and bad requests said.
+@Suite(.serialized) struct RecordBoxTests {
+    static func xmltvTime(_ date: Date) -> String { GuideStatusTests.xmltvTime(date) }
+
+    /// `flipbox record ARGUMENTS --url …`: status and what it printed.
+    static func record(_ arguments: [String], port: Int) throws -> (status: Int32, output: String) {
+        try FlipboxProcess.runToEnd(["record"] + arguments + ["--url", "http://127.0.0.1:\(port)"])
+    }
+
+    /// The box's recordings, by id.
+    static func recordings(_ box: FlipboxProcess) -> [String: [String: Any]] {
+        let list = box.json("GET", "/api/v1/recordings").object["recordings"] as? [[String: Any]] ?? []
+        return Dictionary(list.map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Waits until recording `id` is in `state`; its entry then.
+    static func wait(_ box: FlipboxProcess, for id: String, state: String, seconds: Double) -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let r = recordings(box)[id], r["state"] as? String == state { return r }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        return nil
+    }
+
+    @Test func aBoxRecordsARangeAndASeriesAndSaysWhatItDid() async throws {
+        try await offPool {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-record-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let t0 = Date()
+            func at(_ s: Double) -> String { Self.xmltvTime(t0.addingTimeInterval(s)) }
+            // Episode 1 at +16 s (6 s long), its repeat at +40 s, episode 2 at +70 s.
+            let xml = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <tv>
+                  <channel id="news.example"><display-name>News</display-name></channel>
+                  <programme channel="news.example" start="\(at(-600))" stop="\(at(16))"><title>Before</title></programme>
+                  <programme channel="news.example" start="\(at(16))" stop="\(at(22))">
+                    <title>Evening News</title><sub-title>Pilot</sub-title><episode-num system="xmltv_ns">0.0.</episode-num></programme>
+                  <programme channel="news.example" start="\(at(22))" stop="\(at(40))"><title>Between</title></programme>
+                  <programme channel="news.example" start="\(at(40))" stop="\(at(46))">
+                    <title>Evening News</title><sub-title>Pilot</sub-title><episode-num system="xmltv_ns">0.0.</episode-num></programme>
+                  <programme channel="news.example" start="\(at(46))" stop="\(at(70))"><title>Between</title></programme>
+                  <programme channel="news.example" start="\(at(70))" stop="\(at(76))">
+                    <title>Evening News</title><sub-title>Second</sub-title><episode-num system="xmltv_ns">0.1.</episode-num></programme>
+                </tv>
+                """
+            try xml.write(to: dir.appendingPathComponent("guide.xml"), atomically: true, encoding: .utf8)
+            let yaml = """
+                guide: guide.xml
+                channels:
+                  - number: 1
+                    name: News
+                    id: news.example
+                    source: test://ball?size=320x180&fps=25&gop=25&tone=440&bitrate=300
+                  - number: 2
+                    name: Sport
+                    source: test://ball?size=320x180&fps=25&gop=25&tone=660&bitrate=300
+                """
+            let lineup = dir.appendingPathComponent("lineup.yaml")
+            try yaml.write(to: lineup, atomically: true, encoding: .utf8)
+            let folder = dir.appendingPathComponent("recordings")
+            let port = freePort()
+            let box = try FlipboxProcess(arguments: [lineup.path, "--recordings-dir", folder.path], port: port,
+                                         stateDirectory: dir.appendingPathComponent("state"))
+            defer { box.stop() }
+            #expect(box.waitForStatus(seconds: 30) { ($0["now"] as? [String: Any])?["title"] as? String == "Before" },
+                    "the box started with its guide: \(box.logText.suffix(1500))")
+            let events = try EventRecorder(url: "http://127.0.0.1:\(port)/api/v1/events")
+
+            // A time range, exactly as asked.
+            let range = try Self.record(["add", "2", "--from", "now", "--to", "+5s", "--title", "Quick"], port: port)
+            #expect(range.status == 0, "\(range.output)")
+            let rangeID = String(range.output.prefix { $0 != " " })
+            #expect(rangeID.hasPrefix("o-"), "\(range.output)")
+
+            // A series rule: episode 1 and 2, not the repeat.
+            let rule = try Self.record(["rule", "Evening News", "--new-only", "--padding-before", "0s", "--padding-after", "1s", "--id", "news"], port: port)
+            #expect(rule.status == 0, "\(rule.output)")
+            #expect(rule.output.hasPrefix("rule news: Evening News"), "\(rule.output)")
+            let ruled = Self.recordings(box).values.filter { ($0["rules"] as? [String]) == ["news"] }
+            #expect(ruled.count == 2, "episode 1 and 2, the repeat skipped: \(ruled)")
+            #expect(Set(ruled.compactMap { $0["episode"] as? String }) == ["S01E01", "S01E02"], "\(ruled)")
+
+            // The range is written and readable.
+            let quick = try #require(Self.wait(box, for: rangeID, state: "done", seconds: 20), "\(Self.recordings(box)[rangeID] ?? [:]) \(box.logText.suffix(1500))")
+            let quickFile = folder.appendingPathComponent(try #require(quick["file"] as? String)).path
+            let quickProbe = try ClipEndToEndTests.probe(quickFile)
+            #expect(quickProbe.video["codec_name"] as? String == "h264")
+            #expect(abs(quickProbe.duration - 5) <= 1.8, "5 s asked, \(quickProbe.duration) s written")
+
+            // Episode 1 is recorded from 16 s to 23 s (no padding before, 1 s after).
+            let first = try #require(ruled.first { $0["episode"] as? String == "S01E01" })
+            let firstID = try #require(first["id"] as? String)
+            let pilot = try #require(Self.wait(box, for: firstID, state: "done", seconds: 40), "\(Self.recordings(box)[firstID] ?? [:]) \(box.logText.suffix(1500))")
+            let pilotFile = try #require(pilot["file"] as? String)
+            #expect(pilotFile == "Evening News/Evening News - S01E01 - Pilot (\(Self.fileTime(t0.addingTimeInterval(16)))).ts", "\(pilotFile)")
+            let pilotProbe = try ClipEndToEndTests.probe(folder.appendingPathComponent(pilotFile).path)
+            #expect(abs(pilotProbe.duration - 7) <= 1.8, "7 s scheduled, \(pilotProbe.duration) s written")
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(pilotFile.replacingOccurrences(of: ".ts", with: ".json")).path),
+                    "the sidecar is beside it")
+
+            // A pattern that does not compile is refused, saying where.
+            let bad = try Self.record(["rule", "Evening (News", "--pattern"], port: port)
+            #expect(bad.status == 1)
+            #expect(bad.output.contains("400") && bad.output.contains("Evening (News"), "\(bad.output)")
+            // Bad requests to the API: an unknown channel, a body that is not JSON, an end before the start.
+            #expect(box.request("POST", "/api/v1/recordings", body: #"{"channel": "42", "programme": "2026-11-28T20:00:00Z"}"#).status == 404)
+            #expect(box.request("POST", "/api/v1/recordings", body: "record please").status == 400)
+            let backwards = box.response("POST", "/api/v1/recordings", body: #"{"channel": "1", "start": "2026-11-28T20:00:00Z", "end": "2026-11-28T19:00:00Z"}"#)
+            #expect(backwards.status == 400 && backwards.body.contains("is not after start"), "\(backwards.body)")
+
+            // Removing the rule drops the episode it alone asked for; removing the range deletes its file.
+            #expect(try Self.record(["remove-rule", "news"], port: port).status == 0)
+            let left = Self.recordings(box).values.filter { $0["episode"] as? String == "S01E02" && $0["state"] as? String == "scheduled" }
+            #expect(left.isEmpty, "episode 2 is no longer scheduled: \(left)")
+            let removed = try Self.record(["remove", rangeID], port: port)
+            #expect(removed.status == 0, "\(removed.output)")
+            #expect(!FileManager.default.fileExists(atPath: quickFile))
+            #expect(Self.recordings(box)[rangeID] == nil)
+            let unknown = try Self.record(["remove", rangeID], port: port)
+            #expect(unknown.status == 1 && unknown.output.contains("404"), "\(unknown.output)")
+
+            // The events said it all, in order for each recording.
+            let said = events.stop().filter { $0.event.hasPrefix("recording-") }.map { "\($0.event) \($0.data["id"] as? String ?? "")" }
+            for id in [rangeID, firstID] {
+                let mine = said.filter { $0.hasSuffix(" " + id) }.map { String($0.prefix { $0 != " " }) }
+                #expect(mine.starts(with: ["recording-started", "recording-stopped"]), "\(id): \(said)")
+            }
+            #expect(said.contains("recording-deleted \(rangeID)"), "\(said)")
+            // `list` prints them for a person.
+            let listed = try Self.record(["list"], port: port)
+            #expect(listed.status == 0 && listed.output.contains("\(firstID)  done  1  ") && listed.output.contains("Evening News - S01E01 - Pilot"),
+                    "\(listed.output)")
+        }
+    }
+
+    /// `2026-11-27 2000` in the box's time zone, as file names carry it.
+    static func fileTime(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyy-MM-dd HHmm"
+        return f.string(from: date)
+    }
+}
