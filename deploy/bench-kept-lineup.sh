@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Time from `flipbox play URL` to its first flip completed (docs/performance.md, "Lineups from a
-# source"): with the provider up, refused (stopped) and silent (accepts, never answers), the last
-# two from the copy the first start kept. Needs a built flipbox (FLIPBOX, default the debug build).
+# Time from `flipbox play URL` to its first flip completed (docs/performance.md, "Start-up and
+# the box at rest"): with the provider up, refused (stopped) and silent (accepts, never answers),
+# the last two from the copy the first start kept. Needs a built flipbox (FLIPBOX, default the debug build).
 set -uo pipefail
 BIN=${FLIPBOX:-$(cd "$(dirname "$0")/.." && pwd)/.build/debug/flipbox}
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU of a box idle on one channel (docs/performance.md, "The box idle on one channel"): one live
+# CPU of a box idle on one channel (docs/performance.md, "Start-up and the box at rest"): one live
 # channel sent by `ffmpeg -re -c copy` to loopback UDP, `flipbox play` headless at SIZE and FPS,
 # nothing asked of it; prints the player's CPU (user + system, % of one core) over SECONDS after
 # a 20 s settle.
