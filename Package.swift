@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
         .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "MediaFormats", "Headend", "GStreamer", "Output", "Parental", "TestSupport", "LoopbackStreams"]),
         .testTarget(name: "ControlTests", dependencies: [
-            "Control", "Switcher", "Output", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport", "ConnectionGuard",
+            "Control", "Switcher", "Output", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport", "ConnectionGuard", "Recordings",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -866,6 +866,189 @@ extension OpenAPIDocument {
                   description: Removed.
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/recordings:
+            get:
+              operationId: recordings
+              summary: Every recording (scheduled, recording, done, partial, failed, cancelled) by start, and the schedule's conflicts (404 when the box keeps no recordings).
+              responses:
+                "200":
+                  description: The recordings and conflicts.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [recordings, conflicts]
+                        properties:
+                          recordings:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/Recording"
+                          conflicts:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/RecordingConflict"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: addRecording
+              summary: |
+                Records a programme of the guide (channel and its start, or its guide id), with padding, or
+                a time range of a channel exactly as asked. A programme a rule records already answers with
+                that recording. 404 for an unknown channel or a programme not in the guide, 400 for a bad body.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      properties:
+                        channel:
+                          type: string
+                          description: A channel number (with programme, or with start and end).
+                        programme:
+                          type: string
+                          description: The programme's start (ISO 8601), as /api/v1/guide gives it.
+                        programmeId:
+                          type: string
+                          description: A programme's guide id (alone).
+                        start:
+                          type: string
+                          description: A time range's start (ISO 8601).
+                        end:
+                          type: string
+                          description: A time range's end (ISO 8601), at most 24 h after its start.
+                        title:
+                          type: string
+                          description: A time range's title (names the file).
+                        priority:
+                          type: integer
+                          minimum: -1000
+                          maximum: 1000
+                        padding:
+                          $ref: "#/components/schemas/Padding"
+              responses:
+                "201":
+                  description: The recording as scheduled (or in progress).
+                  content:
+                    application/json:
+                      schema:
+                        $ref: "#/components/schemas/Recording"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/recordings/{id}:
+            delete:
+              operationId: removeRecording
+              summary: Cancels a scheduled recording, stops one in progress keeping what was written, or deletes an ended one with its files (404 when there is none).
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "204":
+                  description: Removed.
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/recording-rules:
+            get:
+              operationId: recordingRules
+              summary: The series rules.
+              responses:
+                "200":
+                  description: The rules.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [rules]
+                        properties:
+                          rules:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/RecordingRule"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: addRecordingRule
+              summary: |
+                Records every programme of a title (exact, or a regular expression with match pattern),
+                on a channel or any, on some days and in a time window, new episodes only, keeping the
+                newest N. Answers with the recordings it made now and what the scheduler said (a rule
+                that matches nothing is said, not refused). 400 with where for a pattern that does not compile.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [title]
+                      properties:
+                        id:
+                          type: string
+                          description: The rule's id (letters, digits, - _ .); one is made when left out. The same id replaces a rule.
+                        title:
+                          type: string
+                        match:
+                          type: string
+                          enum: [exact, pattern]
+                        channel:
+                          type: string
+                        days:
+                          type: array
+                          items:
+                            type: string
+                            enum: [mon, tue, wed, thu, fri, sat, sun]
+                        window:
+                          $ref: "#/components/schemas/TimeWindow"
+                        newOnly:
+                          type: boolean
+                        keep:
+                          type: integer
+                          minimum: 1
+                          maximum: 10000
+                        priority:
+                          type: integer
+                          minimum: -1000
+                          maximum: 1000
+                        padding:
+                          $ref: "#/components/schemas/Padding"
+              responses:
+                "201":
+                  description: The rule, its recordings and the scheduler's notes.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [rule, recordings, notes]
+                        properties:
+                          rule:
+                            $ref: "#/components/schemas/RecordingRule"
+                          recordings:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/Recording"
+                          notes:
+                            type: array
+                            items:
+                              type: string
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/recording-rules/{id}:
+            delete:
+              operationId: removeRecordingRule
+              summary: Removes a rule; the scheduled recordings only it asked for go with it (404 when there is none).
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+              responses:
+                "204":
+                  description: Removed.
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/proposal/accept:
             post:
               operationId: acceptProposal
@@ -1001,7 +1184,7 @@ extension OpenAPIDocument {
           /api/v1/events:
             get:
               operationId: events
-              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, lock-shown, lock-hidden, programme-changed, proposal-shown, proposal-hidden, timeshift, clip).
+              summary: Every player event as server-sent events (flip-started, flip-retargeted, flip-completed, channel-state, card-shown, card-hidden, lock-shown, lock-hidden, programme-changed, proposal-shown, proposal-hidden, timeshift, clip, recording-started, recording-stopped, recording-failed, recording-deleted, recording-conflict).
               parameters:
                 - $ref: "#/components/parameters/QueryToken"
               responses:
@@ -1592,6 +1775,175 @@ extension OpenAPIDocument {
                 fileName:
                   type: string
                   description: The name the download suggests.
+            Recording:
+              type: object
+              required: [id, channel, title, start, stop, paddedStart, paddedEnd, state, rules, oneOff, priority, bytes, parts, gaps, keep]
+              properties:
+                id:
+                  type: string
+                channel:
+                  type: string
+                channelName:
+                  type: string
+                title:
+                  type: string
+                subtitle:
+                  type: string
+                episode:
+                  type: string
+                  description: S01E02
+                description:
+                  type: string
+                start:
+                  type: string
+                stop:
+                  type: string
+                paddedStart:
+                  type: string
+                paddedEnd:
+                  type: string
+                state:
+                  type: string
+                  enum: [scheduled, recording, done, partial, failed, cancelled]
+                rules:
+                  type: array
+                  items:
+                    type: string
+                oneOff:
+                  type: boolean
+                priority:
+                  type: integer
+                file:
+                  type: string
+                  description: The file under the recordings directory.
+                bytes:
+                  type: integer
+                parts:
+                  type: array
+                  items:
+                    type: object
+                    required: [number, start, bytes]
+                    properties:
+                      number:
+                        type: integer
+                      start:
+                        type: string
+                      end:
+                        type: string
+                      bytes:
+                        type: integer
+                gaps:
+                  type: array
+                  items:
+                    type: object
+                    required: [start, end, seconds, reason]
+                    properties:
+                      start:
+                        type: string
+                      end:
+                        type: string
+                      seconds:
+                        type: number
+                      reason:
+                        type: string
+                error:
+                  type: string
+                keep:
+                  type: boolean
+                note:
+                  type: string
+            RecordingConflict:
+              type: object
+              required: [pool, limit, start, end, recordings, notRecorded, options, message]
+              properties:
+                pool:
+                  type: string
+                limit:
+                  type: integer
+                start:
+                  type: string
+                end:
+                  type: string
+                recordings:
+                  type: array
+                  items:
+                    type: string
+                notRecorded:
+                  type: array
+                  items:
+                    type: string
+                options:
+                  type: array
+                  items:
+                    type: object
+                    required: [kind, recording]
+                    properties:
+                      kind:
+                        type: string
+                        enum: [other-channel, drop]
+                      recording:
+                        type: string
+                      channel:
+                        type: string
+                      programme:
+                        type: string
+                message:
+                  type: string
+            RecordingRule:
+              type: object
+              required: [id, title, match, days, newOnly, priority, padding]
+              properties:
+                id:
+                  type: string
+                title:
+                  type: string
+                match:
+                  type: string
+                  enum: [exact, pattern]
+                channel:
+                  type: string
+                days:
+                  type: array
+                  items:
+                    type: string
+                window:
+                  $ref: "#/components/schemas/TimeWindow"
+                newOnly:
+                  type: boolean
+                keep:
+                  type: integer
+                priority:
+                  type: integer
+                padding:
+                  type: object
+                  required: [before, after]
+                  properties:
+                    before:
+                      type: number
+                    after:
+                      type: number
+            Padding:
+              type: object
+              description: Durations such as "1m" or seconds; defaults 1 and 3 minutes.
+              properties:
+                before:
+                  oneOf:
+                    - type: string
+                    - type: number
+                after:
+                  oneOf:
+                    - type: string
+                    - type: number
+            TimeWindow:
+              type: object
+              required: [from, to]
+              properties:
+                from:
+                  type: string
+                  description: "19:00"
+                to:
+                  type: string
+                  description: "23:00; before from wraps past midnight"
             Reminder:
               type: object
               required: [id, channel, title, start, stop]
