@@ -33,7 +33,7 @@ import TestSupport
         let loop: Task<Void, Never>
         let notices: Notices
 
-        init(programmes: [GuideProgramme] = []) async throws {
+        init(programmes: [GuideProgramme] = [], retention: Retention.Policy = .init()) async throws {
             let channel = Channel(id: "ch1", number: ChannelNumber(1), name: "Ball",
                                   sources: ["test://ball?size=320x180&fps=25&gop=25&tone=440&bitrate=400"])
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
@@ -50,7 +50,7 @@ import TestSupport
                 stateDirectory: state.path, directory: state.appendingPathComponent("recordings"), headend: headend,
                 sources: .init(channel: { $0 == channel.number ? channel : nil }, channels: { [channel.number] },
                                programmes: { _, _ in programmes }),
-                timeZone: TimeZone(identifier: "UTC")!, logger: RecordingServiceTests.logger, tick: .milliseconds(200))
+                timeZone: TimeZone(identifier: "UTC")!, logger: RecordingServiceTests.logger, retention: retention, tick: .milliseconds(200))
             self.channel = channel
             self.headend = headend
             self.service = service
@@ -133,6 +133,38 @@ import TestSupport
                 "from its first keyframe to within one GOP after the end: \(probe.duration) s for \(span) s")
         #expect(probe.duration >= 6 - 0.3 && probe.duration <= 6 + 2 * Self.gop + Self.slack,
                 "6 s asked, \(probe.duration) s written (a keyframe before the start, one after the end)")
+    }
+
+    /// A rule that keeps its newest recording: when the second episode ends, the first goes,
+    /// its file and sidecar with it, and the service says why.
+    @Test func aRuleKeepingOneDeletesTheOlderEpisodeWhenTheNextEnds() async throws {
+        let now = Date()
+        func episode(_ n: Int, at offset: Double) -> GuideProgramme {
+            let start = now.addingTimeInterval(offset)
+            return GuideProgramme(id: GuideProgramme.derivedID(channel: ChannelNumber(1), start: start), channel: ChannelNumber(1),
+                                  programme: Programme(channel: "ball.example", start: start, stop: start.addingTimeInterval(2.5),
+                                                       title: "Ball News", episodeXMLTVNS: "0.\(n)."))
+        }
+        let (first, second) = (episode(0, at: 2), episode(1, at: 6))
+        let box = try await Box(programmes: [first, second])
+        defer { box.clean() }
+        try await box.service.save(RecordingRule(id: RuleID("news"), title: .exact("Ball News"), keepLatest: 1, padding: .none))
+        let firstID = RecordingScheduler.recordingID(forProgramme: first.id), secondID = RecordingScheduler.recordingID(forProgramme: second.id)
+        let older = try await box.ended(firstID, within: 20)
+        let olderFile = try box.file(older)
+        #expect(FileManager.default.fileExists(atPath: olderFile.path), "the first is kept while it is the newest")
+        let newer = try await box.ended(secondID, within: 20)
+        let deadline = Date().addingTimeInterval(5)
+        while try box.service.store.recording(firstID) != nil && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let newerFile = try box.file(newer)
+        await box.close()
+
+        #expect(try box.service.store.recording(firstID) == nil, "the older episode's entry is gone")
+        #expect(!FileManager.default.fileExists(atPath: olderFile.path), "and its file")
+        #expect(!FileManager.default.fileExists(atPath: olderFile.deletingPathExtension().appendingPathExtension("json").path), "and its sidecar")
+        #expect(FileManager.default.fileExists(atPath: newerFile.path), "the newest stays")
+        let said = box.notices.all.compactMap { n -> String? in if case .deleted(let r, let why) = n { "\(r.id): \(why)" } else { nil } }
+        #expect(said == ["\(firstID): rule news keeps its newest 1"])
     }
 
     @Test func aRuleRecordsAProgrammeOfTheGuide() async throws {
