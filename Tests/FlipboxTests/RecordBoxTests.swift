@@ -142,6 +142,48 @@ import Testing
         }
     }
 
+    /// kill -9 in the middle of a recording: the next start goes on into the same recording, a
+    /// second part in the same file, with one gap of about the time the box was down.
+    @Test func aRecordingCutByKillGoesOnAfterTheRestartWithItsGap() async throws {
+        try await offPool {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-record-kill-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let lineup = dir.appendingPathComponent("lineup.m3u")
+            try "#EXTM3U\n#EXTINF:-1,Ball\ntest://ball?size=320x180&fps=25&gop=25&tone=440&bitrate=300\n"
+                .write(to: lineup, atomically: true, encoding: .utf8)
+            let folder = dir.appendingPathComponent("recordings"), state = dir.appendingPathComponent("state")
+            let arguments = [lineup.path, "--recordings-dir", folder.path]
+            let first = try FlipboxProcess(arguments: arguments, port: freePort(), stateDirectory: state)
+            #expect(first.waitForStatus(seconds: 30) { ($0["channel"] as? [String: Any]) != nil }, "\(first.logText.suffix(1500))")
+            let added = try Self.record(["add", "1", "--from", "now", "--to", "+16s", "--title", "Cut"], port: first.port)
+            #expect(added.status == 0, "\(added.output)")
+            let id = String(added.output.prefix { $0 != " " })
+            let writing = Self.wait(first, for: id, state: "recording", seconds: 15)
+            #expect(writing != nil, "\(first.logText.suffix(1500))")
+            Thread.sleep(forTimeInterval: 3)
+            kill(first.process.processIdentifier, SIGKILL)
+            first.process.waitUntilExit()
+            let killed = Date()
+
+            let second = try FlipboxProcess(arguments: arguments, port: freePort(), stateDirectory: state)
+            defer { second.stop() }
+            let done = try #require(Self.wait(second, for: id, state: "partial", seconds: 40) ?? Self.recordings(second)[id],
+                                    "\(second.logText.suffix(1500))")
+            let parts = done["parts"] as? [[String: Any]] ?? [], gaps = done["gaps"] as? [[String: Any]] ?? []
+            #expect(done["state"] as? String == "partial", "a gap makes it partial: \(done)")
+            #expect(parts.count == 2, "a second part after the restart: \(parts)")
+            #expect(gaps.count == 1, "\(gaps)")
+            let gap = gaps.first?["seconds"] as? Double ?? -1
+            let resumed = (parts.last?["start"] as? String).flatMap { try? Date($0, strategy: .iso8601) }
+            let down = resumed.map { $0.timeIntervalSince(killed) } ?? -1
+            #expect(gap > 0 && gap <= down + 2, "the gap (\(gap) s) is about the time the box was down (\(down) s after the kill)")
+            #expect((done["error"] as? String)?.contains("gap") == true, "\(done)")
+            let probe = try ClipEndToEndTests.probe(folder.appendingPathComponent(try #require(done["file"] as? String)).path)
+            #expect(probe.video["codec_name"] as? String == "h264", "one file, both parts: \(probe)")
+        }
+    }
+
     /// `2026-11-27 2000` in the box's time zone, as file names carry it.
     static func fileTime(_ date: Date) -> String {
         let f = DateFormatter()
