@@ -54,6 +54,8 @@ struct GuideRoutes {
         var id: String
         var name: String
         var guideChannel: String?
+        /// How many days back its provider's archive reaches (catch-up); nil without one.
+        var catchupDays: Int?
         var programmes: [ProgrammeJSON]
     }
 
@@ -110,6 +112,7 @@ struct GuideRoutes {
             let body = GuideJSON(from: from.formatted(.iso8601), to: to.formatted(.iso8601), channels: channels.map { channel in
                 ChannelJSON(number: channel.number, id: channel.id, name: channel.name,
                             guideChannel: match.guideChannel(for: channel.id),
+                            catchupDays: channel.catchup.map { $0.days ?? 7 },
                             programmes: (programmes[channel.id] ?? []).map(ProgrammeJSON.init))
             })
             return JSONResponse.make(.ok, body)

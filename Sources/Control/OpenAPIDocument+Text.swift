@@ -520,6 +520,9 @@ extension OpenAPIDocument {
                                   type: string
                                 guideChannel:
                                   type: string
+                                catchupDays:
+                                  type: integer
+                                  description: How many days back the channel's provider archive reaches (catch-up); absent without one.
                                 programmes:
                                   type: array
                                   items:
@@ -864,6 +867,34 @@ extension OpenAPIDocument {
               responses:
                 "204":
                   description: Removed.
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/catchup:
+            post:
+              operationId: catchup
+              summary: |
+                Flips to a channel and plays it from a programme's start (or any moment) out of its
+                provider's archive. 404 for an unknown channel, 409 for a channel without an archive or a
+                moment outside it, 502 when the archive does not play.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [channel]
+                      properties:
+                        channel:
+                          type: string
+                        programme:
+                          type: string
+                          description: The programme's start (ISO 8601), as /api/v1/guide gives it.
+                        at:
+                          type: string
+                          description: Any moment (ISO 8601), instead of programme.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
                 default:
                   $ref: "#/components/responses/Error"
           /api/v1/recordings:

@@ -1,3 +1,4 @@
+import Foundation
 import Headend
 import Lineup
 import Switcher
@@ -62,6 +63,8 @@ public protocol TimeshiftControl: Sendable {
     func timeshift(_ command: TimeshiftCommand) async throws(TimeshiftFailure) -> TimeshiftStatus
     /// Where the channel on screen stands in time; nil when timeshift is off or nothing is shown.
     func timeshiftStatus() async -> TimeshiftStatus?
+    /// Flips to `channel` and plays it from `start` out of its provider's archive (catch-up).
+    func playFromStart(_ channel: ChannelNumber, at start: Date) async throws(TimeshiftFailure) -> TimeshiftStatus
 }
 
 /// Audio tracks (Player+Audio.swift). Errors are `AudioSelectionError`.

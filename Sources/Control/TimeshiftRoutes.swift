@@ -1,4 +1,5 @@
 import Foundation
+import Guide
 import Headend
 import Hummingbird
 import Lineup
@@ -11,6 +12,11 @@ import Switcher
 /// - `POST /api/v1/timeshift/seek?by=-30s` (signed: `-90`, `-1m30s`, `+10s`), `?to=<ISO 8601 time>`
 ///   or `?marker=previous|next`.
 /// - `POST /api/v1/timeshift/markers?at=<ISO 8601 time>&name=...` (both optional), `DELETE /api/v1/timeshift/markers/{id}`.
+///
+/// - `POST /api/v1/catchup` with `{"channel": "7", "programme": "2026-11-22T19:00:00Z"}` (the
+///   programme's start, or any moment as `at`): flips to the channel and plays it from then out
+///   of its provider's archive. 404 for an unknown channel, 409 for a channel without an archive
+///   or a moment outside it, 502 when the archive does not play.
 ///
 /// A bad `by`/`to` is 400; timeshift off, nothing on screen or nothing buffered there is 409;
 /// a decoder that cannot start is 503. Every answer that moved carries the new status.
@@ -56,6 +62,30 @@ struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
             },
         ])
         registerMarkers(on: table)
+        table.on("/api/v1/catchup", [.post: { request, _ in
+            let bytes = try await request.body.collect(upTo: 4096)
+            guard let body = try? JSONDecoder().decode(CatchupRequest.self, from: Data(bytes.readableBytesView)),
+                  let when = body.programme ?? body.at, body.programme == nil || body.at == nil else {
+                return JSONResponse.error(.badRequest, #"the body must be JSON such as {"channel": "7", "programme": "2026-11-22T19:00:00Z"} (the programme's start; or "at" for any moment)"#)
+            }
+            guard let number = ChannelNumber(body.channel) else {
+                return JSONResponse.error(.badRequest, "channel '\(body.channel.prefix(20))' is not a channel number such as 7 or 9.1")
+            }
+            guard when.count <= 40, let start = GuideTime.parse(when) else {
+                return JSONResponse.error(.badRequest, "'\(when.prefix(40))' is not a time in ISO 8601, such as 2026-11-22T19:00:00Z")
+            }
+            do {
+                return JSONResponse.make(.ok, try await player.playFromStart(number, at: start))
+            } catch {
+                return JSONResponse.failure(error)
+            }
+        }])
+    }
+
+    struct CatchupRequest: Decodable {
+        var channel: String
+        var programme: String?
+        var at: String?
     }
 
     private func registerMarkers(on table: APIRouteTable) {

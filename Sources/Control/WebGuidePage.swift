@@ -3,7 +3,9 @@
 /// It shows the channels with their live pictures (each channel's thumbnail, refreshed every
 /// 5 s; a click tunes it) and two hours of the guide (`/api/v1/guide`): a row per channel, a
 /// line at now, the programme on now on the channel playing highlighted. A click on a programme
-/// on now tunes its channel; on a later one, sets a reminder. Open it as `/guide?token=TOKEN`
+/// opens its actions: watch (on now), from the start (on now or ended, on a channel whose
+/// provider keeps an archive), remind (later), record it, record the series. The box's
+/// recordings are listed under the guide, each with remove. Open it as `/guide?token=TOKEN`
 /// when the API has a token: requests carry it as a bearer header (pictures are fetched, not
 /// linked, for that reason).
 enum WebGuidePage {
@@ -34,6 +36,18 @@ enum WebGuidePage {
                white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; border: 1px solid var(--bg); }
   .programme.current { background: var(--focus); color: #101010; }
   #nowline { position: absolute; top: 0; bottom: 0; width: 3px; background: var(--now); pointer-events: none; }
+  .programme.recording { box-shadow: inset 4px 0 0 var(--now); }
+  .programme.recording::before { content: "● "; color: var(--now); }
+  #actions { position: sticky; bottom: 0; background: var(--panel); padding: 12px 20px; display: none; gap: 10px; align-items: center; flex-wrap: wrap; }
+  #actions.open { display: flex; }
+  #actions .what { flex: 1 1 260px; }
+  #actions button, #recordings button { font: inherit; background: var(--cell); color: var(--text); border: 1px solid var(--dim); border-radius: 6px; padding: 6px 12px; cursor: pointer; }
+  #recordings { margin: 0 20px 30px; }
+  #recordings h2 { font-size: 1.1em; margin: 0 0 6px; }
+  #recordings .item { display: flex; gap: 12px; align-items: center; padding: 6px 0; border-bottom: 1px solid var(--cell); }
+  #recordings .item .state { color: var(--dim); min-width: 80px; }
+  #recordings .item .title { flex: 1; }
+  #recordings .conflict { color: var(--now); }
 """#
 
     static let body = #"""
@@ -41,6 +55,8 @@ enum WebGuidePage {
 <div id="message"></div>
 <section id="channels"></section>
 <section id="grid"></section>
+<section id="recordings"></section>
+<div id="actions"><span class="what" id="what"></span></div>
 """#
 
     static let script = #"""
@@ -65,6 +81,73 @@ async function tune(number) {
     await load();
   } catch (e) { say(String(e.message || e)); }
 }
+async function act(label, work) {
+  try { say(await work()); } catch (e) { say(label + ": " + String(e.message || e)); }
+  await drawRecordings();
+}
+const record = (number, p) => act("Record", async () => {
+  const r = await api("POST", "/api/v1/recordings", { channel: number, programme: p.start });
+  return "Recording " + r.title + " (" + r.state + ")";
+});
+const series = (number, p) => act("Series", async () => {
+  const r = await api("POST", "/api/v1/recording-rules", { title: p.title, newOnly: true });
+  return "Series " + r.rule.title + ": " + r.recordings.length + " to record" + (r.notes.length ? " — " + r.notes.join("; ") : "");
+});
+const fromStart = (number, p) => act("From the start", async () => {
+  await api("POST", "/api/v1/catchup", { channel: number, programme: p.start });
+  await load();
+  return "Playing " + p.title + " from " + hhmm(new Date(p.start));
+});
+// The actions of a programme, in the bar at the bottom.
+function choose(number, c, p) {
+  const start = new Date(p.start), stop = new Date(p.stop), now = new Date();
+  const bar = $("actions");
+  bar.textContent = "";
+  bar.append(Object.assign(document.createElement("span"), { className: "what", textContent: number + " · " + hhmm(start) + "–" + hhmm(stop) + " " + p.title }));
+  const button = (label, work) => {
+    const b = Object.assign(document.createElement("button"), { textContent: label });
+    b.addEventListener("click", () => { bar.classList.remove("open"); work(); });
+    bar.append(b);
+  };
+  const archive = c.catchupDays && start > now - c.catchupDays * 86400000;
+  if (start <= now && now < stop) button("Watch", () => tune(number));
+  if (archive && start <= now) button("From the start", () => fromStart(number, p));
+  if (start > now) button("Remind", () => remind(number, p.start, p.title));
+  if (stop > now) button("Record", () => record(number, p));
+  button("Record series", () => series(number, p));
+  button("Close", () => {});
+  bar.classList.add("open");
+}
+
+// The box's recordings: what is scheduled, being written, done.
+let recorded = new Set();
+async function drawRecordings() {
+  const box = $("recordings");
+  let list;
+  try { list = await api("GET", "/api/v1/recordings"); } catch (e) { box.textContent = ""; return; }
+  recorded = new Set(list.recordings.filter((r) => r.state === "scheduled" || r.state === "recording").map((r) => r.channel + "@" + Date.parse(r.start)));
+  box.textContent = "";
+  box.append(Object.assign(document.createElement("h2"), { textContent: "Recordings" }));
+  if (!list.recordings.length) box.append(Object.assign(document.createElement("div"), { className: "item", textContent: "None yet: click a programme to record it." }));
+  for (const c of list.conflicts) box.append(Object.assign(document.createElement("div"), { className: "conflict", textContent: "Conflict: " + c.message }));
+  for (const r of list.recordings.slice().reverse()) {
+    const item = document.createElement("div");
+    item.className = "item";
+    const when = new Date(r.start);
+    const title = r.title + (r.episode ? " · " + r.episode : "") + (r.subtitle ? " · " + r.subtitle : "");
+    item.append(Object.assign(document.createElement("span"), { className: "state", textContent: r.state }),
+                Object.assign(document.createElement("span"), { className: "title", textContent: title + (r.error ? " (" + r.error + ")" : "") }),
+                Object.assign(document.createElement("span"), { textContent: r.channel + " · " + when.toLocaleDateString() + " " + hhmm(when) }));
+    const remove = Object.assign(document.createElement("button"), { textContent: r.state === "scheduled" ? "Cancel" : r.state === "recording" ? "Stop" : "Delete" });
+    remove.addEventListener("click", () => act("Remove", async () => {
+      await api("DELETE", "/api/v1/recordings/" + encodeURIComponent(r.id));
+      return "Removed " + r.title;
+    }));
+    item.append(remove);
+    box.append(item);
+  }
+}
+
 async function remind(number, start, title) {
   try {
     await api("POST", "/api/v1/reminders", { channel: number, programme: start });
@@ -136,12 +219,12 @@ async function drawGuide() {
       const start = new Date(p.start), stop = new Date(p.stop);
       const cell = document.createElement("div");
       const onNow = start <= now && now < stop;
-      cell.className = "programme" + (onNow && number === playing ? " current" : "");
+      cell.className = "programme" + (onNow && number === playing ? " current" : "") + (recorded.has(number + "@" + start.getTime()) ? " recording" : "");
       cell.textContent = p.title;
       cell.title = hhmm(start) + "–" + hhmm(stop) + " " + p.title + (p.description ? "\n" + p.description : "");
       cell.style.left = x(start) + "%";
       cell.style.width = (x(stop) - x(start)) + "%";
-      cell.addEventListener("click", () => start > now ? remind(number, p.start, p.title) : tune(number));
+      cell.addEventListener("click", () => choose(number, c, p));
       track.append(cell);
     }
     row.append(Object.assign(document.createElement("div"), { className: "name", textContent: number + " " + c.name }), track);
@@ -160,6 +243,7 @@ async function load() {
     playing = status.channel ? status.channel.number : null;
   } catch (e) { say(String(e.message || e)); }
   $("clock").textContent = hhmm(new Date());
+  await drawRecordings();
   await Promise.all([drawChannels(), drawGuide()]);
   document.body.dataset.loaded = "yes";
 }

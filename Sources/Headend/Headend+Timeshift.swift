@@ -145,11 +145,13 @@ public enum TimeshiftFailureCode: String, FailureCode {
     case archive
     /// The channel's stream is shared with a recording or a served client.
     case channelShared
+    /// No channel of that number (catch-up).
+    case unknownChannel
 
     public var kind: FailureKind {
         switch self {
         case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer, .noArchive, .outsideArchive, .channelShared: .conflict
-        case .unknownMarker: .notFound
+        case .unknownMarker, .unknownChannel: .notFound
         case .decoder: .unavailable
         case .archive: .upstream
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Headend
 import GStreamer
 import Lineup
 import Output
@@ -72,6 +73,29 @@ extension Player {
             _ = try? await timeshift(.seekTo(past.start))
         }
         return result
+    }
+
+    /// Plays `number` from `start` out of its provider's archive (catch-up): a flip to it, then a
+    /// seek back to `start` (the timeshift buffer's, when it still holds that moment). Refused
+    /// before any flip when the channel keeps no archive, or `start` is older than it keeps or
+    /// still to come.
+    public func playFromStart(_ number: ChannelNumber, at start: Date) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        guard let row = lineup.channels.firstIndex(where: { $0.number == number }) else {
+            throw TimeshiftFailure(.unknownChannel, "there is no channel \(number)")
+        }
+        let channel = lineup.channels[row], now = Date()
+        guard let earliest = archiveStart(row: row, now: now) else {
+            throw TimeshiftFailure(.noArchive, "\(channel.number) \(channel.name) keeps no archive (its lineup entry has no catchup)")
+        }
+        guard start >= earliest else {
+            throw TimeshiftFailure(.outsideArchive, "\(channel.number) \(channel.name) keeps \(channel.catchup?.days ?? 7) days; \(ProgrammeSummary.time(start)) is older")
+        }
+        guard start < now else { throw TimeshiftFailure(.outsideArchive, "\(ProgrammeSummary.time(start)) has not come yet") }
+        let result = await flip(.tune(number))
+        guard result.outcome == .completed else {
+            throw TimeshiftFailure(.nothingShown, "\(channel.number) \(channel.name) did not play: \(result.outcome)")
+        }
+        return try await timeshift(.seekTo(start))
     }
 
     /// How far back row `row`'s channel goes in the guide: its provider's archive's start

@@ -46,6 +46,9 @@ extension TimeshiftControl {
         throw TimeshiftFailure(.off, "this test player has no timeshift")
     }
     func timeshiftStatus() async -> TimeshiftStatus? { nil }
+    func playFromStart(_ channel: ChannelNumber, at start: Date) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        throw TimeshiftFailure(.noArchive, "this test player has no archive")
+    }
 }
 
 extension TimeshiftMarkersControl {

@@ -81,6 +81,10 @@ import Testing
             if channels.count == 2, channels.allSatisfy({ $0["thumbnail"] is String }) { break }
             Thread.sleep(forTimeInterval: 0.3)
         }
+        // "Later On" on channel 2 is to be recorded: the page marks it and lists it.
+        let later = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: (now.addingTimeInterval(2700).timeIntervalSince1970).rounded(.down)))
+        let scheduled = box.response("POST", "/api/v1/recordings", body: #"{"channel": "2", "programme": "\#(later)"}"#)
+        #expect(scheduled.status == 201, "\(scheduled.body)")
         let url = "http://127.0.0.1:\(box.port)/guide"
 
         // The live pictures are fetched after the page's data; on a loaded machine they may come
@@ -97,6 +101,10 @@ import Testing
         #expect(dom.contains(">Red Matinee<") && dom.contains(">Later On<"))
         #expect(dom.components(separatedBy: #"<div class="channel"#).count - 1 == 2, "two channels")
         #expect(pictures(dom) == 2, "each with its live picture")
+        #expect(dom.range(of: #"class="programme recording"[^>]*>Later On<"#, options: .regularExpression) != nil,
+                "the programme to be recorded is marked")
+        #expect(dom.range(of: #"<span class="state">scheduled</span><span class="title">Later On</span>"#, options: .regularExpression) != nil,
+                "and listed under the guide: \(dom.components(separatedBy: "id=\"recordings\"").last?.prefix(600) ?? "")")
 
         let shot = dir.appendingPathComponent("guide.png")
         var yellow = 0, green = 0, red = 0

@@ -161,3 +161,46 @@ extension BGRAImage {
         return n
     }
 }
+
+extension CatchupPlayerTests {
+    /// "From the start" (`POST /api/v1/catchup`): the programme on now plays from its start out of
+    /// the archive; a channel without one, an unknown channel, a moment older than the archive
+    /// keeps and one still to come are refused before any flip, saying why.
+    @Test(.heavy) func theProgrammeOnNowPlaysFromItsStartAndBadAsksAreRefused() async throws {
+        try GStreamer.initialize()
+        let (server, asked) = try await Self.provider { _ in true }
+        defer { server.stop() }
+        let seven = Channel(id: "seven", number: ChannelNumber(7), name: "Seven", sources: [server.base + "/live.ts"],
+                            attributes: ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts", "catchup-days": "2"])
+        let eight = Channel(id: "eight", number: ChannelNumber(8), name: "Eight", sources: ["test://color/0000ff?size=320x180&fps=25&gop=25"])
+        let options = PlayerOptions(sink: .headless, width: 640, height: 360, fps: 30, warm: .all)
+        let guide = HalfHours(channelID: "seven")
+        let player = try Player(lineup: Lineup(channels: [seven, eight]), options: options, programmes: guide, logger: Logger(label: "test"))
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        _ = await player.flip(.tune(ChannelNumber(8)))
+        #expect(await waitUntil(10) { await Self.centre(player).map { $0.b > 180 && $0.r < 80 } ?? false }, "eight is blue")
+
+        func refusal(_ number: Int, _ start: Date) async -> (TimeshiftFailureCode, String)? {
+            do {
+                _ = try await player.playFromStart(ChannelNumber(number), at: start)
+                return nil
+            } catch { return (error.code, error.message) }
+        }
+        let now = Date()
+        #expect(await refusal(8, now.addingTimeInterval(-600))?.0 == .noArchive)
+        #expect(await refusal(9, now.addingTimeInterval(-600))?.0 == .unknownChannel)
+        let old = await refusal(7, now.addingTimeInterval(-3 * 86_400))
+        #expect(old?.0 == .outsideArchive && old?.1.contains("keeps 2 days") == true, "\(String(describing: old))")
+        #expect(await refusal(7, now.addingTimeInterval(600))?.0 == .outsideArchive)
+        #expect(asked.times.withLock { $0 }.isEmpty, "nothing was asked of the archive")
+        #expect(await Self.centre(player).map { $0.b > 180 } ?? false, "and eight stays on screen")
+
+        let onNow = guide.slot(Date())
+        let status = try await player.playFromStart(ChannelNumber(7), at: onNow.start)
+        #expect(status.channel == ChannelNumber(7) && status.archive, "\(status)")
+        #expect(asked.times.withLock { $0 } == [Int(onNow.start.timeIntervalSince1970)], "asked from its start: \(asked.times.withLock { $0 })")
+        #expect(await waitUntil(8) { await Self.centre(player).map { $0.g > 180 && $0.r < 80 } ?? false }, "the archive plays (green)")
+        await player.shutdown()
+    }
+}
