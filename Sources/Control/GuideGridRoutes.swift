@@ -44,6 +44,15 @@ struct GuideGridRoutes<Player: ProgrammeControl & FlipControl> {
         table.on("/api/v1/guide/grid/select", [.post: { _, _ in
             await admissions.answerFlip(logger: logger) { try await player.selectGuide() }
         }])
+        table.on("/api/v1/guide/grid/record", [.post: { request, _ in
+            let series: Bool
+            switch request.uri.queryParameters.get("series") {
+            case nil, "false": series = false
+            case "true": series = true
+            case let other?: return JSONResponse.error(.badRequest, "series must be true or false, not '\(other.prefix(20))'")
+            }
+            return await JSONResponse.answer { ["scheduled": try await player.recordFromGuide(series: series)] }
+        }])
         table.on("/api/v1/guide/grid/remind", [.post: { _, _ in
             await JSONResponse.answer {
                 let reminder = try await player.remindFromGuide()

@@ -42,6 +42,8 @@ public enum Key: Sendable, Hashable {
     case audio
     /// `c` or `C` (and a remote's Subtitle key): the next subtitle track, then off.
     case subtitle
+    /// `r` or `R` (and a remote's Record key): in the guide, record the focused programme.
+    case record
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other
 }

@@ -82,6 +82,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "a"), UInt8(ascii: "A"): .audio
         case UInt8(ascii: "c"), UInt8(ascii: "C"): .subtitle
         case UInt8(ascii: "g"), UInt8(ascii: "G"): .guide
+        case UInt8(ascii: "r"), UInt8(ascii: "R"): .record
         default: .other
         }
     }

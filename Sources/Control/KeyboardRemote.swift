@@ -287,6 +287,14 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     display.showLine("⏰ \(error)")
                 }
             }
+        case .guideRecord(let series):
+            group.addTask {
+                do {
+                    display.showLine("● " + (try await player.recordFromGuide(series: series)))
+                } catch {
+                    display.showLine("● \(error)")
+                }
+            }
         case .showPIN(let typed):
             pin.yield(typed)
         case .unlock(let code):

@@ -626,6 +626,31 @@ extension OpenAPIDocument {
                   $ref: "#/components/responses/FlipCompleted"
                 default:
                   $ref: "#/components/responses/FlipNotCompleted"
+          /api/v1/guide/grid/record:
+            post:
+              operationId: recordFromGuideGrid
+              summary: |
+                Records the focused programme (the record or green key), or with series=true every
+                programme of its title, new episodes only (the yellow key). The answer says what was
+                scheduled, as the screen does. 409 when the guide is not open; 400 for an ended programme.
+              parameters:
+                - name: series
+                  in: query
+                  schema:
+                    type: boolean
+              responses:
+                "200":
+                  description: What was scheduled.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [scheduled]
+                        properties:
+                          scheduled:
+                            type: string
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/guide/grid/remind:
             post:
               operationId: remindFromGuideGrid

@@ -112,4 +112,7 @@ public protocol ProgrammeControl: Sendable {
     func selectGuide() async throws -> FlipResult
     /// A reminder for the focused programme.
     func remindFromGuide() async throws -> Reminder
+    /// Records the focused programme, or (`series`) every programme of its title; what was
+    /// scheduled, as the screen says it.
+    func recordFromGuide(series: Bool) async throws -> String
 }

@@ -62,7 +62,7 @@ struct RecordingRoutes {
                     return JSONResponse.error(.badRequest, #"the body must be JSON such as {"channel": "5", "programme": "2026-11-22T20:00:00Z"} (the programme's start), or {"channel": "5", "start": "…", "end": "…"}"#)
                 }
                 do {
-                    let oneOff = try asked.oneOff(lineup: lineup, id: RecordingID("o-" + Self.randomID()))
+                    let oneOff = try asked.oneOff(lineup: lineup, id: RecordingID.fresh())
                     let recording = try await service.add(oneOff)
                     return JSONResponse.make(.created, RecordingJSON(recording, lineup: lineup))
                 } catch let refused as RecordingRequestError {
@@ -99,7 +99,7 @@ struct RecordingRoutes {
                     return JSONResponse.error(.badRequest, #"the body must be JSON such as {"title": "News", "channel": "5", "days": ["mon", "fri"], "newOnly": true}"#)
                 }
                 do {
-                    let rule = try asked.rule(lineup: lineup, id: RuleID("r-" + Self.randomID()))
+                    let rule = try asked.rule(lineup: lineup, id: RuleID.fresh())
                     let (mine, notes) = try await service.save(rule)
                     return JSONResponse.make(.created, RuleAnswer(rule: RecordingRuleJSON(rule), recordings: mine.map { RecordingJSON($0, lineup: lineup) },
                                                                   notes: notes))
@@ -128,12 +128,5 @@ struct RecordingRoutes {
     static func id(_ raw: String?) -> String? {
         guard let raw, let text = raw.removingPercentEncoding, (1...RecordingRequest.textLimit).contains(text.count) else { return nil }
         return text
-    }
-
-    /// Eight hex digits, for the ids of requests and rules.
-    static func randomID() -> String {
-        let n = UInt32.random(in: .min ... .max)
-        let hex = String(n, radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
     }
 }

@@ -45,6 +45,8 @@ public enum RemoteCommand: Sendable, Hashable {
     case guideClose
     /// A reminder for the guide's focused programme.
     case guideRemind
+    /// Record the guide's focused programme, or (`series`) every programme of its title.
+    case guideRecord(series: Bool)
     /// Leave the player.
     case quit
 }

@@ -60,6 +60,8 @@ public struct RemoteKeypad: Sendable, Hashable {
             case .enter: return [.guideSelect]
             case .backspace, .back: return [.guideClose]
             case .red: return [.guideRemind]
+            case .record, .green: return [.guideRecord(series: false)]
+            case .yellow: return [.guideRecord(series: true)]
             default: break
             }
         }
@@ -127,7 +129,7 @@ public struct RemoteKeypad: Sendable, Hashable {
             return abandonEntry() + [.quit]
         case .guide:
             return abandonEntry() + [.guide]
-        case .red, .green, .yellow, .blue, .other:
+        case .red, .green, .yellow, .blue, .record, .other:
             return []
         }
     }

@@ -94,7 +94,7 @@ public enum GuideGridPicture {
             <text x="60" y="140" font-family="DejaVu Sans" font-weight="bold" font-size="46" fill="#ffffff">\(e(clip(c.title, 44)))</text>
             <text x="60" y="192" font-family="DejaVu Sans" font-size="28" fill="#f2c200">\(e(clip(c.detail, 70)))</text>
             <text x="60" y="240" font-family="DejaVu Sans" font-size="24" fill="#c8d2e8">\(e(clip(c.description, 90)))</text>
-            <text x="1220" y="64" text-anchor="end" font-family="DejaVu Sans" font-size="22" fill="#6f80a0">OK watch  ·  red remind  ·  Back close</text>
+            <text x="1220" y="64" text-anchor="end" font-family="DejaVu Sans" font-size="22" fill="#6f80a0">OK watch  ·  red remind  ·  ● or green record  ·  yellow series  ·  Back close</text>
 
             """
         // Half-hour marks.

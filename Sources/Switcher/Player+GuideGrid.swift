@@ -121,6 +121,12 @@ extension Player {
         return reminder
     }
 
+    /// The programme the guide's focus is on, nil when the guide is closed or the slot is empty.
+    func focusedGuideProgramme(now: Date) -> ProgrammeSummary? {
+        guard let navigator = guideNavigator else { return nil }
+        return navigator.focused(in: rowProgrammes(navigator.row, around: navigator, now: now))
+    }
+
     public func guideStatus() -> GuideGridStatus {
         guard let navigator = guideNavigator else { return GuideGridStatus(open: false, channel: nil, programme: nil) }
         let focused = navigator.focused(in: rowProgrammes(navigator.row, around: navigator, now: Date()))

@@ -115,6 +115,8 @@ public actor Player {
     private var feedPaths: [FeedID: FlipPath] = [:]
     nonisolated let programmes: (any ProgrammeGuide)?
     nonisolated let reminders: (any ReminderBook)?
+    /// The guide's record keys (`setGuideRecording`); nil: the box keeps no recordings.
+    var guideRecording: (any GuideRecording)?
     /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
     var watch: ProgrammeWatch
     /// Where the on-screen guide is, while it is open (Player+GuideGrid.swift).

@@ -57,3 +57,24 @@ struct RecordingLoop: Service {
         return PoolLimits(poolOfChannel: poolOfChannel, limits: limits)
     }
 }
+
+/// The on-screen guide's record keys, on the box's recording service.
+struct GuideRecordings: GuideRecording {
+    let service: RecordingService
+
+    func record(channel: ChannelNumber, programmeStart start: Date) async throws -> String {
+        let r = try await service.add(OneOffRequest(id: RecordingID.fresh(), target: .programmeAt(channel: channel, start: start)))
+        let joined = r.isOneOff ? "" : " (a series rule records it already)"
+        return "Recording \(r.programme.title) at \(ProgrammeSummary.time(r.programme.start)) on \(r.channel)\(joined)"
+    }
+
+    func recordSeries(title: String) async throws -> String {
+        let folded = title.trimmingCharacters(in: .whitespaces).lowercased()
+        if let rule = try service.rules().first(where: { $0.title == .exact($0.title.text) && $0.title.text.trimmingCharacters(in: .whitespaces).lowercased() == folded }) {
+            return "\(title) is recorded as a series already (rule \(rule.id))"
+        }
+        let (recordings, notes) = try await service.save(RecordingRule(id: RuleID.fresh(), title: .exact(title), newEpisodesOnly: true))
+        let count = recordings.filter { $0.state.isActive }.count
+        return "Series \(title): \(count) to record" + (notes.isEmpty ? "" : " — " + notes.joined(separator: "; "))
+    }
+}

@@ -80,6 +80,7 @@ extension ProgrammeControl {
     func moveGuide(_ move: GuideMove) async throws -> GuideGridStatus { throw Unscripted(what: "guide") }
     func selectGuide() async throws -> FlipResult { throw Unscripted(what: "guide") }
     func remindFromGuide() async throws -> Reminder { throw Unscripted(what: "guide") }
+    func recordFromGuide(series: Bool) async throws -> String { throw Unscripted(what: "guide") }
 }
 
 extension SubtitleControl {

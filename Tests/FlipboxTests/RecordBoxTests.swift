@@ -142,6 +142,47 @@ import Testing
         }
     }
 
+    /// The on-screen guide's record keys (here over the API, as the keys send them): the
+    /// focused programme is recorded, then its series; a second series press says it is one.
+    @Test func theGuidesRecordKeysRecordTheFocusedProgrammeAndItsSeries() async throws {
+        try await offPool {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-record-guide-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let now = Date()
+            func at(_ s: Double) -> String { Self.xmltvTime(now.addingTimeInterval(s)) }
+            let xml = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <tv><channel id="news.example"><display-name>News</display-name></channel>
+                <programme channel="news.example" start="\(at(-300))" stop="\(at(3300))"><title>Quiz Hour</title><episode-num system="onscreen">S02E07</episode-num></programme>
+                <programme channel="news.example" start="\(at(86_100))" stop="\(at(89_700))"><title>Quiz Hour</title><episode-num system="onscreen">S02E08</episode-num></programme>
+                </tv>
+                """
+            try xml.write(to: dir.appendingPathComponent("guide.xml"), atomically: true, encoding: .utf8)
+            let yaml = """
+                guide: guide.xml
+                channels:
+                  - {number: 1, name: News, id: news.example, source: "test://ball?size=320x180&fps=25&gop=25"}
+                """
+            let lineup = dir.appendingPathComponent("lineup.yaml")
+            try yaml.write(to: lineup, atomically: true, encoding: .utf8)
+            let box = try FlipboxProcess(arguments: [lineup.path], port: freePort(), stateDirectory: dir.appendingPathComponent("state"))
+            defer { box.stop() }
+            #expect(box.waitForStatus(seconds: 30) { ($0["now"] as? [String: Any])?["title"] as? String == "Quiz Hour" }, "\(box.logText.suffix(1500))")
+            #expect(box.json("POST", "/api/v1/guide/grid/record").status == 409, "the guide is not open")
+            #expect(box.json("POST", "/api/v1/guide/grid").status == 200)
+            let one = box.json("POST", "/api/v1/guide/grid/record")
+            #expect(one.status == 200 && (one.object["scheduled"] as? String)?.hasPrefix("Recording Quiz Hour at ") == true, "\(one.object)")
+            let series = box.json("POST", "/api/v1/guide/grid/record?series=true")
+            #expect(series.status == 200 && (series.object["scheduled"] as? String)?.hasPrefix("Series Quiz Hour: ") == true, "\(series.object)")
+            let again = box.json("POST", "/api/v1/guide/grid/record?series=true")
+            #expect((again.object["scheduled"] as? String)?.hasPrefix("Quiz Hour is recorded as a series already (rule r-") == true, "\(again.object)")
+            let listed = Self.recordings(box).values
+            #expect(listed.count == 2 && Set(listed.compactMap { $0["episode"] as? String }) == ["S02E07", "S02E08"], "the one on now and tomorrow's: \(listed)")
+            #expect(listed.contains { $0["state"] as? String == "recording" && $0["oneOff"] as? Bool == true }, "the one on now records at once: \(listed)")
+        }
+    }
+
     /// kill -9 in the middle of a recording: the next start goes on into the same recording, a
     /// second part in the same file, with one gap of about the time the box was down.
     @Test func aRecordingCutByKillGoesOnAfterTheRestartWithItsGap() async throws {

@@ -19,6 +19,7 @@ public enum CECKeyMap {
         case 0x35: .info                         // DISPLAY_INFORMATION
         case 0x44, 0x46, 0x61: .playPause        // PLAY, PAUSE, PAUSE_PLAY_FUNCTION
         case 0x45, 0x64: .stop                   // STOP, STOP_FUNCTION
+        case 0x47, 0x62: .record                 // RECORD, RECORD_FUNCTION
         case 0x48: .rewind
         case 0x49: .fastForward
         case 0x4B: .skipForward                  // FORWARD (next)

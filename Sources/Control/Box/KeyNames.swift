@@ -37,6 +37,7 @@ extension Key {
         case .favourites: "favourites"
         case .audio: "audio"
         case .subtitle: "subtitle"
+        case .record: "record"
         case .other: "none"
         }
     }
@@ -47,7 +48,7 @@ extension Key {
     ] + (0...9).map(Key.digit) + [
         .dot, .enter, .backspace, .quit, .info, .scope, .pip, .swap, .multiview, .back,
         .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide,
-        .favourites, .audio, .subtitle, .skipBack, .skipForward, .other,
+        .favourites, .audio, .subtitle, .skipBack, .skipForward, .record, .other,
     ]
 
     /// The key called `name` (case-insensitive; `_` and `-` alike; `epg` is `guide`,
