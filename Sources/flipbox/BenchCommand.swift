@@ -54,6 +54,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Instead of flips: measure catch-up (this many seeks into a loopback provider's archive, each then back to live; with --peer, mpv switching between the same URLs).")
     var catchup: Int = 0
 
+    @Option(help: "Instead of flips: measure this many simultaneous recordings (CPU and memory over the channels' ingest, bytes written) and the gap a restart leaves in a recording.")
+    var recordings: Int = 0
+
+    @Option(help: "With --recordings: seconds to measure each phase.")
+    var recordingSeconds: Int = 20
+
+    @Option(help: "With --recordings: restarts in the middle of a recording to measure the gap.")
+    var restarts: Int = 5
+
     @Flag(help: "Also measure mpv switching between two of the same streams (../shared/bench/mpv-zap.py).")
     var peer = false
 
@@ -102,6 +111,15 @@ struct BenchCommand: AsyncParsableCommand {
         try GStreamer.initialize()
         if let serveClients {
             print(try await ServeBench(clients: serveClients, basePort: port, seconds: 10, logger: logger, say: say).run())
+            return
+        }
+        if recordings > 0 {
+            guard (1...64).contains(recordings), (5...600).contains(recordingSeconds), (0...100).contains(restarts) else {
+                throw ValidationError("--recordings must be 1 to 64, --recording-seconds 5 to 600, --restarts 0 to 100")
+            }
+            let result = try await RecordingBench(recordings: recordings, seconds: recordingSeconds, restarts: restarts, logger: logger, say: say).run()
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .prettyPrinted])
+            print(String(decoding: data, as: UTF8.self))
             return
         }
         if catchup > 0 {
