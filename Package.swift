@@ -151,7 +151,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),
-        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "MediaFormats", "Headend", "GStreamer", "Output", "Parental", "TestSupport", "LoopbackStreams"]),
+        .testTarget(name: "SwitcherTests", dependencies: ["Switcher", "Lineup", "MediaFormats", "Headend", "GStreamer", "Output", "Parental", "TestSupport", "LoopbackStreams", "Recordings"]),
         .testTarget(name: "ControlTests", dependencies: [
             "Control", "Switcher", "Output", "Lineup", "Guide", "Parental", "Headend", "GStreamer", "TestSupport", "ConnectionGuard", "Recordings",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -15,6 +15,17 @@ public struct RecordingConflict: Hashable, Sendable, Codable {
     /// Who does not record if nobody acts: the lowest priorities (a recording in progress keeps
     /// its stream).
     public var notRecorded: [RecordingID]
+
+    public init(pool: String, limit: Int, start: Date, end: Date, recordings: [RecordingID], options: [ConflictOption],
+                notRecorded: [RecordingID]) {
+        self.pool = pool
+        self.limit = limit
+        self.start = start
+        self.end = end
+        self.recordings = recordings
+        self.options = options
+        self.notRecorded = notRecorded
+    }
 }
 
 public enum ConflictOption: Hashable, Sendable, Codable {

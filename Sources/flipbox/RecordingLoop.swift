@@ -17,7 +17,14 @@ struct RecordingLoop: Service {
 
     func run() async throws {
         let relay = Task { [recordings, player] in
-            for await notice in recordings.notices { player.publishRecording(notice) }
+            for await notice in recordings.notices {
+                player.publishRecording(notice)
+                var titles: [RecordingID: String] = [:]
+                if case .conflict(let c) = notice {
+                    for id in c.notRecorded { titles[id] = (try? recordings.store.recording(id))?.programme.title }
+                }
+                await player.sayRecording(notice, titles: titles)
+            }
         }
         defer { relay.cancel() }
         await withGracefulShutdownHandler {
