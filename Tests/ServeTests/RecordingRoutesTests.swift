@@ -180,6 +180,26 @@ extension ServeTests {
             await harness.stop()
         }
 
+        @Test func aLockedChannelsRecordingsNeedTheToken() async throws {
+            let box = try Box()
+            defer { box.remove() }
+            let name = "News/clip.ts"
+            try await Self.writeClip(box.directory.appendingPathComponent(name).path)
+            _ = try box.record("p:7@1795000000", file: name, bytes: 1)
+            let harness = try await ServeHarness(channels: [Self.news], policy: .none, recordings: box.library) {
+                $0.token = "owner-token"
+                $0.locks = ServeLocks(lockedChannels: [ChannelNumber(7)])
+            }
+            let listed = String(decoding: try await Self.fetch(harness.url("/recordings.m3u")).body, as: UTF8.self)
+            #expect(listed == "#EXTM3U\n", "a locked channel's recording is not listed: \(listed)")
+            let refused = try await Self.fetch(harness.url("/recordings/p%3A7%401795000000"))
+            #expect(refused.status == 403 && String(decoding: refused.body, as: UTF8.self).contains("locked"), "\(refused.head)")
+            let owner = String(decoding: try await Self.fetch(harness.url("/recordings.m3u?token=owner-token")).body, as: UTF8.self)
+            #expect(owner.contains(harness.url("/recordings/p%3A7%401795000000?token=owner-token")), "\(owner)")
+            #expect(try await Self.fetch(harness.url("/recordings/p%3A7%401795000000?token=owner-token"), ["-I"]).status == 200)
+            await harness.stop()
+        }
+
         @Test(arguments: [
             (nil, ByteRange.whole),
             ("bytes=100-1099", .part(100...1099)),
