@@ -23,6 +23,15 @@ extension ServeTests {
 
             func remove() { try? FileManager.default.removeItem(at: state) }
 
+            /// A box with one finished recording of channel 7, `p:7@1795000000`, whose file is a clip.
+            static func withClip() async throws -> Box {
+                let box = try Box()
+                let name = "News/clip.ts"
+                try await RecordingRoutes.writeClip(box.directory.appendingPathComponent(name).path)
+                _ = try box.record("p:7@1795000000", file: name, bytes: 1)
+                return box
+            }
+
             /// A recording of channel 7's "News" stored as the recording service stores one:
             /// scheduled, its file named, a part written (and finished unless `writing`).
             func record(_ id: String, file: String, bytes: Int64, writing: Bool = false) throws -> Recording {
@@ -162,11 +171,8 @@ extension ServeTests {
 
             // Off loopback (here: forwarded by a proxy that was not declared) only the token gets in,
             // and the URLs listed for it carry it, so a player can open them.
-            let box = try Box()
+            let box = try await Box.withClip()
             defer { box.remove() }
-            let name = "News/clip.ts"
-            try await Self.writeClip(box.directory.appendingPathComponent(name).path)
-            _ = try box.record("p:7@1795000000", file: name, bytes: 1)
             let harness = try await ServeHarness(channels: [Self.news], policy: .none, recordings: box.library) {
                 $0.token = "rec-token"
             }
@@ -181,11 +187,8 @@ extension ServeTests {
         }
 
         @Test func aLockedChannelsRecordingsNeedTheToken() async throws {
-            let box = try Box()
+            let box = try await Box.withClip()
             defer { box.remove() }
-            let name = "News/clip.ts"
-            try await Self.writeClip(box.directory.appendingPathComponent(name).path)
-            _ = try box.record("p:7@1795000000", file: name, bytes: 1)
             let harness = try await ServeHarness(channels: [Self.news], policy: .none, recordings: box.library) {
                 $0.token = "owner-token"
                 $0.locks = ServeLocks(lockedChannels: [ChannelNumber(7)])
