@@ -122,6 +122,7 @@ let package = Package(
         // The head-end's serving side: HTTP MPEG-TS, HLS, HDHomeRun emulation, lineup and guide exports.
         .target(name: "Serve", dependencies: [
             "FlipboxCore", "Headend", "Lineup", "Guide", "GStreamer", "Parental", "ConnectionGuard", "Providers",
+            "Recordings",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -159,6 +160,7 @@ let package = Package(
         ]),
         .testTarget(name: "ServeTests", dependencies: [
             "Serve", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams", "Parental", "ConnectionGuard", "Providers",
+            "Recordings",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),

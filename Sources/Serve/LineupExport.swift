@@ -39,11 +39,11 @@ enum LineupExport {
     }
 
     /// M3U attribute values have no escapes: a double quote would end the value.
-    private static func attributeValue(_ text: String) -> String {
+    static func attributeValue(_ text: String) -> String {
         singleLine(text).replacingOccurrences(of: "\"", with: "'")
     }
 
-    private static func singleLine(_ text: String) -> String {
+    static func singleLine(_ text: String) -> String {
         text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
     }
 }

@@ -6,9 +6,11 @@ import Logging
 import ServiceLifecycle
 
 /// The head-end's serving endpoints as a router: access check first, then errors as JSON, then
-/// the stream, HDHomeRun and export routes. Only read-only routes: the control API is not here.
+/// the stream, HDHomeRun, export and recording routes. Only read-only routes: the control API is
+/// not here. `recordings`: the box's recordings to offer (nil: `/recordings…` answer 404).
 public func makeServeRouter(server: StreamServer, hls: HLSServer, address: HeadendAddress, guide: Guide? = nil,
-                            logos: LogoCache = LogoCache(), locks: ServeLockJudge? = nil, logger: Logger) -> Router<ServeRequestContext> {
+                            logos: LogoCache = LogoCache(), locks: ServeLockJudge? = nil, recordings: (any RecordingLibrary)? = nil,
+                            logger: Logger) -> Router<ServeRequestContext> {
     let configuration = address.configuration
     let locks = locks ?? ServeLockJudge(locks: configuration.locks, guide: guide)
     let router = Router(context: ServeRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -18,6 +20,8 @@ public func makeServeRouter(server: StreamServer, hls: HLSServer, address: Heade
     HDHomeRunRoutes(lineup: server.lineup, device: configuration.device, address: address).register(on: router)
     ExportRoutes(lineup: server.lineup, guide: guide, logos: logos, address: address, logger: logger).register(on: router)
     HLSRoutes(hls: hls, locks: locks).register(on: router)
+    RecordingRoutes(library: recordings, lineup: server.lineup, address: address, locks: locks, timeZone: .current, logger: logger)
+        .register(on: router)
     return router
 }
 
@@ -26,17 +30,19 @@ public func makeServeRouter(server: StreamServer, hls: HLSServer, address: Heade
 /// ends its clients first on shutdown (put these after the services they depend on: the group
 /// stops services in reverse order).
 ///
-/// `hls`: the HLS side to serve (one of its own when nil).
+/// `hls`: the HLS side to serve (one of its own when nil). `recordings`: the box's recordings
+/// to offer (`/recordings.m3u`, `/recordings/{id}`; nil: none).
 ///
 /// Throws when the configuration must not run (off loopback without `--serve-allow` or a token).
 public func makeServeServices(server: StreamServer, configuration: ServeConfiguration, guide: Guide? = nil,
-                              logos: LogoCache = LogoCache(), hls: HLSServer? = nil, logger: Logger,
-                              onListening: (@Sendable (Int) -> Void)? = nil) throws(ServeConfigurationError) -> [any Service] {
+                              logos: LogoCache = LogoCache(), hls: HLSServer? = nil, recordings: (any RecordingLibrary)? = nil,
+                              logger: Logger, onListening: (@Sendable (Int) -> Void)? = nil) throws(ServeConfigurationError) -> [any Service] {
     try configuration.validate()
     let address = HeadendAddress(configuration: configuration)
     let hls = hls ?? HLSServer(streams: server, tunerLimit: configuration.device.tunerCount, logger: logger)
     let locks = ServeLockJudge(locks: configuration.locks, guide: guide)
-    let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, locks: locks, logger: logger)
+    let router = makeServeRouter(server: server, hls: hls, address: address, guide: guide, logos: logos, locks: locks,
+                                 recordings: recordings, logger: logger)
     let host = configuration.host
     let shown = host.contains(":") ? "[\(host)]" : host
     let proxies = configuration.trustedProxies

@@ -237,8 +237,9 @@ struct PlayCommand: AsyncParsableCommand {
                                                               locks: ServeLocks(rules: resolved.parental, lockedChannels: resolved.locked))
                 let server = StreamServer(headend: parts.headend, settings: configuration.streams, logger: logger)
                 metrics.addFigures { await server.metricFigures() }
-                services += try makeServeServices(server: server, configuration: configuration, guide: guide, logos: logos, logger: logger)
-                    .map { .init(service: $0) }
+                services += try makeServeServices(server: server, configuration: configuration, guide: guide, logos: logos,
+                                                  recordings: recordings.map { StoredRecordings(store: $0.store, directory: $0.directory) },
+                                                  logger: logger).map { .init(service: $0) }
             } catch {
                 await player.shutdown()
                 FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))

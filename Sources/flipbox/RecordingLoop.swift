@@ -39,7 +39,7 @@ struct RecordingLoop: Service {
     /// when the directory cannot be written or the store opened, saying how to fix it.
     static func make(headend: Headend, lineup: Lineup, guide: Guide?, stateDirectory: String, directory: String?,
                      retention: Retention.Policy = .init(), logger: Logger) throws(RecordingError) -> RecordingService {
-        let folder = URL(fileURLWithPath: directory ?? (stateDirectory as NSString).appendingPathComponent("recordings"))
+        let folder = Self.folder(stateDirectory: stateDirectory, given: directory)
         let sources = RecordingService.Sources(
             channel: { lineup.channel(number: $0) },
             channels: { Set(lineup.channels.map(\.number)) },
@@ -52,6 +52,11 @@ struct RecordingLoop: Service {
                                            logger: logger, retention: retention)
         guide?.onRefresh { service.guideChanged() }
         return service
+    }
+
+    /// Where the recordings' files are: `given` (`--recordings-dir`), else `STATE/recordings`.
+    static func folder(stateDirectory: String, given: String?) -> URL {
+        URL(fileURLWithPath: given ?? (stateDirectory as NSString).appendingPathComponent("recordings"))
     }
 
     /// The head-end's pools as the scheduler counts them: each channel's pool (that of its first

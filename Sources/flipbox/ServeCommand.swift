@@ -39,8 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Warm channels")
     var warmth: WarmOptions
 
-    @Option(help: "Where the guide is stored. Default: ~/.local/state/flipbox.")
+    @Option(help: "Where the guide is stored, and the list of recordings when the box records. Default: ~/.local/state/flipbox.")
     var stateDir: String?
+
+    @Option(help: ArgumentHelp("Where the box's recordings are (as `flipbox play --recordings-dir`), offered at /recordings.m3u. Default: STATE/recordings.",
+                               valueName: "DIR"))
+    var recordingsDir: String?
 
     @Flag(help: "Log more.")
     var verbose = false
@@ -79,7 +83,9 @@ struct ServeCommand: AsyncParsableCommand {
         let serving: [any Service]
         do {
             let logos = LogoCache(policy: try logoOptions.policy(ownPorts: [configuration.port, configuration.hdhomerunPort]))
-            serving = try makeServeServices(server: server, configuration: configuration, guide: guide, logos: logos, logger: logger)
+            let recordings = openRecordings(stateDirectory: StateDirectory.resolve(stateDir), logger: logger)
+            serving = try makeServeServices(server: server, configuration: configuration, guide: guide, logos: logos,
+                                            recordings: recordings, logger: logger)
         } catch {
             await headend.shutdown()
             FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
@@ -89,6 +95,22 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+}
+
+extension ServeCommand {
+    /// The recordings `flipbox play` keeps in `stateDirectory`, offered to other screens; nil
+    /// when the box keeps none, or (logged, with what to do) when they cannot be read.
+    func openRecordings(stateDirectory: String, logger: Logger) -> StoredRecordings? {
+        let folder = RecordingLoop.folder(stateDirectory: stateDirectory, given: recordingsDir)
+        do {
+            let library = try StoredRecordings.open(stateDirectory: stateDirectory, directory: folder)
+            if library != nil { logger.notice("offering the recordings of \(folder.path) at /recordings.m3u") }
+            return library
+        } catch {
+            logger.error("the recordings are not offered: \(error); check that \(stateDirectory) can be read")
+            return nil
+        }
     }
 }
 

@@ -320,6 +320,38 @@ import Testing
         }
     }
 
+    /// `flipbox play --serve` offers its recording service's store at `/recordings.m3u`;
+    /// `flipbox serve` the store in its state directory, and says so when there is none (making
+    /// none).
+    @Test func theRecordingsAreOfferedByPlayAndByServe() async throws {
+        try await offPool {
+            let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-rec-state-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: state) }
+            let lineup = try Self.lineup().path
+            let playPort = freePort()
+            let box = try FlipboxProcess(arguments: [lineup, "--serve", "--serve-listen", "127.0.0.1:\(playPort)", "--no-hdhomerun"],
+                                         port: freePort(), stateDirectory: state)
+            defer { box.stop() }
+            let started = box.waitForStatus(seconds: 40) { ($0["channel"] as? [String: Any])?["number"] as? String == "1" }
+            try #require(started, "the box plays channel 1:\n\(box.logText)")
+            let played = Self.sh(["curl", "-s", "-w", "%{http_code}", "http://127.0.0.1:\(playPort)/recordings.m3u"])
+            #expect(played.output == "#EXTM3U\n200", "the box's (empty) recordings: \(played.output)\n\(box.logText)")
+            box.stop()
+
+            let none = state.appendingPathComponent("none")
+            for (directory, expected) in [(state, "#EXTM3U\n200"), (none, "this box keeps no recordings")] {
+                let port = freePort()
+                let headend = try HeadendProcess(arguments: [lineup, "--serve-listen", "127.0.0.1:\(port)", "--no-hdhomerun",
+                                                             "--state-dir", directory.path])
+                defer { headend.stop() }
+                #expect(headend.waitForLog("head-end serving", seconds: 30), "\(headend.logText)")
+                let answer = Self.sh(["curl", "-s", "-w", "%{http_code}", "http://127.0.0.1:\(port)/recordings.m3u"])
+                #expect(answer.output.contains(expected), "\(directory.lastPathComponent): \(answer.output)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: none.appendingPathComponent("recordings.sqlite").path))
+        }
+    }
+
     /// A box whose lineup is another head-end's `/lineup.m3u` flips through its channels.
     @Test func aSecondFlipboxPlaysTheFirstsLineupExport() async throws {
         try await offPool { try self.playTheExport() }

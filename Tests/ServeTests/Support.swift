@@ -79,7 +79,7 @@ final class ServeHarness: @unchecked Sendable {
     private let task: Task<Void, any Error>
 
     init(channels: [Channel], policy: WarmPolicy = .all, guide: Guide? = nil, guideURLs: [String] = [],
-         hlsSegmentDuration: Duration = HLSServer.defaultSegmentDuration,
+         hlsSegmentDuration: Duration = HLSServer.defaultSegmentDuration, recordings: (any RecordingLibrary)? = nil,
          configure: (inout ServeConfiguration) -> Void = { _ in }) async throws {
         try GStreamer.initialize()
         headend = Headend(lineup: Lineup(channels: channels, guideURLs: guideURLs), policy: policy, target: DecodeTarget(width: 160, height: 90),
@@ -92,7 +92,7 @@ final class ServeHarness: @unchecked Sendable {
         hls = HLSServer(streams: server, tunerLimit: configuration.device.tunerCount, logger: testLogger, segmentDuration: hlsSegmentDuration)
         let bound = PortBox()
         let services = try makeServeServices(server: server, configuration: configuration, guide: guide, logos: LogoCache(directory: NSTemporaryDirectory() + "flipbox-serve-logos"),
-                                             hls: hls, logger: testLogger) { bound.set($0) }
+                                             hls: hls, recordings: recordings, logger: testLogger) { bound.set($0) }
         let group = ServiceGroup(services: services, logger: testLogger)
         self.group = group
         task = Task { try await group.run() }
