@@ -90,6 +90,7 @@ struct DoctorCommand: AsyncParsableCommand {
         findings += keyMap(play, lineup: lineup, lineupPath: lineupPath)
         if let lineup { findings += pools(play, lineup: lineup) }
         findings.append(stateDirectory(play, asService: asService))
+        findings.append(recordings(play, asService: asService))
         findings.append(api(play, lineup: lineup, asService: asService))
         return findings
     }
@@ -290,6 +291,35 @@ struct DoctorCommand: AsyncParsableCommand {
                          fix: asService ? "sudo chown flipbox: \(directory)" : "pass a writable --state-dir")
         }
         return .ok("state", "\(directory): the last channel is remembered there")
+    }
+
+    /// Where recordings go: a directory that can be made and written, and the room on its disk.
+    /// A `--recordings-dir` that cannot be written stops `play` (a problem); the default one
+    /// leaves the box without recordings (a note).
+    static func recordings(_ play: PlayCommand, asService: Bool) -> DoctorFinding {
+        let state = StateDirectory.resolve(play.switcher.stateDir)
+        let folder = RecordingLoop.folder(stateDirectory: state, given: play.recordingsDir).path
+        // The nearest existing directory up the path: where it would be made.
+        var existing = folder
+        while !FileManager.default.fileExists(atPath: existing), existing != "/" {
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        var isDirectory: ObjCBool = false
+        FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory)
+        guard isDirectory.boolValue, FileManager.default.isWritableFile(atPath: existing) else {
+            let why = "\(folder) cannot be \(existing == folder ? "written" : "made (\(existing) is not a writable directory)")"
+            let fix = asService ? "sudo install -d -o flipbox \(folder)" : "make it writable, or pass another --recordings-dir"
+            return play.recordingsDir != nil
+                ? .problem("recording", "\(why): play stops", fix: fix)
+                : .note("recording", "\(why): the box plays without recordings", fix: fix)
+        }
+        let free = (try? FileManager.default.attributesOfFileSystem(forPath: existing)[.systemFreeSize] as? NSNumber)?.int64Value
+        let room = free.map { ", \(ByteCountFormatter.string(fromByteCount: $0, countStyle: .file)) free" } ?? ""
+        if let free, free < 100 * 1024 * 1024 {
+            return .note("recording", "\(folder): only \(ByteCountFormatter.string(fromByteCount: free, countStyle: .file)) free; a recording stops when its disk is full",
+                         fix: "free some room, or pass --recordings-dir on a larger disk")
+        }
+        return .ok("recording", "\(folder)\(existing == folder ? "" : " (made at the first recording)")\(room)")
     }
 
     /// The API's address: valid, and free to listen on (tried: bound and released at once). An

@@ -44,6 +44,7 @@ import Glibc
         #expect(line(result.output, "ok    lineup    \(lineup.path): 1 channels") != nil, "\(result.output)")
         #expect(line(result.output, "ok    gstreamer 1.22") != nil || line(result.output, "ok    gstreamer 1.") != nil)
         #expect(line(result.output, "ok    state     \(dir.path): the last channel is remembered there") != nil)
+        #expect(line(result.output, "ok    recording \(dir.path)/recordings (made at the first recording), ") != nil, "\(result.output)")
         #expect(line(result.output, "ok    api       http://127.0.0.1:\(port)/ (this box only)") != nil)
         #expect(result.output.hasSuffix("doctor: this box can play (1 note)\n"), "the note is the missing key input: \(result.output)")
     }
@@ -70,6 +71,23 @@ import Glibc
         #expect(line(result.output, "ok    pools     provider.example:80: 1 channels, 2 streams at once (learned: the source ended the oldest)") != nil, "\(result.output)")
         #expect(line(result.output, "ok    pools     other.example:8080: 1 channels, 1 streams at once (command line)") != nil, "\(result.output)")
         #expect(!result.output.contains("239.0.0.1"), "multicast is in no pool")
+    }
+
+    /// A recordings directory that cannot be written: a problem when it was asked for (play
+    /// stops), a note when it is the default (the box plays without recordings).
+    @Test func anUnwritableRecordingsDirectoryIsSaidWithTheFix() throws {
+        let dir = try temporaryDirectory()
+        let lineup = dir.appendingPathComponent("lineup.yaml")
+        try write("channels:\n  - number: 1\n    name: One\n    source: test://smpte\n", to: lineup)
+        let file = dir.appendingPathComponent("not-a-directory")
+        try write("x", to: file)
+        let common = ["--", lineup.path, "--output", "headless", "--no-keys", "--http", "127.0.0.1:\(freeLoopbackPort())"]
+        let asked = try doctor(common + ["--state-dir", dir.path, "--recordings-dir", file.path + "/recordings"])
+        #expect(asked.status == 1, "\(asked.output)")
+        #expect(line(asked.output, "FAIL  recording \(file.path)/recordings cannot be made (\(file.path) is not a writable directory): play stops") != nil, "\(asked.output)")
+        let byDefault = try doctor(common + ["--state-dir", file.path])
+        #expect(line(byDefault.output, "NOTE  recording \(file.path)/recordings cannot be made (\(file.path) is not a writable directory): the box plays without recordings") != nil,
+                "\(byDefault.output)")
     }
 
     @Test func problemsSayWhereAndWhatToDoAndTheExitStatusIsOne() throws {
