@@ -46,6 +46,14 @@ public struct LineupSettings: Sendable, Hashable {
     public var timeshiftWarm: Duration?
     public var resumePosition: Bool?
 
+    // Recordings (docs/recordings.md)
+    /// Where recordings are written, as written (relative to the lineup's directory).
+    public var recordingsDir: String?
+    /// The most the recordings may take on disk; the oldest go first.
+    public var recordingsQuota: ByteSize?
+    /// Recordings that ended more than this many days ago go.
+    public var recordingsKeepDays: Int?
+
     // Picture and sound (docs/broadcast.md, docs/box.md)
     public var deinterlace: Deinterlace?
     /// Preferred audio languages, first choice first, as written (`deu`, `English`).
@@ -117,6 +125,7 @@ public struct LineupSettings: Sendable, Hashable {
         "card-delay", "card-minimum", "tune-timeout", "skip", "flip-scope", "locked-flip", "locked", "start",
         "up-next-seconds", "banner-seconds", "interstitials", "interstitial",
         "timeshift", "timeshift-memory", "timeshift-warm", "resume-position",
+        "recordings-dir", "recordings-quota", "recordings-keep-days",
         "deinterlace", "audio-languages", "audio-description", "subtitle-languages", "audio-device", "normalize-audio", "audio-passthrough",
         "allow-hosts", "serve-allow", "serve-max-clients",
         "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name",
@@ -234,6 +243,9 @@ public struct LineupSettings: Sendable, Hashable {
         case "warm-bandwidth": warmBandwidth = r.bitRate()
         case "warm-channel-memory": warmChannelMemory = r.size()
         case "max-streams": maxStreams = r.count(within: 1 ... StreamPoolDeclaration.maxStreams, "a number of streams from 1 to \(StreamPoolDeclaration.maxStreams)")
+        case "recordings-dir": recordingsDir = text.isEmpty ? r.fail("a directory") : text
+        case "recordings-quota": recordingsQuota = r.size()
+        case "recordings-keep-days": recordingsKeepDays = r.count(within: 1 ... 36_500, "a number of days from 1 to 36500")
         case "card-delay": cardDelay = r.duration(within: .zero ... .seconds(10))
         case "card-minimum": cardMinimum = r.duration(within: .zero ... .seconds(10))
         case "tune-timeout": tuneTimeout = r.duration(within: .milliseconds(500) ... .seconds(120))

@@ -90,7 +90,8 @@ struct DoctorCommand: AsyncParsableCommand {
         findings += keyMap(play, lineup: lineup, lineupPath: lineupPath)
         if let lineup { findings += pools(play, lineup: lineup) }
         findings.append(stateDirectory(play, asService: asService))
-        findings.append(recordings(play, asService: asService))
+        findings.append(recordings(play, directory: play.recordingsDirectory(lineup?.settings ?? LineupSettings(), lineupPath: lineupPath),
+                                   asService: asService))
         findings.append(api(play, lineup: lineup, asService: asService))
         return findings
     }
@@ -296,9 +297,9 @@ struct DoctorCommand: AsyncParsableCommand {
     /// Where recordings go: a directory that can be made and written, and the room on its disk.
     /// A `--recordings-dir` that cannot be written stops `play` (a problem); the default one
     /// leaves the box without recordings (a note).
-    static func recordings(_ play: PlayCommand, asService: Bool) -> DoctorFinding {
+    static func recordings(_ play: PlayCommand, directory: String?, asService: Bool) -> DoctorFinding {
         let state = StateDirectory.resolve(play.switcher.stateDir)
-        let folder = RecordingLoop.folder(stateDirectory: state, given: play.recordingsDir).path
+        let folder = RecordingLoop.folder(stateDirectory: state, given: directory).path
         // The nearest existing directory up the path: where it would be made.
         var existing = folder
         while !FileManager.default.fileExists(atPath: existing), existing != "/" {
@@ -309,7 +310,7 @@ struct DoctorCommand: AsyncParsableCommand {
         guard isDirectory.boolValue, FileManager.default.isWritableFile(atPath: existing) else {
             let why = "\(folder) cannot be \(existing == folder ? "written" : "made (\(existing) is not a writable directory)")"
             let fix = asService ? "sudo install -d -o flipbox \(folder)" : "make it writable, or pass another --recordings-dir"
-            return play.recordingsDir != nil
+            return directory != nil
                 ? .problem("recording", "\(why): play stops", fix: fix)
                 : .note("recording", "\(why): the box plays without recordings", fix: fix)
         }

@@ -101,7 +101,7 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Logos")
     var logoOptions: LogoOptions
 
-    @Option(help: ArgumentHelp("Where recordings are written. Default: STATE/recordings (the state directory's).", valueName: "DIR"))
+    @Option(help: ArgumentHelp("Where recordings are written. Setting: recordings-dir. Default: STATE/recordings (the state directory's).", valueName: "DIR"))
     var recordingsDir: String?
 
     @OptionGroup(title: "Recordings")
@@ -190,9 +190,10 @@ struct PlayCommand: AsyncParsableCommand {
         do {
             recordings = try RecordingLoop.make(headend: parts.headend, lineup: lineup, guide: guide,
                                                 stateDirectory: StateDirectory.resolve(switcher.stateDir),
-                                                directory: recordingsDir, retention: try retention.policy(), logger: logger)
+                                                directory: recordingsDirectory(lineup.settings, lineupPath: path), retention: try retention.policy(settings: lineup.settings),
+                                                logger: logger)
         } catch {
-            if recordingsDir != nil || error is ValidationError {
+            if recordingsDirectory(lineup.settings, lineupPath: path) != nil || error is ValidationError {
                 await player.shutdown()
                 FileHandle.standardError.write(Data("flipbox: \(error)\n".utf8))
                 throw ExitCode(2)
@@ -289,6 +290,17 @@ struct PlayCommand: AsyncParsableCommand {
     /// applied. An entry that cannot be read is skipped, and so is a file that cannot be read; each
     /// is said in `problems` with its place (FILE:LINE, the setting or the file) and what play does
     /// instead. A bad key map never stops the box.
+    /// Where recordings go when asked: `--recordings-dir` over the lineup's `recordings-dir`
+    /// (relative to the lineup file's directory); nil for the default, `STATE/recordings`.
+    func recordingsDirectory(_ settings: LineupSettings, lineupPath: String?) -> String? {
+        if let recordingsDir { return recordingsDir }
+        guard let written = settings.recordingsDir else { return nil }
+        if (written as NSString).isAbsolutePath { return written }
+        let base = lineupPath.flatMap { SourceScheme(url: $0) == nil ? ($0 as NSString).deletingLastPathComponent : nil }
+            ?? StateDirectory.resolve(switcher.stateDir)
+        return (base as NSString).appendingPathComponent(written)
+    }
+
     func evdevKeyMap(settings: [String: String], lineupPath path: String) -> (map: EvdevKeyMap, problems: [String]) {
         var map = EvdevKeyMap.standard
         var skipped = map.apply(settings: settings, lineupPath: path)

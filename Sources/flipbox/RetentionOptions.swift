@@ -6,14 +6,17 @@ import Recordings
 /// each recording ends (never to one in progress or marked keep). Each series rule's `keep`
 /// applies as well.
 struct RetentionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The most the recordings may take on disk (e.g. 500G, 2T); the oldest go first. Default: no quota.", valueName: "SIZE"))
+    @Option(help: ArgumentHelp("The most the recordings may take on disk (e.g. 500G, 2T); the oldest go first. Setting: recordings-quota. Default: no quota.", valueName: "SIZE"))
     var recordingsQuota: String?
 
-    @Option(help: ArgumentHelp("Delete recordings that ended more than DAYS ago. Default: keep them.", valueName: "DAYS"))
+    @Option(help: ArgumentHelp("Delete recordings that ended more than DAYS ago. Setting: recordings-keep-days. Default: keep them.", valueName: "DAYS"))
     var recordingsKeepDays: Int?
 
-    func policy() throws -> Retention.Policy {
+    /// The command line's, over the lineup's settings.
+    func policy(settings: LineupSettings = LineupSettings()) throws -> Retention.Policy {
         var policy = Retention.Policy()
+        policy.quotaBytes = settings.recordingsQuota.map { Int64($0.bytes) }
+        policy.maxAgeDays = settings.recordingsKeepDays
         if let recordingsQuota {
             guard let size = ByteSize(recordingsQuota), size.bytes > 0 else {
                 throw ValidationError("--recordings-quota must be a size such as 500G or 2T, not '\(recordingsQuota)'")

@@ -85,6 +85,12 @@ import Glibc
         let asked = try doctor(common + ["--state-dir", dir.path, "--recordings-dir", file.path + "/recordings"])
         #expect(asked.status == 1, "\(asked.output)")
         #expect(line(asked.output, "FAIL  recording \(file.path)/recordings cannot be made (\(file.path) is not a writable directory): play stops") != nil, "\(asked.output)")
+        // The lineup's recordings-dir, relative to the lineup's directory.
+        let set = dir.appendingPathComponent("set.yaml")
+        try write("settings: {recordings-dir: not-a-directory/recordings}\nchannels:\n  - number: 1\n    name: One\n    source: test://smpte\n", to: set)
+        let fromLineup = try doctor(["--", set.path] + common.dropFirst(2) + ["--state-dir", dir.path])
+        #expect(line(fromLineup.output, "FAIL  recording \(file.path)/recordings cannot be made (\(file.path) is not a writable directory): play stops") != nil,
+                "\(fromLineup.output)")
         let byDefault = try doctor(common + ["--state-dir", file.path])
         #expect(line(byDefault.output, "NOTE  recording \(file.path)/recordings cannot be made (\(file.path) is not a writable directory): the box plays without recordings") != nil,
                 "\(byDefault.output)")

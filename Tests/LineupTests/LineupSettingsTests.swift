@@ -35,6 +35,9 @@ import Testing
               timeshift-memory: 64MB
               timeshift-warm: 5s
               resume-position: yes
+              recordings-dir: /srv/tv
+              recordings-quota: 2T
+              recordings-keep-days: 30
               deinterlace: yadif
               audio-languages: [deu, eng]
               audio-device: hw:0,3
@@ -70,6 +73,9 @@ import Testing
         #expect(s.timeshiftMemory == ByteSize(bytes: 64 << 20))
         #expect(s.timeshiftWarm == .seconds(5))
         #expect(s.resumePosition == true)
+        #expect(s.recordingsDir == "/srv/tv")
+        #expect(s.recordingsQuota == ByteSize(bytes: 2 << 40))
+        #expect(s.recordingsKeepDays == 30)
         #expect(s.deinterlace == .method("yadif"))
         #expect(s.audioLanguages == ["deu", "eng"])
         #expect(s.audioDevice == "hw:0,3")
@@ -139,6 +145,8 @@ import Testing
               deinterlace: weave
               resume-position: perhaps
               audio-passthrough: dts
+              recordings-keep-days: 0
+              recordings-quota: plenty
             \(Self.channels)
             """, file: "box.yaml")
         #expect(report.errorLines == [
@@ -153,6 +161,8 @@ import Testing
             "10: settings.deinterlace 'weave' is not one of \(Deinterlace.names)",
             "11: settings.resume-position 'perhaps' is not true or false",
             "12: settings.audio-passthrough: 'dts' is not a codec that can be passed through; give ac3, eac3 (both: ac3,eac3) or off",
+            "13: settings.recordings-keep-days '0' is not a number of days from 1 to 36500",
+            "14: settings.recordings-quota 'plenty' is not a size such as 256MB, 1G or 512KB",
         ])
         #expect(report.lineup == nil)
         #expect(report.errors.first?.description == "box.yaml:2: settings.warm 'lukewarm' is not all, none or neighbours:N")
