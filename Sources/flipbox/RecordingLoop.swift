@@ -81,8 +81,11 @@ struct GuideRecordings: GuideRecording {
     }
 
     func recordSeries(title: String) async throws -> String {
-        let folded = title.trimmingCharacters(in: .whitespaces).lowercased()
-        if let rule = try service.rules().first(where: { $0.title == .exact($0.title.text) && $0.title.text.trimmingCharacters(in: .whitespaces).lowercased() == folded }) {
+        func folded(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces).lowercased() }
+        let exact = try service.rules().first { rule in
+            if case .exact(let written) = rule.title { folded(written) == folded(title) } else { false }
+        }
+        if let rule = exact {
             return "\(title) is recorded as a series already (rule \(rule.id))"
         }
         let (recordings, notes) = try await service.save(RecordingRule(id: RuleID.fresh(), title: .exact(title), newEpisodesOnly: true))
