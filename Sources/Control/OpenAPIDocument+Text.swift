@@ -1006,6 +1006,31 @@ extension OpenAPIDocument {
                   description: Removed.
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/recordings/{id}/play:
+            post:
+              operationId: playRecording
+              summary: |
+                Plays a recording on screen (its channel's place in the lineup; no stream of its pool is
+                taken): where it was left, from its programme's start, or from a moment. The timeshift
+                endpoints then pause and seek in it; live goes back to its channel. 404 for an unknown
+                recording, 409 for one with nothing written yet.
+              parameters:
+                - name: id
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+                - name: from
+                  in: query
+                  required: false
+                  description: resume (the default), start, or an ISO 8601 time.
+                  schema:
+                    type: string
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/recording-rules:
             get:
               operationId: recordingRules
@@ -1490,6 +1515,21 @@ extension OpenAPIDocument {
                 archiveStart:
                   type: string
                   description: The oldest moment the provider's archive keeps (ISO 8601), when its depth is known (catchup-days).
+                recording:
+                  type: object
+                  description: Set while a recording plays back; bufferStart and liveEdge are then its span.
+                  required: [id, title, growing, ended]
+                  properties:
+                    id:
+                      type: string
+                    title:
+                      type: string
+                    growing:
+                      type: boolean
+                      description: Still being written; its end moves on.
+                    ended:
+                      type: boolean
+                      description: It played to its end and stands there, paused.
                 adjustment:
                   type: object
                   description: On a seek's answer, when it landed elsewhere than asked.

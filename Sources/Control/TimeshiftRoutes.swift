@@ -18,6 +18,11 @@ import Switcher
 ///   of its provider's archive. 404 for an unknown channel, 409 for a channel without an archive
 ///   or a moment outside it, 502 when the archive does not play.
 ///
+/// - `POST /api/v1/recordings/{id}/play?from=resume|start|<ISO 8601 time>` (default `resume`):
+///   plays a recording on screen, where it was left, from its programme's start, or from a
+///   moment; the timeshift endpoints then act on it (`live` goes back to its channel). 404 for an
+///   unknown recording, 409 for one with nothing written yet.
+///
 /// A bad `by`/`to` is 400; timeshift off, nothing on screen or nothing buffered there is 409;
 /// a decoder that cannot start is 503. Every answer that moved carries the new status.
 struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
@@ -62,6 +67,7 @@ struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
             },
         ])
         registerMarkers(on: table)
+        registerPlayback(on: table)
         table.on("/api/v1/catchup", [.post: { request, _ in
             let bytes = try await request.body.collect(upTo: 4096)
             guard let body = try? JSONDecoder().decode(CatchupRequest.self, from: Data(bytes.readableBytesView)),
@@ -76,6 +82,30 @@ struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
             }
             do {
                 return JSONResponse.make(.ok, try await player.playFromStart(number, at: start))
+            } catch {
+                return JSONResponse.failure(error)
+            }
+        }])
+    }
+
+    private func registerPlayback(on table: APIRouteTable) {
+        let player = self.player
+        table.on("/api/v1/recordings/{id}/play", [.post: { request, context in
+            guard let id = RecordingRoutes.id(context.parameters.get("id")) else {
+                return JSONResponse.error(.badRequest, "the recording id must be 1 to 200 characters, as GET /api/v1/recordings gives it")
+            }
+            let start: RecordingStart
+            switch request.uri.queryParameters.get("from") {
+            case nil, "resume": start = .resume
+            case "start": start = .beginning
+            case let text?:
+                guard text.count <= 40, let at = GuideTime.parse(text) else {
+                    return JSONResponse.error(.badRequest, "from must be resume, start or an ISO 8601 time such as 2026-11-22T20:15:00Z, not '\(text.prefix(40))'")
+                }
+                start = .at(at)
+            }
+            do {
+                return JSONResponse.make(.ok, try await player.playRecording(id, from: start))
             } catch {
                 return JSONResponse.failure(error)
             }

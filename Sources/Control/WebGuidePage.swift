@@ -5,7 +5,7 @@
 /// line at now, the programme on now on the channel playing highlighted. A click on a programme
 /// opens its actions: watch (on now), from the start (on now or ended, on a channel whose
 /// provider keeps an archive), remind (later), record it, record the series. The box's
-/// recordings are listed under the guide, each with remove. Open it as `/guide?token=TOKEN`
+/// recordings are listed under the guide, each with watch (on the TV, where it was left) and remove. Open it as `/guide?token=TOKEN`
 /// when the API has a token: requests carry it as a bearer header (pictures are fetched, not
 /// linked, for that reason).
 enum WebGuidePage {
@@ -138,6 +138,15 @@ async function drawRecordings() {
     item.append(Object.assign(document.createElement("span"), { className: "state", textContent: r.state }),
                 Object.assign(document.createElement("span"), { className: "title", textContent: title + (r.error ? " (" + r.error + ")" : "") }),
                 Object.assign(document.createElement("span"), { textContent: r.channel + " · " + when.toLocaleDateString() + " " + hhmm(when) }));
+    if (r.file && r.state !== "scheduled") {
+      // Plays it on the box's screen, where it was left.
+      const watch = Object.assign(document.createElement("button"), { className: "watch", textContent: "Watch" });
+      watch.addEventListener("click", () => act("Watch", async () => {
+        await api("POST", "/api/v1/recordings/" + encodeURIComponent(r.id) + "/play");
+        return "Playing " + r.title + " on the TV";
+      }));
+      item.append(watch);
+    }
     const remove = Object.assign(document.createElement("button"), { textContent: r.state === "scheduled" ? "Cancel" : r.state === "recording" ? "Stop" : "Delete" });
     remove.addEventListener("click", () => act("Remove", async () => {
       await api("DELETE", "/api/v1/recordings/" + encodeURIComponent(r.id));

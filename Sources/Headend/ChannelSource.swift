@@ -70,11 +70,24 @@ public actor ChannelSource {
     /// A source that has not delivered anything this long after starting has failed to connect.
     public nonisolated var connectTimeout: Duration { settings.connectTimeout }
     private nonisolated let settings: SourceSupervisor.Settings
+    /// Set on a source that plays a recording back: it reads the file instead of a URL.
+    nonisolated let fileReader: RecordingFileReader?
 
     public init(channel: Channel, cacheBudgetBytes: Int = WarmBudget.defaultChannelBytes, logger: Logger,
                 stallTimeout: Duration = ChannelSource.defaultStallTimeout,
                 connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
                 onStateChange: @escaping @Sendable (ChannelState) -> Void) {
+        self.init(channel: channel, cacheBudgetBytes: cacheBudgetBytes, logger: logger, stallTimeout: stallTimeout,
+                  connectTimeout: connectTimeout, fileReader: nil, onStateChange: onStateChange)
+    }
+
+    /// A source reading `fileReader`'s recording (played once, like an archive), or the channel's
+    /// sources when nil.
+    init(channel: Channel, cacheBudgetBytes: Int = WarmBudget.defaultChannelBytes, logger: Logger,
+         stallTimeout: Duration = ChannelSource.defaultStallTimeout,
+         connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
+         fileReader: RecordingFileReader?, onStateChange: @escaping @Sendable (ChannelState) -> Void) {
+        self.fileReader = fileReader
         self.channel = channel
         settings = SourceSupervisor.Settings(sources: channel.sources, stallTimeout: stallTimeout, connectTimeout: connectTimeout)
         supervisor = SourceSupervisor(settings: settings)
@@ -246,7 +259,7 @@ public actor ChannelSource {
     /// Builds and starts the ingest; returns why it could not, nil when it runs.
     private func connect(_ url: String, connection: SourceSupervisor.Connection) -> String? {
         do {
-            let plan = try IngestPlan.make(for: url)
+            let plan = fileReader == nil ? try IngestPlan.make(for: url) : IngestPlan.recordingPlan
             let p = try Pipeline(description: plan.description)
             for case .property(let element, let name, let value) in plan.setup {
                 p.child(named: element)?.set(name, string: value)
@@ -307,6 +320,7 @@ public actor ChannelSource {
                 }
             }
             try p.setState(.playing)
+            if let fileReader, let src = p.appSource(named: "src") { fileReader.feed(src) }
             return nil
         } catch {
             return "\(error)"

@@ -225,7 +225,7 @@ extension Headend {
     }
 
     /// The decoder of `feed` and its feed machine stop; the source keeps running.
-    private func stopFeedPicture(_ feed: FeedID) {
+    func stopFeedPicture(_ feed: FeedID) {
         guard let entry = decoders[feed] else { return }
         _ = pending[feed]?.suspend()
         entry.source.cache.detach(.feed(feed))
@@ -234,7 +234,7 @@ extension Headend {
     }
 
     /// `feed` waits for `source`'s next keyframe, as a cold flip does.
-    private func restartFeed(_ feed: FeedID, source: ChannelSource, sink: DecodedFrameSink) {
+    func restartFeed(_ feed: FeedID, source: ChannelSource, sink: DecodedFrameSink) {
         let cold = LiveFeed(feed: feed, warm: false, cache: source.cache, audioKnown: false, headend: self, sink: sink)
         pending[feed] = cold
         _ = source.cache.attach(.feed(feed)) { entry in cold.receive(entry) }
@@ -242,7 +242,13 @@ extension Headend {
 
     /// Waits until the archive's first keyframe starts `feed`'s decoder (nil) or it fails (why).
     private func archiveStarted(feed: FeedID) async -> String? {
-        if archives[feed]?.started != nil { return nil }
+        await feedStarted(feed: feed) { $0.archives[feed]?.started != nil }
+    }
+
+    /// Waits until `started` says `feed`'s new picture came (nil) or it fails (why), `archiveWait`
+    /// at most.
+    func feedStarted(feed: FeedID, _ started: (isolated Headend) -> Bool) async -> String? {
+        if started(self) { return nil }
         nextArchiveWait += 1
         let token = nextArchiveWait
         return await withCheckedContinuation { continuation in

@@ -49,12 +49,31 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
     public var archive = false
     /// The oldest moment the provider's archive keeps, when its depth is known (`catchup-days`).
     public var archiveStart: Date?
+    /// Set while the picture is a recording played back: which, and whether it is still being
+    /// written (`bufferStart`...`liveEdge` is then the recording's span).
+    public var recording: RecordingPlace?
     /// How far behind live the picture is, in seconds.
     public var behind: Double { liveEdge.map { max(0, $0.timeIntervalSince(position)) } ?? 0 }
 
     enum CodingKeys: String, CodingKey {
         case channel, live, paused, position, bufferStart, liveEdge, keyframes, bytesInMemory, disk, diskMessage, behind, markers, breaks, adjustment
-        case catchup, archive, archiveStart
+        case catchup, archive, archiveStart, recording
+    }
+
+    /// A recording on screen.
+    public struct RecordingPlace: Sendable, Hashable, Codable {
+        public var id: String
+        public var title: String
+        /// Still being written: its end moves on.
+        public var growing: Bool
+        /// It played to its end (paused there).
+        public var ended: Bool
+        public init(id: String, title: String, growing: Bool, ended: Bool) {
+            self.id = id
+            self.title = title
+            self.growing = growing
+            self.ended = ended
+        }
     }
 
     public init(channel: ChannelNumber, live: Bool, paused: Bool, position: Date, bufferStart: Date?, liveEdge: Date?, keyframes: Int, bytesInMemory: Int) {
@@ -92,6 +111,7 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
         catchup = try c.decodeIfPresent(Bool.self, forKey: .catchup) ?? false
         archive = try c.decodeIfPresent(Bool.self, forKey: .archive) ?? false
         archiveStart = try date(.archiveStart)
+        recording = try c.decodeIfPresent(RecordingPlace.self, forKey: .recording)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -113,6 +133,7 @@ public struct TimeshiftStatus: Sendable, Hashable, Codable {
         try c.encode(catchup, forKey: .catchup)
         try c.encode(archive, forKey: .archive)
         try c.encodeIfPresent(archiveStart.map(Self.time.format), forKey: .archiveStart)
+        try c.encodeIfPresent(recording, forKey: .recording)
     }
 }
 
@@ -147,11 +168,16 @@ public enum TimeshiftFailureCode: String, FailureCode {
     case channelShared
     /// No channel of that number (catch-up).
     case unknownChannel
+    /// No recording of that id (playback).
+    case unknownRecording
+    /// The recording has no file to play yet, or its file is gone.
+    case notRecorded
 
     public var kind: FailureKind {
         switch self {
         case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer, .noArchive, .outsideArchive, .channelShared: .conflict
-        case .unknownMarker, .unknownChannel: .notFound
+        case .unknownMarker, .unknownChannel, .unknownRecording: .notFound
+        case .notRecorded: .conflict
         case .decoder: .unavailable
         case .archive: .upstream
         }
@@ -288,6 +314,7 @@ extension Headend {
     /// programme boundaries of the channel (the caller has the guide); markers outside the buffer
     /// are ignored.
     public func timeshift(feed: FeedID, _ command: TimeshiftCommand, guideMarkers: [TimeshiftMarker] = []) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        if let answer = try await recordingCommand(feed: feed, command) { return answer }
         if let answer = try await archiveCommand(feed: feed, command, guideMarkers: guideMarkers) { return answer }
         guard let index = timeshiftChannel(feed: feed), let buffer = timeshiftBuffers[index]?.buffer else {
             _ = try await perform(feed: feed, command, guideMarkers: guideMarkers)
@@ -512,6 +539,7 @@ extension Headend {
 
     /// Where `feed` stands in time; nil when timeshift is off or the feed is not shown.
     public func status(feed: FeedID, guideMarkers: [TimeshiftMarker] = []) -> TimeshiftStatus? {
+        if let recording = recordingStatus(feed: feed) { return recording }
         if let archive = archiveStatus(feed: feed, guideMarkers: guideMarkers) { return archive }
         guard let entry = decoders[feed], let index = sources.firstIndex(where: { $0 === entry.source }) else { return nil }
         let catchup = entry.source.channel.catchup

@@ -57,6 +57,10 @@ public actor Headend {
     var archives: [FeedID: ArchivePlay] = [:]
     var archiveWaits: [FeedID: (token: UInt64, continuation: CheckedContinuation<String?, Never>)] = [:]
     var nextArchiveWait: UInt64 = 0
+    /// Feeds playing a recording back (`Headend+RecordingPlayback.swift`).
+    var recordingPlays: [FeedID: RecordingPlay] = [:]
+    /// The recordings last left and where (newest last, a few).
+    var recordingsLeft: [(id: String, at: Date?)] = []
     /// Open ingest taps and the source each reads (held running while tapped).
     /// `recording`: the title of the recording the tap writes (it outranks flips and clients).
     private var taps: [TapID: (queue: BoundedQueue<GOPCache.Entry>, source: ChannelSource, pins: Bool, holder: String, recording: String?)] = [:]
@@ -296,15 +300,18 @@ public actor Headend {
     /// when the decoder waits for the source. Reports `.activated(feed, path)` before any frame
     /// of the feed can be made.
     public func activate(_ channel: Channel, feed: FeedID = .next(), sink: DecodedFrameSink,
-                         role: FeedRole = .screen) async throws -> (feed: FeedID, path: Path) {
-        guard let source = source(for: channel) else {
+                         role: FeedRole = .screen, recording: (playback: RecordingPlayback, from: Date)? = nil) async throws -> (feed: FeedID, path: Path) {
+        // A recording plays from a source of its own, reading its file (no pool stream).
+        var recorded: ChannelSource?
+        if let recording { recorded = try await activateRecording(feed: feed, recording.playback, from: recording.from) }
+        guard let source = recorded ?? source(for: channel) else {
             throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
         }
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
         feedRoles[feed] = role
         let wasRunning = await source.isRunning
-        if !wasRunning {
+        if !wasRunning, recorded == nil {
             // In a full pool, the least valuable warm stream goes first.
             do { try await makeRoom(for: source, flipTo: role == .screen) } catch {
                 decoders[feed] = nil
@@ -323,7 +330,10 @@ public actor Headend {
         if warm, radio || (snapshot.entries.first?.isKeyframe == true && snapshot.video != nil) {
             path = .warm
             reports?.send(.activated(feed, path: path))
-            try startDecoder(feed: feed, videoCaps: radio ? nil : snapshot.video, sink: sink, initial: snapshot.entries)
+            do { try startDecoder(feed: feed, videoCaps: radio ? nil : snapshot.video, sink: sink, initial: snapshot.entries) } catch {
+                if recorded != nil { await deactivate(feed: feed) }
+                throw error
+            }
         } else if warm {
             // The cached GOP vanished between the check and the attach (budget, restart): start cold.
             source.cache.detach(.feed(feed))
@@ -397,6 +407,7 @@ public actor Headend {
             watch(decoder, feed: feed, channel: channel.number)
             scheduleSpares()
             archiveDecoderStarted(feed: feed)
+            recordingDecoderStarted(feed: feed)
         } catch {
             logger.error("cannot start a decoder for channel \(channel.number): \(error)")
             throw error
@@ -474,6 +485,7 @@ public actor Headend {
 
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: FeedID) async {
+        stopRecordingPlay(feed: feed, reportLeft: true)
         await endArchive(feed: feed)
         endReplay(feed: feed)
         feedRoles[feed] = nil

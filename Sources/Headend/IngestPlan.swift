@@ -102,6 +102,12 @@ struct IngestPlan: Sendable {
         return "udp://" + rest
     }
 
+    /// A recording played back: its bytes pushed from a `RecordingFileReader` (from an offset,
+    /// following a file still being written), paced at real time, played once.
+    static let recordingPlan = IngestPlan(
+        description: "appsrc name=src format=bytes block=true max-bytes=\(RecordingFileReader.maxQueuedBytes) ! parsebin name=parse",
+        setup: [], dynamicElement: "parse", needsParsebin: false, loops: false, pacing: .realTime)
+
     static func filePlan(path: String) -> IngestPlan {
         var plan = IngestPlan(description: "filesrc name=src ! parsebin name=parse",
                               setup: [.property(element: "src", name: "location", value: path)],

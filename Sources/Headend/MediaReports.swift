@@ -12,6 +12,10 @@ public enum MediaReport: Sendable {
     case firstFrame(FeedID, at: ContinuousClock.Instant)
     /// The timeshift disk of a channel refused segments, or takes them again.
     case timeshiftDisk(Channel)
+    /// A recording played back on a feed reached its end (`failure` nil) or stopped reading.
+    case recordingEnded(FeedID, title: String, failure: String?)
+    /// A recording's playback was left at `at` (nil: at its end): its resume point.
+    case recordingLeft(id: String, at: Date?)
 }
 
 /// One ordered stream of reports with several producers (the head-end, its channel sources and

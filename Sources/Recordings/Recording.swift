@@ -86,6 +86,16 @@ public enum RecordingState: String, Hashable, Sendable, Codable, CaseIterable {
 }
 
 /// The guide's data of what is recorded (or, for a time range, the title it was given).
+extension ProgrammeData {
+    /// `Title - S01E02 - Subtitle`, leaving out what is unknown: how people call a recording.
+    public var label: String {
+        var pieces = [title]
+        if let label = episode?.label { pieces.append(label) }
+        if let sub = subTitle, !sub.isEmpty { pieces.append(sub) }
+        return pieces.joined(separator: " - ")
+    }
+}
+
 public struct ProgrammeData: Hashable, Sendable, Codable {
     public var title: String
     public var subTitle: String?

@@ -72,6 +72,29 @@ extension RecordingStore {
         }
     }
 
+    /// Where the viewer left recording `id` when it was played back; nil when never left
+    /// part-way (or watched to its end).
+    public func resumePosition(_ id: RecordingID) throws(RecordingError) -> Date? {
+        try read("read where recording \(id) was left") { db in
+            try Double.fetchOne(db, sql: "SELECT position FROM resume WHERE recording_id = ?", arguments: [id.rawValue])
+                .map { Date(timeIntervalSince1970: $0) }
+        }
+    }
+
+    /// Keeps where the viewer left recording `id` (nil: forgets it, watched to the end).
+    public func setResumePosition(_ id: RecordingID, _ position: Date?) throws(RecordingError) {
+        try write("keep where recording \(id) was left") { db in
+            if let position {
+                try db.execute(sql: """
+                    INSERT INTO resume (recording_id, position) SELECT id, ? FROM recording WHERE id = ?
+                    ON CONFLICT(recording_id) DO UPDATE SET position = excluded.position
+                    """, arguments: [position.timeIntervalSince1970, id.rawValue])
+            } else {
+                try db.execute(sql: "DELETE FROM resume WHERE recording_id = ?", arguments: [id.rawValue])
+            }
+        }
+    }
+
     /// Where the recorder writes the file, relative to the recordings directory.
     public func setFilePath(_ id: RecordingID, _ path: String) throws(RecordingError) {
         try update(id, "set the file of") { db in

@@ -73,6 +73,14 @@ public final class RecordingStore: Sendable {
                 CREATE INDEX gap_recording ON gap(recording_id);
                 """)
         }
+        // Where the viewer left each recording played back.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE resume (
+                  recording_id TEXT PRIMARY KEY REFERENCES recording(id) ON DELETE CASCADE,
+                  position REAL NOT NULL);
+                """)
+        }
         return migrator
     }
 

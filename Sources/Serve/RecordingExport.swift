@@ -60,14 +60,11 @@ enum RecordingExport {
 
     /// `Title - S01E02 - Subtitle (2026-11-27 20:00)`, leaving out what is unknown.
     static func name(_ programme: ProgrammeData, timeZone: TimeZone) -> String {
-        var pieces = [programme.title]
-        if let label = programme.episode?.label { pieces.append(label) }
-        if let sub = programme.subTitle, !sub.isEmpty { pieces.append(sub) }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: programme.start)
         func two(_ n: Int?) -> String { String(format: "%02d", n ?? 0) }
-        return "\(pieces.joined(separator: " - ")) (\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)))"
+        return "\(programme.label) (\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)))"
     }
 
     /// `/recordings/{id}`, the id with everything but unreserved characters percent-encoded

@@ -33,6 +33,11 @@ struct Jobs<Purpose: Hashable & Sendable> {
         if running[purpose]?.serial == serial { running.removeValue(forKey: purpose) }
     }
 
+    /// The tasks of the running jobs whose purpose matches (to wait for them).
+    func tasks(where matches: (Purpose) -> Bool) -> [Task<Void, Never>] {
+        running.filter { matches($0.key) }.map(\.value.task)
+    }
+
     /// Cancels everything (shutdown).
     mutating func cancelAll() {
         for (_, job) in running { job.task.cancel() }

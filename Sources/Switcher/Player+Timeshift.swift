@@ -56,6 +56,7 @@ extension Player {
 
     /// The on-screen line: `Live`, `▶ −0:42`, `❚❚ −1:05:10`, and why a seek landed elsewhere.
     static func timeshiftLine(_ status: TimeshiftStatus) -> String {
+        if let place = status.recording { return recordingLine(status, place) }
         var line: String
         if status.live && !status.paused {
             line = "● Live"

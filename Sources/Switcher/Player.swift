@@ -117,6 +117,10 @@ public actor Player {
     nonisolated let reminders: (any ReminderBook)?
     /// The guide's record keys (`setGuideRecording`); nil: the box keeps no recordings.
     var guideRecording: (any GuideRecording)?
+    /// The box's recordings to play back (`setRecordingShelf`); nil: none kept.
+    var recordingShelf: (any RecordingShelf)?
+    /// Flips that put a recording on screen, until their activation (Player+RecordingPlayback.swift).
+    var recordingFlips: [RequestID: (playback: RecordingPlayback, from: Date)] = [:]
     /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
     var watch: ProgrammeWatch
     /// Where the on-screen guide is, while it is open (Player+GuideGrid.swift).
@@ -221,9 +225,16 @@ public actor Player {
     /// Flips and returns the single result of this request. If the calling task is cancelled,
     /// the flip is abandoned and its result is `failed` with `cancelled`.
     public func flip(_ request: FlipRequest) async -> FlipResult {
+        await flip(request, recording: nil)
+    }
+
+    /// A flip; with `recording`, to a recording of the channel played back from a moment.
+    func flip(_ request: FlipRequest, recording: (playback: RecordingPlayback, from: Date)?) async -> FlipResult {
         syncFailedChannels()
         let (id, effects) = machine.request(request, at: .now)
         logger.debug("flip \(id) \(request)")
+        if let recording { recordingFlips[id] = recording }
+        defer { recordingFlips[id] = nil }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<FlipResult, Never>) in
                 waiters[id] = continuation
@@ -383,7 +394,7 @@ public actor Player {
         flipFeeds[feed] = id
         output.expect(feed: feed, token: id, overlays: overlay.map { [$0] } ?? [])
         do {
-            let activation = try await headend.activate(channel, feed: feed, sink: output)
+            let activation = try await headend.activate(channel, feed: feed, sink: output, recording: recordingFlips.removeValue(forKey: id))
             feedChannels.record(feed: activation.feed, channel: channel.number)
             perform(machine.activated(requestID: id, feed: activation.feed))
             if ready == nil {
@@ -400,6 +411,11 @@ public actor Player {
         }
     }
 
+    /// Waits until the feeds being stopped are (a recording's playback is left, its place kept).
+    func deactivationsDone() async {
+        for task in jobs.tasks(where: { if case .deactivation = $0 { true } else { false } }) { await task.value }
+    }
+
     /// Takes one report of the media side (in the order they were sent).
     private func take(_ report: MediaReport) async {
         switch report {
@@ -413,6 +429,10 @@ public actor Player {
             firstFrame(requestID: id, feed: feed, path: feedPaths.removeValue(forKey: feed) ?? .hot, at: at)
         case .timeshiftDisk(let channel):
             await timeshiftDiskChanged(channel)
+        case .recordingEnded(let feed, let title, let failure):
+            await recordingEnded(feed: feed, title: title, failure: failure)
+        case .recordingLeft(let id, let at):
+            recordingShelf?.setResumePosition(of: id, at)
         }
     }
 

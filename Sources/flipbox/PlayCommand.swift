@@ -201,7 +201,10 @@ struct PlayCommand: AsyncParsableCommand {
             logger.error("no recordings: \(error)")
         }
         let recordingAccess = recordings.map { RecordingAccess(service: $0, lineup: lineup) }
-        if let recordings { await player.setGuideRecording(GuideRecordings(service: recordings)) }
+        if let recordings {
+            await player.setGuideRecording(GuideRecordings(service: recordings))
+            await player.setRecordingShelf(RecordingShelfOnStore(service: recordings))
+        }
         let (host, port) = (control.host, control.port)
         let api = ListenRetry(
             name: "control API", address: ListenAddressCheck.address(host: host, port: port), logger: logger,

@@ -15,7 +15,7 @@ struct RecordCommand: AsyncParsableCommand {
             Times are ISO 8601 (2026-11-28T20:00:00Z), now, or from now (+10m, +1h30m). \
             Exit status 1 when the box refuses (the message says why) or cannot be reached.
             """,
-        subcommands: [List.self, Add.self, Rule.self, Rules.self, Remove.self, RemoveRule.self],
+        subcommands: [List.self, Add.self, Rule.self, Rules.self, Remove.self, RemoveRule.self, Play.self],
         defaultSubcommand: List.self)
 
     /// Where the box is: its control API and token.
@@ -195,6 +195,27 @@ struct RecordCommand: AsyncParsableCommand {
         var id: String
 
         func run() async throws { try await RecordCommand.delete("/api/v1/recording-rules/", id, said: "removed rule", box) }
+    }
+
+    struct Play: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play a recording on the box's screen: where it was left, from its start, or from a time.",
+            discussion: "Then flipbox's timeshift keys (and /api/v1/timeshift) pause and seek in it; live goes back to its channel.")
+        @OptionGroup var box: Box
+        @Argument(help: "The recording's id, as list gives it.")
+        var id: String
+        @Option(help: "resume (where it was left), start (the programme's start), or an ISO 8601 time.")
+        var from = "resume"
+
+        func run() async throws {
+            let from = ["resume", "start"].contains(self.from) ? self.from : try RecordCommand.time(self.from, "--from")
+            try await box.run { client in
+                let path = "/api/v1/recordings/\(escaped(id))/play?from=\(escaped(from))"
+                let status = try RecordCommand.object(try await client.expect(200, "POST", path))
+                let place = status["recording"] as? [String: Any]
+                print("playing \(place?["title"] as? String ?? id) from \(status["position"] as? String ?? "?")")
+            }
+        }
     }
 
     /// `DELETE PATH+ID`, expecting 204.

@@ -93,3 +93,44 @@ struct GuideRecordings: GuideRecording {
         return "Series \(title): \(count) to record" + (notes.isEmpty ? "" : " — " + notes.joined(separator: "; "))
     }
 }
+
+/// The box's recordings as the player plays them back: each file with its parts, from the store.
+struct RecordingShelfOnStore: RecordingShelf {
+    let service: RecordingService
+    /// A recording in state `recording` whose file has not grown for this long is not being
+    /// written (the box stopped in its middle and has not resumed it).
+    static let stillWritten: TimeInterval = 10
+
+    func playback(of id: String) throws(TimeshiftFailure) -> RecordingPlayback {
+        let store = service.store, key = RecordingID(id)
+        let found: Recording?
+        do { found = try store.recording(key) } catch {
+            throw TimeshiftFailure(.notRecorded, "the recordings cannot be read: \(error)")
+        }
+        guard let recording = found else { throw TimeshiftFailure(.unknownRecording, "there is no recording \(id)") }
+        let label = recording.programme.label
+        guard let path = recording.filePath, !recording.parts.isEmpty else {
+            let when = recording.state == .scheduled ? " (it is to record at \(ProgrammeSummary.time(recording.paddedStart)))" : ""
+            throw TimeshiftFailure(.notRecorded, "\(label) has nothing recorded\(when)")
+        }
+        let file = service.directory.appendingPathComponent(path)
+        let parts = recording.parts.map { RecordingTimeline.Part(start: $0.start, end: $0.end ?? $0.lastWrite, bytes: $0.bytes) }
+        let programme = recording.programmeID == nil || recording.programme.stop <= recording.programme.start
+            ? nil : recording.programme.start...recording.programme.stop
+        let growing: @Sendable () -> Bool = {
+            guard (try? store.recording(key))?.state == .recording,
+                  let modified = try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date else { return false }
+            return Date().timeIntervalSince(modified) < Self.stillWritten
+        }
+        return RecordingPlayback(id: id, title: label, channel: recording.channel, file: file, parts: parts,
+                                 programme: programme, isGrowing: growing)
+    }
+
+    func resumePosition(of id: String) -> Date? {
+        (try? service.store.resumePosition(RecordingID(id))) ?? nil
+    }
+
+    func setResumePosition(of id: String, _ at: Date?) {
+        try? service.store.setResumePosition(RecordingID(id), at)
+    }
+}

@@ -49,6 +49,9 @@ extension TimeshiftControl {
     func playFromStart(_ channel: ChannelNumber, at start: Date) async throws(TimeshiftFailure) -> TimeshiftStatus {
         throw TimeshiftFailure(.noArchive, "this test player has no archive")
     }
+    func playRecording(_ id: String, from start: RecordingStart) async throws(TimeshiftFailure) -> TimeshiftStatus {
+        throw TimeshiftFailure(.unknownRecording, "there is no recording \(id)")
+    }
 }
 
 extension TimeshiftMarkersControl {

@@ -121,3 +121,26 @@ import Testing
         }
     }
 }
+
+@Suite struct RecordingResumeTests {
+    @Test func whereARecordingWasLeftIsKeptReplacedForgottenAndGoesWithIt() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try RecordingStore(directory: dir.path)
+        let a = recording("a", "2026-11-27T20:00:00Z")
+        try store.save(Schedule(recordings: [a]))
+        #expect(try store.resumePosition(a.id) == nil)
+        try store.setResumePosition(a.id, at("2026-11-27T20:10:00Z"))
+        try store.setResumePosition(a.id, at("2026-11-27T20:12:30Z"))
+        #expect(try RecordingStore(directory: dir.path).resumePosition(a.id) == at("2026-11-27T20:12:30Z"))
+        try store.setResumePosition(a.id, nil)
+        #expect(try store.resumePosition(a.id) == nil)
+        // None is kept for a recording that is not there; one goes with its recording.
+        try store.setResumePosition(RecordingID("ghost"), at("2026-11-27T20:10:00Z"))
+        #expect(try store.resumePosition(RecordingID("ghost")) == nil)
+        try store.setResumePosition(a.id, at("2026-11-27T20:10:00Z"))
+        #expect(try store.remove(a.id))
+        try store.save(Schedule(recordings: [a]))
+        #expect(try store.resumePosition(a.id) == nil)
+    }
+}
