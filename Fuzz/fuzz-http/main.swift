@@ -1,9 +1,10 @@
 import CFuzzer
 import ConnectionGuard
 
-/// libFuzzer over what a client or a proxy writes that decides who it is: each input is split in
-/// lines, read as the peer's address, `X-Forwarded-For` and `Forwarded` header values and the
-/// declared proxies (`--serve-trusted-proxy`, `--serve-allow` as CIDR text), and judged. A crash
+/// libFuzzer over what a client or a proxy writes that decides who it is and what it gets: each
+/// input is split in lines, read as the peer's address, `X-Forwarded-For` and `Forwarded` header
+/// values and the declared proxies (`--serve-trusted-proxy`, `--serve-allow` as CIDR text), and
+/// judged; then as a `Range` header (line 5) against a file of the size on line 6. A crash
 /// (an overflow trap, an index out of range), a hang or a leak is a finding; a refusal is the
 /// expected answer to garbage, and a judged address is one of those written.
 let readForwardedHeaders: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
@@ -26,6 +27,13 @@ let readForwardedHeaders: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = 
     }
     _ = ForwardedClient.forwardedForChain(lines)
     _ = ForwardedClient.forwardedChain(lines)
+    // A part asked of a recording's file always lies inside it.
+    let size = Int64(line(5).prefix(19)).map { max(0, $0) } ?? Int64(line(5).utf8.count)
+    for header in [line(4), "bytes=" + line(4), "bytes=-" + line(4), "bytes=" + line(4) + "-"] {
+        if case .part(let span) = ByteRange(header: header, size: size) {
+            precondition(span.lowerBound >= 0 && span.upperBound < size, "a range outside the file: \(span) of \(size)")
+        }
+    }
     for text in lines.prefix(16) {
         _ = NetworkRange(text)
         _ = NetworkRange.isLoopback(text)

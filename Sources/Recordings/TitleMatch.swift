@@ -33,6 +33,10 @@ struct TitleMatcher {
             regex = nil
         case .pattern(let pattern):
             exact = nil
+            if let at = TitleMatcher.repeatedRepetition(in: pattern) {
+                throw RecordingError(.badPattern, "the pattern `\(pattern)` repeats a group that repeats or has alternatives (character \(at)): "
+                                     + "such a pattern can take the scheduler hours on one title; write it without, e.g. `News+` for `(News)+`", source: pattern)
+            }
             do {
                 regex = try Regex(pattern)
             } catch {
@@ -45,7 +49,51 @@ struct TitleMatcher {
     func matches(_ title: String, folded: String? = nil) -> Bool {
         if let exact { return (folded ?? TitleMatcher.folded(title)) == exact }
         guard let regex else { return false }
-        return (try? regex.firstMatch(in: title)) != nil
+        // A guide's title is no longer than this in practice; the bound keeps one match cheap.
+        return (try? regex.firstMatch(in: String(title.prefix(Self.titleLimit)))) != nil
+    }
+
+    /// The characters of a title a pattern is matched against.
+    static let titleLimit = 256
+
+    /// Where a pattern repeats (`*`, `+`, `{`) a group holding a repetition or alternatives, as
+    /// `(a+)+` or `(a|a)*` (1-based, the group's closing parenthesis); nil when it does not. Such
+    /// patterns backtrack exponentially, and Swift's `Regex` cannot be stopped in the middle.
+    static func repeatedRepetition(in pattern: String) -> Int? {
+        let characters = Array(pattern)
+        var risky: [Bool] = []   // per open group: it holds a repetition or an alternative
+        var i = 0
+        func quantifierFollows(_ j: Int) -> Bool { j < characters.count && "*+{".contains(characters[j]) }
+        while i < characters.count {
+            let c = characters[i]
+            switch c {
+            case "\\":
+                i += 1
+            case "[":
+                // A class: skip to its closing bracket (a `]` first in it is literal).
+                i += 1
+                if i < characters.count, characters[i] == "^" { i += 1 }
+                if i < characters.count, characters[i] == "]" { i += 1 }
+                while i < characters.count, characters[i] != "]" {
+                    if characters[i] == "\\" { i += 1 }
+                    i += 1
+                }
+            case "(":
+                risky.append(false)
+            case ")":
+                let inner = risky.popLast() ?? false
+                if inner, quantifierFollows(i + 1) { return i + 1 }
+                if inner || quantifierFollows(i + 1), !risky.isEmpty { risky[risky.count - 1] = true }
+            case "|":
+                if !risky.isEmpty { risky[risky.count - 1] = true }
+            case "*", "+", "{":
+                if !risky.isEmpty { risky[risky.count - 1] = true }
+            default:
+                break
+            }
+            i += 1
+        }
+        return nil
     }
 
     static func folded(_ text: String) -> String {

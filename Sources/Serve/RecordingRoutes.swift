@@ -1,3 +1,4 @@
+import ConnectionGuard
 import Foundation
 import FlipboxCore
 import Hummingbird

@@ -131,8 +131,10 @@ import TestSupport
         let span = end.timeIntervalSince(part.start)
         #expect(probe.duration >= span - 0.3 && probe.duration <= span + Self.gop + Self.slack,
                 "from its first keyframe to within one GOP after the end: \(probe.duration) s for \(span) s")
-        #expect(probe.duration >= 6 - 0.3 && probe.duration <= 6 + 2 * Self.gop + Self.slack,
-                "6 s asked, \(probe.duration) s written (a keyframe before the start, one after the end)")
+        // Its first keyframe is the cached one before the start, or (a loaded machine ticking the
+        // service late) the next one: within a GOP of the start either way.
+        #expect(probe.duration >= 6 - Self.gop - Self.slack && probe.duration <= 6 + 2 * Self.gop + Self.slack,
+                "6 s asked, \(probe.duration) s written (a keyframe by the start, one after the end)")
     }
 
     /// A rule that keeps its newest recording: when the second episode ends, the first goes,

@@ -15,6 +15,22 @@ import Testing
         }
     }
 
+    @Test func aPatternThatRepeatsARepetitionIsRefusedBeforeItCanHangTheScheduler() throws {
+        for pattern in ["(a+)+$", "(a|a)*b", "x(\\w*)+y", "((ab)*)+", "(?:x+){2,}"] {
+            #expect(throws: RecordingError.self, "\(pattern)") { try TitleMatcher(.pattern(pattern)) }
+        }
+        // What people write still compiles: groups repeated without inner repetition, classes,
+        // escaped parentheses, alternatives that are not repeated.
+        for pattern in ["(?i)^formula 1", "(News|Sport) at \\d+", "(ab)+c", "[(+*]+x", "\\(a+\\)+", "Doctor Who( \\(\\d{4}\\))?"] {
+            #expect(throws: Never.self, "\(pattern)") { _ = try TitleMatcher(.pattern(pattern)) }
+        }
+        do {
+            _ = try TitleMatcher(.pattern("News (a+)+"))
+        } catch {
+            #expect(error.message.contains("character 9"), "\(error.message)")
+        }
+    }
+
     @Test func exactTitlesIgnoreCaseAndSpacesAndPatternsSearch() throws {
         let exact = try TitleMatcher(.exact("  The News "))
         #expect(exact.matches("the news"))

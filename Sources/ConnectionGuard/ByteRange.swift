@@ -1,17 +1,18 @@
 /// What a `Range` header (RFC 9110, section 14) asks of a file of `size` bytes: the whole file,
 /// one span of it, or nothing it can give. Only one `bytes=` range is answered with a part: a
 /// header that is not one (several ranges, another unit, bad syntax, over 256 bytes) is
-/// ignored and the whole file is sent, as the RFC allows. Pure, safe on any text.
-enum ByteRange: Equatable {
+/// ignored and the whole file is sent, as the RFC allows. Pure, safe on any text (fuzzed by
+/// `make fuzz-http`).
+public enum ByteRange: Equatable, Sendable {
     case whole
     /// Offsets of the first and last byte, both inside the file.
     case part(ClosedRange<Int64>)
     /// A range that starts at or after the end of the file (416 with `Content-Range: bytes */size`).
     case unsatisfiable
 
-    static let maxHeaderLength = 256
+    public static let maxHeaderLength = 256
 
-    init(header: String?, size: Int64) {
+    public init(header: String?, size: Int64) {
         guard let header, header.utf8.count <= Self.maxHeaderLength, let equals = header.firstIndex(of: "=") else {
             self = .whole
             return
