@@ -13,6 +13,13 @@ import Switcher
 /// - `POST /api/v1/guide/grid/select` tunes the focused channel (answered like a flip) and closes it.
 /// - `POST /api/v1/guide/grid/remind` sets a reminder for the focused programme.
 ///
+/// The list of recordings likewise (`l`, up and down, OK, Back):
+///
+/// - `GET /api/v1/recording-list`; `POST` opens it, `DELETE` closes it.
+/// - `POST /api/v1/recording-list/move/{up|down|page-up|page-down}` moves the focus.
+/// - `POST /api/v1/recording-list/select` plays the focused recording where it was left (the
+///   timeshift status) and closes the list.
+///
 /// A bad move 400, the guide not open (or a programme that has started) 409.
 struct GuideGridRoutes<Player: ProgrammeControl & FlipControl> {
     let player: Player
@@ -52,6 +59,28 @@ struct GuideGridRoutes<Player: ProgrammeControl & FlipControl> {
             case let other?: return JSONResponse.error(.badRequest, "series must be true or false, not '\(other.prefix(20))'")
             }
             return await JSONResponse.answer { ["scheduled": try await player.recordFromGuide(series: series)] }
+        }])
+        table.on("/api/v1/recording-list", [
+            .get: { _, _ in JSONResponse.make(.ok, await player.recordingListStatus()) },
+            .post: { _, _ in
+                let status = await player.recordingListStatus()
+                return JSONResponse.make(.ok, status.open ? status : await player.toggleRecordingList())
+            },
+            .delete: { _, _ in JSONResponse.make(.ok, await player.closeRecordingList()) },
+        ])
+        table.on("/api/v1/recording-list/move/{move}", [.post: { _, context in
+            let text = context.parameters.get("move") ?? ""
+            guard let move = GuideMove(rawValue: text), ![.left, .right].contains(move) else {
+                return JSONResponse.error(.badRequest, "'\(text.prefix(20))' is not a move of the list; use up, down, page-up, page-down")
+            }
+            return await JSONResponse.answer { try await player.moveRecordingList(move) }
+        }])
+        table.on("/api/v1/recording-list/select", [.post: { _, _ in
+            do {
+                return JSONResponse.make(.ok, try await player.playFocusedRecording())
+            } catch {
+                return JSONResponse.failure(error)
+            }
         }])
         table.on("/api/v1/guide/grid/remind", [.post: { _, _ in
             await JSONResponse.answer {

@@ -44,6 +44,8 @@ public enum Key: Sendable, Hashable {
     case subtitle
     /// `r` or `R` (and a remote's Record key): in the guide, record the focused programme.
     case record
+    /// `l` or `L` (and a remote's PVR or List key): the list of recordings on or off.
+    case recordings
     /// Anything else, including unknown escape sequences and a lone Escape.
     case other
 }

@@ -83,6 +83,7 @@ public struct KeyDecoder: Sendable, Hashable {
         case UInt8(ascii: "c"), UInt8(ascii: "C"): .subtitle
         case UInt8(ascii: "g"), UInt8(ascii: "G"): .guide
         case UInt8(ascii: "r"), UInt8(ascii: "R"): .record
+        case UInt8(ascii: "l"), UInt8(ascii: "L"): .recordings
         default: .other
         }
     }

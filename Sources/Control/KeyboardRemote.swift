@@ -46,6 +46,8 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
         case proposal(Bool)
         /// The player said whether the on-screen guide is open.
         case guide(Bool)
+        /// The player said whether the list of recordings is open.
+        case recordings(Bool)
     }
 
     public func run() async throws {
@@ -105,6 +107,11 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                     commands = []
                 case .guide(let open):
                     keypad.guideOpen = open
+                    if open { keypad.recordingsOpen = false }
+                    commands = []
+                case .recordings(let open):
+                    keypad.recordingsOpen = open
+                    if open { keypad.guideOpen = false }
                     commands = []
                 }
                 for command in commands {
@@ -286,6 +293,31 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
                 } catch {
                     display.showLine("⏰ \(error)")
                 }
+            }
+        case .recordings:
+            group.addTask {
+                let status = await player.toggleRecordingList()
+                inputs.yield(.recordings(status.open))
+                display.showLine(status.open ? "▶ recordings: up and down move, Enter plays, Back closes" : "▶ recordings closed")
+            }
+        case .recordingsMove(let move):
+            group.addTask {
+                do { _ = try await player.moveRecordingList(move) } catch { inputs.yield(.recordings(false)) }
+            }
+        case .recordingsSelect:
+            group.addTask {
+                inputs.yield(.recordings(false))
+                do {
+                    let status = try await player.playFocusedRecording()
+                    display.showLine("▶ " + (status.recording?.title ?? "recording"))
+                } catch {
+                    display.showLine("▶ \(error)")
+                }
+            }
+        case .recordingsClose:
+            group.addTask {
+                inputs.yield(.recordings(false))
+                _ = await player.closeRecordingList()
             }
         case .guideRecord(let series):
             group.addTask {

@@ -117,4 +117,12 @@ public protocol ProgrammeControl: Sendable {
     /// Records the focused programme, or (`series`) every programme of its title; what was
     /// scheduled, as the screen says it.
     func recordFromGuide(series: Bool) async throws -> String
+
+    /// The on-screen list of recordings (Player+RecordingList.swift): open or not, what it focuses.
+    func recordingListStatus() async -> RecordingListStatus
+    func toggleRecordingList() async -> RecordingListStatus
+    func closeRecordingList() async -> RecordingListStatus
+    func moveRecordingList(_ move: GuideMove) async throws -> RecordingListStatus
+    /// Plays the focused recording where it was left and closes the list.
+    func playFocusedRecording() async throws -> TimeshiftStatus
 }

@@ -47,6 +47,14 @@ public enum RemoteCommand: Sendable, Hashable {
     case guideRemind
     /// Record the guide's focused programme, or (`series`) every programme of its title.
     case guideRecord(series: Bool)
+    /// The list of recordings on or off.
+    case recordings
+    /// Move the list's focus (up, down, a page).
+    case recordingsMove(GuideMove)
+    /// Play the focused recording (where it was left) and close the list.
+    case recordingsSelect
+    /// Close the list.
+    case recordingsClose
     /// Leave the player.
     case quit
 }

@@ -30,6 +30,8 @@ public struct RemoteKeypad: Sendable, Hashable {
     /// Whether the on-screen guide is open: arrows and pages move it, Enter tunes, Back closes,
     /// the red key sets a reminder.
     public var guideOpen = false
+    /// Whether the list of recordings is open: up and down move it, Enter plays, Back closes.
+    public var recordingsOpen = false
 
     public init(entryTimeout: Duration = ChannelNumberEntry.defaultTimeout) {
         entry = ChannelNumberEntry(timeout: entryTimeout)
@@ -49,6 +51,17 @@ public struct RemoteKeypad: Sendable, Hashable {
     }
 
     private mutating func usual(_ key: Key, now: ContinuousClock.Instant) -> [RemoteCommand] {
+        if recordingsOpen, !entry.isActive {
+            switch key {
+            case .up: return [.recordingsMove(.up)]
+            case .down: return [.recordingsMove(.down)]
+            case .pageUp, .plus, .left: return [.recordingsMove(.pageUp)]
+            case .pageDown, .minus, .right: return [.recordingsMove(.pageDown)]
+            case .enter: return [.recordingsSelect]
+            case .backspace, .back, .recordings: return [.recordingsClose]
+            default: break
+            }
+        }
         if guideOpen, !entry.isActive {
             switch key {
             case .up: return [.guideMove(.up)]
@@ -129,6 +142,8 @@ public struct RemoteKeypad: Sendable, Hashable {
             return abandonEntry() + [.quit]
         case .guide:
             return abandonEntry() + [.guide]
+        case .recordings:
+            return abandonEntry() + [.recordings]
         case .red, .green, .yellow, .blue, .record, .other:
             return []
         }

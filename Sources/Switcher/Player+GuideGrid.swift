@@ -14,6 +14,7 @@ extension Player {
     @discardableResult
     public func openGuide() -> GuideGridStatus {
         closeMultiview()
+        closeRecordingList()
         let now = Date()
         guideNavigator = GuideNavigator(channelCount: lineup.channels.count, rowsPerPage: GuideGridPicture.rowsPerPage,
                                         current: machine.current ?? 0, now: now)

@@ -11,6 +11,8 @@ public protocol RecordingShelf: Sendable {
     func resumePosition(of id: String) -> Date?
     /// Keeps where the viewer left it (nil: watched to the end).
     func setResumePosition(of id: String, _ at: Date?)
+    /// The recordings that can be played (something written), for the on-screen list.
+    func listing() -> [RecordingListEntry]
 }
 
 /// Where a recording's playback starts.

@@ -121,6 +121,8 @@ public actor Player {
     var recordingShelf: (any RecordingShelf)?
     /// Flips that put a recording on screen, until their activation (Player+RecordingPlayback.swift).
     var recordingFlips: [RequestID: (playback: RecordingPlayback, from: Date)] = [:]
+    /// Where the on-screen list of recordings is, while it is open (Player+RecordingList.swift).
+    var recordingList: RecordingListNavigator?
     /// Programme changes, up next and proposals on screen (Player+Programmes.swift).
     var watch: ProgrammeWatch
     /// Where the on-screen guide is, while it is open (Player+GuideGrid.swift).
@@ -677,4 +679,6 @@ enum PlayerJob: Hashable, Sendable {
     case guideGrid
     /// Moving the on-screen guide's now line every half minute.
     case guideClock
+    /// Drawing the list of recordings.
+    case recordingList
 }

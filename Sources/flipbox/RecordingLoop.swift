@@ -126,6 +126,18 @@ struct RecordingShelfOnStore: RecordingShelf {
                                  programme: programme, isGrowing: growing)
     }
 
+    func listing() -> [RecordingListEntry] {
+        let store = service.store
+        guard let all = try? store.recordings() else { return [] }
+        return all.compactMap { r in
+            guard r.filePath != nil, let first = r.parts.first, let last = r.parts.last else { return nil }
+            let end = r.state == .recording ? Date() : (last.end ?? last.lastWrite)
+            return RecordingListEntry(id: r.id.rawValue, title: r.programme.label, channel: r.channel, start: first.start,
+                                      end: max(first.start, end), description: r.programme.description,
+                                      recording: r.state == .recording, resume: (try? store.resumePosition(r.id)) ?? nil)
+        }
+    }
+
     func resumePosition(of id: String) -> Date? {
         (try? service.store.resumePosition(RecordingID(id))) ?? nil
     }

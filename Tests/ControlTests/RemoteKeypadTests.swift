@@ -127,3 +127,29 @@ struct RemoteKeypadTests {
         #expect(keypad.expire(now: at(5000)) == [])
     }
 }
+
+@Suite("RemoteKeypad: the list of recordings")
+struct RecordingListKeypadTests {
+    @Test func theListKeyOpensItAndItsKeysMoveItPlayAndClose() {
+        let now = ContinuousClock.now
+        var keypad = RemoteKeypad()
+        #expect(keypad.press(.recordings, now: now) == [.recordings])
+        keypad.recordingsOpen = true
+        #expect(keypad.press(.up, now: now) == [.recordingsMove(.up)])
+        #expect(keypad.press(.down, now: now) == [.recordingsMove(.down)])
+        #expect(keypad.press(.pageDown, now: now) == [.recordingsMove(.pageDown)])
+        #expect(keypad.press(.right, now: now) == [.recordingsMove(.pageDown)])
+        #expect(keypad.press(.enter, now: now) == [.recordingsSelect])
+        for key in [Key.back, .backspace, .recordings] { #expect(keypad.press(key, now: now) == [.recordingsClose]) }
+        // Other keys keep their meaning.
+        #expect(keypad.press(.guide, now: now) == [.guide])
+        keypad.recordingsOpen = false
+        #expect(keypad.press(.up, now: now) == [.flip(.next)])
+    }
+
+    @Test func keysNamedForTheListReachIt() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("lL".utf8)) == [.recordings, .recordings])
+        #expect(EvdevKeyMap.standard.key(button: "KEY_PVR") == .recordings)
+    }
+}

@@ -84,6 +84,11 @@ extension ProgrammeControl {
     func selectGuide() async throws -> FlipResult { throw Unscripted(what: "guide") }
     func remindFromGuide() async throws -> Reminder { throw Unscripted(what: "guide") }
     func recordFromGuide(series: Bool) async throws -> String { throw Unscripted(what: "guide") }
+    func recordingListStatus() async -> RecordingListStatus { RecordingListStatus(open: false, count: 0, focused: nil, title: nil) }
+    func toggleRecordingList() async -> RecordingListStatus { RecordingListStatus(open: false, count: 0, focused: nil, title: nil) }
+    func closeRecordingList() async -> RecordingListStatus { RecordingListStatus(open: false, count: 0, focused: nil, title: nil) }
+    func moveRecordingList(_ move: GuideMove) async throws -> RecordingListStatus { throw Unscripted(what: "recording list") }
+    func playFocusedRecording() async throws -> TimeshiftStatus { throw Unscripted(what: "recording list") }
 }
 
 extension SubtitleControl {

@@ -109,6 +109,20 @@ import Testing
             #expect(live["recording"] == nil && live["live"] as? Bool == true, "\(live)")
             #expect(box.waitForSnapshot(seconds: 8, Self.isRed) != nil, "channel 1 live")
 
+            // The list of recordings on screen: it covers the picture, OK plays the focused one.
+            let list = box.json("POST", "/api/v1/recording-list").object
+            #expect(list["open"] as? Bool == true && list["count"] as? Int == 1 && list["focused"] as? String == id, "\(list)")
+            let listed = box.waitForSnapshot(seconds: 8) { img in
+                let row = img.meanRGB(x: img.width / 2 - 100, y: img.height * 318 / 720, width: 200, height: 8)
+                return row.r > 200 && row.g > 150 && row.b < 90
+            }
+            #expect(listed != nil, "the focused recording's row is yellow on screen")
+            #expect(box.request("POST", "/api/v1/recording-list/move/left").status == 400)
+            let picked = box.json("POST", "/api/v1/recording-list/select").object
+            #expect((picked["recording"] as? [String: Any])?["id"] as? String == id, "\(picked)")
+            #expect(box.json("GET", "/api/v1/recording-list").object["open"] as? Bool == false)
+            #expect(box.waitForSnapshot(seconds: 8, Self.isRed) != nil, "the list closed on the recording")
+
             // What cannot play is said.
             #expect(box.request("POST", "/api/v1/recordings/o-nothere/play").status == 404)
             let later = try RecordBoxTests.record(["add", "1", "--from", "+1h", "--to", "+2h"], port: port)

@@ -41,7 +41,7 @@ public struct EvdevKeyMap: Sendable, Hashable {
             "KEY_INFO": .info, "KEY_EPG": .guide, "KEY_PROGRAM": .guide,
             "KEY_RED": .red, "KEY_GREEN": .green, "KEY_YELLOW": .yellow, "KEY_BLUE": .blue,
             "KEY_PLAYPAUSE": .playPause, "KEY_PLAY": .playPause, "KEY_PAUSE": .playPause,
-            "KEY_REWIND": .rewind, "KEY_FASTFORWARD": .fastForward, "KEY_STOP": .stop, "KEY_RECORD": .record,
+            "KEY_REWIND": .rewind, "KEY_FASTFORWARD": .fastForward, "KEY_STOP": .stop, "KEY_RECORD": .record, "KEY_PVR": .recordings, "KEY_LIST": .recordings,
             "KEY_PREVIOUS": .skipBack, "KEY_NEXT": .skipForward, "KEY_PREVIOUSSONG": .skipBack, "KEY_NEXTSONG": .skipForward,
             "KEY_AUDIO": .audio, "KEY_SUBTITLE": .subtitle, "KEY_FAVORITES": .favourites,
             "KEY_DOT": .dot, "KEY_KPDOT": .dot, "KEY_KPPLUS": .plus, "KEY_KPMINUS": .minus,

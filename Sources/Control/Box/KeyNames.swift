@@ -38,6 +38,7 @@ extension Key {
         case .audio: "audio"
         case .subtitle: "subtitle"
         case .record: "record"
+        case .recordings: "recordings"
         case .other: "none"
         }
     }
@@ -48,7 +49,7 @@ extension Key {
     ] + (0...9).map(Key.digit) + [
         .dot, .enter, .backspace, .quit, .info, .scope, .pip, .swap, .multiview, .back,
         .red, .green, .yellow, .blue, .playPause, .rewind, .fastForward, .stop, .guide,
-        .favourites, .audio, .subtitle, .skipBack, .skipForward, .record, .other,
+        .favourites, .audio, .subtitle, .skipBack, .skipForward, .record, .recordings, .other,
     ]
 
     /// The key called `name` (case-insensitive; `_` and `-` alike; `epg` is `guide`,
