@@ -651,6 +651,50 @@ extension OpenAPIDocument {
                             type: string
                 default:
                   $ref: "#/components/responses/Error"
+          /api/v1/recording-list:
+            get:
+              operationId: recordingList
+              summary: Whether the on-screen list of recordings is open, how many it lists and the focused one.
+              responses:
+                "200":
+                  $ref: "#/components/responses/RecordingList"
+            post:
+              operationId: openRecordingList
+              summary: Opens the on-screen list of recordings over the picture (newest first; closes the guide).
+              responses:
+                "200":
+                  $ref: "#/components/responses/RecordingList"
+            delete:
+              operationId: closeRecordingList
+              summary: Closes the list.
+              responses:
+                "200":
+                  $ref: "#/components/responses/RecordingList"
+          /api/v1/recording-list/move/{move}:
+            post:
+              operationId: moveRecordingList
+              summary: Moves the list's focus; 400 for another move, 409 when the list is not open.
+              parameters:
+                - name: move
+                  in: path
+                  required: true
+                  schema:
+                    type: string
+                    enum: [up, down, page-up, page-down]
+              responses:
+                "200":
+                  $ref: "#/components/responses/RecordingList"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/recording-list/select:
+            post:
+              operationId: selectRecordingList
+              summary: Plays the focused recording where it was left and closes the list; 409 when the list is not open, 404 when it is empty.
+              responses:
+                "200":
+                  $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
           /api/v1/guide/grid/remind:
             post:
               operationId: remindFromGuideGrid
@@ -1455,6 +1499,23 @@ extension OpenAPIDocument {
                 application/json:
                   schema:
                     $ref: "#/components/schemas/Timeshift"
+            RecordingList:
+              description: Whether the on-screen list of recordings is open, and what it focuses.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [open, count]
+                    properties:
+                      open:
+                        type: boolean
+                      count:
+                        type: integer
+                      focused:
+                        type: string
+                        description: The focused recording's id.
+                      title:
+                        type: string
           schemas:
             Timeshift:
               type: object

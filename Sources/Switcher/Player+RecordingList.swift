@@ -121,9 +121,10 @@ extension Player {
     /// `Tue 20:00 · 5 BBC One · 58 min`.
     nonisolated static func recordingDetail(_ entry: RecordingListEntry, channelName: String?) -> String {
         let day = entry.start.formatted(.dateTime.weekday(.abbreviated))
-        let minutes = max(0, Int((entry.end.timeIntervalSince(entry.start) / 60).rounded()))
+        let seconds = max(0, Int(entry.end.timeIntervalSince(entry.start).rounded()))
+        let length = seconds < 60 ? "\(seconds) s" : "\((seconds + 30) / 60) min"
         let channel = [entry.channel.description, channelName].compactMap { $0 }.joined(separator: " ")
-        return "\(day) \(ProgrammeSummary.time(entry.start)) · \(channel) · \(minutes) min" + (entry.recording ? " · recording" : "")
+        return "\(day) \(ProgrammeSummary.time(entry.start)) · \(channel) · \(length)" + (entry.recording ? " · recording" : "")
     }
 
     private func drawRecordingList() {
