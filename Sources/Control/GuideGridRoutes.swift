@@ -18,13 +18,19 @@ import Switcher
 /// - `GET /api/v1/recording-list`; `POST` opens it, `DELETE` closes it.
 /// - `POST /api/v1/recording-list/move/{up|down|page-up|page-down}` moves the focus.
 /// - `POST /api/v1/recording-list/select` plays the focused recording where it was left (the
-///   timeshift status) and closes the list.
+///   timeshift status) and closes the list; on a conflict choice it takes it and answers what
+///   was done (`settled`) with the list as it is now.
 ///
 /// A bad move 400, the guide not open (or a programme that has started) 409.
 struct GuideGridRoutes<Player: ProgrammeControl & FlipControl> {
     let player: Player
     let admissions: APIAdmissions
     let logger: Logger
+
+    struct SettledJSON: Encodable, Sendable {
+        var settled: String
+        var list: RecordingListStatus
+    }
 
     struct ReminderJSON: Encodable {
         var id: Int64
@@ -77,7 +83,10 @@ struct GuideGridRoutes<Player: ProgrammeControl & FlipControl> {
         }])
         table.on("/api/v1/recording-list/select", [.post: { _, _ in
             do {
-                return JSONResponse.make(.ok, try await player.playFocusedRecording())
+                switch try await player.selectInRecordingList() {
+                case .playing(let status): return JSONResponse.make(.ok, status)
+                case .settled(let said, let list): return JSONResponse.make(.ok, SettledJSON(settled: said, list: list))
+                }
             } catch {
                 return JSONResponse.failure(error)
             }

@@ -306,11 +306,17 @@ public struct KeyboardRemote<Player: PlayerControl>: Service {
             }
         case .recordingsSelect:
             group.addTask {
-                inputs.yield(.recordings(false))
                 do {
-                    let status = try await player.playFocusedRecording()
-                    display.showLine("▶ " + (status.recording?.title ?? "recording"))
+                    switch try await player.selectInRecordingList() {
+                    case .playing(let status):
+                        inputs.yield(.recordings(false))
+                        display.showLine("▶ " + (status.recording?.title ?? "recording"))
+                    case .settled(let said, let list):
+                        inputs.yield(.recordings(list.open))
+                        display.showLine("● " + said)
+                    }
                 } catch {
+                    inputs.yield(.recordings(await player.recordingListStatus().open))
                     display.showLine("▶ \(error)")
                 }
             }

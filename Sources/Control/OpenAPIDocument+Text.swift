@@ -689,10 +689,25 @@ extension OpenAPIDocument {
           /api/v1/recording-list/select:
             post:
               operationId: selectRecordingList
-              summary: Plays the focused recording where it was left and closes the list; 409 when the list is not open, 404 when it is empty.
+              summary: |
+                Plays the focused recording where it was left and closes the list (the timeshift status); on a conflict
+                choice, takes it and answers what was done with the list as it is now. 409 when the list is not open or
+                the choice is no longer offered, 404 when it is empty.
               responses:
                 "200":
-                  $ref: "#/components/responses/Timeshift"
+                  description: The timeshift status of the recording now playing, or the conflict choice taken.
+                  content:
+                    application/json:
+                      schema:
+                        oneOf:
+                          - $ref: "#/components/schemas/Timeshift"
+                          - type: object
+                            required: [settled, list]
+                            properties:
+                              settled:
+                                type: string
+                              list:
+                                type: object
                 default:
                   $ref: "#/components/responses/Error"
           /api/v1/guide/grid/remind:
@@ -1073,6 +1088,52 @@ extension OpenAPIDocument {
               responses:
                 "200":
                   $ref: "#/components/responses/Timeshift"
+                default:
+                  $ref: "#/components/responses/Error"
+          /api/v1/recording-conflicts:
+            get:
+              operationId: recordingConflicts
+              summary: The schedule's conflicts over the pools, each with the recordings involved and its options.
+              responses:
+                "200":
+                  description: The conflicts.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [conflicts]
+                        properties:
+                          conflicts:
+                            type: array
+                            items:
+                              $ref: "#/components/schemas/RecordingConflict"
+                default:
+                  $ref: "#/components/responses/Error"
+            post:
+              operationId: settleRecordingConflict
+              summary: |
+                Takes one of a conflict's options, as listed: drop cancels that recording (or stops it, keeping what was
+                written); other-channel schedules the programme on the other channel, then cancels the one it replaces.
+                409 when the option is no longer offered, 400 for a body that is no option.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      $ref: "#/components/schemas/ConflictOption"
+              responses:
+                "200":
+                  description: The recording scheduled instead (null for a drop).
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [scheduled]
+                        properties:
+                          scheduled:
+                            oneOf:
+                              - $ref: "#/components/schemas/Recording"
+                              - type: "null"
                 default:
                   $ref: "#/components/responses/Error"
           /api/v1/recording-rules:
@@ -1516,6 +1577,12 @@ extension OpenAPIDocument {
                         description: The focused recording's id.
                       title:
                         type: string
+                      choices:
+                        type: integer
+                        description: Conflict choices listed above the recordings.
+                      choice:
+                        type: string
+                        description: The focused conflict choice, such as `Drop Film`.
           schemas:
             Timeshift:
               type: object
@@ -2032,19 +2099,22 @@ extension OpenAPIDocument {
                 options:
                   type: array
                   items:
-                    type: object
-                    required: [kind, recording]
-                    properties:
-                      kind:
-                        type: string
-                        enum: [other-channel, drop]
-                      recording:
-                        type: string
-                      channel:
-                        type: string
-                      programme:
-                        type: string
+                    $ref: "#/components/schemas/ConflictOption"
                 message:
+                  type: string
+            ConflictOption:
+              type: object
+              description: Record the same programme on another channel (`other-channel`, with its channel and programme), or drop a recording.
+              required: [kind, recording]
+              properties:
+                kind:
+                  type: string
+                  enum: [other-channel, drop]
+                recording:
+                  type: string
+                channel:
+                  type: string
+                programme:
                   type: string
             RecordingRule:
               type: object

@@ -123,6 +123,7 @@ public protocol ProgrammeControl: Sendable {
     func toggleRecordingList() async -> RecordingListStatus
     func closeRecordingList() async -> RecordingListStatus
     func moveRecordingList(_ move: GuideMove) async throws -> RecordingListStatus
-    /// Plays the focused recording where it was left and closes the list.
-    func playFocusedRecording() async throws -> TimeshiftStatus
+    /// OK in the list: plays the focused recording where it was left and closes the list, or
+    /// takes the focused conflict choice and shows the list again.
+    func selectInRecordingList() async throws -> RecordingListSelection
 }

@@ -58,12 +58,28 @@ struct RecordingJSON: Encodable, Sendable {
 
 /// A pool that has too few streams for the recordings asked of it over a span of time.
 struct RecordingConflictJSON: Encodable, Sendable {
-    struct Option: Encodable, Sendable {
+    struct Option: Codable, Sendable {
         /// `other-channel` (record the same programme on `channel`) or `drop`.
         var kind: String
         var recording: String
         var channel: String?
         var programme: String?
+
+        /// The option this names (bounded: ids as the API gives them); nil when it names none.
+        var option: ConflictOption? {
+            let limit = RecordingRequest.textLimit
+            guard (1...limit).contains(recording.count) else { return nil }
+            switch kind {
+            case "drop":
+                return .drop(recording: RecordingID(recording))
+            case "other-channel":
+                guard let channel, channel.count <= limit, let number = ChannelNumber(channel),
+                      let programme, (1...limit).contains(programme.count) else { return nil }
+                return .otherChannel(recording: RecordingID(recording), channel: number, programmeID: programme)
+            default:
+                return nil
+            }
+        }
     }
 
     var pool: String

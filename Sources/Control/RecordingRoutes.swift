@@ -27,6 +27,10 @@ public struct RecordingAccess: Sendable {
 ///   new rule answers 201 with the recordings it made and what the scheduler said (it matches
 ///   nothing: said, not an error); a pattern that does not compile 400 with where.
 ///
+/// - `GET /api/v1/recording-conflicts`: the schedule's conflicts with their options;
+///   `POST` one option, as listed, to take it: 200 with the recording scheduled instead (null
+///   for a drop), 409 when the option is no longer offered, 400 for a body that is no option.
+///
 /// Without recordings (`flipbox play` could not open them) every endpoint answers 404 saying why.
 struct RecordingRoutes {
     let recordings: RecordingService?
@@ -40,6 +44,16 @@ struct RecordingRoutes {
     }
 
     struct RuleListJSON: Encodable, Sendable { var rules: [RecordingRuleJSON] }
+    struct ConflictListJSON: Encodable, Sendable { var conflicts: [RecordingConflictJSON] }
+    /// A conflict option taken: the recording scheduled instead (null for a drop).
+    struct SettledJSON: Encodable, Sendable {
+        var scheduled: RecordingJSON?
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(scheduled, forKey: .scheduled)
+        }
+        enum CodingKeys: String, CodingKey { case scheduled }
+    }
 
     func register(on table: APIRouteTable) {
         let service = recordings, lineup = self.lineup, bodyBytes = self.bodyBytes
@@ -84,6 +98,26 @@ struct RecordingRoutes {
                 return JSONResponse.failure(error)
             }
         }])
+        table.on("/api/v1/recording-conflicts", [
+            .get: { _, _ in
+                guard let service else { return none }
+                let (all, conflicts) = await service.listing()
+                let titles = Dictionary(all.map { ($0.id, $0.programme.title) }, uniquingKeysWith: { a, _ in a })
+                return JSONResponse.make(.ok, ConflictListJSON(conflicts: conflicts.map { RecordingConflictJSON($0, titles: titles) }))
+            },
+            .post: { request, _ in
+                guard let service else { return none }
+                guard let asked = try await body(request, RecordingConflictJSON.Option.self), let option = asked.option else {
+                    return JSONResponse.error(.badRequest, #"the body must be one of a conflict's options as GET /api/v1/recording-conflicts lists them, such as {"kind": "drop", "recording": "ID"} or {"kind": "other-channel", "recording": "ID", "channel": "7", "programme": "PROGRAMME-ID"}"#)
+                }
+                do {
+                    let moved = try await service.resolve(option)
+                    return JSONResponse.make(.ok, SettledJSON(scheduled: moved.map { RecordingJSON($0, lineup: lineup) }))
+                } catch {
+                    return JSONResponse.failure(error)
+                }
+            },
+        ])
         table.on("/api/v1/recording-rules", [
             .get: { _, _ in
                 guard let service else { return none }

@@ -129,7 +129,22 @@ async function drawRecordings() {
   box.textContent = "";
   box.append(Object.assign(document.createElement("h2"), { textContent: "Recordings" }));
   if (!list.recordings.length) box.append(Object.assign(document.createElement("div"), { className: "item", textContent: "None yet: click a programme to record it." }));
-  for (const c of list.conflicts) box.append(Object.assign(document.createElement("div"), { className: "conflict", textContent: "Conflict: " + c.message }));
+  const titleOf = (id) => (list.recordings.find((r) => r.id === id) || { title: id }).title;
+  for (const c of list.conflicts) {
+    // The conflict, and what can be done about it: each option one button.
+    const row = Object.assign(document.createElement("div"), { className: "conflict" });
+    row.append(Object.assign(document.createElement("span"), { textContent: "Conflict: " + c.message }));
+    for (const o of c.options) {
+      const label = o.kind === "drop" ? "Drop " + titleOf(o.recording) : "Record " + titleOf(o.recording) + " on " + o.channel + " instead";
+      const b = Object.assign(document.createElement("button"), { textContent: label });
+      b.addEventListener("click", () => act(label, async () => {
+        await api("POST", "/api/v1/recording-conflicts", o);
+        return label + ": done";
+      }));
+      row.append(b);
+    }
+    box.append(row);
+  }
   for (const r of list.recordings.slice().reverse()) {
     const item = document.createElement("div");
     item.className = "item";

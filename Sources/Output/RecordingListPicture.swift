@@ -14,8 +14,13 @@ public struct RecordingListContent: Sendable, Hashable {
         public var watched: Double?
         /// Still being written.
         public var recording: Bool
+        /// The channel's logo, or the programme's picture.
         public var logoPath: String?
-        public init(title: String, detail: String, description: String, watched: Double?, recording: Bool, logoPath: String?) {
+        /// A conflict choice (`Drop Film`), drawn with a warning sign, not a recording.
+        public var choice: Bool
+        public init(title: String, detail: String, description: String, watched: Double?, recording: Bool, logoPath: String?,
+                    choice: Bool = false) {
+            self.choice = choice
             self.title = title
             self.detail = detail
             self.description = description
@@ -41,6 +46,9 @@ public struct RecordingListContent: Sendable, Hashable {
     }
 }
 
+/// Conflict choices come first, each with a warning sign, its action as the title and the
+/// conflict as the detail.
+///
 /// The list of recordings as one full-screen still, drawn in 1280x720 units from SVG at the
 /// output size, like the guide (`GuideGridPicture`): the output shows it as its cover, and the
 /// picture underneath keeps playing.
@@ -63,7 +71,7 @@ public enum RecordingListPicture {
             <rect x="0" y="0" width="1280" height="720" fill="#0b1220"/>
             <rect x="0" y="0" width="1280" height="270" fill="#121c33"/>
             <text x="60" y="64" font-family="DejaVu Sans" font-size="24" fill="#9fb0d0">Recordings  ·  \(e(c.position))  ·  \(GuideGridPicture.time(c.now))</text>
-            <text x="1220" y="64" text-anchor="end" font-family="DejaVu Sans" font-size="22" fill="#6f80a0">OK watch  ·  Back close</text>
+            <text x="1220" y="64" text-anchor="end" font-family="DejaVu Sans" font-size="22" fill="#6f80a0">\(focused?.choice == true ? "OK do this" : "OK watch")  ·  Back close</text>
 
             """
         if let focused {
@@ -83,10 +91,19 @@ public enum RecordingListPicture {
         for (i, item) in c.items.enumerated() {
             let y = firstRowY + Double(i) * rowHeight
             let on = i == c.focus
-            let logo = InterstitialCards.dataURL(forLogo: item.logoPath)
+            out += "<rect x=\"40\" y=\"\(y + 4)\" width=\"1200\" height=\"\(rowHeight - 8)\" rx=\"8\" fill=\"\(on ? "#f2c200" : item.choice ? "#3a2a12" : "#16213a")\"/>\n"
+            if item.choice {
+                // A warning sign where a recording has its picture.
+                out += """
+                    <polygon points="84,\(y + 14) 110,\(y + 54) 58,\(y + 54)" fill="\(on ? "#101010" : "#ff9f0a")"/>
+                    <text x="84" y="\(y + 50)" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="26" fill="\(on ? "#f2c200" : "#3a2a12")">!</text>
+
+                    """
+            } else {
+                let logo = InterstitialCards.dataURL(forLogo: item.logoPath)
+                out += "<image x=\"52\" y=\"\(y + 12)\" width=\"64\" height=\"\(rowHeight - 24)\" preserveAspectRatio=\"xMidYMid meet\" xlink:href=\"\(logo)\" href=\"\(logo)\"/>\n"
+            }
             out += """
-                <rect x="40" y="\(y + 4)" width="1200" height="\(rowHeight - 8)" rx="8" fill="\(on ? "#f2c200" : "#16213a")"/>
-                <image x="52" y="\(y + 12)" width="64" height="\(rowHeight - 24)" preserveAspectRatio="xMidYMid meet" xlink:href="\(logo)" href="\(logo)"/>
                 <text x="132" y="\(y + 31)" font-family="DejaVu Sans" font-size="22" fill="\(on ? "#101010" : "#ffffff")">\(e(clip(item.title, 60)))</text>
                 <text x="132" y="\(y + 53)" font-family="DejaVu Sans" font-size="18" fill="\(on ? "#303030" : "#9fb0d0")">\(e(clip(item.detail, 70)))</text>
 

@@ -53,6 +53,10 @@ extension RecordingService {
                 reply(answer(request, schedule))
             case .remove(let id, let reply):
                 reply(remove(id, &running))
+            case .resolve(let option, let reply):
+                let (outcome, schedule) = await resolve(option, conflicts: conflicts, &running)
+                conflicts = schedule?.conflicts ?? conflicts
+                reply(outcome)
             case .list(let reply):
                 reply(.listing((try? store.recordings()) ?? [], conflicts))
             case .shutdown:
@@ -86,6 +90,7 @@ extension RecordingService {
             try store.save(schedule)
             for note in schedule.notes { logger.info("recordings: \(note.message)") }
             for conflict in schedule.conflicts { notice.yield(.conflict(conflict)) }
+            lastConflicts.withLock { $0 = schedule.conflicts }
             return schedule
         } catch {
             logger.error("recordings: the schedule could not be derived or stored: \(error)")
@@ -265,6 +270,32 @@ extension RecordingService {
             return .removed(true)
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// One of `conflicts`' options taken (`resolve(_:)`), and the schedule derived after it.
+    func resolve(_ option: ConflictOption, conflicts: [RecordingConflict],
+                 _ running: inout [RecordingID: RunningRecording]) async -> (Outcome, Schedule?) {
+        guard conflicts.contains(where: { $0.options.contains(option) }) else {
+            let message = "that choice is not offered any more: the conflict it was for has changed or gone "
+                + "(GET /api/v1/recordings lists today's conflicts and their options)"
+            return (.failure(RecordingError(.wrongState, message)), nil)
+        }
+        switch option {
+        case .drop(let id):
+            let outcome = remove(id, &running)
+            if case .removed(true) = outcome { logger.info("recordings: \(id) dropped to settle a conflict") }
+            return (outcome, derive(adding: []))
+        case .otherChannel(let id, let channel, let programmeID):
+            let request = OneOffRequest(id: RecordingID.fresh(), target: .programme(id: programmeID))
+            let added = derive(adding: [request])
+            let outcome = answer(request, added)
+            guard case .recording = outcome else { return (outcome, added) }
+            _ = remove(id, &running)
+            logger.info("recordings: \(id) moved to channel \(channel) to settle a conflict")
+            let after = derive(adding: [])
+            await startDue(&running)
+            return (outcome, after ?? added)
         }
     }
 

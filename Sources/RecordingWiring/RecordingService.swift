@@ -3,6 +3,7 @@ import Headend
 import Lineup
 import Logging
 import Recordings
+import Synchronization
 
 /// Runs the recordings of the box: derives the schedule (at start, on a guide import, on a rule
 /// or one-off change), starts the `Recorder` at each recording's padded start, follows its events
@@ -56,6 +57,8 @@ public final class RecordingService: Sendable {
     /// The quota and age limit (`--recordings-quota`, `--recordings-keep-days`); each rule's
     /// keep-latest is added when it is applied.
     let retention: Retention.Policy
+    /// The conflicts of the last derivation, for readers off the loop (the on-screen list).
+    let lastConflicts = Mutex<[RecordingConflict]>([])
 
     /// Opens the store in `stateDirectory` and checks that `directory` can be written.
     public init(stateDirectory: String, directory: URL, headend: Headend, sources: Sources, timeZone: TimeZone = .current,
@@ -127,6 +130,24 @@ public final class RecordingService: Sendable {
         return ((try? store.recordings()) ?? [], [])
     }
 
+    /// The schedule's conflicts as last derived (any thread, no wait).
+    public var conflicts: [RecordingConflict] { lastConflicts.withLock { $0 } }
+
+    /// Takes one of a conflict's options: `drop` cancels that recording (or stops it, keeping
+    /// what was written); `otherChannel` schedules the same programme on the other channel, then
+    /// cancels the recording it replaces (nothing is cancelled when the other cannot be
+    /// scheduled). Returns the recording scheduled instead, or nil for a drop. `wrongState` when
+    /// the option is not offered by today's conflicts (they changed, or it never was).
+    @discardableResult
+    public func resolve(_ option: ConflictOption) async throws(RecordingError) -> Recording? {
+        switch await ask({ .resolve(option, $0) }) {
+        case .recording(let r): return r
+        case .removed: return nil
+        case .failure(let e): throw e
+        default: throw RecordingError(.wrongState, "the recordings are stopping")
+        }
+    }
+
     /// Ends `run()`: stops every recording; the next start resumes those not yet at their end.
     public func shutdown() { input.yield(.shutdown) }
 
@@ -161,6 +182,7 @@ enum RecordingInput: Sendable {
     case derived(Reply)
     case add(OneOffRequest, Reply)
     case remove(RecordingID, Reply)
+    case resolve(ConflictOption, Reply)
     case list(Reply)
     case shutdown
 }

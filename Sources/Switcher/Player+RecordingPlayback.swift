@@ -13,6 +13,11 @@ public protocol RecordingShelf: Sendable {
     func setResumePosition(of id: String, _ at: Date?)
     /// The recordings that can be played (something written), for the on-screen list.
     func listing() -> [RecordingListEntry]
+    /// What can be done about the schedule's conflicts, best first, for the on-screen list.
+    func conflictChoices() -> [ConflictChoice]
+    /// Takes `choice`; returns what was done, to say on screen. Throws when it cannot be taken
+    /// (the conflict changed, the other channel cannot record), saying why.
+    func resolve(_ choice: ConflictChoice) async throws -> String
 }
 
 /// Where a recording's playback starts.

@@ -21,7 +21,8 @@ extension Player {
             return "● Recording failed: \(r.programme.title)" + (r.error.map { " — \($0)" } ?? "")
         case .conflict(let c) where !c.notRecorded.isEmpty:
             let lost = c.notRecorded.map { titles[$0] ?? $0.rawValue }.joined(separator: ", ")
-            return "● Not recorded: \(lost) (\(c.pool) has \(c.limit) stream\(c.limit == 1 ? "" : "s") at \(ProgrammeSummary.time(c.start)))"
+            let choose = c.options.isEmpty ? "" : " · l to choose"
+            return "● Not recorded: \(lost) (\(c.pool) has \(c.limit) stream\(c.limit == 1 ? "" : "s") at \(ProgrammeSummary.time(c.start)))\(choose)"
         case .started, .stopped, .deleted, .conflict:
             return nil
         }

@@ -203,7 +203,7 @@ struct PlayCommand: AsyncParsableCommand {
         let recordingAccess = recordings.map { RecordingAccess(service: $0, lineup: lineup) }
         if let recordings {
             await player.setGuideRecording(GuideRecordings(service: recordings))
-            await player.setRecordingShelf(RecordingShelfOnStore(service: recordings))
+            await player.setRecordingShelf(RecordingShelfOnStore(service: recordings, lineup: lineup))
         }
         let (host, port) = (control.host, control.port)
         let api = ListenRetry(

@@ -253,8 +253,12 @@ struct RecordCommand: AsyncParsableCommand {
     static func line(_ r: [String: Any]) -> String {
         let start = (r["start"] as? String).flatMap { try? Date($0, strategy: .iso8601) }
         let stop = (r["stop"] as? String).flatMap { try? Date($0, strategy: .iso8601) }
-        let day = start.map { $0.formatted(.dateTime.year().month(.twoDigits).day(.twoDigits).hour(.twoDigits(amPM: .omitted)).minute(.twoDigits)) } ?? "?"
-        let end = stop.map { $0.formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits)) } ?? "?"
+        // The local clock, 24 hours, whatever the locale.
+        func local(_ format: Date.FormatString) -> Date.VerbatimFormatStyle {
+            Date.VerbatimFormatStyle(format: format, timeZone: .current, calendar: Calendar(identifier: .gregorian))
+        }
+        let day = start.map { $0.formatted(local("\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)")) } ?? "?"
+        let end = stop.map { $0.formatted(local("\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)")) } ?? "?"
         var title = r["title"] as? String ?? "?"
         if let e = r["episode"] as? String { title += " - \(e)" }
         if let s = r["subtitle"] as? String { title += " - \(s)" }

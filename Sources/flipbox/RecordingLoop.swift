@@ -97,6 +97,7 @@ struct GuideRecordings: GuideRecording {
 /// The box's recordings as the player plays them back: each file with its parts, from the store.
 struct RecordingShelfOnStore: RecordingShelf {
     let service: RecordingService
+    let lineup: Lineup
     /// A recording in state `recording` whose file has not grown for this long is not being
     /// written (the box stopped in its middle and has not resumed it).
     static let stillWritten: TimeInterval = 10
@@ -134,8 +135,30 @@ struct RecordingShelfOnStore: RecordingShelf {
             let end = r.state == .recording ? Date() : (last.end ?? last.lastWrite)
             return RecordingListEntry(id: r.id.rawValue, title: r.programme.label, channel: r.channel, start: first.start,
                                       end: max(first.start, end), description: r.programme.description,
-                                      recording: r.state == .recording, resume: (try? store.resumePosition(r.id)) ?? nil)
+                                      recording: r.state == .recording, resume: (try? store.resumePosition(r.id)) ?? nil,
+                                      picture: Self.picture(r.programme.icon))
         }
+    }
+
+    /// A guide's programme picture, when it is a web address (a guide names no local files).
+    static func picture(_ icon: String?) -> LogoReference? {
+        guard let icon, icon.count <= 2048, let url = URL(string: icon), let scheme = url.scheme?.lowercased(),
+              ["http", "https"].contains(scheme), url.host?.isEmpty == false else { return nil }
+        return .remote(url)
+    }
+
+    func conflictChoices() -> [ConflictChoice] {
+        let conflicts = service.conflicts
+        guard !conflicts.isEmpty else { return [] }
+        let titles = Dictionary(((try? service.store.recordings()) ?? []).map { ($0.id, $0.programme.label) }, uniquingKeysWith: { a, _ in a })
+        return ConflictChoice.choices(for: conflicts, title: { titles[$0] }, channelName: { lineup.channel(number: $0)?.name })
+    }
+
+    func resolve(_ choice: ConflictChoice) async throws -> String {
+        let moved = try await service.resolve(choice.option)
+        if let moved { return "Recording \(moved.programme.label) on \(moved.channel) at \(ProgrammeSummary.time(moved.programme.start))" }
+        guard case .drop(let id) = choice.option, let dropped = try? service.store.recording(id) else { return "Done: \(choice.label)" }
+        return "Dropped \(dropped.programme.label): the others record"
     }
 
     func resumePosition(of id: String) -> Date? {

@@ -53,7 +53,7 @@ struct OpenAPIDocumentTests {
             let json = try jsonObject(response)
             #expect(json["openapi"] as? String == "3.1.0")
             let paths = try #require(json["paths"] as? [String: Any])
-            #expect(paths.count == 58)
+            #expect(paths.count == 59)
             let status = try #require((paths["/api/v1/status"] as? [String: Any])?["get"] as? [String: Any])
             let responses = try #require(status["responses"] as? [String: Any])
             #expect(responses["200"] != nil, "status codes stay strings")

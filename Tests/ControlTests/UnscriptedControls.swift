@@ -88,7 +88,7 @@ extension ProgrammeControl {
     func toggleRecordingList() async -> RecordingListStatus { RecordingListStatus(open: false, count: 0, focused: nil, title: nil) }
     func closeRecordingList() async -> RecordingListStatus { RecordingListStatus(open: false, count: 0, focused: nil, title: nil) }
     func moveRecordingList(_ move: GuideMove) async throws -> RecordingListStatus { throw Unscripted(what: "recording list") }
-    func playFocusedRecording() async throws -> TimeshiftStatus { throw Unscripted(what: "recording list") }
+    func selectInRecordingList() async throws -> RecordingListSelection { throw Unscripted(what: "recording list") }
 }
 
 extension SubtitleControl {

@@ -23,10 +23,12 @@ import Testing
     }
 
     /// A box with a red channel 1 and a blue channel 2, keeping recordings; its directory.
-    static func startBox() throws -> (FlipboxProcess, URL) {
+    /// `pool` puts both in one pool of that many streams.
+    static func startBox(pool: Int? = nil) throws -> (FlipboxProcess, URL) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-playback-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let yaml = """
+        let pools = pool.map { "pools:\n  - name: Tuner\n    match: test://color/\n    streams: \($0)\n" } ?? ""
+        let yaml = pools + """
             channels:
               - number: 1
                 name: Red
@@ -130,6 +132,53 @@ import Testing
             let notYet = box.response("POST", "/api/v1/recordings/\(laterID)/play", body: "")
             #expect(notYet.status == 409 && notYet.body.contains("nothing recorded"), "\(notYet.body)")
             #expect(box.request("POST", "/api/v1/recordings/\(id)/play?from=yesterday").status == 400)
+        }
+    }
+
+    /// Two recordings at once in a pool of one stream: the conflict is listed on screen above
+    /// the recordings, each option a row with a warning sign; OK on one takes it (the other
+    /// recording is dropped), the list shows what is left and the API agrees. A stale option
+    /// is refused with 409, a body that is no option with 400.
+    @Test func aConflictIsSettledFromTheListOnScreen() async throws {
+        try GStreamer.initialize()
+        try await offPool {
+            let (box, dir) = try Self.startBox(pool: 1)
+            defer { box.stop(); try? FileManager.default.removeItem(at: dir) }
+            let port = box.port
+            let first = try RecordBoxTests.record(["add", "1", "--from", "+1h", "--to", "+2h", "--title", "Red Late"], port: port)
+            let second = try RecordBoxTests.record(["add", "2", "--from", "+1h", "--to", "+2h", "--title", "Blue Late"], port: port)
+            #expect(first.status == 0 && second.status == 0, "\(first.output) \(second.output)")
+            let conflicts = box.json("GET", "/api/v1/recording-conflicts").object["conflicts"] as? [[String: Any]] ?? []
+            let options = conflicts.first?["options"] as? [[String: Any]] ?? []
+            #expect(conflicts.count == 1 && options.count == 2 && options.allSatisfy { $0["kind"] as? String == "drop" },
+                    "one conflict in the pool of one, its two drops: \(conflicts) \(box.logText.suffix(1500))")
+
+            let list = box.json("POST", "/api/v1/recording-list").object
+            #expect(list["choices"] as? Int == 2 && list["count"] as? Int == 0, "\(list)")
+            let choice = try #require(list["choice"] as? String, "a choice is focused first: \(list)")
+            #expect(choice.hasPrefix("Drop "), "\(choice)")
+            // The second row, not focused, is a choice: its warning sign is orange.
+            let warned = box.waitForSnapshot(seconds: 8) { img in
+                let sign = img.meanRGB(x: img.width * 68 / 1280, y: img.height * 401 / 720, width: max(2, img.width * 6 / 1280),
+                                       height: max(2, img.height * 5 / 720))
+                return sign.r > 200 && sign.g > 110 && sign.g < 200 && sign.b < 70
+            }
+            #expect(warned != nil, "the conflict's rows carry an orange warning sign on screen")
+
+            let settled = box.json("POST", "/api/v1/recording-list/select").object
+            let said = try #require(settled["settled"] as? String, "\(settled) \(box.logText.suffix(1500))")
+            #expect(said.hasPrefix("Dropped "), "\(said)")
+            let after = try #require(settled["list"] as? [String: Any])
+            #expect(after["open"] as? Bool == true && after["choices"] as? Int == 0, "the conflict is gone from the list: \(after)")
+            let left = box.json("GET", "/api/v1/recording-conflicts").object["conflicts"] as? [Any]
+            #expect(left?.isEmpty == true, "\(String(describing: left))")
+            let states = RecordBoxTests.recordings(box).values.compactMap { $0["state"] as? String }.sorted()
+            #expect(states == ["cancelled", "scheduled"], "one dropped, one to record: \(states)")
+
+            let stale = try JSONSerialization.data(withJSONObject: options[0])
+            let again = box.response("POST", "/api/v1/recording-conflicts", body: String(decoding: stale, as: UTF8.self))
+            #expect(again.status == 409 && again.body.contains("not offered"), "\(again.status) \(again.body)")
+            #expect(box.response("POST", "/api/v1/recording-conflicts", body: #"{"kind": "burn"}"#).status == 400)
         }
     }
 

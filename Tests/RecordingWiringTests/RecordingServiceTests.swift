@@ -33,7 +33,8 @@ import TestSupport
         let loop: Task<Void, Never>
         let notices: Notices
 
-        init(programmes: [GuideProgramme] = [], retention: Retention.Policy = .init()) async throws {
+        init(programmes: [GuideProgramme] = [], retention: Retention.Policy = .init(), pools: PoolLimits = PoolLimits(),
+             more: Set<ChannelNumber> = []) async throws {
             let channel = Channel(id: "ch1", number: ChannelNumber(1), name: "Ball",
                                   sources: ["test://ball?size=320x180&fps=25&gop=25&tone=440&bitrate=400"])
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
@@ -48,8 +49,8 @@ import TestSupport
             try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
             let service = try RecordingService(
                 stateDirectory: state.path, directory: state.appendingPathComponent("recordings"), headend: headend,
-                sources: .init(channel: { $0 == channel.number ? channel : nil }, channels: { [channel.number] },
-                               programmes: { _, _ in programmes }),
+                sources: .init(channel: { $0 == channel.number ? channel : nil }, channels: { more.union([channel.number]) },
+                               programmes: { _, _ in programmes }, pools: { pools }),
                 timeZone: TimeZone(identifier: "UTC")!, logger: RecordingServiceTests.logger, retention: retention, tick: .milliseconds(200))
             self.channel = channel
             self.headend = headend
@@ -272,6 +273,52 @@ import TestSupport
         let stored = try #require(try box.service.store.recording(asked.id))
         await box.close()
         #expect(stored.state == .cancelled)
+    }
+
+    /// A pool of one stream, two recordings in it at once: the conflict offers the same programme
+    /// on a channel of another pool, and drops. Taking "another channel" schedules it there and
+    /// cancels the one it replaces, and the conflict is gone; the same option again is refused
+    /// (409), as is one never offered. A drop cancels that recording.
+    @Test func aConflictsOptionsCanBeTaken() async throws {
+        let start = Date().addingTimeInterval(3600), stop = start.addingTimeInterval(1800)
+        func programme(_ number: Int, _ title: String) -> GuideProgramme {
+            GuideProgramme(id: GuideProgramme.derivedID(channel: ChannelNumber(number), start: start), channel: ChannelNumber(number),
+                           programme: Programme(channel: "c\(number).example", start: start, stop: stop, title: title))
+        }
+        let pools = PoolLimits(poolOfChannel: [ChannelNumber(1): "tuner", ChannelNumber(3): "tuner", ChannelNumber(2): "other"],
+                               limits: ["tuner": 1, "other": 1])
+        let box = try await Box(programmes: [programme(1, "News"), programme(2, "News"), programme(3, "Film")], pools: pools,
+                                more: [ChannelNumber(2), ChannelNumber(3)])
+        defer { box.clean() }
+        let news = try await box.service.add(OneOffRequest(id: RecordingID("news"), target: .programmeAt(channel: ChannelNumber(1), start: start)))
+        let film = try await box.service.add(OneOffRequest(id: RecordingID("film"), target: .programmeAt(channel: ChannelNumber(3), start: start)))
+        let conflict = try #require(box.service.conflicts.first, "two recordings in a pool of one stream")
+        #expect(Set(conflict.recordings) == [news.id, film.id] && conflict.pool == "tuner")
+        let move = ConflictOption.otherChannel(recording: news.id, channel: ChannelNumber(2), programmeID: programme(2, "News").id)
+        #expect(conflict.options.contains(move), "\(conflict.options)")
+        #expect(conflict.options.contains(.drop(recording: film.id)))
+
+        let moved = try #require(try await box.service.resolve(move))
+        #expect(moved.channel == ChannelNumber(2) && moved.programme.title == "News" && moved.state == .scheduled)
+        #expect(try box.service.store.recording(news.id)?.state == .cancelled)
+        let listed = await box.service.listing().conflicts
+        #expect(box.service.conflicts.isEmpty && listed.isEmpty)
+        await #expect(throws: RecordingError.self) { try await box.service.resolve(move) }
+        do {
+            try await box.service.resolve(.drop(recording: film.id))
+            Issue.record("an option no conflict offers was taken")
+        } catch {
+            #expect(error.kind == .conflict && error.message.contains("not offered"), "\(error.message)")
+        }
+
+        // Again in conflict, and a drop.
+        let again = try await box.service.add(OneOffRequest(id: RecordingID("again"), target: .programmeAt(channel: ChannelNumber(1), start: start)))
+        #expect(box.service.conflicts.first?.options.contains(.drop(recording: film.id)) == true)
+        #expect(try await box.service.resolve(.drop(recording: film.id)) == nil)
+        #expect(try box.service.store.recording(film.id)?.state == .cancelled)
+        #expect(try box.service.store.recording(again.id)?.state == .scheduled)
+        #expect(box.service.conflicts.isEmpty)
+        await box.close()
     }
 
     @Test func anUnwritableRecordingsDirectoryIsRefusedSayingHowToFixIt() throws {
