@@ -298,6 +298,12 @@ extension Headend {
         recordingsLeft.last { $0.id == id }.map(\.at)
     }
 
+    /// Where each recording playing now stands (nil: at its end), for its resume point when the
+    /// box stops while it plays.
+    public func recordingsPlaying() -> [(id: String, at: Date?)] {
+        recordingPlays.values.map { ($0.playback.id, $0.ended ? nil : $0.position) }
+    }
+
     /// The recording `feed` plays, nil when none.
     public func playingRecording(feed: FeedID) -> String? { recordingPlays[feed]?.playback.id }
 }

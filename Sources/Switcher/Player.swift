@@ -213,6 +213,8 @@ public actor Player {
 
     public func shutdown() async {
         guideNavigator = nil
+        // A recording playing now is left where it stands: the next play resumes there.
+        for (id, at) in await headend.recordingsPlaying() { recordingShelf?.setResumePosition(of: id, at) }
         jobs.cancelAll()
         await shutdownOverlays()
         await headend.shutdown()

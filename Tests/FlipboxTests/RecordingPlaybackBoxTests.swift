@@ -182,6 +182,35 @@ import Testing
         }
     }
 
+    /// A box stopped while a recording plays keeps where it stood: after the restart the
+    /// recording resumes there.
+    @Test func aRecordingPlayingWhenTheBoxStopsResumesWhereItStood() async throws {
+        try GStreamer.initialize()
+        try await offPool {
+            let (box, dir) = try Self.startBox()
+            defer { box.stop(); try? FileManager.default.removeItem(at: dir) }
+            let added = try RecordBoxTests.record(["add", "1", "--from", "now", "--to", "+8s", "--title", "Red Hour"], port: box.port)
+            let id = String(added.output.prefix { $0 != " " })
+            _ = try #require(RecordBoxTests.wait(box, for: id, state: "done", seconds: 25), "\(box.logText.suffix(1500))")
+            let played = box.json("POST", "/api/v1/recordings/\(id)/play?from=start").object
+            let start = try #require(Self.time(played["bufferStart"]), "\(played)")
+            let target = start.addingTimeInterval(4)
+            let seek = box.json("POST", "/api/v1/timeshift/seek?to=\(target.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))").object
+            #expect(seek["paused"] as? Bool == false, "\(seek)")
+            _ = box.json("POST", "/api/v1/timeshift/pause")
+            box.stop()
+
+            let again = try FlipboxProcess(arguments: [dir.appendingPathComponent("lineup.yaml").path, "--recordings-dir",
+                                                       dir.appendingPathComponent("recordings").path],
+                                           port: freePort(), stateDirectory: dir.appendingPathComponent("state"))
+            defer { again.stop() }
+            #expect(again.waitForStatus(seconds: 30) { _ in true }, "\(again.logText.suffix(1500))")
+            let resumed = again.json("POST", "/api/v1/recordings/\(id)/play").object
+            let at = try #require(Self.time(resumed["position"]), "\(resumed) \(again.logText.suffix(1500))")
+            #expect(abs(at.timeIntervalSince(target)) < 1.5, "resumed where the box stopped (4 s in): \(at.timeIntervalSince(start)) s")
+        }
+    }
+
     @Test func aRecordingBeingWrittenIsWatchedAsItGrows() async throws {
         try GStreamer.initialize()
         try await offPool {
