@@ -109,7 +109,7 @@ extension Headend {
         }
         let play = try startRecordingSource(feed: feed, playback, from: from)
         if recordingPlays[feed] != nil {
-            stopRecordingPlay(feed: feed, reportLeft: true)
+            await stopRecordingPlay(feed: feed, reportLeft: true)
         } else {
             await endArchive(feed: feed)
             endReplay(feed: feed)
@@ -128,7 +128,7 @@ extension Headend {
         await play.source.play(archive: play.playback.file.path)
         await play.source.setHot(feed, true)
         if let failure = await feedStarted(feed: feed, { $0.recordingPlays[feed]?.started != nil }) {
-            stopRecordingPlay(feed: feed, reportLeft: false)
+            await stopRecordingPlay(feed: feed, reportLeft: false)
             throw TimeshiftFailure(.archive, "\(play.playback.title) did not play: \(failure)")
         }
     }
@@ -154,11 +154,11 @@ extension Headend {
         let position = play.position
         switch command {
         case .pause:
-            pauseRecording(feed: feed)
+            await pauseRecording(feed: feed)
         case .resume:
             if let at = play.pausedAt { try await restartRecording(feed: feed, from: play.ended ? play.span.lowerBound : at) }
         case .togglePause:
-            if let at = play.pausedAt { try await restartRecording(feed: feed, from: play.ended ? play.span.lowerBound : at) } else { pauseRecording(feed: feed) }
+            if let at = play.pausedAt { try await restartRecording(feed: feed, from: play.ended ? play.span.lowerBound : at) } else { await pauseRecording(feed: feed) }
         case .seekBy(let by):
             try await restartRecording(feed: feed, from: position.addingTimeInterval(by.seconds))
         case .seekTo(let to):
@@ -187,25 +187,25 @@ extension Headend {
         let span = play.playback.timeline().span ?? play.span
         if target >= span.upperBound.addingTimeInterval(-1), !play.playback.isGrowing() {
             // Past its end: it stands at its end, paused.
-            pauseRecording(feed: feed)
+            await pauseRecording(feed: feed)
             recordingPlays[feed]?.pausedAt = span.upperBound
             recordingPlays[feed]?.ended = true
             return
         }
         let next = try startRecordingSource(feed: feed, play.playback, from: min(target, span.upperBound.addingTimeInterval(-1)))
-        stopRecordingPlay(feed: feed, reportLeft: false)
+        await stopRecordingPlay(feed: feed, reportLeft: false)
         try await runRecording(next, on: feed)
     }
 
     /// Stops the recording's picture where it is; resuming reads it again from there.
-    private func pauseRecording(feed: FeedID) {
+    private func pauseRecording(feed: FeedID) async {
         guard let play = recordingPlays[feed], play.pausedAt == nil, let entry = decoders[feed] else { return }
         recordingPlays[feed]?.pausedAt = play.position
         _ = pending[feed]?.suspend()
         entry.source.cache.detach(.feed(feed))
         try? entry.decoder?.setPaused(true)
         play.reader.stop()
-        Task { await play.source.stop() }
+        await play.source.stop()
     }
 
     /// Back to the channel live from the recording (the channel's own source, in its pool).
@@ -220,7 +220,7 @@ extension Headend {
             }
             await live.start()
         }
-        stopRecordingPlay(feed: feed, reportLeft: true)
+        await stopRecordingPlay(feed: feed, reportLeft: true)
         decoders[feed] = (nil, live)
         restartFeed(feed, source: live, sink: sink)
         await live.setHot(feed, true)
@@ -230,7 +230,7 @@ extension Headend {
 
     /// Ends `feed`'s recording: its source and reader stop, and the position it was left at is
     /// reported (`reportLeft`) for its resume point.
-    func stopRecordingPlay(feed: FeedID, reportLeft: Bool) {
+    func stopRecordingPlay(feed: FeedID, reportLeft: Bool) async {
         guard let play = recordingPlays.removeValue(forKey: feed) else { return }
         finishArchiveWait(feed: feed, failure: "the recording was left")
         if reportLeft {
@@ -248,8 +248,7 @@ extension Headend {
             decoders[feed] = (nil, play.source)
         }
         play.reader.stop()
-        let source = play.source
-        Task { await source.shutdown() }
+        await play.source.shutdown()
     }
 
     /// The file ended or failed (media thread): the picture stays on its last frame, paused at

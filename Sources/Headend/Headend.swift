@@ -485,7 +485,7 @@ public actor Headend {
 
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: FeedID) async {
-        stopRecordingPlay(feed: feed, reportLeft: true)
+        await stopRecordingPlay(feed: feed, reportLeft: true)
         await endArchive(feed: feed)
         endReplay(feed: feed)
         feedRoles[feed] = nil
