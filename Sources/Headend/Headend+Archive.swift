@@ -283,7 +283,7 @@ extension Headend {
             let number = sources[index].channel.number
             if case .failed(let why) = event { logger.warning("channel \(number): its archive stopped: \(why); going on live") }
             let joinAt: Date? = event == .ended ? play.asked : nil
-            Task { await self.leaveArchive(feed: feed, to: joinAt) }
+            chore(.leaveArchive(feed, to: joinAt))
         }
     }
 

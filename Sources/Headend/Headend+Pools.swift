@@ -289,11 +289,12 @@ extension Headend {
     func replanSoon() {
         guard !replanQueued, !isShutDown else { return }
         replanQueued = true
-        Task { [weak self] in await self?.runQueuedReplan() }
+        chore(.replan)
     }
 
-    private func runQueuedReplan() async {
+    func runQueuedReplan() async {
         replanQueued = false
+        guard !isShutDown else { return }
         let ended = endedWarm
         endedWarm = []
         for i in ended.sorted() {

@@ -45,6 +45,9 @@ public actor Headend {
     /// pool's limit is unknown): the next replan applies even if the plan is the same.
     var startsWaiting = false
     private var budgetWatch: Task<Void, Never>?
+    /// The chores loop (`chore(_:)`) and its input; nil until the first chore.
+    private var choreLoop: Task<Void, Never>?
+    private var choreInput: AsyncStream<Chore>.Continuation?
     let target: DecodeTarget
     let logger: Logger
     /// Where the head-end reports source states, activations and timeshift disks (nil: nowhere).
@@ -515,7 +518,7 @@ public actor Headend {
         guard !isShutDown else { throw TapEnd.headendStopped }
         let id = newTapID()
         let release: @Sendable (TapID) -> Void = { [weak self] id in
-            Task { await self?.untap(id) }
+            self?.onMediaThread { $0.chore(.untap(id)) }
         }
         // Live entries queue from the attach on; the start goes in front of them before anyone reads.
         let queue = BoundedQueue<GOPCache.Entry>(maxBytes: maxQueuedBytes, cost: { $0.buffer.size }) { release(id) }
@@ -549,6 +552,36 @@ public actor Headend {
         entry.source.cache.detach(.tap(id))
         entry.queue.finish(nil)
         await replan()
+    }
+
+    /// What the head-end's own events ask of it that awaits sources starting or stopping: a
+    /// replan after pool events, leaving an archive that ended, a tap its reader let go.
+    enum Chore: Sendable {
+        case replan
+        case leaveArchive(FeedID, to: Date?)
+        case untap(TapID)
+    }
+
+    /// Asks for `chore`: chores run one after another, in the order asked, on one loop started
+    /// at the first (not a task each). None after shutdown.
+    func chore(_ chore: Chore) {
+        guard !isShutDown else { return }
+        if choreInput == nil {
+            let (chores, input) = AsyncStream<Chore>.makeStream(bufferingPolicy: .unbounded)
+            choreInput = input
+            choreLoop = Task { [weak self] in
+                for await chore in chores { await self?.run(chore) }
+            }
+        }
+        choreInput?.yield(chore)
+    }
+
+    private func run(_ chore: Chore) async {
+        switch chore {
+        case .replan: await runQueuedReplan()
+        case .leaveArchive(let feed, let target): await leaveArchive(feed: feed, to: target)
+        case .untap(let id): await untap(id)
+        }
     }
 
     /// Ends the unpinned taps of a channel the plan stopped, and its timeshift buffer.
@@ -590,6 +623,10 @@ public actor Headend {
         isShutDown = true
         budgetWatch?.cancel()
         budgetWatch = nil
+        // Chores asked before this still run (each finds the head-end stopped); no new ones.
+        choreInput?.finish()
+        choreInput = nil
+        choreLoop = nil
         dropSpares()
         for decoder in firstPictures.values { decoder.shutdown() }
         firstPictures = [:]
