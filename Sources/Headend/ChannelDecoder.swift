@@ -19,6 +19,11 @@ public protocol DecodedFrameSink: AnyObject, Sendable {
     /// or S/PDIF to decode. They must reach the sound card untouched: no gain, no mixing. The
     /// default drops them (a sink that plays no sound).
     func presentBitstream(_ bursts: Buffer, feed: FeedID)
+    /// Receives the keyframe a feed starts from, decoded on its own (`FirstPictureDecoder`) while
+    /// the feed's decoder starts: it may come after the decoder's own first frame, and is stale
+    /// then. A sink that orders pictures drops it once it has had a decoded frame of `feed`; the
+    /// default shows it as a video frame.
+    func presentFirstPicture(_ picture: Buffer, feed: FeedID)
     /// The size this sink shows pictures at (a picture-in-picture window); nil, the default: the
     /// decode target's (the output's). Asked when a decoder is bound and with every frame: the
     /// decoder scales to it in its own pipeline, follows a change from its next frames on, and
@@ -30,6 +35,7 @@ extension DecodedFrameSink {
     public var frameSize: (width: Int, height: Int)? { nil }
     public func presentBitstream(_ bursts: Buffer, feed: FeedID) {}
     public func presentStill(_ picture: Buffer, feed: FeedID) { presentVideo(picture, feed: feed) }
+    public func presentFirstPicture(_ picture: Buffer, feed: FeedID) { presentVideo(picture, feed: feed) }
 }
 
 /// The formats decoders deliver: raw video at the output size, raw audio at the output rate;
@@ -443,16 +449,20 @@ final class ChannelDecoder: @unchecked Sendable {
 
     /// Shows `picture`, the keyframe this feed starts from decoded on its own
     /// (`FirstPictureDecoder`), unless the decoder has given out a frame of the feed already (then
-    /// it is stale). Under the lock, so a frame the decoder gives out meanwhile comes after it.
-    /// Only for a sink of the target's size. Returns whether it was shown (any thread).
+    /// it is stale). The sink is called outside the lock: a frame the decoder gives out between
+    /// this check and the sink's call reaches the sink first, and the sink drops the stale
+    /// picture (`presentFirstPicture`). Only for a sink of the target's size. Returns whether it
+    /// was handed over (any thread).
     @discardableResult
     func showFirstPicture(_ picture: Buffer, feed: FeedID) -> Bool {
-        lock.withLock {
-            guard feedValue == feed, !framesOut, let sink, size == (target.width, target.height) else { return false }
+        let bound: DecodedFrameSink? = lock.withLock {
+            guard feedValue == feed, !framesOut, let sink, size == (target.width, target.height) else { return nil }
             firstPictureShown = true
-            sink.presentVideo(picture, feed: feed)
-            return true
+            return sink
         }
+        guard let bound else { return false }
+        bound.presentFirstPicture(picture, feed: feed)
+        return true
     }
 
     /// Whether the first picture of the bound feed came from a `FirstPictureDecoder`.

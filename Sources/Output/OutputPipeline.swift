@@ -220,6 +220,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         carryOut(lock.withLock { screen.videoFrame(frame, feed: feed, at: .now) })
     }
 
+    /// The keyframe a feed starts from, decoded on the side: dropped when the feed's decoder
+    /// has given out a frame already (the screen's rule, under its lock).
+    public func presentFirstPicture(_ picture: Buffer, feed: FeedID) {
+        carryOut(lock.withLock { screen.videoFrame(picture, feed: feed, at: .now, firstPicture: true) })
+    }
+
     /// A radio channel's card: put up at once, also behind the tuning card's minimum time (a
     /// card replacing a card), so its sound starts as soon as it comes.
     public func presentStill(_ picture: Buffer, feed: FeedID) {

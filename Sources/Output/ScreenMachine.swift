@@ -66,6 +66,8 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     /// Feeds that were on screen before the one shown now, newest last, while they are known: the
     /// screen goes back to one when the feed shown is cancelled (`cancel`).
     private var shownBefore: [FeedID] = []
+    /// The newest feeds whose decoders gave out a frame (their first pictures are stale).
+    private var decodedFeeds: [FeedID] = []
     /// The newest request the screen was told to expect a feed for, and the newest the switcher
     /// abandoned (superseded or given up before its picture came). Requests are numbered in the
     /// order they came and only one flip is under way at a time, so an `expect` for a request
@@ -221,7 +223,17 @@ public struct ScreenMachine<Frame: Sendable, Picture: Sendable>: Sendable {
     /// replaces a card before the card's minimum time is over: a card giving way to a card shows
     /// no picture too briefly, and the channel's sound, which plays only with its picture on
     /// screen, starts when it comes instead of when the tuning card's minimum ends.
-    public mutating func videoFrame(_ frame: Frame, feed: FeedID, at now: ContinuousClock.Instant, still: Bool = false) -> [Action] {
+    ///
+    /// A `firstPicture` (the keyframe the feed starts from, decoded on the side while its decoder
+    /// starts) is stale once the feed's decoder gave out a frame: it is dropped then.
+    public mutating func videoFrame(_ frame: Frame, feed: FeedID, at now: ContinuousClock.Instant, still: Bool = false,
+                                    firstPicture: Bool = false) -> [Action] {
+        if firstPicture {
+            guard !decodedFeeds.contains(feed) else { return [] }
+        } else if !decodedFeeds.contains(feed) {
+            decodedFeeds.append(feed)
+            if decodedFeeds.count > 16 { decodedFeeds.removeFirst() }
+        }
         if feed == pending?.feed {
             if !still, let card, now < card.until {
                 pending?.held = frame

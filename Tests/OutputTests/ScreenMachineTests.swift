@@ -30,6 +30,20 @@ import Testing
         #expect(s.playsAudio(of: FeedID(2)) && !s.playsAudio(of: FeedID(1)))
     }
 
+    /// The keyframe a feed starts from, decoded on the side, shows until the decoder's frames
+    /// come; arriving after the decoder's first frame (the two race), it is stale and dropped.
+    @Test func aFirstPictureAfterTheDecodersFirstFrameIsDropped() {
+        var s = screen()
+        s.expect(feed: FeedID(1), token: RequestID(1), overlays: [])
+        #expect(shown(s.videoFrame("key1", feed: FeedID(1), at: at(0), firstPicture: true)) == ["key1"])
+        #expect(shown(s.videoFrame("a1", feed: FeedID(1), at: at(30))) == ["a1"])
+        s.expect(feed: FeedID(2), token: RequestID(2), overlays: [])
+        #expect(shown(s.videoFrame("b1", feed: FeedID(2), at: at(60))) == ["b1"])
+        #expect(shown(s.videoFrame("key2", feed: FeedID(2), at: at(61), firstPicture: true)).isEmpty,
+                "the decoder's frame came first: the first picture is stale")
+        #expect(shown(s.videoFrame("b2", feed: FeedID(2), at: at(100))) == ["b2"])
+    }
+
     @Test func cardStaysItsMinimumTimeThenGivesWayToTheHeldFrame() {
         var s = screen()
         s.expect(feed: FeedID(1), token: RequestID(1), overlays: [])
