@@ -13,6 +13,10 @@ public final class Pipeline: Bin, @unchecked Sendable {
     private let lock = NSLock()
     private var isShutDown = false
     private var firstErrorText: String?
+    /// Set by `observe`: takes every message from then on, instead of `messages`.
+    private var observer: (@Sendable (BusMessage) -> Void)?
+    /// Errors posted before there was an observer (the newest few), given to it when it comes.
+    private var earlyErrors: [BusMessage] = []
 
     /// The first error message the pipeline posted, if any (thread-safe).
     public var firstError: String? {
@@ -73,12 +77,20 @@ public final class Pipeline: Bin, @unchecked Sendable {
         let me = UInt(bitPattern: object)
         let handler: Handler = { [weak self] m in
             if let message = BusMessage(m, pipeline: UnsafeMutableRawPointer(bitPattern: me)!) {
-                if case .error(_, let text, _) = message, let self {
+                var observer: (@Sendable (BusMessage) -> Void)?
+                if let self {
                     self.lock.lock()
-                    if self.firstErrorText == nil { self.firstErrorText = text }
+                    if case .error(_, let text, _) = message {
+                        if self.firstErrorText == nil { self.firstErrorText = text }
+                        if self.observer == nil {
+                            self.earlyErrors.append(message)
+                            if self.earlyErrors.count > 8 { self.earlyErrors.removeFirst() }
+                        }
+                    }
+                    observer = self.observer
                     self.lock.unlock()
                 }
-                continuation.yield(message)
+                if let observer { observer(message) } else { continuation.yield(message) }
             }
         }
         // A sync handler that answers GST_BUS_DROP owns the message and must unref it; a message
@@ -154,10 +166,26 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 
     /// Stops the pipeline (state NULL) and ends `messages`. Idempotent.
+    /// Hands every message from now on to `handler`, on the thread that posts it (a streaming
+    /// thread: never block), instead of `messages`, which ends. Errors posted before, which
+    /// `messages` holds unread, are handed to it first (the newest 8). Once; `shutdown()` lets
+    /// the handler go.
+    public func observe(_ handler: @escaping @Sendable (BusMessage) -> Void) {
+        lock.lock()
+        let early = isShutDown ? [] : earlyErrors
+        earlyErrors = []
+        if !isShutDown { observer = handler }
+        lock.unlock()
+        continuation.finish()
+        for message in early { handler(message) }
+    }
+
     public func shutdown() {
         lock.lock()
         let already = isShutDown
         isShutDown = true
+        observer = nil
+        earlyErrors = []
         lock.unlock()
         guard !already else { return }
         gst_element_set_state(pointer, GST_STATE_NULL)

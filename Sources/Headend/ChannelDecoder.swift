@@ -544,7 +544,9 @@ final class ChannelDecoder: @unchecked Sendable {
     /// The subtitles drawn.
     var shownSubtitles: SubtitleTrack? { subtitles?.shownTrack }
 
-    var messages: AsyncStream<BusMessage> { pipeline.messages }
+    /// Hands the pipeline's messages to `handler` on the thread that posts them (errors posted
+    /// before come first); until `shutdown()`.
+    func observeMessages(_ handler: @escaping @Sendable (BusMessage) -> Void) { pipeline.observe(handler) }
 
     /// Re-times and pushes one cached entry (any thread). Entries before the first keyframe
     /// are skipped (for radio: before the first sound); audio older than that keyframe too (AAC in

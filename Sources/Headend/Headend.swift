@@ -3,6 +3,7 @@ import Foundation
 import GStreamer
 import Lineup
 import Logging
+import Synchronization
 
 /// Every channel's source, kept warm by a `WarmPolicy`, and the decoders of the channels shown.
 ///
@@ -426,18 +427,19 @@ public actor Headend {
 
     /// Logs a decoder's errors for the person running the box, and has the feed start a fresh
     /// decoder at its next keyframe (a stream with garbage in it must not freeze the picture).
+    /// Its messages are read on the bus's thread and what they ask is done on the media thread,
+    /// in order (no task per decoder); only its first failure is acted on.
     private func watch(_ decoder: ChannelDecoder, feed: FeedID, channel number: ChannelNumber) {
         let logger = self.logger
-        Task { [weak self] in
-            for await m in decoder.messages {
-                if case .error(let src, let text, let debug) = m, ChannelDecoder.isTeletextElement(src) {
-                    logger.warning("channel \(number): its teletext page cannot be decoded (\(text)); teletext subtitles stay off until chosen again [\(debug ?? "")]")
-                    await self?.teletextFailed(decoder)
-                } else if case .error(let src, let text, let debug) = m {
-                    logger.error("decoding channel \(number) failed in \(src): \(text); a new decoder starts at the next keyframe [\(debug ?? "")]")
-                    await self?.decoderFailed(feed: feed, decoder: decoder)
-                    return
-                }
+        let failed = Mutex(false)
+        decoder.observeMessages { [weak self, weak decoder] m in
+            guard case .error(let src, let text, let debug) = m, let decoder, !failed.withLock({ $0 }) else { return }
+            if ChannelDecoder.isTeletextElement(src) {
+                logger.warning("channel \(number): its teletext page cannot be decoded (\(text)); teletext subtitles stay off until chosen again [\(debug ?? "")]")
+                self?.onMediaThread { $0.teletextFailed(decoder) }
+            } else if !failed.withLock({ let was = $0; $0 = true; return was }) {
+                logger.error("decoding channel \(number) failed in \(src): \(text); a new decoder starts at the next keyframe [\(debug ?? "")]")
+                self?.onMediaThread { $0.decoderFailed(feed: feed, decoder: decoder) }
             }
         }
     }

@@ -31,6 +31,33 @@ import Testing
         #expect(saw?.contains("filesrc") == true)
     }
 
+    /// An observer gets the errors posted before it came, or each message as it is posted;
+    /// the stream ends once observed, so nothing piles up unread.
+    @Test func anObserverGetsEarlierErrorsThenEveryMessage() async throws {
+        let early = try Pipeline(description: "filesrc location=/nonexistent/flipbox.ts ! fakesink")
+        #expect(throws: GStreamerError.self) { try early.setState(.playing) }
+        let seenEarly = Seen()
+        early.observe { m in if case .error(let source, _, _) = m { seenEarly.add(source) } }
+        #expect(seenEarly.all.contains { $0.contains("filesrc") }, "the error posted before: \(seenEarly.all)")
+        for await _ in early.messages {}
+        early.shutdown()
+
+        let late = try Pipeline(description: "filesrc name=reader location=/nonexistent/flipbox.ts ! fakesink")
+        let seenLate = Seen()
+        late.observe { m in if case .error(let source, _, _) = m { seenLate.add(source) } }
+        #expect(seenLate.all.isEmpty)
+        #expect(throws: GStreamerError.self) { try late.setState(.playing) }
+        #expect(seenLate.all.contains { $0.contains("reader") }, "the error posted after: \(seenLate.all)")
+        late.shutdown()
+    }
+
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [String] = []
+        func add(_ s: String) { lock.withLock { list.append(s) } }
+        var all: [String] { lock.withLock { list } }
+    }
+
     @Test func badDescriptionThrowsReadableError() {
         #expect(throws: GStreamerError.self) { _ = try Pipeline(description: "nosuchelement-xyz ! fakesink") }
     }
