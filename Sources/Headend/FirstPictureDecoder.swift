@@ -49,11 +49,11 @@ final class FirstPictureDecoder: @unchecked Sendable {
     private var isShutDown = false
     /// Restarts the decoder if the keyframe taken neither gives a picture nor ends in time;
     /// called off when it does.
-    private var deadlineTimer: Task<Void, Never>?
+    /// Counts keyframes taken: a deadline fires only for the keyframe it was set for.
+    private var deadlineToken: UInt64 = 0
     private var failures = 0
     private var restartCount = 0
     private var keyframeCount = 0
-    private var watch: Task<Void, Never>?
     private let logger: Logger
 
     /// A keyframe without a picture or an end after this restarts the decoder.
@@ -92,16 +92,14 @@ final class FirstPictureDecoder: @unchecked Sendable {
             pipeline.shutdown()
             throw error
         }
-        let messages = pipeline.messages
-        watch = Task { [weak self] in
-            for await message in messages {
-                switch message {
-                case .endOfStream: self?.finished(failed: false)
-                case .error(let element, let text, _):
-                    self?.logger.debug("first picture: \(element): \(text)")
-                    self?.finished(failed: true)
-                default: break
-                }
+        // Its bus is read on the thread that posts (no task of its own).
+        pipeline.observe { [weak self] message in
+            switch message {
+            case .endOfStream: self?.finished(failed: false)
+            case .error(let element, let text, _):
+                self?.logger.debug("first picture: \(element): \(text)")
+                self?.finished(failed: true)
+            default: break
             }
         }
     }
@@ -134,10 +132,11 @@ final class FirstPictureDecoder: @unchecked Sendable {
             self.deliver = deliver
             whenFinished = finished
             // A keyframe that neither gives a picture nor ends (a decoder stuck on bad data) must
-            // not keep it busy for good.
-            deadlineTimer = Task { [weak self] in
-                try? await Task.sleep(for: Self.deadline)
-                guard !Task.isCancelled, let self else { return }
+            // not keep it busy for good: a timeout on the media thread, for this keyframe only.
+            deadlineToken &+= 1
+            let token = deadlineToken
+            MediaExecutor.shared.schedule(after: Self.deadline) { [weak self] in
+                guard let self, self.lock.withLock({ self.deadlineToken == token && self.busy && !self.recycling }) else { return }
                 self.logger.debug("first picture: the \(self.family.displayName) decoder gave nothing within \(Self.deadline); restarting it")
                 self.finished(failed: true)
             }
@@ -173,8 +172,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
             // Once per keyframe (an error can come with more messages after it).
             guard busy, !recycling, !isShutDown else { return (nil, false, false) }
             recycling = true
-            deadlineTimer?.cancel()
-            deadlineTimer = nil
+            deadlineToken &+= 1
             // The picture handler is taken when the picture comes: still here, there was none.
             return (whenFinished, true, deliver != nil)
         }
@@ -207,9 +205,8 @@ final class FirstPictureDecoder: @unchecked Sendable {
 
     /// Stops it (media thread).
     func shutdown() {
-        watch?.cancel()
         let told = lock.withLock {
-            defer { deliver = nil; whenFinished = nil; busy = true; isShutDown = true; deadlineTimer?.cancel() }
+            defer { deliver = nil; whenFinished = nil; busy = true; isShutDown = true; deadlineToken &+= 1 }
             return whenFinished
         }
         told?()
