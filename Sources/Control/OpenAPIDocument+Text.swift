@@ -1071,8 +1071,9 @@ extension OpenAPIDocument {
               summary: |
                 Plays a recording on screen (its channel's place in the lineup; no stream of its pool is
                 taken): where it was left, from its programme's start, or from a moment. The timeshift
-                endpoints then pause and seek in it; live goes back to its channel. 404 for an unknown
-                recording, 409 for one with nothing written yet.
+                endpoints then pause and seek in it; live goes back to its channel. Its ad breaks are
+                in the answer's `breaks`, their starts and ends in `markers` (kind `break`). 404 for an
+                unknown recording, 409 for one with nothing written yet.
               parameters:
                 - name: id
                   in: path
@@ -1085,6 +1086,15 @@ extension OpenAPIDocument {
                   description: resume (the default), start, or an ISO 8601 time.
                   schema:
                     type: string
+                - name: skip-breaks
+                  in: query
+                  required: false
+                  description: |
+                    true to jump over each ad break when the picture reaches its start (once per break;
+                    a break the viewer seeks into plays). Default false; any other value is 400.
+                  schema:
+                    type: string
+                    enum: ["true", "false"]
               responses:
                 "200":
                   $ref: "#/components/responses/Timeshift"
@@ -1686,7 +1696,7 @@ extension OpenAPIDocument {
                   type: string
                 kind:
                   type: string
-                  enum: [programme, chapter, set]
+                  enum: [programme, chapter, set, break]
             TimeshiftBreak:
               type: object
               required: [start, end, watched, origin]

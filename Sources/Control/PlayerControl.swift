@@ -65,8 +65,9 @@ public protocol TimeshiftControl: Sendable {
     func timeshiftStatus() async -> TimeshiftStatus?
     /// Flips to `channel` and plays it from `start` out of its provider's archive (catch-up).
     func playFromStart(_ channel: ChannelNumber, at start: Date) async throws(TimeshiftFailure) -> TimeshiftStatus
-    /// Plays recording `id` from `start` on screen (Player+RecordingPlayback.swift).
-    func playRecording(_ id: String, from start: RecordingStart) async throws(TimeshiftFailure) -> TimeshiftStatus
+    /// Plays recording `id` from `start` on screen (Player+RecordingPlayback.swift), jumping
+    /// over its ad breaks when `skipBreaks`.
+    func playRecording(_ id: String, from start: RecordingStart, skipBreaks: Bool) async throws(TimeshiftFailure) -> TimeshiftStatus
 }
 
 /// Audio tracks (Player+Audio.swift). Errors are `AudioSelectionError`.

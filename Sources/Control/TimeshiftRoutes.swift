@@ -18,10 +18,11 @@ import Switcher
 ///   of its provider's archive. 404 for an unknown channel, 409 for a channel without an archive
 ///   or a moment outside it, 502 when the archive does not play.
 ///
-/// - `POST /api/v1/recordings/{id}/play?from=resume|start|<ISO 8601 time>` (default `resume`):
-///   plays a recording on screen, where it was left, from its programme's start, or from a
-///   moment; the timeshift endpoints then act on it (`live` goes back to its channel). 404 for an
-///   unknown recording, 409 for one with nothing written yet.
+/// - `POST /api/v1/recordings/{id}/play?from=resume|start|<ISO 8601 time>` (default `resume`),
+///   `&skip-breaks=true|false` (default false): plays a recording on screen, where it was left,
+///   from its programme's start, or from a moment, jumping over its ad breaks when asked; the
+///   timeshift endpoints then act on it (`live` goes back to its channel). 404 for an unknown
+///   recording, 409 for one with nothing written yet.
 ///
 /// A bad `by`/`to` is 400; timeshift off, nothing on screen or nothing buffered there is 409;
 /// a decoder that cannot start is 503. Every answer that moved carries the new status.
@@ -104,8 +105,15 @@ struct TimeshiftRoutes<Player: TimeshiftControl & TimeshiftMarkersControl> {
                 }
                 start = .at(at)
             }
+            let skipBreaks: Bool
+            switch request.uri.queryParameters.get("skip-breaks") {
+            case nil, "false": skipBreaks = false
+            case "true": skipBreaks = true
+            case let text?:
+                return JSONResponse.error(.badRequest, "skip-breaks must be true or false, not '\(text.prefix(40))'")
+            }
             do {
-                return JSONResponse.make(.ok, try await player.playRecording(id, from: start))
+                return JSONResponse.make(.ok, try await player.playRecording(id, from: start, skipBreaks: skipBreaks))
             } catch {
                 return JSONResponse.failure(error)
             }

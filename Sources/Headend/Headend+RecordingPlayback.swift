@@ -17,15 +17,22 @@ public struct RecordingPlayback: Sendable {
     public var programme: ClosedRange<Date>?
     /// Whether the recording is still being written (asked at the file's end, any thread).
     public var isGrowing: @Sendable () -> Bool
+    /// The ad breaks inside it, in start order: each one's start and end are marks.
+    public var breaks: [TimeshiftBreak]
+    /// Jump over each break when the picture reaches it (once; one the viewer goes into plays).
+    public var skipBreaks: Bool
 
     public init(id: String, title: String, channel: ChannelNumber, file: URL, parts: [RecordingTimeline.Part],
-                programme: ClosedRange<Date>?, isGrowing: @escaping @Sendable () -> Bool) {
+                programme: ClosedRange<Date>?, breaks: [TimeshiftBreak] = [], skipBreaks: Bool = false,
+                isGrowing: @escaping @Sendable () -> Bool) {
         self.id = id
         self.title = title
         self.channel = channel
         self.file = file
         self.parts = parts
         self.programme = programme
+        self.breaks = breaks.sorted { $0.start < $1.start }
+        self.skipBreaks = skipBreaks
         self.isGrowing = isGrowing
     }
 
@@ -56,6 +63,8 @@ struct RecordingPlay {
     var span: ClosedRange<Date>
     /// It played to its end.
     var ended = false
+    /// The breaks skipped or chosen so far (carried from one reading of the file to the next).
+    var skipping: BreakSkipping
 
     var position: Date {
         if let pausedAt { return pausedAt }
@@ -76,8 +85,10 @@ extension Headend {
     public static let resumeSlack: TimeInterval = 10
 
     /// Makes and starts the source reading `playback` from `from` for `feed`; the moment it
-    /// starts at (a gap's end, the span's bounds).
-    func startRecordingSource(feed: FeedID, _ playback: RecordingPlayback, from: Date) throws(TimeshiftFailure) -> RecordingPlay {
+    /// starts at (a gap's end, the span's bounds). `skipped`: the breaks skipped or chosen by
+    /// the reading it follows (a seek within the same playback); a break holding `from` plays.
+    func startRecordingSource(feed: FeedID, _ playback: RecordingPlayback, from: Date,
+                              skipped: BreakSkipping? = nil) throws(TimeshiftFailure) -> RecordingPlay {
         let timeline = playback.timeline()
         guard let span = timeline.span else {
             throw TimeshiftFailure(.notRecorded, "\(playback.title) has nothing written yet")
@@ -98,7 +109,9 @@ extension Headend {
             self?.onMediaThread { $0.recordingPlayStopped(feed: feed, source: source, event) }
         }
         logger.info("playing recording \(playback.title) from \(TimeshiftTime.format(at)) (byte \(offset) of \(playback.file.lastPathComponent))")
-        return RecordingPlay(playback: playback, source: source, reader: reader, from: at, span: span)
+        var skipping = skipped ?? BreakSkipping(breaks: playback.breaks)
+        skipping.moved(to: at)
+        return RecordingPlay(playback: playback, source: source, reader: reader, from: at, span: span, skipping: skipping)
     }
 
     /// Plays `playback` from `from` on `feed`, which shows something else now (its channel
@@ -143,9 +156,36 @@ extension Headend {
 
     /// Called when a decoder starts on `feed` (media thread): the recording's picture came.
     func recordingDecoderStarted(feed: FeedID) {
-        guard recordingPlays[feed] != nil, recordingPlays[feed]?.started == nil else { return }
+        guard let play = recordingPlays[feed], play.started == nil else { return }
         recordingPlays[feed]?.started = .now
         finishArchiveWait(feed: feed, failure: nil)
+        if play.playback.skipBreaks, !play.playback.breaks.isEmpty { watchBreaks(feed: feed, source: play.source) }
+    }
+
+    /// How often a playback that skips breaks looks whether its picture reached one.
+    static let breakWatch: Duration = .milliseconds(200)
+
+    /// While `source` reads `feed`'s recording: when its position reaches a break to skip, the
+    /// recording is read again from the break's end (media thread; ends with that reading).
+    private func watchBreaks(feed: FeedID, source: ChannelSource) {
+        guard var play = recordingPlays[feed], play.source === source else { return }
+        if play.pausedAt == nil, !play.ended, let end = play.skipping.jump(at: play.position) {
+            recordingPlays[feed]?.skipping = play.skipping
+            logger.info("recording \(play.playback.title): break skipped at \(TimeshiftTime.format(play.position)), on from \(TimeshiftTime.format(end))")
+            chore(.skipBreak(feed, source: source, to: end))
+            return
+        }
+        onMediaThread(after: Self.breakWatch) { $0.watchBreaks(feed: feed, source: source) }
+    }
+
+    /// A break reached: the recording of `feed` read again from `end`, while `source` still reads it.
+    func skipBreak(feed: FeedID, source: ChannelSource, to end: Date) async {
+        guard let play = recordingPlays[feed], play.source === source else { return }
+        do throws(TimeshiftFailure) {
+            try await restartRecording(feed: feed, from: end)
+        } catch {
+            logger.warning("recording \(play.playback.title): the break could not be skipped: \(error.message)")
+        }
     }
 
     /// Carries out `command` on a feed playing a recording; nil for any other feed.
@@ -192,7 +232,8 @@ extension Headend {
             recordingPlays[feed]?.ended = true
             return
         }
-        let next = try startRecordingSource(feed: feed, play.playback, from: min(target, span.upperBound.addingTimeInterval(-1)))
+        let next = try startRecordingSource(feed: feed, play.playback, from: min(target, span.upperBound.addingTimeInterval(-1)),
+                                            skipped: play.skipping)
         await stopRecordingPlay(feed: feed, reportLeft: false)
         try await runRecording(next, on: feed)
     }
@@ -268,13 +309,22 @@ extension Headend {
         reports?.send(.recordingEnded(feed, title: play.playback.title, failure: why))
     }
 
-    /// The recording's marks: its start, the programme's start and end inside the padding.
+    /// The recording's marks: its start, the programme's start and end inside the padding, and
+    /// each break's start and end.
     func recordingMarkers(_ play: RecordingPlay) -> [TimeshiftMarker] {
-        var marks = [TimeshiftMarker(time: play.span.lowerBound, name: "Start", kind: .programme)]
-        if let programme = play.playback.programme {
-            if programme.lowerBound > play.span.lowerBound { marks.append(TimeshiftMarker(time: programme.lowerBound, name: play.playback.title, kind: .programme)) }
-            marks.append(TimeshiftMarker(time: programme.upperBound, name: "End of \(play.playback.title)", kind: .programme))
+        Self.recordingMarkers(span: play.span, title: play.playback.title, programme: play.playback.programme,
+                              breaks: play.playback.breaks)
+    }
+
+    /// The marks of a recording spanning `span` (pure).
+    static func recordingMarkers(span: ClosedRange<Date>, title: String, programme: ClosedRange<Date>?,
+                                 breaks: [TimeshiftBreak]) -> [TimeshiftMarker] {
+        var marks = [TimeshiftMarker(time: span.lowerBound, name: "Start", kind: .programme)]
+        if let programme {
+            if programme.lowerBound > span.lowerBound { marks.append(TimeshiftMarker(time: programme.lowerBound, name: title, kind: .programme)) }
+            marks.append(TimeshiftMarker(time: programme.upperBound, name: "End of \(title)", kind: .programme))
         }
+        marks += RecordingBreaks.markers(breaks).filter { $0.time > span.lowerBound }
         return marks.sorted { $0.time < $1.time }
     }
 
@@ -287,6 +337,7 @@ extension Headend {
                                      position: play.position, bufferStart: span.lowerBound, liveEdge: span.upperBound,
                                      keyframes: 0, bytesInMemory: 0)
         status.markers = recordingMarkers(play)
+        status.breaks = play.playback.breaks
         status.recording = TimeshiftStatus.RecordingPlace(id: play.playback.id, title: play.playback.title, growing: growing, ended: play.ended)
         return status
     }

@@ -557,11 +557,13 @@ public actor Headend {
     }
 
     /// What the head-end's own events ask of it that awaits sources starting or stopping: a
-    /// replan after pool events, leaving an archive that ended, a tap its reader let go.
+    /// replan after pool events, leaving an archive that ended, a tap its reader let go, a
+    /// recording's break skipped.
     enum Chore: Sendable {
         case replan
         case leaveArchive(FeedID, to: Date?)
         case untap(TapID)
+        case skipBreak(FeedID, source: ChannelSource, to: Date)
     }
 
     /// Asks for `chore`: chores run one after another, in the order asked, on one loop started
@@ -583,6 +585,7 @@ public actor Headend {
         case .replan: await runQueuedReplan()
         case .leaveArchive(let feed, let target): await leaveArchive(feed: feed, to: target)
         case .untap(let id): await untap(id)
+        case .skipBreak(let feed, let source, let end): await skipBreak(feed: feed, source: source, to: end)
         }
     }
 

@@ -12,6 +12,12 @@ public enum RecordingEvent: Sendable, Equatable {
     /// Nothing of the channel is in the file from `from` to `to` (a stall, a reconnect, a
     /// restart of the box); the recording goes on after it.
     case gap(from: Date, to: Date, reason: String)
+    /// The channel's ad breaks inside what this part wrote so far (SCTE-35 cues, the lineup's
+    /// schedule), clipped to it, at most `RecordingBreaks.limit`: sent when they change (about
+    /// once a second at most) and at the end, before `stopped`. A break still open runs to the
+    /// newest write. Each report holds every break the channel still knows of; one it forgot
+    /// (it left the timeshift buffer) is not in later reports, so keep what came before.
+    case breaks([TimeshiftBreak])
     case stopped(RecordingStop)
 }
 

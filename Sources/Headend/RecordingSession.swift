@@ -38,6 +38,9 @@ final class RecordingSession {
     /// The stop asked, and until when the muxer is given to write what it holds.
     private var finishing: (reason: RecordingStop, deadline: ContinuousClock.Instant)?
     private var stopped: RecordingStop?
+    /// Where this part starts on the wall clock (its first keyframe), and the breaks last reported.
+    private var partStart: Date?
+    private var breaksSaid: [TimeshiftBreak] = []
 
     init(plan: RecordingPlan, headend: Headend, logger: Logger, stallAfter: Duration, events: AsyncStream<RecordingEvent>.Continuation) {
         self.plan = plan
@@ -154,6 +157,7 @@ final class RecordingSession {
             offset = ClockTime(max(0, firstWall.timeIntervalSince(resumed.startedAt)) * 1e9)
         }
         events.yield(.started(file: plan.file, firstKeyframe: firstWall))
+        partStart = firstWall
         if let resumed = plan.resumed {
             events.yield(.gap(from: resumed.lastWrite, to: firstWall, reason: "the recording was cut (the box restarted) and goes on in its next part"))
         }
@@ -230,6 +234,7 @@ final class RecordingSession {
         if now - lastProgress >= .seconds(1) {
             lastProgress = now
             events.yield(.progress(bytes: fileSize(), duration: Double(lastOut) / 1e9))
+            reportBreaks(until: Date())
         }
     }
 
@@ -260,9 +265,20 @@ final class RecordingSession {
         if let muxer {
             await muxer.shutdown()
             events.yield(.progress(bytes: fileSize(), duration: Double(lastOut) / 1e9))
+            reportBreaks(until: lastWrittenWall ?? Date())
         }
         muxer = nil
         stopped = reason
+    }
+
+    /// Reports the channel's breaks inside this part up to `end` when they changed.
+    private func reportBreaks(until end: Date) {
+        guard let partStart, end > partStart, let source = headend.source(for: plan.channel) else { return }
+        let breaks = RecordingBreaks.within(partStart...end, cued: source.spliceCues.intervals(until: end),
+                                            schedule: plan.channel.breakSchedule)
+        guard breaks != breaksSaid else { return }
+        breaksSaid = breaks
+        events.yield(.breaks(breaks))
     }
 
     private func fileSize() -> Int {

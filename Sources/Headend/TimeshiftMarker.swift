@@ -1,7 +1,7 @@
 import Foundation
 
 /// A point a viewer can jump to in a channel's timeshift buffer: a programme boundary from the
-/// guide, or a marker set over the API.
+/// guide, a marker set over the API, or a recording's break.
 public struct TimeshiftMarker: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The start of a programme in the guide.
@@ -10,6 +10,8 @@ public struct TimeshiftMarker: Sendable, Hashable, Codable {
         case chapter
         /// Set over the API (`POST /api/v1/timeshift/markers`); these have an `id`.
         case set
+        /// The start or end of an ad break inside a recording played back.
+        case adBreak = "break"
     }
 
     /// Set for markers set over the API (what `DELETE` names); nil for programme boundaries.

@@ -216,6 +216,8 @@ extension RecordingService {
                 if !(r.resumed && reason.contains("box restarted")), from < to {
                     try store.recordGap(id, from: from, to: to, reason: reason)
                 }
+            case .breaks(let breaks):
+                try store.addBreaks(breaks.map(RecordingBreak.init), to: id)
             case .stopped(let reason):
                 running[id] = nil
                 finishStored(id, r, stop: reason)
@@ -305,13 +307,20 @@ extension RecordingService {
         if let stored = try? store.recording(id) { notice.yield(.failed(stored)) }
     }
 
-    /// Writes the JSON sidecar beside the file (guide data, span, gaps).
+    /// Writes the JSON sidecar beside the file (guide data, span, gaps, breaks).
     func writeSidecar(_ id: RecordingID) {
         guard let r = try? store.recording(id), let path = r.filePath,
-              let data = try? RecordingSidecar(r).encoded() else { return }
+              let data = try? RecordingSidecar(r, breaks: (try? store.breaks(of: id)) ?? []).encoded() else { return }
         let url = directory.appendingPathComponent(RecordingFileName.sidecarPath(for: path))
         do { try data.write(to: url, options: .atomic) } catch {
             logger.warning("recordings: the sidecar \(url.path) could not be written: \(error.localizedDescription)")
         }
+    }
+}
+
+extension RecordingBreak {
+    /// A break the recorder reported, as the store keeps it.
+    init(_ reported: TimeshiftBreak) {
+        self.init(start: reported.start, end: reported.end, origin: reported.origin == .lineup ? .lineup : .scte35)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Lineup
 
 /// The JSON file beside a recording (`….json`) with the programme's guide data, for media
-/// servers and for reading the directory without the database.
+/// servers and for reading the directory without the database: its span, gaps and breaks too.
 public struct RecordingSidecar: Hashable, Sendable, Codable {
     public var title: String
     public var subTitle: String?
@@ -19,8 +19,10 @@ public struct RecordingSidecar: Hashable, Sendable, Codable {
     public var recordedFrom: Date
     public var recordedUntil: Date
     public var gaps: [RecordingGap]
+    /// The ad breaks inside it (absent when none).
+    public var breaks: [RecordingBreak]?
 
-    public init(_ r: Recording) {
+    public init(_ r: Recording, breaks: [RecordingBreak] = []) {
         let p = r.programme
         title = p.title
         subTitle = p.subTitle
@@ -37,6 +39,7 @@ public struct RecordingSidecar: Hashable, Sendable, Codable {
         recordedFrom = r.paddedStart
         recordedUntil = r.paddedEnd
         gaps = r.gaps
+        self.breaks = breaks.isEmpty ? nil : breaks
     }
 
     /// Pretty, sorted keys, ISO 8601 times.

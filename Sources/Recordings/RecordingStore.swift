@@ -81,6 +81,18 @@ public final class RecordingStore: Sendable {
                   position REAL NOT NULL);
                 """)
         }
+        // The ad breaks inside each recording (SCTE-35 cues, the lineup's schedule).
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE break (
+                  id INTEGER PRIMARY KEY,
+                  recording_id TEXT NOT NULL REFERENCES recording(id) ON DELETE CASCADE,
+                  start REAL NOT NULL,
+                  end REAL NOT NULL CHECK (end >= start),
+                  origin TEXT NOT NULL CHECK (origin IN ('scte35', 'lineup')));
+                CREATE INDEX break_recording ON break(recording_id);
+                """)
+        }
         return migrator
     }
 

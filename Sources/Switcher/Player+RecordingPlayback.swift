@@ -40,11 +40,14 @@ extension Player {
     }
 
     /// Plays recording `id` from `start`; says on screen what plays and where it stands.
-    public func playRecording(_ id: String, from start: RecordingStart = .resume) async throws(TimeshiftFailure) -> TimeshiftStatus {
+    /// `skipBreaks`: its ad breaks are jumped over as the picture reaches them.
+    public func playRecording(_ id: String, from start: RecordingStart = .resume,
+                              skipBreaks: Bool = false) async throws(TimeshiftFailure) -> TimeshiftStatus {
         guard let shelf = recordingShelf else {
             throw TimeshiftFailure(.notRecorded, "this box keeps no recordings (its recordings directory could not be used; the log at start says why)")
         }
-        let playback = try shelf.playback(of: id)
+        var playback = try shelf.playback(of: id)
+        playback.skipBreaks = skipBreaks
         guard let row = lineup.channels.firstIndex(where: { $0.number == playback.channel }) else {
             throw TimeshiftFailure(.unknownChannel, "\(playback.title) was recorded from channel \(playback.channel), which is no longer in the lineup")
         }

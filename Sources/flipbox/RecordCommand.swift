@@ -206,14 +206,18 @@ struct RecordCommand: AsyncParsableCommand {
         var id: String
         @Option(help: "resume (where it was left), start (the programme's start), or an ISO 8601 time.")
         var from = "resume"
+        @Flag(help: "Jump over its ad breaks (SCTE-35 cues, the lineup's breaks) when the picture reaches them.")
+        var skipBreaks = false
 
         func run() async throws {
             let from = ["resume", "start"].contains(self.from) ? self.from : try RecordCommand.time(self.from, "--from")
             try await box.run { client in
-                let path = "/api/v1/recordings/\(escaped(id))/play?from=\(escaped(from))"
+                let path = "/api/v1/recordings/\(escaped(id))/play?from=\(escaped(from))" + (skipBreaks ? "&skip-breaks=true" : "")
                 let status = try RecordCommand.object(try await client.expect(200, "POST", path))
                 let place = status["recording"] as? [String: Any]
-                print("playing \(place?["title"] as? String ?? id) from \(status["position"] as? String ?? "?")")
+                let breaks = (status["breaks"] as? [Any])?.count ?? 0
+                print("playing \(place?["title"] as? String ?? id) from \(status["position"] as? String ?? "?")"
+                      + (skipBreaks && breaks > 0 ? ", skipping its \(breaks) break\(breaks == 1 ? "" : "s")" : ""))
             }
         }
     }

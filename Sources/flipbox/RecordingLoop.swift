@@ -123,8 +123,11 @@ struct RecordingShelfOnStore: RecordingShelf {
                   let modified = try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date else { return false }
             return Date().timeIntervalSince(modified) < Self.stillWritten
         }
+        let breaks = ((try? store.breaks(of: key)) ?? []).map {
+            TimeshiftBreak(start: $0.start, end: $0.end, origin: $0.origin == .lineup ? .lineup : .scte35)
+        }
         return RecordingPlayback(id: id, title: label, channel: recording.channel, file: file, parts: parts,
-                                 programme: programme, isGrowing: growing)
+                                 programme: programme, breaks: breaks, isGrowing: growing)
     }
 
     func listing() -> [RecordingListEntry] {

@@ -49,7 +49,7 @@ extension TimeshiftControl {
     func playFromStart(_ channel: ChannelNumber, at start: Date) async throws(TimeshiftFailure) -> TimeshiftStatus {
         throw TimeshiftFailure(.noArchive, "this test player has no archive")
     }
-    func playRecording(_ id: String, from start: RecordingStart) async throws(TimeshiftFailure) -> TimeshiftStatus {
+    func playRecording(_ id: String, from start: RecordingStart, skipBreaks: Bool) async throws(TimeshiftFailure) -> TimeshiftStatus {
         throw TimeshiftFailure(.unknownRecording, "there is no recording \(id)")
     }
 }
