@@ -41,9 +41,8 @@ public actor ChannelSource {
     /// How many elements made by `factory` the running ingest holds (for tests: which demuxer
     /// reads an HLS list).
     func ingestElements(factory: String) -> Int { pipeline?.descendants(factory: factory).count ?? 0 }
-    /// The supervisor's one timer: a media-thread timeout that fires only while its token is
-    /// the newest (a new wake, or none, replaces it).
-    private var timerToken: UInt64 = 0
+    /// The supervisor's one timer.
+    private var timer: Task<Void, Never>?
     /// Whether the running ingest loops (a file): its end seeks back instead of failing.
     private var loops = false
     /// Whether it loops by segment seeks (no flush at the loop point); else by a flushing seek at its end.
@@ -222,12 +221,12 @@ public actor ChannelSource {
             case .warn(let text):
                 logger.warning("channel \(channel.number) \(channel.name): \(SourceText.shown(text))")
             case .wake(let at):
-                timerToken &+= 1
-                if let at {
-                    let token = timerToken
-                    onMediaThread(after: max(.zero, at - .now)) { source in
-                        guard source.timerToken == token else { return }
-                        source.timerFired()
+                timer?.cancel()
+                timer = at.map { at in
+                    Task { [weak self] in
+                        try? await Task.sleep(until: at, clock: .continuous)
+                        guard !Task.isCancelled else { return }
+                        await self?.timerFired()
                     }
                 }
             }
@@ -235,14 +234,6 @@ public actor ChannelSource {
         if let (connection, reason) = failure { perform(supervisor.failed(connection, reason: reason, at: .now)) }
         stateBox.counts = supervisor.counts
         stateBox.openURL = supervisor.holdsStream ? sourceURL(supervisor.source) : nil
-    }
-
-    /// Runs `body` on the media thread with the source's isolation, after what was scheduled
-    /// there before it (`delay` later when given): how streaming threads and timers reach the
-    /// source, in order, without a task each. Any thread.
-    private nonisolated func onMediaThread(after delay: Duration? = nil, _ body: @escaping @Sendable (isolated ChannelSource) -> Void) {
-        let run: @Sendable () -> Void = { [weak self] in self?.assumeIsolated { body($0) } }
-        if let delay { MediaExecutor.shared.schedule(after: delay, run) } else { MediaExecutor.shared.schedule(run) }
     }
 
     private func timerFired() {
@@ -290,7 +281,7 @@ public actor ChannelSource {
             // The demuxer does not follow a programme table changed under the same version: a
             // watch on the bytes entering it has the ingest read again at once.
             let tables = ProgramMapWatcher { [weak self] change in
-                self?.onMediaThread { $0.streamChanged(connection, change) }
+                Task { await self?.streamChanged(connection, change) }
             }
             if plan.dynamicElement == "parse", let parse = p.child(named: "parse") { tables.watch(parse) }
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
@@ -315,7 +306,7 @@ public actor ChannelSource {
             // A lineup that says the channel is radio needs no demuxer to say it has no video.
             if channel.isRadio { cache.markStreamsComplete() }
             cache.onFirstDelivery { [weak self] in
-                self?.onMediaThread { $0.delivered(connection) }
+                Task { await self?.delivered(connection) }
             }
             pipeline = p
             // hlsdemux gives out no subtitle renditions (they are masked from it): followed beside it.
@@ -323,9 +314,10 @@ public actor ChannelSource {
             loops = plan.loops
             loopsBySegments = plan.loopsBySegments
             loopArmed = false
-            // Its bus is read where it is posted and handled on the media thread, in order.
-            p.observe { [weak self] message in
-                self?.onMediaThread { $0.handle(message, connection: connection) }
+            Task { [weak self] in
+                for await message in p.messages {
+                    await self?.handle(message, connection: connection)
+                }
             }
             try p.setState(.playing)
             if let fileReader, let src = p.appSource(named: "src") { fileReader.feed(src) }
