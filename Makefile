@@ -3,6 +3,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 BUILD_FLAGS ?=
 FLIPBOX = .build/debug/flipbox
+# The harness (bench, soak, replay) beside it: `flipbox bench|soak|replay` run it.
+LAB = .build/debug/flipbox-lab
 MEDIA = Channels/media/loop.mp4
 
 .PHONY: deps build demo test media bench soak clean openapi api-fuzz api-fuzz-short fuzz fuzz-hls fuzz-media fuzz-http fuzz-splice example-guide vm-test vm-test-short
@@ -12,7 +14,7 @@ deps:
 
 build: deps
 	@$(SWIFT) build $(BUILD_FLAGS) 2>&1 | grep -v "prohibited flag" | grep -E "error|warning: unre|Compiling flipbox|Build complete|Build of" || true
-	@test -x $(FLIPBOX)
+	@test -x $(FLIPBOX) && test -x $(LAB)
 
 # A ten-second clip with a moving picture and a tone, looped by the demo's channel 7.
 media: $(MEDIA)
@@ -61,7 +63,8 @@ test: build media
 			grep -E "crashed|^ *[0-9]+ .* in " "$$crash" | cut -c1-220 | head -32; done; \
 	fi; [ $$status -eq 0 ] && [ $$e2e -eq 0 ]
 
-# Flip latency, CPU and memory per warm channel (docs/performance.md), next to mpv.
+# Flip latency, CPU and memory per warm channel (docs/performance.md), next to mpv. (`swift
+# build` builds both products; `flipbox bench` and `flipbox soak` run the flipbox-lab beside it.)
 bench: deps
 	@$(SWIFT) build -c release 2>&1 | grep -E "error|Build complete" || true
 	.build/release/flipbox bench --flips 200 --channels 16 --peer

@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "flipbox", targets: ["flipbox"]),
+        // The bench, soak and replay harness with its loopback channels; not needed on a box.
+        .executable(name: "flipbox-lab", targets: ["flipbox-lab"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,7 +46,7 @@ let package = Package(
         .target(name: "Display", dependencies: ["CDRM"]),
         // Safe Swift wrapper: the only module that imports CGStreamer.
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
-        // Live MPEG-TS senders on loopback (hostile on request): for bench, soak and tests.
+        // Live MPEG-TS senders on loopback (hostile on request): for flipbox-lab and the tests only.
         .target(name: "LoopbackStreams"),
         // The box's pure machines, ids and rules (a feed from request to first picture, bearer
         // tokens, ...): no GStreamer, no clock, no tasks; their tests link none.
@@ -129,8 +131,27 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        // What both executables' commands share: the warm and picture option groups, the logger,
+        // the process's CPU and memory, the control API client of `clip` and `record`, the entry
+        // point, and finding the other executable beside this one.
+        .target(name: "CommandSupport", dependencies: [
+            "FlipboxCore", "Headend", "Lineup",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The product: links no test fixtures (no LoopbackStreams); `flipbox bench|soak|replay`
+        // run the flipbox-lab beside it.
         .executableTarget(name: "flipbox", dependencies: [
-            "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "LoopbackStreams", "Serve", "Display", "MediaProbe", "Providers", "ConnectionGuard",
+            "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Control", "Guide", "Parental", "Serve", "Display", "MediaProbe", "Providers", "ConnectionGuard",
+            "Recordings", "RecordingWiring", "CommandSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The harness: bench (flips, head-end, timeshift, catch-up, pools, recordings), soak and
+        // replay, on loopback channels; runs `flipbox play` (beside it) as a child for the soak.
+        .executableTarget(name: "flipbox-lab", dependencies: [
+            "CommandSupport", "FlipboxCore", "Lineup", "GStreamer", "Headend", "Output", "Switcher", "Serve", "LoopbackStreams",
             "Recordings", "RecordingWiring",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

@@ -64,7 +64,8 @@ if [ -z "$BINARY" ]; then
   # The checkout's owner builds (its .build stays theirs, and a package's build plugins never
   # run as root); root only installs.
   owner="$(stat -c %U "$SOURCE")"
-  build=(bash -c 'cd "$1" && swift build -c release' build "$SOURCE")
+  # Only the product: the harness (flipbox-lab: bench, soak) is not needed on a box.
+  build=(bash -c 'cd "$1" && swift build -c release --product flipbox' build "$SOURCE")
   if [ "$(id -u)" -eq 0 ] && [ "$owner" != root ] && command -v runuser >/dev/null 2>&1; then
     home="$(getent passwd "$owner" | cut -d: -f6)"
     build=(runuser -u "$owner" -- env HOME="${home:-/tmp}" PATH="$PATH" "${build[@]}")

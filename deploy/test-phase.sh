@@ -18,9 +18,9 @@ run_once() {
     ( sleep "$limit"
       touch "$log.watchdog"
       echo "== this phase ran past its $limit s: stopping it =="
-      # Every thread of the hung test process (and of the flipbox processes it started), in
-      # files beside the log; the frames in the project's own code are printed.
-      for pid in $(pgrep -f "PackageTests\.xctest|debug/flipbox " | head -4); do
+      # Every thread of the hung test process (and of the flipbox and flipbox-lab processes it
+      # started), in files beside the log; the frames in the project's own code are printed.
+      for pid in $(pgrep -f "PackageTests\.xctest|debug/flipbox(-lab)? " | head -4); do
           if command -v gdb >/dev/null 2>&1; then
               timeout 90 gdb -p "$pid" -batch -ex "thread apply all bt 16" > "$log.threads-$pid" 2>&1
               echo "== threads of $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null | cut -c1-120) ($log.threads-$pid) =="

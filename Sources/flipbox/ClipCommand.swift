@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Headend
 #if canImport(FoundationNetworking)
@@ -78,46 +79,5 @@ struct ClipCommand: AsyncParsableCommand {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
-    }
-}
-
-/// The few requests `flipbox clip` makes, each with 30 s to be answered.
-struct ClipClient: Sendable {
-    let base: String
-    let token: String?
-
-    struct Failure: Error { var text: String }
-
-    func send(_ method: String, _ path: String, body: Data? = nil) async throws -> (Int, Data) {
-        guard let url = URL(string: base + path) else { throw Failure(text: "'\(base)' is not a URL") }
-        var request = URLRequest(url: url, timeoutInterval: 30)
-        request.httpMethod = method
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
-    }
-
-    /// Runs `body`; a refusal or an unreachable box becomes a line on stderr
-    /// (`flipbox COMMAND: …`) and exit status 1.
-    func reporting(as command: String, url: String, _ body: (ClipClient) async throws -> Void) async throws {
-        do {
-            try await body(self)
-        } catch let failure as Failure {
-            FileHandle.standardError.write(Data("flipbox \(command): \(failure.text)\n".utf8))
-            throw ExitCode(1)
-        } catch let error as URLError {
-            FileHandle.standardError.write(Data("flipbox \(command): cannot reach the box at \(url): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(1)
-        }
-    }
-
-    /// The box's own message (`{"error": …}`), with the status.
-    static func refusal(_ status: Int, _ data: Data) -> Failure {
-        let message = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["error"] as? String
-        return Failure(text: "the box answered \(status): \(message ?? String(decoding: data.prefix(300), as: UTF8.self))")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Control
 import Display
 import FlipboxCore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Control
 import Display
 import Foundation
@@ -379,13 +380,4 @@ struct PlayerService: Service {
         try? await gracefulShutdown()
         await player.shutdown()
     }
-}
-
-func makeLogger(verbose: Bool) -> Logger {
-    LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = verbose ? .debug : .info
-        return handler
-    }
-    return Logger(label: "flipbox")
 }

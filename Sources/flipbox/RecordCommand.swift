@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Lineup
 #if canImport(FoundationNetworking)
@@ -246,12 +247,7 @@ struct RecordCommand: AsyncParsableCommand {
         id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.~"))) ?? id
     }
 
-    static func object(_ data: Data) throws -> [String: Any] {
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ClipClient.Failure(text: "the box answered something that is not a JSON object")
-        }
-        return object
-    }
+    static func object(_ data: Data) throws -> [String: Any] { try ClipClient.object(data) }
 
     /// `p:5@1795000000  done      5  2026-11-28 20:00-21:00  The News - S01E02  1.2 GB (note)`.
     static func line(_ r: [String: Any]) -> String {
@@ -271,15 +267,5 @@ struct RecordCommand: AsyncParsableCommand {
         if bytes > 0 { text += "  " + ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file) }
         if let error = r["error"] as? String { text += "  (\(error))" } else if let note = r["note"] as? String { text += "  (\(note))" }
         return text
-    }
-}
-
-extension ClipClient {
-    /// Sends `json` (when given) and returns the body when the status is `status`; else the box's refusal.
-    func expect(_ status: Int, _ method: String, _ path: String, json: [String: Any]? = nil) async throws -> Data {
-        let body = try json.map { try JSONSerialization.data(withJSONObject: $0) }
-        let (got, data) = try await send(method, path, body: body)
-        guard got == status else { throw Self.refusal(got, data) }
-        return data
     }
 }

@@ -133,6 +133,32 @@ import Testing
         }
     }
 
+    /// `flipbox bench`, `soak` and `replay` run the flipbox-lab beside flipbox (`--help`
+    /// included), and say where they looked when it is not there.
+    @Test func labCommandsRunTheLabBesideFlipbox() async throws {
+        let help = try await offPool { try run(["bench", "--help"]) }
+        #expect(help.status == 0, "\(help.err)")
+        #expect(help.out.contains("USAGE: flipbox-lab bench") && help.out.contains("--pool-streams"), "\(help.out)")
+
+        // A flipbox alone in a directory: a hard link (/proc/self/exe names the link), else a copy.
+        let dir = FlipboxProcess.repositoryRoot.appendingPathComponent(".build/flipbox-alone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let alone = dir.appendingPathComponent("flipbox")
+        do {
+            try FileManager.default.linkItem(at: FlipboxProcess.executable, to: alone)
+        } catch {
+            try FileManager.default.copyItem(at: FlipboxProcess.executable, to: alone)
+        }
+        let expected = dir.resolvingSymlinksInPath().appendingPathComponent("flipbox-lab").path
+        for command in ["bench", "soak", "replay"] {
+            let r = try await offPool { try FlipboxProcess.runToEnd(program: alone, [command, "--flips", "1"]) }
+            #expect(r.status == 127, "\(command): \(r.status) \(r.output)")
+            #expect(r.output.contains("flipbox \(command): flipbox-lab is not installed next to flipbox: no executable at \(expected)"),
+                    "\(command): \(r.output)")
+        }
+    }
+
     @Test func badParentalSettingsSayWhichAndWhy() async throws {
         let demo = FlipboxProcess.repositoryRoot.appendingPathComponent("Channels/demo.yaml").path
         let cases: [([String], String)] = [

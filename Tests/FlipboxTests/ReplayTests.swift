@@ -2,8 +2,9 @@ import Foundation
 import LoopbackStreams
 import Testing
 
-/// `flipbox replay`, the benchmark's one sender for all its channels: every port gets its clip
-/// as live MPEG-TS that a real client (ffprobe) reads, and the sender ends with its input.
+/// `flipbox-lab replay` (`flipbox replay`), the benchmark's one sender for all its channels:
+/// every port gets its clip as live MPEG-TS that a real client (ffprobe) reads, and the sender
+/// ends with its input.
 @Suite struct ReplayTests {
     @Test func sendsEveryChannelFromOneProcessUntilItsInputEnds() throws {
         let dir = ClipFormat.cacheDirectory
@@ -11,7 +12,7 @@ import Testing
         let mpeg2 = try ClipFormat(codec: .mpeg2, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 800, colour: 0xFF0000).file(in: dir)
         let base = 41000 + Int.random(in: 0..<100) * 10
         let replay = Process()
-        replay.executableURL = FlipboxProcess.executable
+        replay.executableURL = FlipboxProcess.lab
         replay.arguments = ["replay", "--loop-skip", "0.05", "\(base)=\(h264)", "\(base + 1)=\(mpeg2)", "\(base + 2)=\(h264)"]
         let input = Pipe(), output = Pipe()
         replay.standardInput = input

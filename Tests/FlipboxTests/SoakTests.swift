@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 
-/// `flipbox soak`, short form: hostile channels on loopback (discontinuities, deaths, stalls,
-/// garbage, bit flips, codec, PID and resolution changes, a trickling and resetting HTTP server,
-/// a slow and dropping HLS server) and two minutes of every kind of request to a real
-/// `flipbox play` child under 1,024 open files. `make soak` runs the long form.
+/// `flipbox-lab soak` (`flipbox soak`), short form: hostile channels on loopback
+/// (discontinuities, deaths, stalls, garbage, bit flips, codec, PID and resolution changes, a
+/// trickling and resetting HTTP server, a slow and dropping HLS server) and two minutes of every
+/// kind of request to a real `flipbox play` child under 1,024 open files. `make soak` runs the
+/// long form.
 @Suite(.serialized) struct SoakTests {
     @Test func twoMinutesOfHostileChannelsAndRequestsLeaveThePlayerWhole() throws {
         let p = Process()
-        p.executableURL = FlipboxProcess.executable
+        p.executableURL = FlipboxProcess.lab
         let udp = 30000 + Int.random(in: 0..<40) * 100
         p.arguments = ["soak", "--duration", "120s", "--warmup", "30", "--channels", "8", "--json",
                        "--port", "\(udp)", "--http-port", "\(freePort())"]

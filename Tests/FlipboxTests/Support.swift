@@ -16,6 +16,11 @@ final class FlipboxProcess: @unchecked Sendable {
         return repositoryRoot.appendingPathComponent(".build/debug/flipbox")
     }
 
+    /// The harness, `flipbox-lab` (bench, soak, replay), beside ``executable``.
+    static var lab: URL {
+        executable.deletingLastPathComponent().appendingPathComponent("flipbox-lab")
+    }
+
     /// `fileLimit`: run under that limit on open files, soft and hard (`prlimit`), as a box
     /// started by systemd or a shell with the usual 1,024 would be.
     /// `environment`: added to this process's environment. Keys are off unless `arguments` has an `--input`.

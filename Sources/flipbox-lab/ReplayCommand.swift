@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoopbackStreams
 
-/// `flipbox replay`: many live MPEG-TS channels from one process, for the benchmark's big
+/// `flipbox-lab replay`: many live MPEG-TS channels from one process, for the benchmark's big
 /// lineups (one `ffmpeg -re` per channel would cost a process, its memory and its own pacing
 /// each). Every channel loops its clip byte for byte, paced by the clip's PCR, to
 /// `udp://127.0.0.1:PORT`; with `--loop-skip` later loops start that far in, so the keyframe at

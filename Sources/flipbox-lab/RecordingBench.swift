@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import GStreamer
 import Headend
@@ -125,7 +126,7 @@ struct RestartGaps {
             try await ready(api)
             let added = try await api.expect(201, "POST", "/api/v1/recordings", json: [
                 "channel": "1", "start": Date().formatted(.iso8601), "end": Date().addingTimeInterval(20).formatted(.iso8601), "title": "Restart \(n)"])
-            let id = try RecordCommand.object(added)["id"] as? String ?? ""
+            let id = try ClipClient.object(added)["id"] as? String ?? ""
             try await Task.sleep(for: .seconds(5))
             kill(box.processIdentifier, SIGKILL)
             box.waitUntilExit()
@@ -133,7 +134,7 @@ struct RestartGaps {
             try await ready(api)
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
-                let list = try RecordCommand.object(try await api.expect(200, "GET", "/api/v1/recordings"))["recordings"] as? [[String: Any]] ?? []
+                let list = try ClipClient.object(try await api.expect(200, "GET", "/api/v1/recordings"))["recordings"] as? [[String: Any]] ?? []
                 if let r = list.first(where: { $0["id"] as? String == id }), let gap = (r["gaps"] as? [[String: Any]])?.first?["seconds"] as? Double {
                     gaps.append(gap * 1000)
                     say("recordings: restart \(n + 1): gap \(Int(gap * 1000)) ms")
@@ -150,7 +151,7 @@ struct RestartGaps {
 
     private func start(lineup: URL, state: URL, port: Int) throws -> Process {
         let box = Process()
-        box.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        box.executableURL = URL(fileURLWithPath: try SiblingExecutable.path("flipbox"))
         box.arguments = ["play", lineup.path, "--output", "headless", "--no-keys", "--http", "127.0.0.1:\(port)", "--state-dir", state.path]
         box.standardOutput = FileHandle.nullDevice
         box.standardError = FileHandle.nullDevice

@@ -2,13 +2,13 @@ import Foundation
 import Lineup
 
 /// CPU time and resident memory of this process, from /proc (Linux).
-struct ProcessUsage {
+public struct ProcessUsage: Sendable {
     /// User + system CPU time.
-    var cpu: Duration
+    public var cpu: Duration
     /// Resident set size in bytes.
-    var residentBytes: Int
+    public var residentBytes: Int
 
-    static func now() -> ProcessUsage {
+    public static func now() -> ProcessUsage {
         var cpu: Duration = .zero
         if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
            let close = stat.lastIndex(of: ")") {
@@ -28,7 +28,7 @@ struct ProcessUsage {
     }
 
     /// Share of one core used between `a` and `b` over `wall`.
-    static func coreShare(from a: ProcessUsage, to b: ProcessUsage, over wall: Duration) -> Double {
+    public static func coreShare(from a: ProcessUsage, to b: ProcessUsage, over wall: Duration) -> Double {
         let w = wall.seconds
         return w > 0 ? (b.cpu - a.cpu).seconds / w : 0
     }
@@ -36,14 +36,14 @@ struct ProcessUsage {
 
 extension ProcessUsage {
     /// The peak resident set size since the start or the last ``resetPeakResident()`` (VmHWM).
-    static func peakResidentBytes() -> Int {
+    public static func peakResidentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
     }
 
     /// Starts the peak resident set size again from the current one (Linux: `clear_refs` 5).
-    static func resetPeakResident() {
+    public static func resetPeakResident() {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 }

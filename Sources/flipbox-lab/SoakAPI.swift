@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import Lineup
 #if canImport(FoundationNetworking)
@@ -156,18 +157,19 @@ struct SoakAPI: Sendable {
     }
 }
 
-/// `flipbox play` on the soak's lineup, as a child process under `prlimit --nofile=1024:1024`.
+/// `flipbox play` (the `flipbox` beside this `flipbox-lab`) on the soak's lineup, as a child
+/// process under `prlimit --nofile=1024:1024`.
 final class SoakPlayer {
     private let process = Process()
     let logPath: String
 
     init(lineup: String, port: Int, directory: URL) throws {
-        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let flipbox = try SiblingExecutable.path("flipbox")
         logPath = directory.appendingPathComponent("play.log").path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        process.arguments = ["--nofile=1024:1024", "--", me, "play", lineup, "--output", "headless", "--no-keys",
+        process.arguments = ["--nofile=1024:1024", "--", flipbox, "play", lineup, "--output", "headless", "--no-keys",
                              "--http", "127.0.0.1:\(port)", "--banner-seconds", "1",
                              "--state-dir", directory.appendingPathComponent("state").path]
         process.standardOutput = log

@@ -2,18 +2,20 @@ import ArgumentParser
 
 /// `--size` and `--fps`, shared by `play` and `bench`: the output's picture size and frame rate,
 /// read and checked in one place.
-struct OutputSizeOptions: ParsableArguments {
-    static let defaultSize = "1280x720"
-    static let defaultFPS = 30
+public struct OutputSizeOptions: ParsableArguments {
+    public init() {}
+
+    public static let defaultSize = "1280x720"
+    public static let defaultFPS = 30
 
     @Option(help: "Output size WIDTHxHEIGHT, even numbers (default 1280x720; play --output kms: the display's mode, see --mode).")
-    var size: String?
+    public var size: String?
 
     @Option(help: "Output frame rate, 1 to 120 (default 30; play --output kms: the display's refresh).")
-    var fps: Int?
+    public var fps: Int?
 
     /// The size and frame rate asked for, defaults filled in; a clear error for a bad one.
-    func resolved() throws -> (width: Int, height: Int, fps: Int) {
+    public func resolved() throws -> (width: Int, height: Int, fps: Int) {
         let text = size ?? Self.defaultSize
         let parts = text.lowercased().split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (64...7680).contains(w), (64...4320).contains(h),
