@@ -37,9 +37,9 @@ final class DecoderSubtitles: @unchecked Sendable {
     /// The branch decoding the teletext page shown (nil while none is).
     private var teletext: TeletextBranch?
     private var teletextGeneration = 0
-    /// The newest entries of each teletext stream (`GOPCache.teletextEntriesKept`), so a page
-    /// chosen later is built from what was sent of it.
-    private var recentTeletext: [Int: [GOPCache.Entry]] = [:]
+    /// What of each teletext stream a page chosen later is built from (each page's newest
+    /// transmission and the newest entries).
+    private var recentTeletext: [Int: TeletextRetention<GOPCache.Entry>] = [:]
     /// The cues of the WebVTT track shown, and the text on screen now.
     private var webVTT: WebVTTSubtitles?
     private var webVTTText = ""
@@ -100,10 +100,7 @@ final class DecoderSubtitles: @unchecked Sendable {
     func take(_ entry: GOPCache.Entry, placed: PlayoutClock.Placement?, runningTime: Int64?) {
         lock.withLock {
             if Self.isTeletext(entry) {
-                var kept = recentTeletext[entry.stream] ?? []
-                kept.append(entry)
-                if kept.count > GOPCache.teletextEntriesKept { kept.removeFirst(kept.count - GOPCache.teletextEntriesKept) }
-                recentTeletext[entry.stream] = kept
+                recentTeletext[entry.stream, default: TeletextRetention()].take(entry, headers: TeletextHeader.headers(in: entry.buffer.bytes()))
                 if case .teletext(_, entry.stream) = shown?.kind { pushTeletextLocked(entry, placed: placed, runningTime: runningTime) }
                 return
             }
@@ -146,7 +143,7 @@ final class DecoderSubtitles: @unchecked Sendable {
             if let track, track.kind == .dvb, let page = newestPages[track.index] { pushPageLocked(page, placed: placed(page)) }
             if let fresh, case .teletext(_, let stream) = track?.kind, teletextGeneration == generation {
                 teletext = fresh
-                for entry in recentTeletext[stream] ?? [] {
+                for entry in recentTeletext[stream]?.kept ?? [] {
                     pushTeletextLocked(entry, placed: placed(entry), runningTime: runningTime)
                 }
             }

@@ -58,6 +58,8 @@ public final class GOPCache: @unchecked Sendable {
     private var audioCapsByStream: [Int: Caps] = [:]
     /// The caps of each subtitle stream, by stream index.
     private var subtitleCapsByStream: [Int: Caps] = [:]
+    /// What of each teletext stream a flip gets (by stream index).
+    private var teletextKept: [Int: TeletextRetention<Entry>] = [:]
     /// Whether the video carried closed captions (kept across `reset()`, as the stream caps are).
     private var captionsSeen = false
     private var consumers: [Consumer: @Sendable (Entry) -> Void] = [:]
@@ -144,10 +146,6 @@ public final class GOPCache: @unchecked Sendable {
 
     /// The caps of a teletext stream's data (as `tsdemux` names them).
     public static let teletextMediaType = "application/x-teletext"
-    /// Entries of a teletext stream kept for a flip: a page is sent once and stays on screen until
-    /// the next, and may take several entries to build, so the newest entries of the stream (about
-    /// 2.5 s of a full teletext service, one entry a frame) go on from GOP to GOP.
-    public static let teletextEntriesKept = 64
     /// The caps of subtitle stream `stream` (nil until it delivered).
     public func subtitleCaps(stream: Int) -> Caps? { lock.withLock { subtitleCapsByStream[stream] } }
     /// True when a keyframe is cached (a flip here is a warm flip).
@@ -374,6 +372,9 @@ public final class GOPCache: @unchecked Sendable {
                 subtitleCapsByStream[stream] = caps
                 entry.caps = caps
             }
+            if subtitleCapsByStream[stream]?.mediaType == Self.teletextMediaType {
+                teletextKept[stream, default: TeletextRetention()].take(entry, headers: TeletextHeader.headers(in: buffer.bytes()))
+            }
         } else {
             if firstAudioArrival == nil { firstAudioArrival = now }
             if stream == 0, entry.pts.isValid { newestAudio = (entry.pts, Date()) }
@@ -395,16 +396,12 @@ public final class GOPCache: @unchecked Sendable {
             carried = latmLead(before: entry.pts) + carried
             // A subtitle page stays on screen until the next: the newest of each stream goes on
             // (it may have come GOPs ago; the decoder shows it while its time-out lasts); of a
-            // teletext stream, its newest `teletextEntriesKept` entries.
-            // (What `previous` carried, `entries` carried on too: teletext is taken from `entries`.)
+            // teletext stream, what its `TeletextRetention` keeps (each page's newest
+            // transmission and the newest entries), so a page sent once builds after a flip.
             var pages: [Int: [Entry]] = [:]
-            let teletext = Set(subtitleCapsByStream.filter { $0.value.mediaType == Self.teletextMediaType }.keys)
-            for old in previous where old.track == .subtitle && !teletext.contains(old.stream) { pages[old.stream] = [old] }
-            for old in entries where old.track == .subtitle {
-                guard teletext.contains(old.stream) else { pages[old.stream] = [old]; continue }
-                pages[old.stream, default: []].append(old)
-                if pages[old.stream]!.count > Self.teletextEntriesKept { pages[old.stream]!.removeFirst() }
-            }
+            for old in previous where old.track == .subtitle && teletextKept[old.stream] == nil { pages[old.stream] = [old] }
+            for old in entries where old.track == .subtitle && teletextKept[old.stream] == nil { pages[old.stream] = [old] }
+            for (stream, kept) in teletextKept { pages[stream] = kept.kept }
             carried += pages.keys.sorted().flatMap { pages[$0]! }
             // The GOP just completed stays until this one has enough frames for a decoder,
             // unless the format changed (a decoder cannot go from one codec to the next).
@@ -540,6 +537,7 @@ public final class GOPCache: @unchecked Sendable {
             newestVideo = nil
             newestAudio = nil
             firstAudioPTS = .none
+            teletextKept = [:]
             streamLock.withLock {
                 subtitleLanguageByStream = [:]
                 teletextPagesByStream = [:]

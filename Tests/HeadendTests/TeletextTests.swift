@@ -51,6 +51,15 @@ extension HeadendTests {
             func push(_ n: Int) -> Bool {
                 pipeline.appSource(named: "ttx")?.push(Buffer(bytes: [0x10, UInt8(n)] + [UInt8](repeating: 0xFF, count: 45))) ?? false
             }
+            /// Pushes the header of page 888 (magazine 8) and a row of it.
+            func pushPage() -> Bool {
+                let header = TeletextRetentionUnits.unit(magazine: 8, row: 0, page: 0x88), row = TeletextRetentionUnits.unit(magazine: 8, row: 22)
+                return pipeline.appSource(named: "ttx")?.push(Buffer(bytes: [0x10] + header + row)) ?? false
+            }
+            /// Pushes a time-filling header of magazine 8.
+            func pushFiller() -> Bool {
+                pipeline.appSource(named: "ttx")?.push(Buffer(bytes: [0x10] + TeletextRetentionUnits.unit(magazine: 8, row: 0, page: 0xFF, subtitle: false))) ?? false
+            }
             func stop() {
                 pipeline.shutdown()
                 pictureAndDVB.stop()
@@ -64,9 +73,11 @@ extension HeadendTests {
             cache.setTeletextPages([TeletextPage(language: "ger", type: 2, number: 888), TeletextPage(language: "eng", type: 5, number: 777),
                                     TeletextPage(language: "fra", type: 1, number: 100), TeletextPage(language: "ita", type: 2, number: nil),
                                     TeletextPage(language: "ger", type: 2, number: 888)], stream: 1)
+            // Stuffing numbered in its second byte, and early, once, page 888 of magazine 8 and the
+            // time filler that ends its transmission.
             let pushed = 100
             for n in 0..<pushed {
-                #expect(sources.push(n))
+                #expect(n == 10 ? sources.pushPage() : n == 12 ? sources.pushFiller() : sources.push(n))
                 try await Task.sleep(for: .milliseconds(15))
             }
             // Several GOPs (a third of a second each) after the last data: the newest still go on.
@@ -80,9 +91,21 @@ extension HeadendTests {
             let start = cache.attach(.feed(1)) { _ in }
             cache.detach(.feed(1))
             let kept = start.entries.filter { $0.track == .subtitle && $0.stream == 1 }.compactMap { $0.buffer.bytes().dropFirst().first }.map(Int.init)
-            #expect(kept == Array((pushed - GOPCache.teletextEntriesKept)..<pushed), "the newest \(GOPCache.teletextEntriesKept), in order, once: \(kept)")
+            let recent = TeletextRetention<Int>.recentKept
+            #expect(kept == [0x03, 11, 0x02] + Array((pushed - recent)..<pushed),
+                    "page 888's transmission (to the next header of its magazine) and the newest \(recent), in order, once: \(kept)")
             #expect((1...2).contains(start.entries.filter { $0.track == .subtitle && $0.stream == 0 }.count), "of the DVB stream, its newest page")
             #expect(start.entries.first?.isKeyframe == true)
         }
+    }
+}
+
+/// EBU teletext data units for the cache's tests (as `TeletextRetentionTests` builds them).
+enum TeletextRetentionUnits {
+    static func unit(magazine: Int, row: Int, page: UInt8 = 0, subtitle: Bool = true) -> [UInt8] {
+        let h = TeletextHeader.hammingCodes
+        var packet = [h[(magazine & 7) | ((row & 1) << 3)], h[(row >> 1) & 0xF]]
+        packet += row == 0 ? [h[Int(page & 0xF)], h[Int(page >> 4)]] + [UInt8](repeating: h[0], count: 38) : [UInt8](repeating: 0x41, count: 40)
+        return [subtitle ? 0x03 : 0x02, 0x2C, 0xE7, 0xE4] + packet.map(TeletextHeader.reversed)
     }
 }
