@@ -78,6 +78,17 @@ public struct PoolLearning: Sendable, Equatable {
         openings.append(Opening(at: now, openBefore: max(0, open) + recentlyClosed(at: now)))
     }
 
+    /// When one more stream may open while `open` streams of the pool are open and the limit
+    /// is `limit`, counting each stream the box closed less than `release` ago as still taking
+    /// its slot at the server: nil when it may open now. (A box that closed a stream for a flip
+    /// and opens another at once makes a server that ends the oldest end a third.)
+    public func nextSlot(open: Int, limit: Int, at now: Instant, release: Duration) -> Instant? {
+        let freeing = closes.filter { now - $0 < release && $0 <= now }.sorted()
+        let over = open + freeing.count - limit + 1
+        guard over > 0, open < limit else { return nil }
+        return freeing[min(over, freeing.count) - 1] + release
+    }
+
     /// The box closed a stream of the pool.
     public mutating func closed(at now: Instant) {
         closes.removeAll { now - $0 >= Self.releaseGrace }

@@ -84,9 +84,10 @@ extension Headend {
     /// Makes room in `source`'s pool for a stream that outranks the warm ones (a flip, a
     /// client), before it connects: the plan with it held gives up the least valuable warm
     /// streams (only stops: the caller connects). Throws at once, stopping nothing, when every
-    /// stream of the pool is held by what outranks it. Waits `slotRelease` after letting streams
-    /// go, so the server has freed their slots before the new stream opens (else it refuses it,
-    /// or ends another).
+    /// stream of the pool is held by what outranks it. Waits until streams the box let go (here
+    /// or in a plan just before) are `slotRelease` old when the pool is full with them, so the
+    /// server has freed their slots before the new stream opens (else it refuses it, or ends
+    /// another).
     func makeRoom(for source: ChannelSource, flipTo: Bool, recording: String? = nil) async throws {
         guard let pool = pool(of: source), let limit = poolBook.limit(of: pool)?.streams,
               let index = index(of: source), source.openURL == nil else { return }
@@ -96,7 +97,7 @@ extension Headend {
             return (open, claims, open.filter { i in if case .holds = claims[i] { i != index } else { false } })
         }
         var (open, claims, holders) = held()
-        guard open.count >= limit else { return }
+        guard open.count >= limit else { return await waitForFreedSlot(in: pool, limit: limit) }
         // A recording outranks served clients: their streams go first.
         if holders.count >= limit, let recording, await endClients(in: holders, for: recording) {
             (open, claims, holders) = held()
@@ -117,9 +118,18 @@ extension Headend {
         roomBeingMade.insert(index)
         defer { roomBeingMade.remove(index) }
         await apply(plan(current: around?.current, last: around?.last), starts: false)
-        if openStreams(in: pool).count < open.count {
-            try? await Task.sleep(for: Self.slotRelease)
-        }
+        logger.debug("pool \(pool): \(open.count - openStreams(in: pool).count) stream(s) let go for channel \(source.channel.number)")
+        await waitForFreedSlot(in: pool, limit: limit)
+    }
+
+    /// Waits until a stream of `pool` may open: while the slots of streams the box let go less
+    /// than `slotRelease` ago may still be taken at the server (a flip just after a plan let
+    /// one go, or after `makeRoom` did), and the pool would be full with them.
+    private func waitForFreedSlot(in pool: StreamPoolID, limit: Int) async {
+        let now = ContinuousClock.now
+        guard let at = poolBook.learning[pool]?.nextSlot(open: openStreams(in: pool).count, limit: limit, at: now, release: Self.slotRelease) else { return }
+        logger.debug("pool \(pool): waiting \((at - now).spoken) for the server to free a slot")
+        try? await Task.sleep(until: at, clock: .continuous)
     }
 
     /// How long a warm channel waits to take the last slot of a pool after the box let a stream

@@ -18,6 +18,23 @@ import Testing
         #expect(pool.refused(at: at(9), open: 3) == .learned(3))
     }
 
+    /// A stream opens only when the pool is not full counting the slots of streams the box let
+    /// go less than the release time ago: a flip just after a warm plan let one go waits for it.
+    @Test func aStreamOpensOnlyOnceTheSlotsLetGoAreFree() {
+        var pool = PoolLearning()
+        let release = Duration.milliseconds(150)
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(0), release: release) == nil, "nothing let go: at once")
+        pool.closed(at: at(1))
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(1.05), release: release) == at(1) + release, "one open, one freeing: full")
+        #expect(pool.nextSlot(open: 0, limit: 2, at: at(1.05), release: release) == nil, "a slot free besides the one freeing")
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(1.2), release: release) == nil, "freed")
+        pool.closed(at: at(2))
+        pool.closed(at: at(2.1))
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(2.12), release: release) == at(2.1) + release, "one open, two freeing: the newer")
+        #expect(pool.nextSlot(open: 0, limit: 2, at: at(2.12), release: release) == at(2) + release, "two freeing: the older frees one")
+        #expect(pool.nextSlot(open: 2, limit: 2, at: at(2.12), release: release) == nil, "full with open streams: not this one's to wait for")
+    }
+
     @Test func aRefusalWithNothingOpenSaysNothingOfALimit() {
         var pool = PoolLearning()
         #expect(pool.refused(at: at(0), open: 0) == .notALimit)

@@ -81,7 +81,9 @@ import Testing
             #expect(shown != nil, "channel \(number) shows")
         }
         try await Task.sleep(for: .seconds(2))
-        #expect(server.maxOpen <= 2 && server.endedByServer == 0, "most open \(server.maxOpen), ended by the panel \(server.endedByServer)")
+        let t0 = server.requests.first?.at ?? .now
+        #expect(server.maxOpen <= 2 && server.endedByServer == 0,
+                "most open \(server.maxOpen), ended by the panel \(server.endedStreams.map { "\($0.channel + 1) at \($0.at - t0)" }), asked \(server.requests.map { "\($0.channel + 1) at \($0.at - t0)" }): \(box.logText.suffix(3000))")
         box.stop()
         let said = box.logText
         #expect(!said.contains(Self.password) && !said.contains(Self.encoded), "the password is in the box's log")
