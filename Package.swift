@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "LoopbackStreams"),
         // The box's pure machines, ids and rules (a feed from request to first picture, bearer
         // tokens, ...): no GStreamer, no clock, no tasks; their tests link none.
-        .target(name: "FlipboxCore"),
+        .target(name: "FlipboxCore", dependencies: ["Lineup"]),
         // Pure parsers of what sources send inside their streams (HLS playlists, WebVTT, MPEG-TS
         // tables, PES timestamps, LOAS frames, CEA-608 captions, AC-3 for IEC 61937), safe on
         // any bytes; no GStreamer, so the fuzzers and their tests link none.
@@ -164,7 +164,7 @@ let package = Package(
         .testTarget(name: "LineupTests", dependencies: ["Lineup", "TestSupport", "LoopbackStreams"], exclude: ["Fixtures"]),
         .testTarget(name: "ParentalTests", dependencies: ["Parental"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
-        .testTarget(name: "FlipboxCoreTests", dependencies: ["FlipboxCore"]),
+        .testTarget(name: "FlipboxCoreTests", dependencies: ["FlipboxCore", "Lineup"]),
         .testTarget(name: "GuideTests", dependencies: ["Guide", "Lineup", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "Guide", "Lineup"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "MediaFormats", "TestSupport", "LoopbackStreams", "MediaProbe"]),

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Lineup
 
 /// What the head-end holds and what its sources went through, for `/metrics`.

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Headend
 
 /// What the screen shows, decided as a value: no clock, no threads, no pipelines.

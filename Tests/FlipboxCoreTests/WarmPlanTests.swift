@@ -1,5 +1,4 @@
-import FlipboxCore
-@testable import Headend
+@testable import FlipboxCore
 import Lineup
 import Testing
 

@@ -1,4 +1,3 @@
-import FlipboxCore
 import Lineup
 
 /// Which channels run, worked out from the warm policy, the budget and what each channel's GOP

@@ -1,5 +1,5 @@
-import Headend
-import TestSupport
+import FlipboxCore
+import Lineup
 import Testing
 
 /// The supervision rules with a manual clock: times are made up, nothing sleeps, no sender.
@@ -231,7 +231,7 @@ import Testing
     /// current connection, always has exactly one deadline while it runs, never connects while
     /// stopped, and reconnects within the longest backoff.
     @Test(arguments: 1...30) func invariantsUnderRandomInterleavings(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var m = machine(seed % 2 == 0 ? ["udp://a"] : ["udp://a", "udp://b", "udp://c"])
         var now = 0
         var timer: ContinuousClock.Instant?
