@@ -1,7 +1,4 @@
 import FlipboxCore
-import Headend
-import Output
-import TestSupport
 import Testing
 
 /// The screen's rules with a manual clock and strings for frames and pictures: nothing sleeps,
@@ -217,7 +214,7 @@ import Testing
     /// out in sequence; a cancelled feed, or one refused for an abandoned request, never shows; a frame never replaces a card before the
     /// card's minimum time; the output is never silent for more than two frame periods.
     @Test(arguments: 1...30) func invariantsUnderRandomInterleavings(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var s = screen()
         var now = 0
         var lastSequence = 0

@@ -1,6 +1,3 @@
-import FlipboxCore
-import Headend
-
 /// What the screen shows, decided as a value: no clock, no threads, no pipelines.
 ///
 /// The picture is the shown feed, a full-screen card (an interstitial), or a cover over the feed
@@ -332,7 +329,7 @@ public struct ScreenLayer: Sendable, Hashable, Comparable, CustomStringConvertib
     public static let message = ScreenLayer("message", z: 40)
 
     /// Every layer's pictures, bottom layer first.
-    static func ordered<P>(_ layers: [ScreenLayer: [P]]) -> [P] {
+    public static func ordered<P>(_ layers: [ScreenLayer: [P]]) -> [P] {
         layers.keys.sorted().flatMap { layers[$0] ?? [] }
     }
 }
