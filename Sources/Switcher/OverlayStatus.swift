@@ -73,7 +73,3 @@ public struct MultiviewStatus: Sendable, Hashable, Codable {
     }
 }
 
-/// A move of the multiview's highlight.
-public enum MultiviewMove: String, Sendable, Hashable, Codable {
-    case up, down, left, right
-}

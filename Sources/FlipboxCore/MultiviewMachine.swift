@@ -1,5 +1,3 @@
-import Output
-
 /// The multiview's rules: the page of channels in the grid, the highlight, and when the grid is
 /// drawn. A pure value driven by the player (Player+Overlays.swift), which refreshes the tiles'
 /// pictures, renders and covers the output as it says.
@@ -7,27 +5,35 @@ import Output
 /// The grid shows the page of `grid` x `grid` channels holding the channel on screen; the
 /// highlight moves inside it, wrapping. Every change is drawn; the player replaces a draw under
 /// way with the newer one, so an older, slower draw never covers a newer one.
-struct MultiviewMachine: Sendable, Hashable {
+public struct MultiviewMachine: Sendable, Hashable {
     /// The grids offered: 2x2, 3x3 and 4x4.
-    static let grids = MultiviewGrid.grids
+    public static let grids = MultiviewGrid.grids
 
     /// An open grid.
-    struct Page: Sendable, Hashable {
-        var grid: Int
+    public struct Page: Sendable, Hashable {
+        public var grid: Int
         /// The lineup index of the first cell.
-        var first: Int
+        public var first: Int
         /// Cells in use (the last page may not fill the grid).
-        var count: Int
+        public var count: Int
         /// The lineup index of the highlighted channel.
-        var highlight: Int
+        public var highlight: Int
         /// The cells' pictures, as last refreshed.
-        var tiles: [MultiviewTile] = []
+        public var tiles: [MultiviewTile] = []
 
         /// The lineup indices in the grid.
-        var channels: Range<Int> { first..<(first + count) }
+        public var channels: Range<Int> { first..<(first + count) }
+
+        public init(grid: Int, first: Int, count: Int, highlight: Int, tiles: [MultiviewTile] = []) {
+            self.grid = grid
+            self.first = first
+            self.count = count
+            self.highlight = highlight
+            self.tiles = tiles
+        }
     }
 
-    enum Action: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
         /// Refresh the tiles' pictures now and then every `refresh`, until stopped.
         case startRefreshing
         /// Stop refreshing (and any draw under way).
@@ -38,12 +44,14 @@ struct MultiviewMachine: Sendable, Hashable {
         case uncover
     }
 
-    private(set) var page: Page?
+    public private(set) var page: Page?
 
-    var isOpen: Bool { page != nil }
+    public init() {}
+
+    public var isOpen: Bool { page != nil }
 
     /// Opens a `grid` on the page holding `current` of `channelCount` channels.
-    mutating func open(grid: Int, current: Int, channelCount: Int) -> [Action] {
+    public mutating func open(grid: Int, current: Int, channelCount: Int) -> [Action] {
         let perPage = grid * grid
         let first = (current / perPage) * perPage
         page = Page(grid: grid, first: first, count: min(perPage, channelCount - first), highlight: current)
@@ -51,14 +59,14 @@ struct MultiviewMachine: Sendable, Hashable {
     }
 
     /// Closes it.
-    mutating func close() -> [Action] {
+    public mutating func close() -> [Action] {
         guard page != nil else { return [] }
         page = nil
         return [.stopRefreshing, .uncover]
     }
 
     /// Moves the highlight; nil when the grid is not open.
-    mutating func move(_ move: MultiviewMove) -> [Action]? {
+    public mutating func move(_ move: MultiviewMove) -> [Action]? {
         guard var page else { return nil }
         page.highlight = Self.moved(page.highlight - page.first, move, grid: page.grid, count: page.count) + page.first
         self.page = page
@@ -66,7 +74,7 @@ struct MultiviewMachine: Sendable, Hashable {
     }
 
     /// Fresh pictures for the cells (in cell order).
-    mutating func refreshed(_ tiles: [MultiviewTile]) -> [Action] {
+    public mutating func refreshed(_ tiles: [MultiviewTile]) -> [Action] {
         guard var page else { return [] }
         page.tiles = tiles
         self.page = page
@@ -74,7 +82,7 @@ struct MultiviewMachine: Sendable, Hashable {
     }
 
     /// Cell `i` moved once in a `grid` of `count` cells, wrapping.
-    static func moved(_ i: Int, _ move: MultiviewMove, grid: Int, count: Int) -> Int {
+    public static func moved(_ i: Int, _ move: MultiviewMove, grid: Int, count: Int) -> Int {
         let rows = (count + grid - 1) / grid
         var (row, column) = (i / grid, i % grid)
         switch move {

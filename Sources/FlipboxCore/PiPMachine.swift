@@ -1,8 +1,3 @@
-import FlipboxCore
-import Headend
-
-import Output
-
 /// The picture-in-picture window's rules: which channel it shows, through which decoder (feed),
 /// and which tune is the one wanted when several are under way. A pure value driven by the
 /// player (Player+Overlays.swift), which starts and stops decoders as it says.
@@ -10,8 +5,8 @@ import Output
 /// Each tune gets a request number; only the newest tune's decoder is kept, so a close or a
 /// newer tune while a decoder starts makes that decoder's arrival a stop. The window keeps the
 /// old channel's picture until the new decoder's first frame, never black.
-struct PiPMachine: Sendable, Hashable {
-    enum Action: Sendable, Hashable {
+public struct PiPMachine: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
         /// The window shows this feed's frames.
         case show(feed: FeedID)
         /// Stop this feed's decoder.
@@ -21,33 +16,35 @@ struct PiPMachine: Sendable, Hashable {
     }
 
     /// Where the window is and how big.
-    var placement = PictureInPicturePlacement()
+    public var placement = PictureInPicturePlacement()
     /// The channel the window shows (its decoder running); nil when closed.
-    private(set) var channel: Int?
+    public private(set) var channel: Int?
     /// The decoder of `channel`.
-    private(set) var feed: FeedID?
+    public private(set) var feed: FeedID?
     /// A tune under way.
-    struct Tune: Sendable, Hashable {
-        var request: Int
-        var channel: Int
+    public struct Tune: Sendable, Hashable {
+        public var request: Int
+        public var channel: Int
     }
     /// The tune under way.
-    private(set) var pending: Tune?
+    public private(set) var pending: Tune?
     private var requests = 0
 
     /// Open: a channel's decoder runs in the window.
-    var isOpen: Bool { feed != nil }
+    public init() {}
+
+    public var isOpen: Bool { feed != nil }
 
     /// Tunes the window to `channel` (it opens if closed): the caller starts a decoder for it
     /// and reports it under the returned request with `activated` or `failed`.
-    mutating func tune(_ channel: Int) -> Int {
+    public mutating func tune(_ channel: Int) -> Int {
         requests += 1
         pending = Tune(request: requests, channel: channel)
         return requests
     }
 
     /// The decoder of tune `request` runs as `feed`.
-    mutating func activated(request: Int, feed newFeed: FeedID) -> [Action] {
+    public mutating func activated(request: Int, feed newFeed: FeedID) -> [Action] {
         guard let wanted = pending, wanted.request == request else {
             // Closed or retuned meanwhile: this decoder is not wanted.
             if let feed { return [.show(feed: feed), .stop(feed: newFeed)] }
@@ -62,7 +59,7 @@ struct PiPMachine: Sendable, Hashable {
     }
 
     /// The decoder of tune `request` could not start: the window keeps what it showed.
-    mutating func failed(request: Int) -> [Action] {
+    public mutating func failed(request: Int) -> [Action] {
         guard pending?.request == request else { return [] }
         pending = nil
         if let feed { return [.show(feed: feed)] }
@@ -70,7 +67,7 @@ struct PiPMachine: Sendable, Hashable {
     }
 
     /// Closes the window and stops its decoder; a tune under way will be stopped when it arrives.
-    mutating func close() -> [Action] {
+    public mutating func close() -> [Action] {
         pending = nil
         defer {
             feed = nil

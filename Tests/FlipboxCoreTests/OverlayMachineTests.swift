@@ -1,8 +1,4 @@
-import FlipboxCore
-import Headend
-import Output
-@testable import Switcher
-import TestSupport
+@testable import FlipboxCore
 import Testing
 
 /// The banner's, the picture-in-picture window's and the multiview's rules, as pure values:
@@ -100,7 +96,7 @@ import Testing
     /// stopped exactly once unless it is the one shown, and the arrival of the newest tune (not
     /// closed or failed since) is the one shown.
     @Test(arguments: 0..<200) func randomInterleavingsNeverLeakOrShowAStaleDecoder(seed: Int) {
-        var rng = SplitMix(seed: UInt64(seed))
+        var rng = SplitMix64(seed: UInt64(seed))
         var pip = PiPMachine()
         var underWay: [(request: Int, channel: Int)] = []
         var running: Set<FeedID> = []
