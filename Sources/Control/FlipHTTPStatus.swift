@@ -1,3 +1,4 @@
+import FlipboxCore
 import Hummingbird
 import Switcher
 

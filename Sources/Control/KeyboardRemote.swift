@@ -1,3 +1,4 @@
+import FlipboxCore
 import Lineup
 import Logging
 import ServiceLifecycle

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Switcher
 
 /// The remote's buttons: maps ``Key``s to ``RemoteCommand``s, holding a ``ChannelNumberEntry``.

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Switcher
 
 /// The one-line texts the keyboard remote prints: a flip result, or what is playing.

@@ -119,7 +119,7 @@ public actor Headend {
     }
 
     /// How a flip reached its target: already decoding, from its GOP cache, or by connecting.
-    public enum Path: String, Sendable, Hashable, Codable { case hot, warm, cold }
+    public typealias Path = FlipPath
 
     /// `budget`: resolved by the caller from the command line and the lineup's settings
     /// (`warm-max-channels`, `warm-memory`, `warm-channel-memory`). `reports`: where channel

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Lineup
 
 /// Why an overlay request cannot be done, for the person asking.

@@ -1,3 +1,4 @@
+import FlipboxCore
 import GStreamer
 import Headend
 import Output

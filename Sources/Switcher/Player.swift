@@ -325,7 +325,7 @@ public actor Player {
                     startJob(.resumePosition) { await $0.resumeLeftPosition(feed: feed) }
                 }
             case .event(let event):
-                hub.publish(event)
+                hub.publish(PlayerEvent(event))
                 switch event {
                 case .cardShown(let id, let channel, let kind):
                     logger.info("flip \(id): \(kind) card shown for \(channel.number) \(channel.name)")

@@ -1,3 +1,4 @@
+import FlipboxCore
 import ArgumentParser
 import CommandSupport
 import Foundation

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Control
 import Foundation
 import Hummingbird

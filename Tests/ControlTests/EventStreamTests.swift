@@ -1,4 +1,5 @@
 @testable import Control
+import FlipboxCore
 import Hummingbird
 import HummingbirdTesting
 import Lineup

@@ -1,4 +1,5 @@
 @testable import Control
+import FlipboxCore
 import Foundation
 import Hummingbird
 import HummingbirdTesting

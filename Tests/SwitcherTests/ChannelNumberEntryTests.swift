@@ -1,3 +1,4 @@
+import FlipboxCore
 import Switcher
 import Lineup
 import Testing

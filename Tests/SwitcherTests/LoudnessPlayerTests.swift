@@ -1,3 +1,4 @@
+import FlipboxCore
 import Foundation
 import GStreamer
 import Lineup

@@ -1,8 +1,5 @@
 import FlipboxCore
-import Headend
 import Lineup
-import Switcher
-import TestSupport
 import Testing
 
 /// The switcher's rules with a manual clock: times are made up, nothing sleeps.
@@ -268,7 +265,7 @@ import Testing
         #expect(results(m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(20))).first?.ok == true)
     }
 
-    func events(_ effects: [Effect]) -> [PlayerEvent] {
+    func events(_ effects: [Effect]) -> [FlipEvent] {
         effects.compactMap { if case .event(let e) = $0 { e } else { nil } }
     }
 
@@ -472,7 +469,7 @@ import Testing
     /// Random interleavings of requests, decoders, frames, timers and cancels: every request
     /// still ends with exactly one result.
     @Test(arguments: 1...20) func exactlyOnceUnderRandomInterleavings(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var m = SwitcherMachine(channels: Self.lineup(8))
         var delivered: [RequestID: Int] = [:]
         var requested: [RequestID] = []

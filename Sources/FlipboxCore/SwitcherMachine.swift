@@ -1,5 +1,3 @@
-import FlipboxCore
-import Headend
 import Lineup
 
 /// How the switcher behaves: card timing, tune timeout, what next/previous skip.
@@ -82,6 +80,13 @@ public struct SwitcherMachine: Sendable {
         public var kind: CardKind
         /// How long it stays at least.
         public var minimum: Duration
+
+        public init(requestID: RequestID, channel: Int, kind: CardKind, minimum: Duration) {
+            self.requestID = requestID
+            self.channel = channel
+            self.kind = kind
+            self.minimum = minimum
+        }
     }
 
     public enum Effect: Hashable, Sendable {
@@ -104,7 +109,7 @@ public struct SwitcherMachine: Sendable {
         case message(String)
         /// The channel on screen changed (or failed and shows "no signal" when `played` is false).
         case committed(current: Int, previous: Int?, played: Bool)
-        case event(PlayerEvent)
+        case event(FlipEvent)
         /// A recall completed on `feed`: the channel goes back to where the viewer left it in
         /// time, when the box is set to (`resume-position`); else it stays live.
         case resumePosition(feed: FeedID)
