@@ -57,10 +57,15 @@ public final class MediaExecutor: SerialExecutor, @unchecked Sendable {
 
     /// Runs `body` on the media thread `delay` from now (a GLib timeout on the media thread's
     /// context: no task, no thread of its own). Timeouts due together run in the order scheduled.
-    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+    /// The timeout returned calls it off (`MediaTimeout.cancel`).
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> MediaTimeout {
         let (seconds, attoseconds) = delay.components
         let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        attach(g_timeout_source_new(guint(clamping: milliseconds))!, body)
+        let source = g_timeout_source_new(guint(clamping: milliseconds))!
+        let timeout = MediaTimeout(source)
+        attach(source) { if timeout.claim() { body() } }
+        return timeout
     }
 
     /// Attaches `source` to the media thread's context, calling `body` once when it fires.
@@ -80,5 +85,46 @@ public final class MediaExecutor: SerialExecutor, @unchecked Sendable {
         try await withCheckedThrowingContinuation { continuation in
             schedule { continuation.resume(with: Result { try body() }) }
         }
+    }
+}
+
+/// A timeout scheduled on the media thread (`MediaExecutor.schedule(after:)`). Cancelled before
+/// it fires, its body never runs: whichever of `cancel` and the firing comes first wins, on any
+/// thread, so an owner replacing its timer needs no count of which one is current.
+public final class MediaTimeout: @unchecked Sendable {
+    private let lock = NSLock()
+    /// The GLib source while it may still fire (a reference of ours).
+    private var source: UnsafeMutablePointer<GSource>?
+    private var settled = false
+
+    init(_ source: UnsafeMutablePointer<GSource>) {
+        g_source_ref(source)
+        self.source = source
+    }
+
+    /// Calls the timeout off (any thread): its body does not run unless it already started.
+    public func cancel() {
+        let held: UnsafeMutablePointer<GSource>? = lock.withLock {
+            defer { source = nil }
+            settled = true
+            return source
+        }
+        guard let held else { return }
+        g_source_destroy(held)
+        g_source_unref(held)
+    }
+
+    /// The timeout fired: true when its body is to run (it was not cancelled first).
+    fileprivate func claim() -> Bool {
+        let (run, held): (Bool, UnsafeMutablePointer<GSource>?) = lock.withLock {
+            defer { source = nil; settled = true }
+            return (!settled, source)
+        }
+        if let held { g_source_unref(held) }
+        return run
+    }
+
+    deinit {
+        if let source { g_source_unref(source) }
     }
 }

@@ -42,8 +42,8 @@ public actor ChannelSource {
     /// How many elements made by `factory` the running ingest holds (for tests: which demuxer
     /// reads an HLS list).
     func ingestElements(factory: String) -> Int { pipeline?.descendants(factory: factory).count ?? 0 }
-    /// The supervisor's one timer.
-    private var timer: Task<Void, Never>?
+    /// The supervisor's one timer: a media-thread timeout (a new wake, or none, calls it off).
+    private var timer: MediaTimeout?
     /// Whether the running ingest loops (a file): its end seeks back instead of failing.
     private var loops = false
     /// Whether it loops by segment seeks (no flush at the loop point); else by a flushing seek at its end.
@@ -224,10 +224,8 @@ public actor ChannelSource {
             case .wake(let at):
                 timer?.cancel()
                 timer = at.map { at in
-                    Task { [weak self] in
-                        try? await Task.sleep(until: at, clock: .continuous)
-                        guard !Task.isCancelled else { return }
-                        await self?.timerFired()
+                    MediaExecutor.shared.schedule(after: max(.zero, at - .now)) { [weak self] in
+                        self?.assumeIsolated { $0.timerFired() }
                     }
                 }
             }
@@ -235,6 +233,13 @@ public actor ChannelSource {
         if let (connection, reason) = failure { perform(supervisor.failed(connection, reason: reason, at: .now)) }
         stateBox.counts = supervisor.counts
         stateBox.openURL = supervisor.holdsStream ? sourceURL(supervisor.source) : nil
+    }
+
+    /// Runs `body` on the media thread with the source's isolation, after what was scheduled
+    /// there before it: how streaming threads reach the source, in order, without a task each.
+    /// Any thread.
+    private nonisolated func onMediaThread(_ body: @escaping @Sendable (isolated ChannelSource) -> Void) {
+        MediaExecutor.shared.schedule { [weak self] in self?.assumeIsolated { body($0) } }
     }
 
     private func timerFired() {
@@ -282,7 +287,7 @@ public actor ChannelSource {
             // The demuxer does not follow a programme table changed under the same version: a
             // watch on the bytes entering it has the ingest read again at once.
             let tables = ProgramMapWatcher { [weak self] change in
-                Task { await self?.streamChanged(connection, change) }
+                self?.onMediaThread { $0.streamChanged(connection, change) }
             }
             if plan.dynamicElement == "parse", let parse = p.child(named: "parse") { tables.watch(parse) }
             if let dynamic = plan.dynamicElement, let element = p.child(named: dynamic) {
@@ -307,7 +312,7 @@ public actor ChannelSource {
             // A lineup that says the channel is radio needs no demuxer to say it has no video.
             if channel.isRadio { cache.markStreamsComplete() }
             cache.onFirstDelivery { [weak self] in
-                Task { await self?.delivered(connection) }
+                self?.onMediaThread { $0.delivered(connection) }
             }
             pipeline = p
             // hlsdemux gives out no subtitle renditions (they are masked from it): followed beside it.
@@ -315,10 +320,9 @@ public actor ChannelSource {
             loops = plan.loops
             loopsBySegments = plan.loopsBySegments
             loopArmed = false
-            Task { [weak self] in
-                for await message in p.messages {
-                    await self?.handle(message, connection: connection)
-                }
+            // Its bus is read where it is posted and handled on the media thread, in order.
+            p.observe { [weak self] message in
+                self?.onMediaThread { $0.handle(message, connection: connection) }
             }
             try p.setState(.playing)
             if let fileReader, let src = p.appSource(named: "src") { fileReader.feed(src) }

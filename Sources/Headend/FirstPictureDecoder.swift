@@ -48,9 +48,8 @@ final class FirstPictureDecoder: @unchecked Sendable {
     private var recycling = false
     private var isShutDown = false
     /// Restarts the decoder if the keyframe taken neither gives a picture nor ends in time;
-    /// called off when it does.
-    /// Counts keyframes taken: a deadline fires only for the keyframe it was set for.
-    private var deadlineToken: UInt64 = 0
+    /// called off when it does (a cancelled timeout never runs).
+    private var deadline: MediaTimeout?
     private var failures = 0
     private var restartCount = 0
     private var keyframeCount = 0
@@ -133,10 +132,9 @@ final class FirstPictureDecoder: @unchecked Sendable {
             whenFinished = finished
             // A keyframe that neither gives a picture nor ends (a decoder stuck on bad data) must
             // not keep it busy for good: a timeout on the media thread, for this keyframe only.
-            deadlineToken &+= 1
-            let token = deadlineToken
-            MediaExecutor.shared.schedule(after: Self.deadline) { [weak self] in
-                guard let self, self.lock.withLock({ self.deadlineToken == token && self.busy && !self.recycling }) else { return }
+            deadline?.cancel()
+            deadline = MediaExecutor.shared.schedule(after: Self.deadline) { [weak self] in
+                guard let self, self.lock.withLock({ self.busy && !self.recycling }) else { return }
                 self.logger.debug("first picture: the \(self.family.displayName) decoder gave nothing within \(Self.deadline); restarting it")
                 self.finished(failed: true)
             }
@@ -172,7 +170,8 @@ final class FirstPictureDecoder: @unchecked Sendable {
             // Once per keyframe (an error can come with more messages after it).
             guard busy, !recycling, !isShutDown else { return (nil, false, false) }
             recycling = true
-            deadlineToken &+= 1
+            deadline?.cancel()
+            deadline = nil
             // The picture handler is taken when the picture comes: still here, there was none.
             return (whenFinished, true, deliver != nil)
         }
@@ -206,7 +205,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// Stops it (media thread).
     func shutdown() {
         let told = lock.withLock {
-            defer { deliver = nil; whenFinished = nil; busy = true; isShutDown = true; deadlineToken &+= 1 }
+            defer { deliver = nil; whenFinished = nil; busy = true; isShutDown = true; deadline?.cancel(); deadline = nil }
             return whenFinished
         }
         told?()

@@ -1,4 +1,5 @@
 import Testing
+import Synchronization
 @testable import GStreamer
 
 @Suite struct PipelineTests {
@@ -94,6 +95,24 @@ import Testing
         }
         #expect(order.0 == Array(0..<50))
         #expect(order.1)
+    }
+
+    /// A timeout called off before it fires never runs, whether it is called off from another
+    /// thread or by a timeout that fires just before it on the media thread; one called off
+    /// after it ran changes nothing.
+    @Test func aMediaTimeoutCalledOffNeverRuns() async throws {
+        let log = Counter()
+        let kept = MediaExecutor.shared.schedule(after: .milliseconds(40)) { log.append(1, onMedia: MediaExecutor.shared.isCurrent) }
+        let dropped = MediaExecutor.shared.schedule(after: .milliseconds(40)) { log.append(2, onMedia: true) }
+        dropped.cancel()
+        let later = Mutex<MediaTimeout?>(nil)
+        MediaExecutor.shared.schedule(after: .milliseconds(60)) { later.withLock { $0?.cancel() } }
+        later.withLock { $0 = MediaExecutor.shared.schedule(after: .milliseconds(61)) { log.append(3, onMedia: true) } }
+        try await Task.sleep(for: .milliseconds(300))
+        kept.cancel()
+        _ = try await MediaExecutor.shared.run { 0 }
+        let (order, onMedia) = log.appended()
+        #expect(order == [1] && onMedia, "only the timeout left alone ran, on the media thread: \(order)")
     }
 }
 
