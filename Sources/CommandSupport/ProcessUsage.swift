@@ -8,9 +8,14 @@ public struct ProcessUsage: Sendable {
     /// Resident set size in bytes.
     public var residentBytes: Int
 
-    public static func now() -> ProcessUsage {
+    public static func now() -> ProcessUsage { of(process: "self") }
+
+    /// The usage of process `pid` (zero when it is gone).
+    public static func of(pid: Int32) -> ProcessUsage { of(process: "\(pid)") }
+
+    private static func of(process: String) -> ProcessUsage {
         var cpu: Duration = .zero
-        if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+        if let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
            let close = stat.lastIndex(of: ")") {
             // Fields after "pid (comm)": state is field 3; utime 14, stime 15 (clock ticks).
             let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -20,7 +25,7 @@ public struct ProcessUsage: Sendable {
             }
         }
         var rss = 0
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        if let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) {
             rss = (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
         }

@@ -99,7 +99,7 @@ extension Headend {
         let seeks = playback.seeks
         let at = seeks ? timeline.moment(from) : span.lowerBound
         let offset = seeks ? timeline.offset(at: at) : 0
-        let reader = RecordingFileReader(path: playback.file.path, offset: UInt64(offset), isGrowing: playback.isGrowing)
+        let reader = RecordingFileReader(path: playback.file.path, offset: UInt64(offset), snapsToKeyframe: seeks, isGrowing: playback.isGrowing)
         guard var channel = lineup.channel(number: playback.channel) else {
             throw TimeshiftFailure(.unknownChannel, "\(playback.title) was recorded from channel \(playback.channel), which is no longer in the lineup")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaFormats
 
 /// Reads a recording's file into an ingest's `appsrc` from a byte offset, as fast as the paced
 /// ingest takes it (the `appsrc` blocks when it holds `maxQueuedBytes`, and the ingest's sinks
@@ -16,6 +17,8 @@ final class RecordingFileReader: @unchecked Sendable {
     private var offset: UInt64
     private var generation = 0
     private var stopped = false
+    /// The start offset is moved back to the keyframe before it at the first read.
+    private var snapPending: Bool
 
     /// Bytes handed to the `appsrc` at a time: 64 TS packets.
     static let chunk = 64 * 188
@@ -24,10 +27,29 @@ final class RecordingFileReader: @unchecked Sendable {
     /// How often the end of a growing file is looked at again.
     static let growthPoll: Duration = .milliseconds(200)
 
-    init(path: String, offset: UInt64, isGrowing: @escaping @Sendable () -> Bool) {
+    /// How far back from a start offset a keyframe is looked for (some 20 s of a 3 Mb/s channel).
+    static let keyframeWindow = 8 << 20
+
+    /// `snapsToKeyframe`: the first read starts at the keyframe at or before `offset` (found in
+    /// the `keyframeWindow` before it, `TSRandomAccess`), so the picture comes at once instead
+    /// of at the next keyframe read at real time (up to a GOP later).
+    init(path: String, offset: UInt64, snapsToKeyframe: Bool = false, isGrowing: @escaping @Sendable () -> Bool) {
         self.path = path
         self.offset = offset
         self.isGrowing = isGrowing
+        snapPending = snapsToKeyframe && offset > 0
+    }
+
+    /// The offset of the keyframe at or before `offset` in the file `handle` reads (whole
+    /// packets), `offset` itself when none is in the window before it.
+    static func keyframeStart(_ handle: FileHandle, before offset: UInt64) -> UInt64 {
+        let packet = UInt64(TSRandomAccess.packet)
+        let back = min(offset, UInt64(keyframeWindow)) / packet * packet
+        let from = offset - back
+        // One packet past the offset: a keyframe starting right there counts.
+        guard (try? handle.seek(toOffset: from)) != nil, let data = try? handle.read(upToCount: Int(back + packet)),
+              let found = TSRandomAccess.lastStart(in: [UInt8](data)), UInt64(found) <= back else { return offset }
+        return from + UInt64(found)
     }
 
     /// Where the next read starts.
@@ -58,6 +80,14 @@ final class RecordingFileReader: @unchecked Sendable {
             return
         }
         defer { try? handle.close() }
+        let snap = lock.withLock {
+            defer { snapPending = false }
+            return snapPending ? offset : nil
+        }
+        if let snap {
+            let start = Self.keyframeStart(handle, before: snap)
+            lock.withLock { if generation == mine { offset = start } }
+        }
         while current(mine) {
             let at = position
             let data: Data

@@ -65,6 +65,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "With --recordings: restarts in the middle of a recording to measure the gap.")
     var restarts: Int = 5
 
+    @Option(help: "Instead of flips: a box records a channel, then its CPU and memory over this many seconds live and over as many seconds of the recording, and the answer times of playing it and of seeks inside it.")
+    var recordingPlayback: Int?
+
+    @Option(help: "With --recording-playback: seeks inside the recording.")
+    var playbackSeeks: Int = 10
+
     @Flag(help: "Also measure mpv switching between two of the same streams (../shared/bench/mpv-zap.py).")
     var peer = false
 
@@ -113,6 +119,15 @@ struct BenchCommand: AsyncParsableCommand {
         try GStreamer.initialize()
         if let serveClients {
             print(try await ServeBench(clients: serveClients, basePort: port, seconds: 10, logger: logger, say: say).run())
+            return
+        }
+        if let recordingPlayback {
+            guard (5...600).contains(recordingPlayback), (0...100).contains(playbackSeeks) else {
+                throw ValidationError("--recording-playback must be 5 to 600 seconds, --playback-seeks 0 to 100")
+            }
+            let result = try await RecordingPlaybackBench(seconds: recordingPlayback, seeks: playbackSeeks, say: say).run()
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .prettyPrinted])
+            print(String(decoding: data, as: UTF8.self))
             return
         }
         if recordings > 0 {
