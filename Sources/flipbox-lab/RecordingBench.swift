@@ -97,10 +97,7 @@ struct RecordingBench {
 
     /// The process's share of a core and its resident memory at the end, over `seconds`.
     private func measure(_ seconds: Int) async throws -> (core: Double, rss: Int) {
-        let before = ProcessUsage.now(), started = ContinuousClock.now
-        try await Task.sleep(for: .seconds(seconds))
-        let after = ProcessUsage.now()
-        return (ProcessUsage.coreShare(from: before, to: after, over: ContinuousClock.now - started), after.residentBytes)
+        try await measureUsage(of: nil, seconds: seconds)
     }
 }
 
@@ -123,7 +120,7 @@ struct RestartGaps {
         for n in 0..<times {
             var box = try start(lineup: lineup, state: dir, port: port)
             defer { if box.isRunning { box.terminate() } }
-            try await ready(api)
+            try await boxAnswers(api)
             let added = try await api.expect(201, "POST", "/api/v1/recordings", json: [
                 "channel": "1", "start": Date().formatted(.iso8601), "end": Date().addingTimeInterval(20).formatted(.iso8601), "title": "Restart \(n)"])
             let id = try ClipClient.object(added)["id"] as? String ?? ""
@@ -131,7 +128,7 @@ struct RestartGaps {
             kill(box.processIdentifier, SIGKILL)
             box.waitUntilExit()
             box = try start(lineup: lineup, state: dir, port: port)
-            try await ready(api)
+            try await boxAnswers(api)
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
                 let list = try ClipClient.object(try await api.expect(200, "GET", "/api/v1/recordings"))["recordings"] as? [[String: Any]] ?? []
@@ -158,14 +155,24 @@ struct RestartGaps {
         try box.run()
         return box
     }
+}
 
-    /// Waits until the box's API answers (30 s at most).
-    private func ready(_ api: ClipClient) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let (status, _) = try? await api.send("GET", "/api/v1/status"), status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw ClipClient.Failure(text: "the box did not answer within 30 s")
+/// The share of a core process `pid` (nil: this one) used over `seconds`, and its resident
+/// memory at the end.
+func measureUsage(of pid: Int32?, seconds: Int) async throws -> (core: Double, rss: Int) {
+    func usage() -> ProcessUsage { pid.map { ProcessUsage.of(pid: $0) } ?? ProcessUsage.now() }
+    let before = usage(), started = ContinuousClock.now
+    try await Task.sleep(for: .seconds(seconds))
+    let after = usage()
+    return (ProcessUsage.coreShare(from: before, to: after, over: ContinuousClock.now - started), after.residentBytes)
+}
+
+/// Waits until a box's API answers (30 s at most).
+func boxAnswers(_ api: ClipClient) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        if let (status, _) = try? await api.send("GET", "/api/v1/status"), status == 200 { return }
+        try await Task.sleep(for: .milliseconds(100))
     }
+    throw ClipClient.Failure(text: "the box did not answer within 30 s")
 }

@@ -41,7 +41,7 @@ struct RecordingPlaybackBench {
                 box.waitUntilExit()
             }
         }
-        try await ready(api)
+        try await boxAnswers(api)
 
         let length = 2 * seconds + 20
         say("recording playback: recording the channel for \(length) s")
@@ -64,13 +64,13 @@ struct RecordingPlaybackBench {
         }
 
         say("recording playback: the channel live, \(seconds) s")
-        let live = try await measure(box.processIdentifier, seconds)
+        let live = try await measureUsage(of: box.processIdentifier, seconds: seconds)
 
         say("recording playback: the recording from its start, \(seconds) s")
         let asked = ContinuousClock.now
         _ = try await api.expect(200, "POST", "/api/v1/recordings/\(id)/play?from=start")
         let play = (ContinuousClock.now - asked).milliseconds
-        let playing = try await measure(box.processIdentifier, seconds)
+        let playing = try await measureUsage(of: box.processIdentifier, seconds: seconds)
 
         say("recording playback: \(seeks) seeks")
         var seekTimes: [Double] = []
@@ -93,24 +93,6 @@ struct RecordingPlaybackBench {
             "play_answer_ms": play,
             "seek_answer_ms": sorted.isEmpty ? [:] : ["p50": sorted[sorted.count / 2], "max": sorted.last ?? 0, "count": sorted.count],
         ]
-    }
-
-    /// Process `pid`'s share of a core over `seconds`, and its resident memory at the end.
-    private func measure(_ pid: Int32, _ seconds: Int) async throws -> (core: Double, rss: Int) {
-        let before = ProcessUsage.of(pid: pid), started = ContinuousClock.now
-        try await Task.sleep(for: .seconds(seconds))
-        let after = ProcessUsage.of(pid: pid)
-        return (ProcessUsage.coreShare(from: before, to: after, over: ContinuousClock.now - started), after.residentBytes)
-    }
-
-    /// Waits until the box's API answers (30 s at most).
-    private func ready(_ api: ClipClient) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let (status, _) = try? await api.send("GET", "/api/v1/status"), status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw ClipClient.Failure(text: "the box did not answer within 30 s")
     }
 }
 
