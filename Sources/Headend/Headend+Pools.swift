@@ -18,6 +18,13 @@ public enum PoolFailureCode: FailureCode {
 }
 public typealias PoolFailure = Failure<PoolFailureCode>
 
+/// A channel the head-end was asked for that its lineup does not hold.
+public enum HeadendFailureCode: String, FailureCode {
+    case unknownChannel
+    public var kind: FailureKind { .notFound }
+}
+public typealias HeadendFailure = Failure<HeadendFailureCode>
+
 // Pools: streams rationed by their source (docs/pools.md). The plan keeps each pool within its
 // limit (`WarmPlan`, `PoolAllocation`); a flip or a client in a full pool takes the least
 // valuable warm stream first; refusals and streams the server ends teach the limit

@@ -282,7 +282,7 @@ extension Headend {
     /// timeshift does (`flipbox bench --timeshift` measures what that costs). The channel is not
     /// started or kept running for it.
     public func record(_ channel: Channel, into buffer: TimeshiftBuffer) throws -> TimeshiftRecording {
-        guard let source = source(for: channel) else { throw GStreamerError(code: .io, message: "unknown channel \(channel.number)") }
+        guard let source = source(for: channel) else { throw HeadendFailure(.unknownChannel, "channel \(channel.number) \(channel.name) is not in the lineup") }
         return record(source, into: buffer)
     }
 

@@ -309,7 +309,7 @@ public actor Headend {
         var recorded: ChannelSource?
         if let recording { recorded = try await activateRecording(feed: feed, recording.playback, from: recording.from) }
         guard let source = recorded ?? source(for: channel) else {
-            throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
+            throw HeadendFailure(.unknownChannel, "channel \(channel.number) \(channel.name) is not in the lineup")
         }
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
@@ -515,7 +515,7 @@ public actor Headend {
     /// flips and clients in its pool (see `Headend+Recordings.swift`).
     func openTap(_ channel: Channel, maxQueuedBytes: Int, pins: Bool, holder: String, recording: String?) async throws -> IngestTap {
         guard let source = source(for: channel) else {
-            throw GStreamerError(code: .io, message: "unknown channel \(channel.number)")
+            throw HeadendFailure(.unknownChannel, "channel \(channel.number) \(channel.name) is not in the lineup")
         }
         guard !isShutDown else { throw TapEnd.headendStopped }
         let id = newTapID()

@@ -193,7 +193,7 @@ public actor Player {
 
     /// Starts the output and the warm channels, then tunes the start channel (not awaited).
     public func start() async throws {
-        guard !lineup.channels.isEmpty else { throw GStreamerError(code: .io, message: "the lineup has no channels") }
+        guard !lineup.channels.isEmpty else { throw Failure<FlipFailure>(.nothingToFlipTo, "the lineup has no channels: nothing to play") }
         try await output.start()
         await headend.setTimeshift(options.timeshift)
         let start = startIndex()
