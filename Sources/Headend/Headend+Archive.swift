@@ -150,6 +150,12 @@ extension Headend {
             let who = sharing.isEmpty ? "a served client" : sharing.joined(separator: ", ")
             throw TimeshiftFailure(.channelShared, "channel \(channel.number)'s stream is also \(who)'s: its archive cannot take it (it would reach them instead of the channel)")
         }
+        // An archive on another server takes a stream of that server's pool.
+        if let archivePool = poolMap.pool(for: url), archivePool != pool(of: entry.source) {
+            do { try await makeRoom(in: archivePool, for: index) } catch {
+                throw TimeshiftFailure(.poolFull, "channel \(channel.number)'s archive cannot play: \(error.message)")
+            }
+        }
         let returnTo = archives[feed].map(\.returnTo) ?? timeshifted[feed].flatMap { _ in
             timeshiftBuffers[index].map { timeshiftPosition(feed: feed, buffer: $0.buffer) }
         }
@@ -183,6 +189,12 @@ extension Headend {
         guard let play = archives.removeValue(forKey: feed), let entry = decoders[feed], let sink = pending[feed]?.sink else { return }
         finishArchiveWait(feed: feed, failure: "the archive was left")
         stopFeedPicture(feed)
+        // Back on the channel's own server: its pool may have filled while the archive played.
+        if let live = entry.source.channel.sources.first.flatMap({ poolMap.pool(for: $0) }), live != pool(of: entry.source) {
+            do { try await makeRoom(in: live, for: play.channel) } catch {
+                logger.warning("channel \(entry.source.channel.number): back from its archive: \(error.message)")
+            }
+        }
         await switchStream(of: entry.source, to: nil)
         timeshiftBuffers[play.channel]?.resume()
         restartFeed(feed, source: entry.source, sink: sink)

@@ -52,7 +52,7 @@ extension Headend {
         for pool in lineupPools {
             guard let limit = poolBook.limit(of: pool) else { continue }
             let probe = limit.origin == .learned && poolBook.learning[pool]?.mayProbe(at: now) == true
-            limits[pool] = limit.streams + (probe ? 1 : 0)
+            limits[pool] = max(0, limit.streams + (probe ? 1 : 0) - (reservedSlots[pool] ?? 0))
         }
         return limits
     }
@@ -126,6 +126,28 @@ extension Headend {
         defer { roomBeingMade.remove(index) }
         await apply(plan(current: around?.current, last: around?.last), starts: false)
         logger.debug("pool \(pool): \(open.count - openStreams(in: pool).count) stream(s) let go for channel \(source.channel.number)")
+        await waitForFreedSlot(in: pool, limit: limit)
+    }
+
+    /// Makes room in `pool` for the stream that channel `index` is about to open there while its
+    /// present stream is in another pool (an archive on another server, and back): the plan,
+    /// planning with that slot taken, gives up the least valuable warm stream of `pool`; then the
+    /// server is given `slotRelease`. Throws at once, stopping nothing, when every stream of
+    /// `pool` is held by what outranks warm channels.
+    func makeRoom(in pool: StreamPoolID, for index: Int) async throws(PoolFailure) {
+        guard let limit = poolBook.limit(of: pool)?.streams else { return }
+        let open = openStreams(in: pool).filter { $0 != index }, claims = streamClaims()
+        guard open.count >= limit else { return await waitForFreedSlot(in: pool, limit: limit) }
+        let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
+        if holders.count >= limit {
+            let held = holders.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
+            throw PoolFailure(.full, "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))")
+        }
+        reservedSlots[pool, default: 0] += 1
+        await apply(plan(current: around?.current, last: around?.last), starts: false)
+        reservedSlots[pool, default: 1] -= 1
+        if reservedSlots[pool] == 0 { reservedSlots[pool] = nil }
+        logger.debug("pool \(pool): \(open.count - openStreams(in: pool).filter { $0 != index }.count) stream(s) let go for channel \(lineup.channels[index].number)'s stream there")
         await waitForFreedSlot(in: pool, limit: limit)
     }
 

@@ -167,6 +167,8 @@ public enum TimeshiftFailureCode: String, FailureCode {
     case archive
     /// The channel's stream is shared with a recording or a served client.
     case channelShared
+    /// The archive is on a server whose streams are all held by what outranks it.
+    case poolFull
     /// No channel of that number (catch-up).
     case unknownChannel
     /// No recording of that id (playback).
@@ -179,7 +181,7 @@ public enum TimeshiftFailureCode: String, FailureCode {
         case .off, .nothingShown, .notBuffered, .noMarker, .outsideBuffer, .noArchive, .outsideArchive, .channelShared: .conflict
         case .unknownMarker, .unknownChannel, .unknownRecording: .notFound
         case .notRecorded: .conflict
-        case .decoder: .unavailable
+        case .decoder, .poolFull: .unavailable
         case .archive: .upstream
         }
     }

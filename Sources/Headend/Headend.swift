@@ -32,6 +32,10 @@ public actor Headend {
     var replanQueued = false
     /// Channels a flip or a client is making room for: connected by them, never by a plan.
     var roomBeingMade: Set<Int> = []
+    /// Slots of pools kept free for a stream about to open there that the plan does not count
+    /// yet (an archive on another server than its channel's stream): the plan plans with them
+    /// taken.
+    var reservedSlots: [StreamPoolID: Int] = [:]
     /// Warm channels whose streams the server ended, to be stopped before they reconnect.
     var endedWarm: Set<Int> = []
     /// When a viewer last flipped (the warm channels a flip's plan starts are the viewer's doing,

@@ -1,3 +1,4 @@
+import FlipboxCore
 import Foundation
 import GStreamer
 import Headend
@@ -201,6 +202,55 @@ extension CatchupPlayerTests {
         #expect(status.channel == ChannelNumber(7) && status.archive, "\(status)")
         #expect(asked.times.withLock { $0 } == [Int(onNow.start.timeIntervalSince1970)], "asked from its start: \(asked.times.withLock { $0 })")
         #expect(await waitUntil(8) { await Self.centre(player).map { $0.g > 180 && $0.r < 80 } ?? false }, "the archive plays (green)")
+        await player.shutdown()
+    }
+}
+
+extension CatchupPlayerTests {
+    /// An archive on another server than its channel's stream takes a stream of that server's
+    /// pool: a warm channel of that server that holds its one stream is let go first, so the
+    /// server never has to end one (and back to live, the same on the channel's own server).
+    @Test(.heavy) func anArchiveOnAnotherServerMakesRoomInThatServersPool() async throws {
+        try GStreamer.initialize()
+        let reference = Int(Date().timeIntervalSince1970) - 7200
+        let live = try LivePoolServer(clips: [try await Self.clip(colour: 0xFF0000)], streams: 1, whenFull: .endsOldest,
+                                      route: { $0 == "/live.ts" ? 0 : nil })
+        defer { live.stop() }
+        // The archive's server also carries a channel of its own (blue), kept warm.
+        let archive = try LivePoolServer(clips: [try await Self.clip(colour: 0x0000FF), try await Self.clip(colour: 0x00FF00)],
+                                         streams: 1, whenFull: .endsOldest, route: { path in
+            if path == "/blue.ts" { return 0 }
+            return path.hasPrefix("/archive/") && path.hasSuffix(".ts") ? 1 : nil
+        })
+        defer { archive.stop() }
+        let seven = Channel(id: "seven", number: ChannelNumber(7), name: "Seven", sources: [live.base + "/live.ts"],
+                            attributes: ["catchup": "default", "catchup-source": archive.base + "/archive/{utc}.ts", "catchup-days": "3"])
+        let eight = Channel(id: "eight", number: ChannelNumber(8), name: "Eight", sources: [archive.base + "/blue.ts"])
+        var map = StreamPoolMap()
+        map.hostLimits = [try #require(StreamPoolMap.HostLimit(live.hostAndPort + "=1")), try #require(StreamPoolMap.HostLimit(archive.hostAndPort + "=1"))]
+        var options = PlayerOptions(sink: .headless, width: 640, height: 360, fps: 30, warm: .all)
+        options.pools = PoolSettings(map: map)
+        let player = try Player(lineup: Lineup(channels: [seven, eight]), options: options, logger: Logger(label: "test"))
+        try await player.start()
+        defer { Task { await player.shutdown() } }
+        let t0 = ContinuousClock.now
+        _ = await player.flip(.tune(ChannelNumber(7)))
+        #expect(await waitUntil(10) { await Self.centre(player).map { $0.r > 180 && $0.g < 80 } ?? false }, "live is red")
+        #expect(await waitUntil(15) { archive.openChannels == [0] }, "channel 8 warm on the archive's server: \(archive.openChannels)")
+
+        let status = try await player.timeshift(.seekTo(Date(timeIntervalSince1970: Double(reference + 2400))))
+        #expect(status.archive, "\(status)")
+        let archived = await waitUntil(8) { await Self.centre(player).map { $0.g > 180 && $0.r < 80 } ?? false }
+        let colour = await Self.centre(player)
+        #expect(archived, "the archive is green: \(String(describing: colour))")
+        #expect(archive.openChannels == [1], "the archive holds the server's one stream: \(archive.openChannels)")
+
+        _ = try await player.timeshift(.live)
+        #expect(await waitUntil(8) { await Self.centre(player).map { $0.r > 180 && $0.g < 80 } ?? false }, "live again")
+        for server in [live, archive] {
+            #expect(server.maxOpen == 1 && server.endedByServer == 0,
+                    "\(server.hostAndPort): most open \(server.maxOpen), ended \(server.endedStreams.map { "\($0.channel) at \($0.at - t0)" }), asked \(server.requests.map { "\($0.channel) at \($0.at - t0)" })")
+        }
         await player.shutdown()
     }
 }
