@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 
 /// A point a viewer can jump to in a channel's timeshift buffer: a programme boundary from the
 /// guide, a marker set over the API, or a recording's break.
@@ -48,12 +49,7 @@ public struct TimeshiftMarker: Sendable, Hashable, Codable {
 /// the lineup's `breaks`. On a channel with `linear-breaks: true`, a forward seek does not skip
 /// one the viewer has not watched.
 public struct TimeshiftBreak: Sendable, Hashable, Codable {
-    public enum Origin: String, Sendable, Hashable, Codable {
-        /// An SCTE-35 splice cue in the channel's MPEG-TS.
-        case scte35
-        /// The channel's `breaks` in the lineup.
-        case lineup
-    }
+    public typealias Origin = BreakOrigin
 
     public var start: Date
     public var end: Date

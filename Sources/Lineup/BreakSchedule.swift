@@ -1,5 +1,14 @@
 import Foundation
 
+/// Where a channel's ad break is known from: its MPEG-TS (SCTE-35 splice cues) or its lineup's
+/// `breaks` schedule. The timeshift's and the recordings' breaks both say it.
+public enum BreakOrigin: String, Sendable, Hashable, Codable {
+    /// An SCTE-35 splice cue in the channel's MPEG-TS.
+    case scte35
+    /// The channel's `breaks` in the lineup.
+    case lineup
+}
+
 /// A channel's breaks as the lineup gives them (`breaks:`), each rule one of:
 ///
 /// - `every 30m at 28m for 2m`: a break of 2 minutes at 28 minutes into every 30 minutes,

@@ -321,6 +321,6 @@ extension RecordingService {
 extension RecordingBreak {
     /// A break the recorder reported, as the store keeps it.
     init(_ reported: TimeshiftBreak) {
-        self.init(start: reported.start, end: reported.end, origin: reported.origin == .lineup ? .lineup : .scte35)
+        self.init(start: reported.start, end: reported.end, origin: reported.origin)
     }
 }

@@ -1,15 +1,11 @@
 import Foundation
+import Lineup
 
 /// An ad break inside a recording, on the wall clock: from an SCTE-35 splice cue in the channel's
 /// stream, or from the lineup's `breaks` schedule. Kept with the recording (table `break`) so its
 /// playback marks it and can skip it.
 public struct RecordingBreak: Hashable, Sendable, Codable {
-    public enum Origin: String, Hashable, Sendable, Codable {
-        /// An SCTE-35 splice cue in the channel's MPEG-TS.
-        case scte35
-        /// The channel's `breaks` in the lineup.
-        case lineup
-    }
+    public typealias Origin = BreakOrigin
 
     public var start: Date
     public var end: Date
