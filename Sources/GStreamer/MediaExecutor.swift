@@ -93,9 +93,8 @@ public final class MediaExecutor: SerialExecutor, @unchecked Sendable {
 /// thread, so an owner replacing its timer needs no count of which one is current.
 public final class MediaTimeout: @unchecked Sendable {
     private let lock = NSLock()
-    /// The GLib source while it may still fire (a reference of ours).
+    /// The GLib source while it may still fire (a reference of ours); nil once fired or cancelled.
     private var source: UnsafeMutablePointer<GSource>?
-    private var settled = false
 
     init(_ source: UnsafeMutablePointer<GSource>) {
         g_source_ref(source)
@@ -106,7 +105,6 @@ public final class MediaTimeout: @unchecked Sendable {
     public func cancel() {
         let held: UnsafeMutablePointer<GSource>? = lock.withLock {
             defer { source = nil }
-            settled = true
             return source
         }
         guard let held else { return }
@@ -116,12 +114,13 @@ public final class MediaTimeout: @unchecked Sendable {
 
     /// The timeout fired: true when its body is to run (it was not cancelled first).
     fileprivate func claim() -> Bool {
-        let (run, held): (Bool, UnsafeMutablePointer<GSource>?) = lock.withLock {
-            defer { source = nil; settled = true }
-            return (!settled, source)
+        let held: UnsafeMutablePointer<GSource>? = lock.withLock {
+            defer { source = nil }
+            return source
         }
-        if let held { g_source_unref(held) }
-        return run
+        guard let held else { return false }
+        g_source_unref(held)
+        return true
     }
 
     deinit {

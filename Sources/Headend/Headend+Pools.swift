@@ -111,9 +111,8 @@ extension Headend {
             guard open.count >= limit else { return }
         }
         if holders.count >= limit {
-            let held = holders.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
             let message = recordingRefusal(holders: holders, limit: limit, pool: pool)
-                ?? "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))"
+                ?? allInUse(pool, limit: limit, holders: holders, claims: claims)
             logger.warning("channel \(source.channel.number) \(source.channel.name): \(message)")
             throw PoolFailure(.full, message)
         }
@@ -139,16 +138,19 @@ extension Headend {
         let open = openStreams(in: pool).filter { $0 != index }, claims = streamClaims()
         guard open.count >= limit else { return await waitForFreedSlot(in: pool, limit: limit) }
         let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
-        if holders.count >= limit {
-            let held = holders.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
-            throw PoolFailure(.full, "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))")
-        }
+        if holders.count >= limit { throw PoolFailure(.full, allInUse(pool, limit: limit, holders: holders, claims: claims)) }
         reservedSlots[pool, default: 0] += 1
         await apply(plan(current: around?.current, last: around?.last), starts: false)
         reservedSlots[pool, default: 1] -= 1
         if reservedSlots[pool] == 0 { reservedSlots[pool] = nil }
         logger.debug("pool \(pool): \(open.count - openStreams(in: pool).filter { $0 != index }.count) stream(s) let go for channel \(lineup.channels[index].number)'s stream there")
         await waitForFreedSlot(in: pool, limit: limit)
+    }
+
+    /// `all 2 streams of POOL in use: the screen on 3, client 192.168.1.7 on 5`.
+    private func allInUse(_ pool: StreamPoolID, limit: Int, holders: [Int], claims: [Int: PoolAllocation.Claim]) -> String {
+        let held = holders.map { "\(Self.holder(claims[$0])) on \(lineup.channels[$0].number)" }
+        return "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: \(held.joined(separator: ", "))"
     }
 
     /// Waits until a stream of `pool` may open: while the slots of streams the box let go less

@@ -8,18 +8,14 @@ import TestSupport
 /// data units): Hamming 8/4 for addresses and header fields, odd parity for text, every byte
 /// bit-reversed as the data units carry them. Only what subtitle pages need.
 enum TeletextWriter {
-    /// Hamming 8/4 codes of the nibbles 0-15.
-    static let hamming: [UInt8] = [0x15, 0x02, 0x49, 0x5E, 0x64, 0x73, 0x38, 0x2F, 0xD0, 0xC7, 0x8C, 0x9B, 0xA1, 0xB6, 0xFD, 0xEA]
+    /// Hamming 8/4 codes of the nibbles 0-15 (as the box reads them).
+    static let hamming = TeletextHeader.hammingCodes
 
     /// A 7-bit character with its odd parity bit.
     static func odd(_ c: UInt8) -> UInt8 { c.nonzeroBitCount % 2 == 0 ? c | 0x80 : c }
 
     /// The byte with its bits in the other order.
-    static func reversed(_ b: UInt8) -> UInt8 {
-        var r: UInt8 = 0
-        for i in 0..<8 where b & (1 << i) != 0 { r |= 0x80 >> i }
-        return r
-    }
+    static func reversed(_ b: UInt8) -> UInt8 { TeletextHeader.reversed(b) }
 
     /// The two address bytes of packet `row` of magazine `magazine` (1-8).
     static func address(magazine: Int, row: Int) -> [UInt8] {
