@@ -144,7 +144,8 @@ fuzz: deps
 # The fuzzers that link no GStreamer, alone (they build in seconds; CI runs each for
 # FUZZ_SECONDS=20), each seeded with Fuzz/corpus/<name>: fuzz-hls with HLS playlists and WebVTT
 # files; fuzz-media with a cut of an H.264/AAC MPEG-TS, a PAT/PMT with teletext and audio
-# description descriptors, SCTE-35 splice_inserts and a teletext PES, LOAS frames, an AC-3 frame
+# description descriptors, SCTE-35 splice_inserts and a teletext PES (also read for its page
+# headers, and as bytes a recording seek looks back through for a keyframe), LOAS frames, an AC-3 frame
 # and CEA-608 cc_data. (SCTE-35 sections themselves are checked in C before tsdemux and parsed
 # by libgstmpegts: in no fuzz target, see docs/security.md.) fuzz-http, with the addresses and
 # forwarded headers (X-Forwarded-For, Forwarded) a client or proxy writes and the ranges they are

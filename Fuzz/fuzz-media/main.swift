@@ -6,7 +6,7 @@ import CFuzzer
 /// between buffers) by the programme-table watch and the video PES timestamps; as the body of a
 /// PAT and of a PMT (wrapped in a section with a right CRC and put in TS packets, so the tables
 /// are read and not refused at the CRC); as descriptors (audio description, teletext pages); as
-/// LOAS frames; as CEA-708 `cc_data` and as CEA-608 byte pairs; as an AC-3 frame packed in an
+/// LOAS frames; as a teletext PES's page headers and a seek's keyframe start; as CEA-708 `cc_data` and as CEA-608 byte pairs; as an AC-3 frame packed in an
 /// IEC 61937 burst and as the output samples a burst is found in. A crash (an overflow trap, an
 /// index out of range), a hang or a leak is a finding; a refusal is the expected answer.
 let readMediaBytes: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
@@ -16,8 +16,22 @@ let readMediaBytes: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data
     _ = ProgramMapWatch.describesPicture(bytes)
     _ = ProgramMapWatch.teletextPages(bytes)
     _ = TeletextPage.pages(descriptor: bytes.prefix(255))  // a descriptor's body is at most 255 bytes
+    readAsTeletextAndKeyframes(bytes)
     readAsElementaryStreams(bytes)
     return 0
+}
+
+/// The bytes as a teletext PES (its page headers, kept as a stream's entries would be) and as
+/// a recording's bytes a seek looks back through for a keyframe.
+func readAsTeletextAndKeyframes(_ bytes: [UInt8]) {
+    let headers = TeletextHeader.headers(in: bytes)
+    precondition(headers.count <= 64, "more headers than units read")
+    var kept = TeletextRetention<Int>()
+    for n in 0..<4 { kept.take(n, headers: headers) }
+    precondition(kept.keptCount <= 4, "an entry kept twice")
+    if let start = TSRandomAccess.lastStart(in: bytes) {
+        precondition(start % TSRandomAccess.packet == 0 && start + TSRandomAccess.packet <= bytes.count, "a start outside the bytes")
+    }
 }
 
 /// The bytes as a transport stream: whole, and in two pieces.
