@@ -36,11 +36,20 @@ import Testing
             let result = await player.flip(FlipRequest.tune(ChannelNumber(number)))
             #expect(result.ok, "tune \(number): \(result)")
             // The sound first (on a loaded machine it may come seconds after the picture), then
-            // 1.5 s of it: the normaliser's level settles from the channel's first sound.
+            // at least 1.5 s of it, until the level holds within 1 dB for half a second: the
+            // normaliser's level settles from the channel's first sound (slower on a loaded machine).
             let deadline = ContinuousClock.now + .seconds(15)
             while loudness(player) < -80, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             try await Task.sleep(for: .milliseconds(1500))
-            levels.append(loudness(player))
+            var level = loudness(player)
+            let settleBy = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < settleBy {
+                try await Task.sleep(for: .milliseconds(500))
+                let next = loudness(player)
+                defer { level = next }
+                if abs(next - level) < 1 { break }
+            }
+            levels.append(level)
         }
         await player.shutdown()
         return levels
