@@ -1,7 +1,7 @@
 import CFuzzer
 @_spi(Fuzzing) import Guide
 
-/// libFuzzer over the XMLTV reader (libxml2's stream reader and the programme rules above it).
+/// libFuzzer over the XMLTV reader (libxml2's push parser and the programme rules above it).
 let readXMLTV: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
     _ = XMLTVFuzzing.read(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
     return 0

@@ -43,7 +43,7 @@ struct XMLTVParser {
     let onProgramme: (XMLTVProgramme) throws(GuideError) -> Void
 
     func parse(_ input: any ByteSource) throws(GuideError) -> Outcome {
-        let reader = try XMLStreamReader(input: input, name: name)
+        let reader = try XMLStreamReader(input: input, name: name, textLimit: Self.textLimit)
         var outcome = Outcome()
         var path: [String] = []
         var text = ""
@@ -114,12 +114,11 @@ struct XMLTVParser {
 
         while let node = try reader.next() {
             switch node {
-            case .start(let element, let isEmpty):
-                let attributes = reader.attributes()
+            case .start(let element, let attributes, let line):
                 if path.isEmpty {
                     guard element == "tv" else {
                         throw GuideError(.badXML, "not an XMLTV guide: the document starts with <\(element)>, not <tv>",
-                                         source: name, line: reader.line)
+                                         source: name, line: line)
                     }
                     sawRoot = true
                 }
@@ -128,25 +127,29 @@ struct XMLTVParser {
                 path.append(element)
                 attributesStack.append(attributes)
                 if path.count == 2, element == "programme" {
-                    programme = startProgramme(attributes, line: reader.line, skip: skip)
+                    programme = startProgramme(attributes, line: line, skip: skip)
                 } else if path.count == 2, element == "channel" {
                     channel = attributes["id"].flatMap { $0.isEmpty ? nil : GuideChannel(id: $0, displayNames: []) }
-                    if channel == nil { skip(reader.line, "a <channel> without an id") }
+                    if channel == nil { skip(line, "a <channel> without an id") }
                 } else if path.count == 3, element == "rating" {
                     pendingRating = Rating(system: attributes["system"].flatMap { $0.isEmpty ? nil : $0 }, value: "")
                 } else if path.count == 3, element == "icon", let src = attributes["src"], !src.isEmpty {
                     if path[1] == "programme" { programme?.icon = src } else if path[1] == "channel" { channel?.icon = src }
                 }
-                if isEmpty { try end(element) }
-            case .text:
+            case .text(let part, let cut):
+                // One run of text comes whole (cut by the reader); runs split by comments join.
                 let room = Self.textLimit - text.utf8.count
-                let part = reader.value(limit: max(0, room))
-                text += part.text
-                textCut = textCut || part.cut
+                if part.utf8.count <= room {
+                    text += part
+                    textCut = textCut || cut
+                } else {
+                    var kept = max(0, room)
+                    while kept > 0, String(part.utf8.prefix(kept)) == nil { kept -= 1 }
+                    text += String(part.utf8.prefix(kept)) ?? ""
+                    textCut = true
+                }
             case .end(let element):
                 try end(element)
-            case .other:
-                break
             }
         }
         guard sawRoot else {

@@ -60,6 +60,66 @@ import Testing
         #expect(next?.description == short, "the next text is whole again")
     }
 
+    /// The reader takes its input in whatever pieces it comes: 7 bytes at a time, a text split
+    /// by a comment, an entity, CDATA and a character across two pieces read as one whole text.
+    @Test func aGuideReadSevenBytesAtATimeGivesTheSameProgrammes() throws {
+        final class Trickle: ByteSource {
+            var bytes: [UInt8]
+            var at = 0
+            init(_ text: String) { bytes = Array(text.utf8) }
+            func read(into buffer: UnsafeMutableRawBufferPointer) throws(GuideError) -> Int {
+                let count = min(7, buffer.count, bytes.count - at)
+                for index in 0..<count { buffer[index] = bytes[at + index] }
+                at += count
+                return count
+            }
+        }
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <tv>
+              <channel id="news.example"><display-name>Newsroom</display-name><icon src="http://x/a.png"/></channel>
+              <programme channel="news.example" start="20261122190000 +0000" stop="20261122200000 +0000">
+                <title lang="en">Fish &amp; Chips</title>
+                <desc>Über <!-- a note --> a <![CDATA[<b>bold</b>]]> café</desc>
+                <rating system="MPAA"><value>PG</value></rating>
+              </programme>
+              <programme channel="news.example" start="not a time"><title>Broken</title></programme>
+            </tv>
+            """
+        var channels: [GuideChannel] = []
+        var programmes: [XMLTVProgramme] = []
+        let parser = XMLTVParser(name: "trickle.xml", onChannel: { channels.append($0) }, onProgramme: { programmes.append($0) })
+        let outcome = try parser.parse(Trickle(xml))
+        #expect(channels.map(\.id) == ["news.example"])
+        #expect(channels.first?.displayNames == ["Newsroom"])
+        #expect(channels.first?.icon == "http://x/a.png")
+        #expect(programmes.map(\.title) == ["Fish & Chips"])
+        #expect(programmes.first?.description == "Über  a <b>bold</b> café")
+        #expect(programmes.first?.ratings == [Rating(system: "MPAA", value: "PG")])
+        #expect(outcome.skipped == 1)
+        #expect(outcome.skipReasons == ["line 9: start \"not a time\" is not an XMLTV time (YYYYMMDDhhmmss +hhmm)"])
+    }
+
+    /// Broken XML after good programmes: those before it are handed over, then the error names the line.
+    @Test func brokenXMLNamesItsLineAfterTheProgrammesBeforeIt() throws {
+        final class Whole: ByteSource {
+            var bytes: [UInt8]
+            init(_ text: String) { bytes = Array(text.utf8) }
+            func read(into buffer: UnsafeMutableRawBufferPointer) throws(GuideError) -> Int {
+                let count = min(buffer.count, bytes.count)
+                for index in 0..<count { buffer[index] = bytes[index] }
+                bytes.removeFirst(count)
+                return count
+            }
+        }
+        let xml = "<tv>\n<programme channel=\"a\" start=\"20261122190000 +0000\"><title>One</title></programme>\n<programme channel=\"a\" start=\"20261122200000 +0000\"><title>Two</titel></programme>\n</tv>\n"
+        var titles: [String] = []
+        let parser = XMLTVParser(name: "broken.xml", onChannel: { _ in }, onProgramme: { titles.append($0.title) })
+        let error = #expect(throws: GuideError.self) { try parser.parse(Whole(xml)) }
+        #expect(titles == ["One"])
+        #expect(error?.description.hasPrefix("broken.xml:3: the XML is broken: ") == true, "\(String(describing: error))")
+    }
+
     @Test func missingStopGapAndOverlap() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
