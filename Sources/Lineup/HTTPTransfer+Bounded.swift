@@ -40,7 +40,7 @@ extension HTTPTransfer {
         for request: URLRequest, deadline: TimeInterval, limit: Int, route: Route = { $0 }
     ) async throws -> (Data, URLResponse) {
         try await following(request, deadline: deadline, route: route) { hop, remaining in
-            let result: (BoundedBody.Stored, URLResponse) = try await bounded(hop, deadline: remaining, limit: limit, file: nil)
+            let result: (BoundedBody.Stored, URLResponse) = try await bounded(hop, deadline: remaining, limit: limit, into: nil)
             guard case .memory(let data) = result.0 else { throw URLError(.unknown) }
             return (data, result.1)
         } discard: { _ in }
@@ -49,24 +49,18 @@ extension HTTPTransfer {
     /// Downloads `request`'s body into a new file in `directory`, at most `limit` bytes, within
     /// `deadline` seconds; the caller owns the returned file. A transfer that fails or passes
     /// the limit leaves nothing behind.
+    ///
+    /// The session writes the body to disk as it reads it (a download task): a data task's
+    /// pieces are queued for the delegate without limit, and a fast server outran a busy box by
+    /// hundreds of megabytes held in memory. The limit is checked as the session reports what
+    /// it wrote.
     public static func download(
         for request: URLRequest, deadline: TimeInterval, into directory: String, limit: Int, route: Route = { $0 }
     ) async throws -> (path: String, response: URLResponse) {
         let (path, response) = try await following(request, deadline: deadline, route: route) { hop, remaining in
-            let kept = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
-            guard FileManager.default.createFile(atPath: kept, contents: nil, attributes: [.posixPermissions: 0o600]),
-                  let handle = FileHandle(forWritingAtPath: kept) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: kept])
-            }
-            do {
-                let result = try await bounded(hop, deadline: remaining, limit: limit, file: handle)
-                try? handle.close()
-                return (kept, result.1)
-            } catch {
-                try? handle.close()
-                try? FileManager.default.removeItem(atPath: kept)
-                throw error
-            }
+            let (stored, response) = try await bounded(hop, deadline: remaining, limit: limit, into: directory)
+            guard case .file(let path) = stored else { throw URLError(.unknown) }
+            return (path, response)
         } discard: { path in
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -105,14 +99,15 @@ extension HTTPTransfer {
         throw RedirectRefused(description: "more than \(maxRedirects) redirects")
     }
 
-    /// One request on ``boundedSession``, its body kept in memory (`file` nil) or written to `file`.
+    /// One request on ``boundedSession``, its body kept in memory (`directory` nil) or
+    /// downloaded into a new file in `directory`.
     private static func bounded(
-        _ request: URLRequest, deadline: TimeInterval, limit: Int, file: FileHandle?
+        _ request: URLRequest, deadline: TimeInterval, limit: Int, into directory: String?
     ) async throws -> (BoundedBody.Stored, URLResponse) {
         let request = clearOfDeadline(request, deadline)
         return try await transfer(deadline: deadline) { reply in
-            let task = boundedSession.dataTask(with: request)
-            boundedDelegate.register(BoundedBody(reply: reply, limit: limit, file: file), for: task.taskIdentifier)
+            let task: URLSessionTask = directory == nil ? boundedSession.dataTask(with: request) : boundedSession.downloadTask(with: request)
+            boundedDelegate.register(BoundedBody(reply: reply, limit: limit, directory: directory), for: task.taskIdentifier)
             return task
         }
     }
@@ -129,25 +124,31 @@ extension HTTPTransfer {
 final class BoundedBody: @unchecked Sendable {
     enum Stored: Sendable {
         case memory(Data)
-        case file
+        /// The path of the downloaded body, which the caller owns.
+        case file(String)
     }
 
     let reply: HTTPTransfer.Reply<(Stored, URLResponse)>
     let limit: Int
-    let file: FileHandle?
+    /// Where a download's file goes; nil for a body kept in memory.
+    let directory: String?
     private var data = Data()
     private var count = 0
     private var stopped = false
+    /// The downloaded body, once the session handed it over.
+    private var kept: String?
+    private var keepError: (any Error)?
     /// The 401 of a login the session was not let answer (``BoundedTransferDelegate``): the
     /// transfer's answer, once the session has cancelled it.
     var refusedLogin: URLResponse?
 
-    init(reply: HTTPTransfer.Reply<(Stored, URLResponse)>, limit: Int, file: FileHandle?) {
+    init(reply: HTTPTransfer.Reply<(Stored, URLResponse)>, limit: Int, directory: String?) {
         self.reply = reply
         self.limit = limit
-        self.file = file
+        self.directory = directory
     }
 
+    /// A piece of a body kept in memory.
     func receive(_ chunk: Data, response: URLResponse?) {
         guard !stopped else { return }
         if count == 0, let declared = response?.expectedContentLength, declared > Int64(limit) {
@@ -160,39 +161,87 @@ final class BoundedBody: @unchecked Sendable {
             return
         }
         count = sum
-        if let file {
-            do { try file.write(contentsOf: chunk) } catch { stop(error) }
-        } else {
-            data.append(chunk)
+        data.append(chunk)
+    }
+
+    /// A download's progress: `written` bytes on disk so far, of `declared` (-1 unknown).
+    func wrote(_ written: Int64, declared: Int64) {
+        guard !stopped else { return }
+        if declared > Int64(limit) {
+            stop(HTTPTransfer.BodyTooLarge(limit: limit, declared: declared))
+        } else if written > Int64(limit) {
+            stop(HTTPTransfer.BodyTooLarge(limit: limit, declared: nil))
+        }
+    }
+
+    /// The session's file of a finished download, moved under a name of our own (the session
+    /// deletes it when this returns).
+    func downloaded(to location: URL) {
+        guard let directory else { return }
+        let path = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
+        do {
+            let size = (try FileManager.default.attributesOfItem(atPath: location.path)[.size] as? NSNumber)?.int64Value ?? 0
+            guard size <= Int64(limit) else {
+                stop(HTTPTransfer.BodyTooLarge(limit: limit, declared: nil))
+                return
+            }
+            try FileManager.default.moveItem(atPath: location.path, toPath: path)
+            kept = path
+        } catch {
+            keepError = error
         }
     }
 
     func complete(_ error: (any Error)?, response: URLResponse?) {
-        guard !stopped else { return }
+        guard !stopped else { return discard() }
         stopped = true
+        let answer: Result<(Stored, URLResponse), any Error>
         if let refusedLogin, let error, (error as NSError).domain == NSURLErrorDomain, (error as NSError).code == NSURLErrorCancelled {
-            reply.finish(.success((file == nil ? .memory(Data()) : .file, refusedLogin)), transferEnded: true)
+            answer = stored().map { ($0, refusedLogin) }
         } else if let error {
-            reply.finish(.failure(error), transferEnded: true)
+            answer = .failure(error)
+        } else if let keepError {
+            answer = .failure(keepError)
         } else if let response {
-            reply.finish(.success((file == nil ? .memory(data) : .file, response)), transferEnded: true)
+            answer = stored().map { ($0, response) }
         } else {
-            reply.finish(.failure(URLError(.badServerResponse)), transferEnded: true)
+            answer = .failure(URLError(.badServerResponse))
         }
+        // An answer that came too late (the deadline, a cancel) leaves no file behind.
+        if !reply.finish(answer, transferEnded: true) || (try? answer.get()) == nil { discard() }
+    }
+
+    /// The body as the caller takes it: the data, or the download's file (an empty one when the
+    /// session wrote none, as for a refused login).
+    private func stored() -> Result<Stored, any Error> {
+        guard let directory else { return .success(.memory(data)) }
+        if let kept { return .success(.file(kept)) }
+        let path = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            return .failure(CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]))
+        }
+        kept = path
+        return .success(.file(path))
+    }
+
+    private func discard() {
+        if let kept { try? FileManager.default.removeItem(atPath: kept) }
+        kept = nil
     }
 
     /// Answers the caller with `error`; the reply stops the transfer from a dispatch of its own.
     private func stop(_ error: any Error) {
         stopped = true
         data = Data()
+        discard()
         reply.finish(.failure(error))
     }
 }
 
-/// The delegate of ``HTTPTransfer/boundedSession``: hands each task's body to its
-/// ``BoundedBody`` and refuses every redirect (the task ends with the 3xx answer, which the
+/// The delegate of ``HTTPTransfer/boundedSession``: hands each task's body (a data task's
+/// pieces, a download task's progress and file) to its ``BoundedBody`` and refuses every redirect (the task ends with the 3xx answer, which the
 /// caller follows after checking it).
-final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var bodies: [Int: BoundedBody] = [:]
 
@@ -206,6 +255,15 @@ final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         body(dataTask)?.receive(data, response: dataTask.response)
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        body(downloadTask)?.wrote(totalBytesWritten, declared: downloadTask.response?.expectedContentLength ?? totalBytesExpectedToWrite)
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        body(downloadTask)?.downloaded(to: location)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,

@@ -5,7 +5,8 @@ import Testing
 /// A very large guide from a URL is streamed: `flipbox guide import` of a few hundred MB,
 /// generated on the fly by a loopback server (downloaded to disk, then read a node at a time),
 /// grows the importing process by a bounded amount, measured as the child's peak RSS against
-/// the import of a small guide.
+/// the import of a small guide: 8-15 MB on 2026-11-29, under load (it was 90-128 MB while the
+/// download was queued in memory and libxml2 built each text whole).
 @Suite(.serialized) struct GuideLargeImportTests {
     /// Serves `/small.xml` (two programmes) and `/large.xml`: the same, then `count` programmes
     /// of a channel no lineup has, each with a description of `descriptionBytes`, and one with a
@@ -77,7 +78,7 @@ import Testing
             #expect(large.output.contains("imported 282 programmes on 2 channels"), "\(large.output)")
             let growthMB = Double(large.peakKiB - small.peakKiB) / 1024
             #expect(small.peakKiB > 0 && large.peakKiB > 0)
-            #expect(growthMB < 100, "peak RSS \(large.peakKiB / 1024) MB for ~290 MB of XML against \(small.peakKiB / 1024) MB for a small guide")
+            #expect(growthMB < 40, "peak RSS \(large.peakKiB / 1024) MB for ~290 MB of XML against \(small.peakKiB / 1024) MB for a small guide")
             // Nothing of the download is left beside the store, and the store holds descriptions
             // cut at 8 KB (280 of them), not 290 MB.
             let state = dir.appendingPathComponent("large").path

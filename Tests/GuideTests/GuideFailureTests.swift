@@ -110,6 +110,63 @@ import TestSupport
         #expect(error?.description == "http://viewer:\(SourceText.mask)@\(address): the server answered HTTP 401")
     }
 
+    /// A guide past the size limit is stopped: at once when the server announces its length, as
+    /// soon as it passes the limit when it does not. Nothing is left behind, in the guide's
+    /// directory or where the download was written first.
+    @Test(.timeLimit(.minutes(1))) func aGuideOverTheSizeLimitIsStoppedAndLeavesNothing() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let served = dir.file("www")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        try Data(count: 3 << 20).write(to: URL(fileURLWithPath: (served as NSString).appendingPathComponent("guide.xml")))
+        let announcing = try LoopbackHTTPServer(serving: served)
+        defer { announcing.stop() }
+        // 3 MB without a Content-Length, then a pause (the limit is passed before it ends).
+        let silent = try PythonServer(script: """
+            import http.server, socketserver, time
+            class H(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.0"
+                def log_message(self, *a): pass
+                def do_GET(self):
+                    self.send_response(200); self.end_headers()
+                    try:
+                        for i in range(48): self.wfile.write(b'x' * 65536)
+                        time.sleep(5)
+                    except OSError: pass
+            class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+                daemon_threads = True
+            s = S(("127.0.0.1", 0), H)
+            print(s.server_address[1], flush=True)
+            s.serve_forever()
+            """)
+        defer { silent.stop() }
+        let state = dir.file("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let destination = (state as NSString).appendingPathComponent("guide.xml")
+        let temporary = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+
+        let announced = try #require(URL(string: announcing.url("guide.xml")))
+        let refused = await #expect(throws: GuideError.self) { try await GuideDownload.fetch(announced, to: destination, maximumSize: 1 << 20) }
+        #expect(refused?.description == "\(announced.absoluteString): refused: the server announced 3 MB, more than the limit of 1 MB")
+
+        let unannounced = try #require(URL(string: "http://127.0.0.1:\(silent.port)/guide.xml"))
+        let started = Date()
+        let stopped = await #expect(throws: GuideError.self) { try await GuideDownload.fetch(unannounced, to: destination, maximumSize: 1 << 20) }
+        #expect(stopped?.description == "\(unannounced.absoluteString): refused: the server sent more than the limit of 1 MB; the transfer was stopped there")
+        #expect(Date().timeIntervalSince(started) < 4, "stopped at the limit, not at the end of the body")
+
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
+        // The session's own file of each stopped download is gone too (it may take a moment).
+        var leftBehind: Set<String> = []
+        for _ in 0..<50 {
+            leftBehind = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+                .subtracting(temporary).filter { $0.hasPrefix("CF") && $0.hasSuffix(".tmp") }
+            if leftBehind.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(leftBehind.isEmpty, "a stopped download's file is left in \(NSTemporaryDirectory()): \(leftBehind)")
+    }
+
     /// A guide URL whose server answers and then trickles a byte a second (or stalls after the
     /// headers): the download is given up at the deadline, the message names the URL, the old
     /// guide stays and no partial download is left behind.
