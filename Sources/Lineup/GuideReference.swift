@@ -51,7 +51,8 @@ enum GuideReference {
 
     /// `guide-refresh`: `90m`, `12h`, `1d`, `3600` (seconds) or `30s`; `0` or `off`: only on
     /// request. From one minute to 30 days. Returns the interval (nil: off) or a message.
-    static func refresh(_ text: String) -> Result<Duration?, RefreshError> {
+    /// `setting` names it in messages (`lineup-refresh` reads the same way).
+    static func refresh(_ text: String, setting: String = "guide-refresh") -> Result<Duration?, RefreshError> {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         if trimmed == "off" || trimmed == "0" || trimmed == "never" { return .success(nil) }
         let units: [(String, Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
@@ -62,11 +63,11 @@ enum GuideReference {
             scale = unit.1
         }
         guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite else {
-            return .failure(RefreshError(message: "guide-refresh \"\(text)\" is not a duration; write e.g. 12h, 90m, 1d or off"))
+            return .failure(RefreshError(message: "\(setting) \"\(text)\" is not a duration; write e.g. 12h, 90m, 1d or off"))
         }
         let seconds = value * scale
         guard (60...30 * 86_400).contains(seconds) else {
-            return .failure(RefreshError(message: "guide-refresh \"\(text)\" is out of range; use 1m to 30d, or off"))
+            return .failure(RefreshError(message: "\(setting) \"\(text)\" is out of range; use 1m to 30d, or off"))
         }
         return .success(.milliseconds(Int64(seconds * 1000)))
     }

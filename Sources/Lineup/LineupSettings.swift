@@ -78,6 +78,10 @@ public struct LineupSettings: Sendable, Hashable {
     public var keymap: [String: String] = [:]
     /// `hdhomerun-*` as written, for the HDHomeRun device.
     public var hdhomerun: [String: String] = [:]
+    /// How often a lineup read from a source (a URL, an Xtream account, an HDHomeRun, a
+    /// Tvheadend server) is read again while the box plays (`lineup-refresh`, default 12 h);
+    /// `.off`: only at start.
+    public var lineupRefresh: LineupRefreshInterval = .every(LineupRefreshInterval.standard)
 
     /// Every setting as written (group members as `group.name`), for display; read values
     /// through the fields above.
@@ -129,7 +133,7 @@ public struct LineupSettings: Sendable, Hashable {
         "deinterlace", "audio-languages", "audio-description", "subtitle-languages", "audio-device", "normalize-audio", "audio-passthrough",
         "allow-hosts", "serve-allow", "serve-max-clients",
         "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name",
-        "guide-refresh", "parental",
+        "guide-refresh", "lineup-refresh", "parental",
     ] + LogoStyle.Option.allCases.map(\.attribute) + CatchupSource.attributeNames
     /// Names that once set who may reach the box. A lineup is data, often a provider's, and soon
     /// fetched from a URL: it must not open the box, so these are read nowhere and warned about,
@@ -305,6 +309,11 @@ public struct LineupSettings: Sendable, Hashable {
         case "hdhomerun-device-id", "hdhomerun-tuners", "hdhomerun-name": hdhomerun[key] = text
         case "parental": parental[key] = text
         case "guide-refresh": break  // The lineup's `guideRefresh`.
+        case "lineup-refresh":
+            switch GuideReference.refresh(text, setting: key) {
+            case .success(let interval): lineupRefresh = interval.map(LineupRefreshInterval.every) ?? .off
+            case .failure(let error): r.problem = "settings.\(error.message)"
+            }
         default:
             if LogoStyle.Option(attribute: key) != nil { break }  // The channels' `logoStyle`.
             if key.hasPrefix("parental.") { parental[key] = text; break }
@@ -325,4 +334,12 @@ public struct LineupSettings: Sendable, Hashable {
             }
         }
     }
+}
+
+/// How often a sourced lineup is read again while the box plays.
+public enum LineupRefreshInterval: Sendable, Hashable {
+    case every(Duration)
+    case off
+
+    public static let standard: Duration = .seconds(12 * 3600)
 }

@@ -22,16 +22,25 @@ public enum SourcedLineup {
     /// URL cannot be read and nothing of it is kept.
     public static func report(for argument: String, stateDirectory: String?, logger: Logger,
                               environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> LineupReport {
+        var (report, fallback) = try await reading(argument, stateDirectory: stateDirectory, logger: logger, environment: environment)
+        if let fallback { report.say(fallback.reason, file: fallback.file) }
+        return report
+    }
+
+    /// The lineup `argument` names, and apart from it why a kept copy was read instead of the
+    /// source, and the source's name (nil: the source answered, or `argument` is a plain file).
+    static func reading(_ argument: String, stateDirectory: String?, logger: Logger,
+                        environment: [String: String]) async throws -> (LineupReport, fallback: (reason: String, file: String)?) {
         if let overlay = LineupLoader.overlay(path: argument) {
-            if overlay.hasErrors { return LineupReport(lineup: nil, diagnostics: overlay.diagnostics) }
+            if overlay.hasErrors { return (LineupReport(lineup: nil, diagnostics: overlay.diagnostics), nil) }
             let read: SourceRead
             switch overlay.source {
             case .argument(let named):
                 guard let found = try await self.read(named, stateDirectory: stateDirectory, logger: logger, environment: environment)
                         ?? (try localFile(named, beside: overlay.file)) else {
-                    return LineupReport(lineup: nil, diagnostics: overlay.diagnostics + [
+                    return (LineupReport(lineup: nil, diagnostics: overlay.diagnostics + [
                         LineupDiagnostic(.error, file: argument, line: 0, "`lineup: \(SourceText.shown(named))` names no playlist URL, source or file"),
-                    ])
+                    ]), nil)
                 }
                 read = found
             case .xtream(let server, let username, let passwordFile):
@@ -42,15 +51,27 @@ public enum SourcedLineup {
                                                  profile: profile, streams: streams, logger: logger)
                 read = try await self.read(source, stateDirectory: stateDirectory, logger: logger)
             }
-            var report = LineupLoader.check(text: read.text, file: read.description, format: read.format, overlay: overlay,
+            let report = LineupLoader.check(text: read.text, file: read.description, format: read.format, overlay: overlay,
                                             sourceTellsLimits: read.tellsLimits)
-            report.say(read.fallback, file: read.description)
-            return report
+            return (report, read.fallback.map { ($0, read.description) })
         }
         guard let read = try await self.read(argument, stateDirectory: stateDirectory, logger: logger, environment: environment) else {
-            return LineupLoader.check(path: argument)
+            return (LineupLoader.check(path: argument), nil)
         }
-        return read.report()
+        return (read.report(sayingFallback: false), read.fallback.map { ($0, read.description) })
+    }
+
+    /// Whether `argument` is read from a source that can change while the box plays (a URL, an
+    /// HDHomeRun, an Xtream account, a Tvheadend server, or a YAML lineup naming one), rather
+    /// than from a file of this box.
+    public static func isRefreshable(_ argument: String) -> Bool {
+        if isSource(argument) { return true }
+        if let url = URL(string: argument), ["http", "https"].contains(url.scheme?.lowercased() ?? "") { return true }
+        guard let overlay = LineupLoader.overlay(path: argument), !overlay.hasErrors else { return false }
+        switch overlay.source {
+        case .argument(let named): return isRefreshable(named)
+        case .xtream, .tvheadend: return true
+        }
     }
 
     /// The directory of kept lineups in `stateDirectory`.
@@ -80,7 +101,7 @@ public enum SourcedLineup {
         /// Whether its pools' limits are the source's word (a tuner count, an account's connections).
         var tellsLimits: Bool
 
-        func report() -> LineupReport {
+        func report(sayingFallback: Bool = true) -> LineupReport {
             var report = LineupLoader.check(text: text, file: description, format: format)
             if var lineup = report.lineup {
                 if tellsLimits {
@@ -89,7 +110,7 @@ public enum SourcedLineup {
                 if let kept { lineup.file = kept }
                 report.lineup = lineup
             }
-            report.say(fallback, file: description)
+            if sayingFallback { report.say(fallback, file: description) }
             return report
         }
     }

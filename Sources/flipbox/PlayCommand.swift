@@ -223,6 +223,10 @@ struct PlayCommand: AsyncParsableCommand {
         ]
         if let recordings { services.append(.init(service: RecordingLoop(recordings: recordings, player: player))) }
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
+        if let refresh = LineupRefreshService.make(path: path, lineup: lineup, stateDirectory: StateDirectory.resolve(switcher.stateDir),
+                                                   logger: logger) {
+            services.append(.init(service: refresh))
+        }
         if resolved.sink == .kms, let kms = resolved.kms, let connector = kms.connectorName {
             services.append(.init(service: DisplayHotplug(
                 output: parts.output, connector: connector,

@@ -47,6 +47,7 @@ import Testing
               keymap.KEY_F2: guide
               parental: {FSK: 12}
               guide-refresh: 6h
+              lineup-refresh: 30m
               logo-corner: bottom-left
             \(Self.channels)
             """)
@@ -76,6 +77,7 @@ import Testing
         #expect(s.recordingsDir == "/srv/tv")
         #expect(s.recordingsQuota == ByteSize(bytes: 2 << 40))
         #expect(s.recordingsKeepDays == 30)
+        #expect(s.lineupRefresh == .every(.seconds(1800)))
         #expect(s.deinterlace == .method("yadif"))
         #expect(s.audioLanguages == ["deu", "eng"])
         #expect(s.audioDevice == "hw:0,3")
