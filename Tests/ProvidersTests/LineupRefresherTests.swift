@@ -9,11 +9,7 @@ import Testing
 /// is told, the kept copy follows, and a provider that is down or answers junk keeps the last
 /// good lineup and says why.
 @Suite struct LineupRefresherTests {
-    final class Provider: Sendable {
-        enum Answer: Sendable { case playlist(String), html, status(Int) }
-        let answer = Mutex(Answer.status(500))
-        let asked = Mutex(0)
-    }
+    typealias Provider = PlaylistDownloadTests.Provider
 
     static func playlist(_ channels: [(id: String, number: Int, name: String, url: String)]) -> String {
         "#EXTM3U\n" + channels.map { "#EXTINF:-1 tvg-id=\"\($0.id)\" tvg-chno=\"\($0.number)\",\($0.name)\n\($0.url)\n" }.joined()
@@ -21,20 +17,7 @@ import Testing
 
     @Test func aRefreshTellsWhatChangedKeepsTheCopyAndKeepsTheLastLineupWhenTheProviderFails() async throws {
         let provider = Provider()
-        let server = try LoopbackHTTPServer { connection in
-            provider.asked.withLock { $0 += 1 }
-            switch provider.answer.withLock({ $0 }) {
-            case .playlist(let text):
-                connection.sendHead(contentType: "audio/x-mpegurl", length: text.utf8.count)
-                connection.send(Array(text.utf8)[...])
-            case .html:
-                let page = "<!DOCTYPE html><html><body>Please log in</body></html>"
-                connection.sendHead(contentType: "text/html", length: page.utf8.count)
-                connection.send(Array(page.utf8)[...])
-            case .status(let code):
-                connection.sendHead(status: code, reason: "Nope", contentType: "text/plain", length: 0)
-            }
-        }
+        let server = try provider.serve()
         defer { server.stop() }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-refresh-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
@@ -44,18 +27,18 @@ import Testing
 
         let first = Self.playlist([("news.ex", 1, "News", "udp://@239.0.0.1:1234"), ("film.ex", 2, "Film", "udp://@239.0.0.2:1234"),
                                    ("old.ex", 3, "Old", "udp://@239.0.0.3:1234")])
-        provider.answer.withLock { $0 = .playlist(first) }
+        provider.answer.withLock { $0 = .playlist(first, etag: "\"v1\"") }
         let start = try #require(try await SourcedLineup.report(for: url, stateDirectory: state, logger: log.logger).lineup)
         #expect(start.channels.map(\.name) == ["News", "Film", "Old"])
 
-        // The same playlist: no change.
+        // The same playlist (the server answers 304 to its ETag): no change.
         guard case .read(_, let none) = await refresher.refresh(against: start) else { Issue.record("not read"); return }
         #expect(none.isEmpty && none.summary == "no change")
 
         // One channel added, one removed, one renamed and renumbered, one with a new address.
         let second = Self.playlist([("news.ex", 1, "News HD", "udp://@239.0.0.11:1234"), ("film.ex", 12, "Film", "udp://@239.0.0.2:1234"),
                                     ("sport.ex", 4, "Sport", "udp://@239.0.0.4:1234")])
-        provider.answer.withLock { $0 = .playlist(second) }
+        provider.answer.withLock { $0 = .playlist(second, etag: "\"v2\"") }
         guard case .read(let refreshed, let change) = await refresher.refresh(against: start) else { Issue.record("not read"); return }
         #expect(refreshed.channels.map(\.name) == ["News HD", "Sport", "Film"])
         #expect(change.added.map(\.id) == ["sport.ex"])
@@ -82,33 +65,24 @@ import Testing
     /// in a log line that names the source without its password.
     @Test(.timeLimit(.minutes(1))) func keepFreshTellsEachChangeOnce() async throws {
         let provider = Provider()
-        let server = try LoopbackHTTPServer { connection in
-            provider.asked.withLock { $0 += 1 }
-            switch provider.answer.withLock({ $0 }) {
-            case .playlist(let text):
-                connection.sendHead(contentType: "audio/x-mpegurl", length: text.utf8.count)
-                connection.send(Array(text.utf8)[...])
-            case .html, .status:
-                connection.sendHead(status: 500, reason: "Nope", contentType: "text/plain", length: 0)
-            }
-        }
+        let server = try provider.serve()
         defer { server.stop() }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-refresh-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
         let url = server.url("/get.php?username=viewer&password=s3cret")
         let log = LogLines()
-        provider.answer.withLock { $0 = .playlist(Self.playlist([("news.ex", 1, "News", "udp://@239.0.0.1:1234")])) }
+        provider.answer.withLock { $0 = .playlist(Self.playlist([("news.ex", 1, "News", "udp://@239.0.0.1:1234")]), etag: "\"v1\"") }
         let start = try #require(try await SourcedLineup.report(for: url, stateDirectory: state, logger: log.logger).lineup)
-        provider.answer.withLock { $0 = .playlist(Self.playlist([("news.ex", 1, "News", "udp://@239.0.0.1:1234"), ("sport.ex", 2, "Sport", "udp://@239.0.0.2:1234")])) }
+        provider.answer.withLock { $0 = .playlist(Self.playlist([("news.ex", 1, "News", "udp://@239.0.0.1:1234"), ("sport.ex", 2, "Sport", "udp://@239.0.0.2:1234")]), etag: "\"v2\"") }
         let told = Mutex<[String]>([])
         let refresher = LineupRefresher(argument: url, stateDirectory: state, logger: log.logger)
         let keeping = Task { await refresher.keepFresh(from: start, every: .milliseconds(200)) { _, change in told.withLock { $0.append(change.summary) } } }
         defer { keeping.cancel() }
-        while provider.asked.withLock({ $0 }) < 5 { try await Task.sleep(for: .milliseconds(50)) }
+        while provider.asked.withLock({ $0.count }) < 5 { try await Task.sleep(for: .milliseconds(50)) }
         #expect(told.withLock { $0 } == ["1 channel added (2 Sport)"], "told once, not at each reading")
         provider.answer.withLock { $0 = .status(500) }
-        let asked = provider.asked.withLock { $0 }
-        while provider.asked.withLock({ $0 }) < asked + 2 { try await Task.sleep(for: .milliseconds(50)) }
+        let asked = provider.asked.withLock { $0.count }
+        while provider.asked.withLock({ $0.count }) < asked + 2 { try await Task.sleep(for: .milliseconds(50)) }
         keeping.cancel()
         let lines = log.all.withLock { $0 }
         #expect(lines.contains { $0.contains("read again: 1 channel added (2 Sport)") }, "\(lines)")

@@ -12,6 +12,32 @@ import Testing
         enum Answer: Sendable { case playlist(String, etag: String), html, status(Int), reset, silence }
         let answer = Mutex(Answer.status(500))
         let asked = Mutex<[[String: String]]>([])
+
+        /// A real HTTP server on loopback that answers as `answer` says (with `ETag` and `304`).
+        func serve() throws -> LoopbackHTTPServer {
+            try LoopbackHTTPServer { connection in
+                self.asked.withLock { $0.append(connection.headers) }
+                switch self.answer.withLock({ $0 }) {
+                case .playlist(let text, let etag):
+                    if connection.headers["if-none-match"] == etag {
+                        connection.sendHead(status: 304, reason: "Not Modified", contentType: "audio/x-mpegurl", length: 0, headers: [("ETag", etag)])
+                    } else {
+                        connection.sendHead(contentType: "audio/x-mpegurl", length: text.utf8.count, headers: [("ETag", etag)])
+                        connection.send(Array(text.utf8)[...])
+                    }
+                case .html:
+                    let page = "<!DOCTYPE html><html><body>Please log in</body></html>"
+                    connection.sendHead(contentType: "text/html", length: page.utf8.count)
+                    connection.send(Array(page.utf8)[...])
+                case .status(let code):
+                    connection.sendHead(status: code, reason: "Nope", contentType: "text/plain", length: 0)
+                case .reset:
+                    connection.reset()
+                case .silence:
+                    Thread.sleep(forTimeInterval: 3)
+                }
+            }
+        }
     }
 
     static func playlist(_ names: [String]) -> String {
@@ -20,28 +46,7 @@ import Testing
 
     @Test func aLineupURLIsKeptAskedConditionallyAndPlayedFromTheCopyWhenDown() async throws {
         let provider = Provider()
-        let server = try LoopbackHTTPServer { connection in
-            provider.asked.withLock { $0.append(connection.headers) }
-            switch provider.answer.withLock({ $0 }) {
-            case .playlist(let text, let etag):
-                if connection.headers["if-none-match"] == etag {
-                    connection.sendHead(status: 304, reason: "Not Modified", contentType: "audio/x-mpegurl", length: 0, headers: [("ETag", etag)])
-                } else {
-                    connection.sendHead(contentType: "audio/x-mpegurl", length: text.utf8.count, headers: [("ETag", etag)])
-                    connection.send(Array(text.utf8)[...])
-                }
-            case .html:
-                let page = "<!DOCTYPE html><html><body>Please log in</body></html>"
-                connection.sendHead(contentType: "text/html", length: page.utf8.count)
-                connection.send(Array(page.utf8)[...])
-            case .status(let code):
-                connection.sendHead(status: code, reason: "Nope", contentType: "text/plain", length: 0)
-            case .reset:
-                connection.reset()
-            case .silence:
-                Thread.sleep(forTimeInterval: 3)
-            }
-        }
+        let server = try provider.serve()
         defer { server.stop() }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-playlist-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
