@@ -96,8 +96,10 @@ extension Headend {
     /// server has freed their slots before the new stream opens (else it refuses it, or ends
     /// another).
     func makeRoom(for source: ChannelSource, flipTo: Bool, recording: String? = nil) async throws {
-        guard let pool = pool(of: source), let limit = poolBook.limit(of: pool)?.streams,
+        guard let pool = pool(of: source), let given = poolBook.limit(of: pool)?.streams,
               let index = index(of: source), source.openURL == nil else { return }
+        // Streams held for fetches the head-end does not ingest (`holdSlot`) are not there to take.
+        let limit = given - (reservedSlots[pool] ?? 0)
         // The pool's open streams, what claims each, and those held by what outranks the request.
         func held() -> (open: [Int], claims: [Int: PoolAllocation.Claim], holders: [Int]) {
             let open = openStreams(in: pool), claims = streamClaims()
@@ -111,8 +113,8 @@ extension Headend {
             guard open.count >= limit else { return }
         }
         if holders.count >= limit {
-            let message = recordingRefusal(holders: holders, limit: limit, pool: pool)
-                ?? allInUse(pool, limit: limit, holders: holders, claims: claims)
+            let message = recordingRefusal(holders: holders, limit: given, pool: pool)
+                ?? allInUse(pool, limit: given, holders: holders, claims: claims)
             logger.warning("channel \(source.channel.number) \(source.channel.name): \(message)")
             throw PoolFailure(.full, message)
         }
@@ -145,6 +147,41 @@ extension Headend {
         if reservedSlots[pool] == 0 { reservedSlots[pool] = nil }
         logger.debug("pool \(pool): \(open.count - openStreams(in: pool).filter { $0 != index }.count) stream(s) let go for channel \(lineup.channels[index].number)'s stream there")
         await waitForFreedSlot(in: pool, limit: limit)
+    }
+
+    /// Holds a stream of `url`'s pool for a fetch the head-end does not ingest itself (the part
+    /// of a programme a recording missed, from the channel's archive), until `releaseSlot`: the
+    /// plan, planning with the slot taken, gives up the least valuable warm stream, and the
+    /// server is given `slotRelease`; flips and clients count the slot as taken. Nil when the
+    /// URL is in no pool. Throws at once, holding nothing, when every stream of the pool is held
+    /// by what outranks warm channels (the screen, a recording, a client).
+    func holdSlot(for url: String) async throws(PoolFailure) -> StreamPoolID? {
+        guard let pool = poolMap.pool(for: url) else { return nil }
+        let held = reservedSlots[pool] ?? 0
+        if let limit = poolBook.limit(of: pool)?.streams {
+            let open = openStreams(in: pool), claims = streamClaims()
+            let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
+            if holders.count + held >= limit {
+                throw PoolFailure(.full, held > 0 && holders.isEmpty
+                    ? "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: held for archives"
+                    : allInUse(pool, limit: limit, holders: holders, claims: claims))
+            }
+        }
+        reservedSlots[pool] = held + 1
+        await apply(plan(current: around?.current, last: around?.last), starts: false)
+        if let limit = poolBook.limit(of: pool)?.streams {
+            await waitForFreedSlot(in: pool, limit: limit - held)
+        }
+        refreshPoolView()
+        return pool
+    }
+
+    /// Lets go of a stream `holdSlot` held; the warm plan may take it again.
+    func releaseSlot(_ pool: StreamPoolID?) {
+        guard let pool, let held = reservedSlots[pool] else { return }
+        reservedSlots[pool] = held > 1 ? held - 1 : nil
+        poolBook.learning[pool, default: PoolLearning()].closed(at: .now)
+        replanSoon()
     }
 
     /// `all 2 streams of POOL in use: the screen on 3, client 192.168.1.7 on 5`.
@@ -185,7 +222,7 @@ extension Headend {
             }
         }
         let closing = poolBook.learning[pool]?.recentlyClosed(at: .now, within: Self.warmReopenDelay) ?? 0
-        return closing > 0 && openStreams(in: pool).count + closing >= limit.streams
+        return closing > 0 && openStreams(in: pool).count + closing + (reservedSlots[pool] ?? 0) >= limit.streams
     }
 
     /// How long after a viewer's flip the warm channels its plan starts count as the flip's.

@@ -7,7 +7,9 @@ import Logging
 public enum RecordingEvent: Sendable, Equatable {
     /// The file is open; it starts at the keyframe shown at `firstKeyframe` (wall clock).
     case started(file: URL, firstKeyframe: Date)
-    /// The file's size and the seconds of the channel in it, about once a second.
+    /// The bytes this part wrote (a resumed MPEG-TS recording's part is appended to the
+    /// file: its bytes past the first part's) and the seconds of the channel in it, about once
+    /// a second.
     case progress(bytes: Int, duration: Double)
     /// Nothing of the channel is in the file from `from` to `to` (a stall, a reconnect, a
     /// restart of the box); the recording goes on after it.
@@ -18,6 +20,10 @@ public enum RecordingEvent: Sendable, Equatable {
     /// newest write. Each report holds every break the channel still knows of; one it forgot
     /// (it left the timeshift buffer) is not in later reports, so keep what came before.
     case breaks([TimeshiftBreak])
+    /// The part of the programme from `from` to `to`, which aired before the recording could
+    /// start live, was fetched from the channel's archive and is now at the front of the file:
+    /// `bytes` of it, before the first part's. Sent once the recording has ended, before `stopped`.
+    case beginning(from: Date, to: Date, bytes: Int64)
     case stopped(RecordingStop)
 }
 
@@ -47,7 +53,9 @@ public enum RecordingStop: Sendable, Equatable, CustomStringConvertible {
 ///
 /// A recording starts at the GOP cache's keyframe (no black start), or, when `startAt` is
 /// before it and the channel's timeshift buffer still holds `startAt`, at the buffer's keyframe
-/// at or before it. It ends at the first keyframe that arrives at or after `until`, which is not
+/// at or before it; and when neither reaches back to `startAt` and the channel has an archive
+/// (catch-up) that does, the part before is fetched from the archive and joined in front of
+/// the file when the recording ends (MPEG-TS only; `RecordingBeginning`). It ends at the first keyframe that arrives at or after `until`, which is not
 /// written (so the file ends within one GOP after `until`); a channel that delivers nothing
 /// then ends it at once, one that delivers no keyframe `untilGrace` after it.
 public struct Recorder: Sendable {

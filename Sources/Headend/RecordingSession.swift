@@ -29,6 +29,9 @@ final class RecordingSession {
     private var offset: ClockTime = 0
     /// The newest video time written (file timeline), and when it was.
     private var lastOut: ClockTime = 0
+    /// Where this part starts in the file's timeline (after the parts before it, or after the
+    /// beginning fetched from the archive).
+    private var firstOut: ClockTime = 0
     private var lastWrittenWall: Date?
     private var lastInput = ContinuousClock.now
     private var lastProgress = ContinuousClock.now
@@ -41,6 +44,11 @@ final class RecordingSession {
     /// Where this part starts on the wall clock (its first keyframe), and the breaks last reported.
     private var partStart: Date?
     private var breaksSaid: [TimeshiftBreak] = []
+    /// The fetch of the part that aired before the recording's first keyframe (from the
+    /// channel's archive), when one runs: nil when it is whole, else why not.
+    private var beginning: Task<String?, Never>?
+    /// The file's size before this part (a resumed TS recording appends to it).
+    private var partOffset = 0
 
     init(plan: RecordingPlan, headend: Headend, logger: Logger, stallAfter: Duration, events: AsyncStream<RecordingEvent>.Continuation) {
         self.plan = plan
@@ -69,6 +77,7 @@ final class RecordingSession {
         }
         input.finish()
         let reason = stopped ?? .cancelled
+        await joinBeginning(reason)
         logger.info("recording \(plan.title) into \(plan.file.path) stopped: \(reason)")
         events.yield(.stopped(reason))
         events.finish()
@@ -139,6 +148,7 @@ final class RecordingSession {
         var audio = source.cache.audioFormats
         for e in backlog where e.track == .audio { if let c = e.caps, audio[e.stream] == nil { audio[e.stream] = c } }
         let startCaps = first.caps ?? caps
+        partOffset = plan.resumed != nil ? fileSize() : 0
         do {
             muxer = try await RecordingMuxer.start(file: plan.file, append: plan.resumed != nil, container: plan.container,
                                                    video: startCaps, audio: audio)
@@ -155,7 +165,17 @@ final class RecordingSession {
         base = Self.decodeStart(first)
         if let resumed = plan.resumed {
             offset = ClockTime(max(0, firstWall.timeIntervalSince(resumed.startedAt)) * 1e9)
+        } else if let missed = missedBeginning(before: firstWall) {
+            // The file's times start where the beginning's end: once joined, they run on.
+            offset = ClockTime(firstWall.timeIntervalSince(missed) * 1e9)
+            let fetch = RecordingBeginning(channel: plan.channel, title: plan.title, from: missed, to: firstWall,
+                                           file: plan.file, headend: headend, logger: logger)
+            logger.info("recording \(plan.title): its first \(Int(firstWall.timeIntervalSince(missed))) s aired before it could start live; fetching them from channel \(plan.channel.number)'s archive")
+            beginning = Task { await fetch.fetch() }
         }
+        // The part's first keyframe goes at `offset` (not a jump to rebase from).
+        firstOut = offset
+        lastOut = offset
         events.yield(.started(file: plan.file, firstKeyframe: firstWall))
         partStart = firstWall
         if let resumed = plan.resumed {
@@ -233,7 +253,7 @@ final class RecordingSession {
         }
         if now - lastProgress >= .seconds(1) {
             lastProgress = now
-            events.yield(.progress(bytes: fileSize(), duration: Double(lastOut) / 1e9))
+            events.yield(.progress(bytes: partBytes(), duration: Double(lastOut - firstOut) / 1e9))
             reportBreaks(until: Date())
         }
     }
@@ -264,12 +284,58 @@ final class RecordingSession {
         guard stopped == nil else { return }
         if let muxer {
             await muxer.shutdown()
-            events.yield(.progress(bytes: fileSize(), duration: Double(lastOut) / 1e9))
+            events.yield(.progress(bytes: partBytes(), duration: Double(lastOut - firstOut) / 1e9))
             reportBreaks(until: lastWrittenWall ?? Date())
         }
         muxer = nil
         stopped = reason
     }
+
+    /// Where the programme began, when the part before `firstWall` is missing and the
+    /// channel's archive keeps it: a new TS recording asked to start more than
+    /// `missedAtLeast` before its first keyframe.
+    private func missedBeginning(before firstWall: Date) -> Date? {
+        guard plan.resumed == nil, plan.container == .mpegts, let startAt = plan.startAt,
+              firstWall.timeIntervalSince(startAt) > Self.missedAtLeast,
+              let catchup = plan.channel.catchup, catchup.covers(start: startAt, now: Date()) else { return nil }
+        return startAt
+    }
+
+    /// A beginning shorter than this is not fetched (about a GOP: the live start is that close).
+    static let missedAtLeast: TimeInterval = 3
+
+    /// Waits for the beginning's fetch (at most `beginningWait`, as an archive may come at real
+    /// time; not at all when the recording was stopped by request), then joins it in front of
+    /// the file (also one a restart left whole beside the file).
+    private func joinBeginning(_ reason: RecordingStop) async {
+        if let beginning {
+            if reason == .cancelled { beginning.cancel() }
+            let why: String? = await withTaskGroup(of: (done: Bool, why: String?).self) { group in
+                group.addTask { (true, await beginning.value) }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(Self.beginningWait))
+                    return (false, "it took more than \(Int(Self.beginningWait)) s")
+                }
+                let first = await group.next() ?? (false, nil)
+                if !first.done { beginning.cancel() }
+                group.cancelAll()
+                return first.why
+            }
+            if let why, reason != .cancelled {
+                logger.warning("recording \(plan.title): its beginning could not be fetched from the archive: \(why); the file starts where the channel was first recorded")
+            }
+        }
+        guard plan.container == .mpegts, let joined = RecordingBeginning.join(into: plan.file) else { return }
+        switch joined {
+        case .joined(let note):
+            events.yield(.beginning(from: note.from, to: note.to, bytes: note.bytes))
+        case .failed(let why):
+            logger.warning("recording \(plan.title): \(why)")
+        }
+    }
+
+    /// The most a recording's end waits for its beginning's fetch, in seconds.
+    static let beginningWait: TimeInterval = 300
 
     /// Reports the channel's breaks inside this part up to `end` when they changed.
     private func reportBreaks(until end: Date) {
@@ -280,6 +346,9 @@ final class RecordingSession {
         breaksSaid = breaks
         events.yield(.breaks(breaks))
     }
+
+    /// What this part wrote: the file's size past where it started.
+    private func partBytes() -> Int { max(0, fileSize() - partOffset) }
 
     private func fileSize() -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: plan.file.path)[.size]) as? NSNumber)?.intValue ?? 0

@@ -218,6 +218,8 @@ extension RecordingService {
                 }
             case .breaks(let breaks):
                 try store.addBreaks(breaks.map(RecordingBreak.init), to: id)
+            case .beginning(let from, let to, let bytes):
+                try store.addBeginning(to: id, from: from, to: to, bytes: bytes)
             case .stopped(let reason):
                 running[id] = nil
                 finishStored(id, r, stop: reason)

@@ -132,7 +132,8 @@ public struct ProgrammeData: Hashable, Sendable, Codable {
 
 /// One piece of the file, written without a break; a restart or reconnect starts the next.
 public struct RecordingPart: Hashable, Sendable, Codable {
-    /// 1, 2, ... in the order written.
+    /// 1, 2, ... in the order written; 0 for a beginning fetched afterwards from the archive
+    /// (joined in front of the file).
     public var number: Int
     public var start: Date
     /// When bytes were last counted: the end of what is known to be written.

@@ -35,6 +35,29 @@ extension RecordingStore {
         return try outcome.get()
     }
 
+    /// Puts in front of a recording's parts the beginning fetched afterwards (from the
+    /// channel's archive, joined at the front of its file): part 0, from `start` to `end`,
+    /// `bytes` long. Throws `.wrongState` when it has one already, `.badValue` for a span that
+    /// does not go forward or a negative size.
+    public func addBeginning(to id: RecordingID, from start: Date, to end: Date, bytes: Int64) throws(RecordingError) {
+        guard end > start, bytes >= 0 else {
+            throw RecordingError(.badValue, "a beginning must end after it starts and hold bytes", source: id.rawValue)
+        }
+        let outcome: Result<Void, RecordingError> = try write("add the beginning of recording \(id)") { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM recording WHERE id = ?", arguments: [id.rawValue]) != nil else {
+                return .failure(RecordingError(.notFound, "there is no recording \(id)", source: id.rawValue))
+            }
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM part WHERE recording_id = ? AND number = 0", arguments: [id.rawValue]) == nil else {
+                return .failure(RecordingError(.wrongState, "recording \(id) has its beginning already", source: id.rawValue))
+            }
+            try db.execute(sql: """
+                INSERT INTO part (recording_id, number, start, last_write, end, bytes, session) VALUES (?, 0, ?, ?, ?, ?, ?)
+                """, arguments: [id.rawValue, start.timeIntervalSince1970, end.timeIntervalSince1970, end.timeIntervalSince1970, bytes, session])
+            return .success(())
+        }
+        try outcome.get()
+    }
+
     /// Counts what a part holds so far (the recorder calls it as it writes, and after a crash
     /// the last count is where the part ends). A negative size is refused.
     public func updatePart(_ id: RecordingID, number: Int, bytes: Int64, at instant: Date) throws(RecordingError) {

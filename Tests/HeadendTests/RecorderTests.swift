@@ -312,7 +312,11 @@ extension HeadendTests {
             #expect(second.file == file)
             let gap = try #require(events.gaps.first)
             #expect(gap.to.timeIntervalSince(gap.from) > 0.5, "the restart's gap: \(gap)")
-            #expect((events.newestProgress?.bytes ?? 0) > firstBytes, "appended")
+            // The second part counts its own bytes, appended after the first's.
+            let secondBytes = try #require(events.newestProgress?.bytes)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber).intValue
+            #expect(secondBytes > 50_000 && secondBytes < size && size == firstBytes + secondBytes,
+                    "appended: \(firstBytes) + \(secondBytes) bytes, the file \(size)")
             let probe = try Probe(file)
             #expect(probe.video == 1 && probe.videoFrames >= 75, "both parts decode: \(probe)")
         }

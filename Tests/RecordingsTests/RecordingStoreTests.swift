@@ -90,6 +90,31 @@ import Testing
         ])
     }
 
+    /// The beginning fetched from the archive goes in front of the parts, once.
+    @Test func aBeginningFetchedAfterwardsIsPartZero() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try RecordingStore(directory: dir.path)
+        let id = RecordingID("a")
+        try store.save(recording("a", "2026-11-27T20:00:00Z"))
+        try store.appendPart(to: id, at: at("2026-11-27T20:04:00Z"))
+        try store.finishPart(id, number: 1, bytes: 6_000_000, at: at("2026-11-27T21:00:00Z"))
+        try store.addBeginning(to: id, from: at("2026-11-27T20:00:00Z"), to: at("2026-11-27T20:04:00Z"), bytes: 400_000)
+        try store.finish(id, as: .done)
+        let r = try #require(try store.recording(id))
+        #expect(r.parts.map(\.number) == [0, 1])
+        #expect(r.parts.map(\.start) == [at("2026-11-27T20:00:00Z"), at("2026-11-27T20:04:00Z")])
+        #expect(r.parts.first?.end == at("2026-11-27T20:04:00Z"))
+        #expect(r.bytes == 6_400_000)
+        #expect(r.gaps.isEmpty)
+        #expect { try store.addBeginning(to: id, from: at("2026-11-27T20:00:00Z"), to: at("2026-11-27T20:04:00Z"), bytes: 1) }
+            throws: { ($0 as? RecordingError)?.code == .wrongState }
+        #expect { try store.addBeginning(to: RecordingID("none"), from: Date(), to: Date().addingTimeInterval(1), bytes: 1) }
+            throws: { ($0 as? RecordingError)?.code == .notFound }
+        #expect { try store.addBeginning(to: id, from: Date(), to: Date().addingTimeInterval(-1), bytes: 1) }
+            throws: { ($0 as? RecordingError)?.code == .badValue }
+    }
+
     @Test func changesToWhatIsNotThereOrFinishedAreRefused() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
