@@ -97,6 +97,7 @@ public struct SourceSupervisor: Sendable {
     /// go on, so no input of an earlier connection is taken for one of the new sources.
     public mutating func follow(sources: [String]) -> Bool {
         guard phase == .idle else { return false }
+        readdressed = nil
         settings.sources = sources.isEmpty ? [""] : sources
         source = 0
         failures = 0
@@ -105,6 +106,20 @@ public struct SourceSupervisor: Sendable {
         postponedFrom = nil
         return true
     }
+
+    /// New addresses for the channel (its lineup was read again): taken at once while idle,
+    /// else at the next connection (a reconnect, a failover, a restart), so the stream open now
+    /// is never cut. Main first; failures are forgotten when they are taken.
+    public mutating func readdress(sources: [String]) {
+        guard phase != .idle else {
+            _ = follow(sources: sources)
+            return
+        }
+        readdressed = sources
+    }
+
+    /// Addresses `readdress` gave while a connection was open, taken at the next one.
+    public private(set) var readdressed: [String]?
 
     public var isWanted: Bool { phase != .idle }
 
@@ -285,6 +300,11 @@ public struct SourceSupervisor: Sendable {
     }
 
     private mutating func connect(at now: ContinuousClock.Instant) -> [Action] {
+        if let readdressed {
+            settings.sources = readdressed.isEmpty ? [""] : readdressed
+            source = 0
+            self.readdressed = nil
+        }
         postponedFrom = nil
         connection = Connection(value: connection.value + 1)
         phase = .connecting(since: now)

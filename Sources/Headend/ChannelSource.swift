@@ -4,6 +4,7 @@ import GStreamer
 import Lineup
 import Logging
 import MediaFormats
+import Synchronization
 
 /// One channel's ingest: connects its source, demuxes and parses (no decoding) into a
 /// `GOPCache`, and supervises it by the rules of `SourceSupervisor`: a source that stops
@@ -16,7 +17,9 @@ import MediaFormats
 public actor ChannelSource {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
 
-    public nonisolated let channel: Channel
+    /// The channel as the lineup gives it (its addresses follow `readdress`; any thread).
+    public nonisolated var channel: Channel { channelBox.withLock { $0 } }
+    private nonisolated let channelBox: Mutex<Channel>
     public nonisolated let cache: GOPCache
     /// The breaks its SCTE-35 splice cues announce (MPEG-TS sources in whole packets: UDP, RTP).
     public nonisolated let spliceCues = SpliceCueLog()
@@ -89,7 +92,7 @@ public actor ChannelSource {
          connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
          fileReader: RecordingFileReader?, onStateChange: @escaping @Sendable (ChannelState) -> Void) {
         self.fileReader = fileReader
-        self.channel = channel
+        channelBox = Mutex(channel)
         settings = SourceSupervisor.Settings(sources: channel.sources, stallTimeout: stallTimeout, connectTimeout: connectTimeout)
         supervisor = SourceSupervisor(settings: settings)
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
@@ -139,6 +142,15 @@ public actor ChannelSource {
         archiveAsked = false
         perform(supervisor.setHot(!hotFeeds.isEmpty))
         if start { perform(supervisor.start(at: .now)) }
+    }
+
+    /// Gives the channel new addresses (its lineup was read again): the stream open now goes
+    /// on, the next connection takes them (`SourceSupervisor.readdress`). While it plays an
+    /// archive, they are taken when it follows the channel again.
+    func readdress(_ sources: [String]) {
+        channelBox.withLock { $0.sources = sources }
+        guard stateBox.archiveURL == nil, fileReader == nil else { return }
+        supervisor.readdress(sources: sources)
     }
 
     /// The URL of source `index` now: the channel's, or the archive it plays.

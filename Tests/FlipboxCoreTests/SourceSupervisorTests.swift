@@ -40,6 +40,29 @@ import Testing
         #expect(reports(m.setHot(false)) == [.warm])
     }
 
+    /// New addresses (the lineup read again) never cut the stream open: they are taken at the
+    /// next connection, main first; while idle, at once.
+    @Test func newAddressesAreTakenAtTheNextConnection() {
+        var m = machine(["http://old/main", "http://old/backup"])
+        _ = m.start(at: at(0))
+        _ = m.delivered(m.connection, at: at(100))
+        let open = m.connection
+        m.readdress(sources: ["http://new/main"])
+        #expect(m.settings.sources == ["http://old/main", "http://old/backup"], "the open stream keeps its address")
+        #expect(m.connection == open && m.isDelivering)
+        #expect(m.readdressed == ["http://new/main"])
+        // The stream fails: the retry connects to the new main address, not the old backup.
+        _ = m.failed(m.connection, reason: "the stream ended", at: at(5_000))
+        let retry = m.timerFired(at: at(6_000), lastDelivery: nil)
+        #expect(connects(retry).map(\.0) == [0])
+        #expect(m.settings.sources == ["http://new/main"] && m.readdressed == nil)
+
+        var idle = machine(["http://old/main"])
+        idle.readdress(sources: ["http://new/a", "http://new/b"])
+        #expect(idle.settings.sources == ["http://new/a", "http://new/b"] && idle.readdressed == nil, "taken at once while idle")
+        #expect(connects(idle.start(at: at(0))).map(\.0) == [0])
+    }
+
     @Test func silenceStallsAndReconnectsWithBackoffThenRecovers() {
         var m = machine(["http://a/ch"])
         _ = m.start(at: at(0))

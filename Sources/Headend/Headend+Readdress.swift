@@ -1,0 +1,41 @@
+import FlipboxCore
+import Foundation
+import Lineup
+
+// A lineup read again while the box plays (`lineup-refresh`) may give channels new stream
+// addresses (a provider's rotated token, another path on its server): they are taken without
+// cutting anything (the stream open now goes on; the next connection, a reconnect or a failover,
+// takes the new ones). Other changes (channels added, removed, renumbered, renamed) apply at the
+// next start.
+extension Headend {
+    /// What `readdress` did.
+    public struct Readdressing: Sendable, Equatable {
+        /// The channels that took their new addresses.
+        public var taken: [ChannelNumber] = []
+        /// Channels that keep their old ones until the next start, and why.
+        public var later: [String] = []
+    }
+
+    /// Gives each channel whose addresses changed in `change` its new ones. A channel whose new
+    /// main address is on another server (another pool, whose limit the box may not know) keeps
+    /// its old ones until the next start.
+    public func readdress(_ change: LineupChange) async -> Readdressing {
+        var outcome = Readdressing()
+        for kept in change.readdressed {
+            guard let source = sources.first(where: { $0.channel.id == kept.after.id }) else { continue }
+            let before = source.channel
+            let oldPool = before.sources.first.flatMap { poolMap.pool(for: $0) }
+            let newPool = kept.after.sources.first.flatMap { poolMap.pool(for: $0) }
+            guard oldPool == newPool else {
+                outcome.later.append("channel \(before.number) \(before.name): its new address is on another server")
+                continue
+            }
+            await source.readdress(kept.after.sources)
+            outcome.taken.append(before.number)
+        }
+        if !outcome.taken.isEmpty {
+            logger.notice("lineup: \(outcome.taken.count) channel\(outcome.taken.count == 1 ? "" : "s") (\(outcome.taken.prefix(5).map(\.description).joined(separator: ", "))\(outcome.taken.count > 5 ? ", …" : "")) take their new stream addresses at their next connection")
+        }
+        return outcome
+    }
+}
