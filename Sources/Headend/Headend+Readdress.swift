@@ -34,7 +34,9 @@ extension Headend {
             outcome.taken.append(before.number)
         }
         if !outcome.taken.isEmpty {
-            logger.notice("lineup: \(outcome.taken.count) channel\(outcome.taken.count == 1 ? "" : "s") (\(outcome.taken.prefix(5).map(\.description).joined(separator: ", "))\(outcome.taken.count > 5 ? ", …" : "")) take their new stream addresses at their next connection")
+            let one = outcome.taken.count == 1
+            let named = outcome.taken.prefix(5).map(\.description).joined(separator: ", ") + (outcome.taken.count > 5 ? ", …" : "")
+            logger.notice("lineup: \(one ? "channel \(named) takes its" : "\(outcome.taken.count) channels (\(named)) take their") new stream address at the next connection; the stream open now goes on")
         }
         return outcome
     }
