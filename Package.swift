@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "RecordingsTests", dependencies: ["Recordings", "Guide", "Lineup"]),
         .testTarget(name: "HeadendTests", dependencies: ["Headend", "GStreamer", "Lineup", "MediaFormats", "TestSupport", "LoopbackStreams", "MediaProbe"]),
         .testTarget(name: "RecordingWiringTests", dependencies: [
-            "RecordingWiring", "Recordings", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport",
+            "RecordingWiring", "Recordings", "Headend", "GStreamer", "Lineup", "Guide", "TestSupport", "LoopbackStreams", "FlipboxCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Headend", "GStreamer", "Lineup", "TestSupport"]),

@@ -1,9 +1,11 @@
+import FlipboxCore
 import Foundation
 import GStreamer
 import Guide
 @testable import Headend
 import Lineup
 import Logging
+import LoopbackStreams
 import Recordings
 @testable import RecordingWiring
 import Synchronization
@@ -34,11 +36,11 @@ import TestSupport
         let notices: Notices
 
         init(programmes: [GuideProgramme] = [], retention: Retention.Policy = .init(), pools: PoolLimits = PoolLimits(),
-             more: Set<ChannelNumber> = []) async throws {
-            let channel = Channel(id: "ch1", number: ChannelNumber(1), name: "Ball",
-                                  sources: ["test://ball?size=320x180&fps=25&gop=25&tone=440&bitrate=400"])
+             more: Set<ChannelNumber> = [], channel given: Channel? = nil, headendPools: PoolSettings = PoolSettings()) async throws {
+            let channel = given ?? Channel(id: "ch1", number: ChannelNumber(1), name: "Ball",
+                                           sources: ["test://ball?size=320x180&fps=25&gop=25&tone=440&bitrate=400"])
             let headend = Headend(lineup: Lineup(channels: [channel]), policy: .all, target: DecodeTarget(width: 320, height: 180),
-                                  logger: RecordingServiceTests.logger)
+                                  logger: RecordingServiceTests.logger, pools: headendPools)
             await headend.applyPolicy(current: nil, last: nil)
             let source = headend.sources[0]
             let deadline = Date().addingTimeInterval(10)
@@ -106,6 +108,44 @@ import TestSupport
         func started(_ id: RecordingID) -> Recording? {
             all.lazy.compactMap { n -> Recording? in if case .started(let r) = n, r.id == id { r } else { nil } }.first
         }
+    }
+
+    /// A time range that began 8 s ago on a channel whose archive keeps it (live red, archive
+    /// green, two streams): recorded from its start, the beginning from the archive stored as
+    /// part 0 in front of the live part, no gap, and the file's first bytes are the beginning's.
+    @Test func aRangeThatBeganBeforeIsRecordedFromItsStartOutOfTheArchive() async throws {
+        func clip(_ colour: UInt32) async throws -> TransportStreamClip {
+            let format = ClipFormat(codec: .h264, width: 320, height: 180, fps: 25, gopSeconds: 1, seconds: 4, bitrateKbps: 300, colour: colour)
+            return try TransportStreamClip(path: try await format.made(in: ClipFormat.cacheDirectory))
+        }
+        let server = try LivePoolServer(clips: [try await clip(0xFF0000), try await clip(0x00FF00)], streams: 2, whenFull: .refuse,
+                                        route: { $0 == "/live.ts" ? 0 : $0.hasPrefix("/archive/") ? 1 : nil })
+        defer { server.stop() }
+        let channel = Channel(id: "ch1", number: ChannelNumber(1), name: "Seven", sources: [server.base + "/live.ts"],
+                              attributes: ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts", "catchup-days": "1"])
+        var map = StreamPoolMap()
+        map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=2"))]
+        let box = try await Box(channel: channel, headendPools: PoolSettings(map: map))
+        defer { box.clean() }
+        let start = Date().addingTimeInterval(-8), end = Date().addingTimeInterval(4)
+        let asked = try await box.service.add(OneOffRequest(id: RecordingID("began"),
+                                                            target: .timeRange(channel: ChannelNumber(1), start: start, end: end, title: "Began")))
+        let done = try await box.ended(asked.id, within: 60)
+        let stored = try #require(try box.service.store.recording(asked.id))
+        let file = try box.file(stored)
+        await box.close()
+
+        #expect(done.state == .done && stored.gaps.isEmpty, "\(done.state): \(done.error ?? "") \(stored.gaps)")
+        #expect(stored.parts.map(\.number) == [0, 1], "\(stored.parts)")
+        let (beginning, live) = (stored.parts[0], stored.parts[1])
+        #expect(abs(beginning.start.timeIntervalSince(start)) < 0.01 && beginning.end == live.start, "\(stored.parts)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber).int64Value
+        #expect(beginning.bytes > 50_000 && beginning.bytes + live.bytes == size, "\(beginning.bytes) + \(live.bytes) of \(size)")
+        let timeline = RecordingTimeline(parts: stored.parts.map { .init(start: $0.start, end: $0.end ?? $0.lastWrite, bytes: $0.bytes) },
+                                         fileSize: size)
+        #expect(timeline.offset(at: start.addingTimeInterval(1)) < beginning.bytes, "a seek into the first seconds lands in the beginning")
+        let probe = try FileReading(file)
+        #expect(probe.duration >= end.timeIntervalSince(start) - 1.5, "from the range's start: \(probe.duration) s")
     }
 
     @Test func aTimeRangeIsRecordedToAFileWithinOneGOPOfTheAskedLength() async throws {
