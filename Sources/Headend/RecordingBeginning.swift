@@ -210,6 +210,14 @@ struct RecordingBeginning {
         }
     }
 
+    /// The note of a beginning fetched whole beside `file`, not joined yet.
+    static func note(beside file: URL) -> Note? {
+        guard let data = try? Data(contentsOf: files(of: file).note) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try? decoder.decode(Note.self, from: data)
+    }
+
     /// Joins a fetched beginning (its note beside `file`) in front of `file`: both written to a
     /// new file, which then takes `file`'s place; the beginning's files go. The note, or nil
     /// when there is none, or why the join failed (the recording is then left as it was, the
@@ -217,10 +225,8 @@ struct RecordingBeginning {
     static func join(into file: URL) -> Joined? {
         let files = files(of: file)
         try? FileManager.default.removeItem(at: files.partial)
-        guard let data = try? Data(contentsOf: files.note) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        guard let note = try? decoder.decode(Note.self, from: data) else {
+        guard FileManager.default.fileExists(atPath: files.note.path) else { return nil }
+        guard let note = note(beside: file) else {
             try? FileManager.default.removeItem(at: files.note)
             return .failed("the note of its beginning (\(files.note.path)) cannot be read")
         }

@@ -164,7 +164,10 @@ final class RecordingSession {
         }
         base = Self.decodeStart(first)
         if let resumed = plan.resumed {
-            offset = ClockTime(max(0, firstWall.timeIntervalSince(resumed.startedAt)) * 1e9)
+            // A beginning fetched before the restart and not joined yet comes first in the file:
+            // the timeline starts where it does.
+            let origin = RecordingBeginning.note(beside: plan.file).map { min($0.from, resumed.startedAt) } ?? resumed.startedAt
+            offset = ClockTime(max(0, firstWall.timeIntervalSince(origin)) * 1e9)
         } else if let missed = missedBeginning(before: firstWall) {
             // The file's times start where the beginning's end: once joined, they run on.
             offset = ClockTime(firstWall.timeIntervalSince(missed) * 1e9)

@@ -102,6 +102,42 @@ extension HeadendTests {
             #expect(left == ["Missed.ts"], "the beginning's files are gone: \(left)")
         }
 
+        /// A beginning fetched whole before the box stopped (its note beside the file) is joined
+        /// in front when the resumed recording ends.
+        @Test func aBeginningLeftWholeByARestartIsJoinedWhenTheResumedRecordingEnds() async throws {
+            let (server, _, channel, headend) = try await Self.provider(streams: 2)
+            defer { server.stop() }
+            let directory = try RecorderMedia.directory()
+            let file = directory.appendingPathComponent("Cut.ts")
+            let recorder = Recorder(headend: headend, logger: testLogger)
+            let first = try await recorder.start(channel: channel, title: "Cut", until: Date().addingTimeInterval(2), file: file)
+            let firstEvents = RecorderMedia.Events(first)
+            #expect(await first.finished() == .ended)
+            await firstEvents.reading.value
+            let startedAt = try #require(firstEvents.started)
+            // What the first run's fetch left, as it leaves it: the beginning and its note.
+            let fetch = RecordingBeginning(channel: channel, title: "Cut", from: startedAt.addingTimeInterval(-4), to: startedAt,
+                                           file: file, headend: headend, logger: testLogger)
+            #expect(await fetch.fetch() == nil)
+            let note = try #require(RecordingBeginning.note(beside: file))
+            let before = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber).int64Value
+
+            let second = try await recorder.resume(channel: channel, title: "Cut", until: Date().addingTimeInterval(2), file: file,
+                                                   startedAt: startedAt)
+            let events = RecorderMedia.Events(second)
+            #expect(await second.finished() == .ended)
+            await events.reading.value
+            await headend.shutdown()
+            let joined = events.all.compactMap { if case .beginning(let from, _, let bytes) = $0.event { (from, bytes) } else { nil } }
+            #expect(joined.count == 1 && joined.first?.1 == note.bytes, "\(events.all.map(\.event))")
+            let secondBytes = Int64(try #require(events.newestProgress?.bytes))
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber).int64Value
+            #expect(size == note.bytes + before + secondBytes, "\(note.bytes) + \(before) + \(secondBytes) = \(size)")
+            let start = try Self.colour(file, at: 1)
+            #expect(start.g > 150 && start.r < 100, "the file starts with the beginning (green): \(start)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Cut.ts"])
+        }
+
         /// A pool of one stream, which the recording's live stream takes: the archive has no
         /// stream, so nothing is fetched (never a second stream), and the recording is as before.
         @Test func noBeginningWhenThePoolHasNoStreamForTheArchive() async throws {
