@@ -27,14 +27,14 @@ extension HeadendTests {
 
         /// `/live.ts` red, `/archive/UTC.ts` green; `streams` at once; the archive times asked; a
         /// head-end with the channel warm.
-        static func provider(streams: Int) async throws -> (LivePoolServer, Asked, Channel, Headend) {
+        static func provider(streams: Int, archiveKeeps: Bool = true) async throws -> (LivePoolServer, Asked, Channel, Headend) {
             let asked = Asked()
             let server = try LivePoolServer(clips: [try await clip(colour: 0xFF0000), try await clip(colour: 0x00FF00)],
                                             streams: streams, whenFull: .refuse, route: { path in
                 if path == "/live.ts" { return 0 }
                 guard path.hasPrefix("/archive/"), path.hasSuffix(".ts"), let utc = Int(path.dropFirst(9).dropLast(3)) else { return nil }
                 asked.times.withLock { $0.append(utc) }
-                return 1
+                return archiveKeeps ? 1 : nil
             })
             let channel = Channel(id: "seven", number: ChannelNumber(7), name: "Seven", sources: [server.base + "/live.ts"],
                                   attributes: ["catchup": "default", "catchup-source": server.base + "/archive/{utc}.ts", "catchup-days": "1"])
@@ -136,6 +136,28 @@ extension HeadendTests {
             let start = try Self.colour(file, at: 1)
             #expect(start.g > 150 && start.r < 100, "the file starts with the beginning (green): \(start)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Cut.ts"])
+        }
+
+        /// An archive that answers 404: the recording is the live part, whole and as asked, and
+        /// nothing of the fetch is left beside it; the stream it held is given back.
+        @Test func anArchiveThatAnswers404LeavesTheRecordingAsItIs() async throws {
+            let (server, asked, channel, headend) = try await Self.provider(streams: 2, archiveKeeps: false)
+            defer { server.stop() }
+            let directory = try RecorderMedia.directory()
+            let file = directory.appendingPathComponent("Lost.ts")
+            let recording = try await Recorder(headend: headend, logger: testLogger)
+                .start(channel: channel, title: "Lost", until: Date().addingTimeInterval(3), file: file,
+                       startAt: Date().addingTimeInterval(-10))
+            let events = RecorderMedia.Events(recording)
+            #expect(await recording.finished() == .ended)
+            await events.reading.value
+            #expect(asked.times.withLock { $0 }.count == 1, "asked once, not retried")
+            #expect(!events.all.contains { if case .beginning = $0.event { true } else { false } })
+            #expect(await headend.reservedSlots.isEmpty, "the archive's stream is given back")
+            await headend.shutdown()
+            let probe = try RecorderMedia.Probe(file)
+            #expect(probe.video == 1 && probe.duration < 6, "live only: \(probe.duration) s")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Lost.ts"])
         }
 
         /// A pool of one stream, which the recording's live stream takes: the archive has no
