@@ -138,46 +138,53 @@ extension HeadendTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Cut.ts"])
         }
 
-        /// An archive that answers 404: the recording is the live part, whole and as asked, and
-        /// nothing of the fetch is left beside it; the stream it held is given back.
-        @Test func anArchiveThatAnswers404LeavesTheRecordingAsItIs() async throws {
-            let (server, asked, channel, headend) = try await Self.provider(streams: 2, archiveKeeps: false)
+        /// What a recording asked to start 10 s ago, for 3 s from now, gave on a provider of
+        /// `streams` streams whose archive keeps that time or not (404).
+        struct AskedEarlier {
+            var events: RecorderMedia.Events
+            var archiveAsked: [Int]
+            var maxOpen: Int, refusals: Int
+            var slotsHeldAfter: Int
+            var probe: RecorderMedia.Probe
+            var left: [String]
+            var joined: Bool { events.all.contains { if case .beginning = $0.event { true } else { false } } }
+        }
+
+        static func recordAskedEarlier(streams: Int, archiveKeeps: Bool) async throws -> AskedEarlier {
+            let (server, asked, channel, headend) = try await Self.provider(streams: streams, archiveKeeps: archiveKeeps)
             defer { server.stop() }
             let directory = try RecorderMedia.directory()
-            let file = directory.appendingPathComponent("Lost.ts")
+            let file = directory.appendingPathComponent("Earlier.ts")
             let recording = try await Recorder(headend: headend, logger: testLogger)
-                .start(channel: channel, title: "Lost", until: Date().addingTimeInterval(3), file: file,
+                .start(channel: channel, title: "Earlier", until: Date().addingTimeInterval(3), file: file,
                        startAt: Date().addingTimeInterval(-10))
             let events = RecorderMedia.Events(recording)
             #expect(await recording.finished() == .ended)
             await events.reading.value
-            #expect(asked.times.withLock { $0 }.count == 1, "asked once, not retried")
-            #expect(!events.all.contains { if case .beginning = $0.event { true } else { false } })
-            #expect(await headend.reservedSlots.isEmpty, "the archive's stream is given back")
+            let held = await headend.reservedSlots.values.reduce(0, +)
             await headend.shutdown()
-            let probe = try RecorderMedia.Probe(file)
-            #expect(probe.video == 1 && probe.duration < 6, "live only: \(probe.duration) s")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Lost.ts"])
+            return AskedEarlier(events: events, archiveAsked: asked.times.withLock { $0 }, maxOpen: server.maxOpen,
+                                refusals: server.refusals, slotsHeldAfter: held, probe: try RecorderMedia.Probe(file),
+                                left: try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        }
+
+        /// An archive that answers 404: the recording is the live part, whole and as asked, and
+        /// nothing of the fetch is left beside it; the stream it held is given back.
+        @Test func anArchiveThatAnswers404LeavesTheRecordingAsItIs() async throws {
+            let run = try await Self.recordAskedEarlier(streams: 2, archiveKeeps: false)
+            #expect(run.archiveAsked.count == 1, "asked once, not retried")
+            #expect(!run.joined && run.slotsHeldAfter == 0, "the archive's stream is given back")
+            #expect(run.probe.video == 1 && run.probe.duration < 6, "live only: \(run.probe.duration) s")
+            #expect(run.left == ["Earlier.ts"])
         }
 
         /// A pool of one stream, which the recording's live stream takes: the archive has no
         /// stream, so nothing is fetched (never a second stream), and the recording is as before.
         @Test func noBeginningWhenThePoolHasNoStreamForTheArchive() async throws {
-            let (server, asked, channel, headend) = try await Self.provider(streams: 1)
-            defer { server.stop() }
-            let file = try RecorderMedia.directory().appendingPathComponent("Missed.ts")
-            let recording = try await Recorder(headend: headend, logger: testLogger)
-                .start(channel: channel, title: "Missed", until: Date().addingTimeInterval(3), file: file,
-                       startAt: Date().addingTimeInterval(-10))
-            let events = RecorderMedia.Events(recording)
-            #expect(await recording.finished() == .ended)
-            await events.reading.value
-            await headend.shutdown()
-            #expect(!events.all.contains { if case .beginning = $0.event { true } else { false } })
-            #expect(asked.times.withLock { $0 }.isEmpty, "the archive was never asked")
-            #expect(server.maxOpen <= 1 && server.refusals == 0, "open \(server.maxOpen), refused \(server.refusals)")
-            let probe = try RecorderMedia.Probe(file)
-            #expect(probe.video == 1 && probe.duration < 6, "live only: \(probe.duration) s")
+            let run = try await Self.recordAskedEarlier(streams: 1, archiveKeeps: true)
+            #expect(!run.joined && run.archiveAsked.isEmpty, "the archive was never asked")
+            #expect(run.maxOpen <= 1 && run.refusals == 0, "open \(run.maxOpen), refused \(run.refusals)")
+            #expect(run.probe.video == 1 && run.probe.duration < 6, "live only: \(run.probe.duration) s")
         }
     }
 }
