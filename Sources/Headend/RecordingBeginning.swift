@@ -165,6 +165,8 @@ struct RecordingBeginning {
         await source.stop()
         await muxer?.shutdown()
         if let failure { return .failed(failure) }
+        // Cut short (the recording was stopped): not the span its note would claim.
+        if Task.isCancelled { return .failed("the recording stopped before its beginning was fetched") }
         guard writer.written else { return .failed("its archive gave no picture") }
         let size = ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size]) as? NSNumber)?.int64Value ?? 0
         return .bytes(size)
