@@ -106,8 +106,14 @@ extension HTTPTransfer {
     ) async throws -> (BoundedBody.Stored, URLResponse) {
         let request = clearOfDeadline(request, deadline)
         return try await transfer(deadline: deadline) { reply in
-            let task: URLSessionTask = directory == nil ? boundedSession.dataTask(with: request) : boundedSession.downloadTask(with: request)
-            boundedDelegate.register(BoundedBody(reply: reply, limit: limit, directory: directory), for: task.taskIdentifier)
+            let body = BoundedBody(reply: reply, limit: limit, directory: directory)
+            if directory == nil {
+                let task = boundedSession.dataTask(with: request)
+                boundedDelegate.register(body, for: task.taskIdentifier)
+                return task
+            }
+            let task = downloadSession.downloadTask(with: request)
+            downloadDelegate.register(body, for: task.taskIdentifier)
             return task
         }
     }
@@ -117,6 +123,13 @@ extension HTTPTransfer {
     static let boundedSession = URLSession(configuration: sessionConfiguration(), delegate: boundedDelegate, delegateQueue: nil)
 
     static let boundedDelegate = BoundedTransferDelegate()
+
+    /// The session of bounded downloads: a session of its own, as its delegate must not be a
+    /// data delegate (FoundationNetworking hands a refused redirect's body to a data delegate
+    /// as a data task's, and a download task is none: the process crashed).
+    static let downloadSession = URLSession(configuration: sessionConfiguration(), delegate: downloadDelegate, delegateQueue: nil)
+
+    static let downloadDelegate = BoundedDownloadDelegate()
 }
 
 /// One bounded transfer's body as it arrives, and the answer to its caller. Called on the
@@ -238,10 +251,10 @@ final class BoundedBody: @unchecked Sendable {
     }
 }
 
-/// The delegate of ``HTTPTransfer/boundedSession``: hands each task's body (a data task's
-/// pieces, a download task's progress and file) to its ``BoundedBody`` and refuses every redirect (the task ends with the 3xx answer, which the
-/// caller follows after checking it).
-final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
+/// What the delegates of bounded transfers share: each task's ``BoundedBody``, every redirect
+/// refused (the task ends with the 3xx answer, which the caller follows after checking it), a
+/// login challenge answered with its 401, and the end.
+class BoundedTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var bodies: [Int: BoundedBody] = [:]
 
@@ -249,21 +262,8 @@ final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, URLSessio
         lock.withLock { bodies[task] = body }
     }
 
-    private func body(_ task: URLSessionTask, removing: Bool = false) -> BoundedBody? {
+    func body(_ task: URLSessionTask, removing: Bool = false) -> BoundedBody? {
         lock.withLock { removing ? bodies.removeValue(forKey: task.taskIdentifier) : bodies[task.taskIdentifier] }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        body(dataTask)?.receive(data, response: dataTask.response)
-    }
-
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
-        body(downloadTask)?.wrote(totalBytesWritten, declared: downloadTask.response?.expectedContentLength ?? totalBytesExpectedToWrite)
-    }
-
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        body(downloadTask)?.downloaded(to: location)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -289,6 +289,26 @@ final class BoundedTransferDelegate: NSObject, URLSessionDataDelegate, URLSessio
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         body(task, removing: true)?.complete(error, response: task.response)
+    }
+}
+
+/// The delegate of ``HTTPTransfer/boundedSession``: a data task's pieces as they arrive.
+final class BoundedTransferDelegate: BoundedTaskDelegate, URLSessionDataDelegate, @unchecked Sendable {
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        body(dataTask)?.receive(data, response: dataTask.response)
+    }
+}
+
+/// The delegate of ``HTTPTransfer/downloadSession``: a download's progress and its file. Never a
+/// data delegate (see `downloadSession`).
+final class BoundedDownloadDelegate: BoundedTaskDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        body(downloadTask)?.wrote(totalBytesWritten, declared: downloadTask.response?.expectedContentLength ?? totalBytesExpectedToWrite)
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        body(downloadTask)?.downloaded(to: location)
     }
 }
 

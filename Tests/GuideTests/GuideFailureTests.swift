@@ -167,6 +167,36 @@ import TestSupport
         #expect(leftBehind.isEmpty, "a stopped download's file is left in \(NSTemporaryDirectory()): \(leftBehind)")
     }
 
+    /// A guide URL that redirects (302, then 301) is followed hop by hop, each hop checked by the
+    /// box, never by the session; the redirects' bodies are dropped and nothing is left behind.
+    @Test(.timeLimit(.minutes(1))) func aGuideURLThatRedirectsIsFollowed() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let server = try PythonServer(script: """
+            import http.server
+            guide = open(\(pythonString(Fixtures.path("small.xml"))), "rb").read()
+            class H(http.server.BaseHTTPRequestHandler):
+                def log_message(self, *a): pass
+                def do_GET(self):
+                    hops = {"/moved.xml": (302, "/again.xml"), "/again.xml": (301, "/guide.xml")}
+                    if self.path in hops:
+                        code, to = hops[self.path]
+                        self.send_response(code); self.send_header("Location", to)
+                        self.send_header("Content-Length", "9"); self.end_headers(); self.wfile.write(b"moved on.")
+                    else:
+                        self.send_response(200); self.send_header("Content-Length", str(len(guide))); self.end_headers(); self.wfile.write(guide)
+            s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+            print(s.server_address[1], flush=True)
+            s.serve_forever()
+            """)
+        defer { server.stop() }
+        let state = dir.file("state")
+        let moved = try Guide(stateDirectory: state, lineup: lineup(channels, guides: ["http://127.0.0.1:\(server.port)/moved.xml"]))
+        #expect(try await moved.refresh().channels == 3)
+        #expect(moved.nowNext(channelID: "newsroom", at: evening).now?.title == "Evening News")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.hasSuffix(".tmp") }.isEmpty)
+    }
+
     /// A guide URL whose server answers and then trickles a byte a second (or stalls after the
     /// headers): the download is given up at the deadline, the message names the URL, the old
     /// guide stays and no partial download is left behind.
