@@ -157,13 +157,22 @@ import TestSupport
 
         #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
         // The session's own file of each stopped download is gone too (it may take a moment).
-        var leftBehind: Set<String> = []
-        for _ in 0..<50 {
-            leftBehind = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
-                .subtracting(temporary).filter { $0.hasPrefix("CF") && $0.hasSuffix(".tmp") }
-            if leftBehind.isEmpty { break }
-            try await Task.sleep(for: .milliseconds(100))
+        // Only files that came while these downloads ran are looked at, and one that still
+        // grows is another test's download (tests run side by side), not a stopped one.
+        func sessionFiles() -> Set<String> {
+            Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []).filter { $0.hasPrefix("CF") && $0.hasSuffix(".tmp") }
         }
+        func size(_ name: String) -> Int? {
+            (try? FileManager.default.attributesOfItem(atPath: (NSTemporaryDirectory() as NSString).appendingPathComponent(name))[.size] as? NSNumber)?.intValue
+        }
+        var leftBehind = sessionFiles().subtracting(temporary)
+        for _ in 0..<50 where !leftBehind.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            leftBehind = leftBehind.intersection(sessionFiles())
+        }
+        let sizes = leftBehind.map { ($0, size($0)) }
+        try await Task.sleep(for: .milliseconds(500))
+        leftBehind = Set(sizes.filter { name, before in before != nil && size(name) == before }.map(\.0))
         #expect(leftBehind.isEmpty, "a stopped download's file is left in \(NSTemporaryDirectory()): \(leftBehind)")
     }
 
