@@ -52,9 +52,20 @@ final class XMLStreamReader {
             }
         }
 
-        /// Ends the text run, if any, as one `.text` event.
+        /// Whether the newest event handed out or queued is text.
+        var lastWasText = false
+
+        /// Ends the text run, if any, as one `.text` event. A run of only whitespace between
+        /// elements (the document's indentation) is no event: text before an element starts is
+        /// never kept, so it could only matter after other text (a comment between the two).
         func flushText() {
             guard inText else { return }
+            if !lastWasText, !textCut, text.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) {
+                text.removeAll(keepingCapacity: true)
+                inText = false
+                return
+            }
+            lastWasText = true
             var kept = text.count
             // Never end inside a UTF-8 sequence: a cut that split one drops its first bytes.
             if textCut, kept > 0 {
@@ -64,7 +75,8 @@ final class XMLStreamReader {
                 let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
                 if lead + length > kept { kept = lead }
             }
-            events.append(.text(String(decoding: text[..<kept], as: UTF8.self), cut: textCut))
+            events.append(.text(text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[..<kept]), as: UTF8.self) },
+                                cut: textCut))
             text.removeAll(keepingCapacity: true)
             textCut = false
             inText = false
@@ -187,12 +199,14 @@ final class XMLStreamReader {
             }
         }
         context.events.append(.start(name: string(localName), attributes: values, line: context.line))
+        context.lastWasText = false
     }
 
     private static let endCallback: endElementNsSAX2Func = { parser, localName, _, _ in
         guard let context = context(parser) else { return }
         context.flushText()
         context.events.append(.end(name: string(localName)))
+        context.lastWasText = false
     }
 
     private static let charactersCallback: charactersSAXFunc = { parser, bytes, count in

@@ -62,7 +62,7 @@ struct XMLTVParser {
         func end(_ element: String) throws(GuideError) {
             let depth = path.count
             let attributes = attributesStack.last ?? [:]
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = Self.trimmed(text)
             let value = textCut && !trimmed.isEmpty ? trimmed + "…" : trimmed
             defer {
                 path.removeLast()
@@ -156,6 +156,16 @@ struct XMLTVParser {
             throw GuideError(.badXML, "not an XMLTV guide: the file has no <tv> element", source: name)
         }
         return outcome
+    }
+
+    /// `text` without the white space (Unicode's) at its ends; itself when there is none (no
+    /// copy, no bridging: every element's text passes here).
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
     }
 
     private func startProgramme(_ attributes: [String: String], line: Int, skip: (Int, String) -> Void) -> XMLTVProgramme? {

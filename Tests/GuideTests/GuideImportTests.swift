@@ -100,6 +100,14 @@ import Testing
         #expect(outcome.skipReasons == ["line 9: start \"not a time\" is not an XMLTV time (YYYYMMDDhhmmss +hhmm)"])
     }
 
+    /// The parser's own trim takes off what Foundation's `whitespacesAndNewlines` does, Unicode's
+    /// spaces included, and gives a text with none back as it is.
+    @Test func textsAreTrimmedAsFoundationTrimsThem() {
+        for text in ["", "   ", "News", "  News  ", "\n\t News at ten \r\n", "\u{00A0}Café\u{3000}", "\u{2028}a b\u{2029}", "é\u{0301} "] {
+            #expect(XMLTVParser.trimmed(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text.debugDescription)")
+        }
+    }
+
     /// Broken XML after good programmes: those before it are handed over, then the error names the line.
     @Test func brokenXMLNamesItsLineAfterTheProgrammesBeforeIt() throws {
         final class Whole: ByteSource {
