@@ -17,9 +17,12 @@ import Synchronization
 public actor ChannelSource {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
 
-    /// The channel as the lineup gives it (its addresses follow `readdress`; any thread).
-    public nonisolated var channel: Channel { channelBox.withLock { $0 } }
-    private nonisolated let channelBox: Mutex<Channel>
+    /// The channel as the lineup gave it at start; its addresses now are `addresses`.
+    public nonisolated let channel: Channel
+    /// The channel's stream addresses now, main first: the lineup's, or those a lineup read
+    /// again gave (`readdress`; any thread).
+    public nonisolated var addresses: [String] { addressBox.withLock { $0 } }
+    private nonisolated let addressBox: Mutex<[String]>
     public nonisolated let cache: GOPCache
     /// The breaks its SCTE-35 splice cues announce (MPEG-TS sources in whole packets: UDP, RTP).
     public nonisolated let spliceCues = SpliceCueLog()
@@ -92,7 +95,8 @@ public actor ChannelSource {
          connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
          fileReader: RecordingFileReader?, onStateChange: @escaping @Sendable (ChannelState) -> Void) {
         self.fileReader = fileReader
-        channelBox = Mutex(channel)
+        self.channel = channel
+        addressBox = Mutex(channel.sources)
         settings = SourceSupervisor.Settings(sources: channel.sources, stallTimeout: stallTimeout, connectTimeout: connectTimeout)
         supervisor = SourceSupervisor(settings: settings)
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
@@ -136,7 +140,7 @@ public actor ChannelSource {
         stopping = true
         perform(supervisor.stop(reason: nil))
         stopping = false
-        let sources = url.map { [$0] } ?? channel.sources
+        let sources = url.map { [$0] } ?? addresses
         guard supervisor.follow(sources: sources) else { return }
         stateBox.archiveURL = url
         archiveAsked = false
@@ -148,7 +152,7 @@ public actor ChannelSource {
     /// on, the next connection takes them (`SourceSupervisor.readdress`). While it plays an
     /// archive, they are taken when it follows the channel again.
     func readdress(_ sources: [String]) {
-        channelBox.withLock { $0.sources = sources }
+        addressBox.withLock { $0 = sources }
         guard stateBox.archiveURL == nil, fileReader == nil else { return }
         supervisor.readdress(sources: sources)
     }

@@ -135,7 +135,7 @@ extension Headend {
             throw TimeshiftFailure(.nothingShown, "no channel is on screen")
         }
         let channel = entry.source.channel
-        guard let catchup = channel.catchup, let live = channel.sources.first else {
+        guard let catchup = channel.catchup, let live = entry.source.addresses.first else {
             throw TimeshiftFailure(.noArchive, "channel \(channel.number) has no archive (its lineup gives no catchup attributes)")
         }
         let now = Date()
@@ -190,7 +190,7 @@ extension Headend {
         finishArchiveWait(feed: feed, failure: "the archive was left")
         stopFeedPicture(feed)
         // Back on the channel's own server: its pool may have filled while the archive played.
-        if let live = entry.source.channel.sources.first.flatMap({ poolMap.pool(for: $0) }), live != pool(of: entry.source) {
+        if let live = entry.source.addresses.first.flatMap({ poolMap.pool(for: $0) }), live != pool(of: entry.source) {
             do { try await makeRoom(in: live, for: play.channel) } catch {
                 logger.warning("channel \(entry.source.channel.number): back from its archive: \(error.message)")
             }
@@ -222,7 +222,7 @@ extension Headend {
     /// refuses it, or ends another); warm channels do not take the slot meanwhile
     /// (`warmStartWaits`).
     private func switchStream(of source: ChannelSource, to url: String?) async {
-        let next = (url ?? source.channel.sources.first).flatMap { poolMap.pool(for: $0) }
+        let next = (url ?? source.addresses.first).flatMap { poolMap.pool(for: $0) }
         let open = source.openURL.flatMap { poolMap.pool(for: $0) }.map { openStreams(in: $0).count } ?? 0
         var wait = false
         if let pool = noteClosing(source) {

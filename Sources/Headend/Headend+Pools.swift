@@ -32,7 +32,7 @@ public typealias HeadendFailure = Failure<HeadendFailureCode>
 extension Headend {
     /// The pool `source`'s stream is in: that of the URL it has open, else of its main source.
     nonisolated func pool(of source: ChannelSource) -> StreamPoolID? {
-        poolMap.pool(for: source.openURL ?? source.channel.sources.first ?? "")
+        poolMap.pool(for: source.openURL ?? source.addresses.first ?? "")
     }
 
     /// The name of the pool `channel`'s main source is in; nil when it is in none.

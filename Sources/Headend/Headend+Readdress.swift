@@ -24,7 +24,7 @@ extension Headend {
         for kept in change.readdressed {
             guard let source = sources.first(where: { $0.channel.id == kept.after.id }) else { continue }
             let before = source.channel
-            let oldPool = before.sources.first.flatMap { poolMap.pool(for: $0) }
+            let oldPool = source.addresses.first.flatMap { poolMap.pool(for: $0) }
             let newPool = kept.after.sources.first.flatMap { poolMap.pool(for: $0) }
             guard oldPool == newPool else {
                 outcome.later.append("channel \(before.number) \(before.name): its new address is on another server")

@@ -43,7 +43,9 @@ struct RecordingBeginning {
 
     /// Fetches the beginning; nil when it is whole (its note written), else why not.
     func fetch() async -> String? {
-        guard let catchup = channel.catchup, let live = channel.sources.first else { return "the channel has no archive" }
+        guard let catchup = channel.catchup, let live = headend.source(for: channel)?.addresses.first ?? channel.sources.first else {
+            return "the channel has no archive"
+        }
         let url: String
         do { url = try catchup.url(channel: live, start: from, end: to, now: Date()) } catch {
             return "its archive's address cannot be made: \(error)"
@@ -120,6 +122,7 @@ struct RecordingBeginning {
                     do {
                         muxer = try await RecordingMuxer.start(file: partial, append: false, container: .mpegts, video: caps,
                                                                audio: source.cache.audioFormats)
+                        writer.videoCaps = caps
                     } catch {
                         failure = error.message
                         break loop
@@ -176,7 +179,8 @@ struct RecordingBeginning {
     struct Writer {
         let duration: ClockTime
         private var base: ClockTime?
-        private var videoCaps: Caps?
+        /// The caps the muxer's video track has now.
+        var videoCaps: Caps?
         private(set) var written = false
 
         init(duration: ClockTime) { self.duration = duration }
@@ -193,21 +197,7 @@ struct RecordingBeginning {
             let pts = entry.pts - base
             if keyframe, written, pts >= duration { return false }
             let dts = entry.dts.isValid && entry.dts >= base ? entry.dts - base : ClockTime.none
-            switch entry.track {
-            case .video:
-                if let caps = entry.caps, caps != videoCaps {
-                    if videoCaps != nil { muxer.video.caps = caps }
-                    videoCaps = caps
-                }
-                muxer.video.push(entry.buffer.retimed(pts: pts, dts: dts))
-                written = true
-            case .audio:
-                guard let source = muxer.audio[entry.stream] else { return true }
-                if let caps = entry.caps, caps != source.caps { source.caps = caps }
-                source.push(entry.buffer.retimed(pts: pts, dts: dts))
-            case .subtitle:
-                return true
-            }
+            if muxer.push(entry, pts: pts, dts: dts, videoCaps: &videoCaps) { written = true }
             return true
         }
     }

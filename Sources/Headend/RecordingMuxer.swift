@@ -81,6 +81,30 @@ final class RecordingMuxer: Sendable {
         return try built.get()
     }
 
+    /// Pushes `entry` at `pts`/`dts` of the file's timeline. Video with caps other than
+    /// `videoCaps` (what the video track has now) changes the track's caps first; audio of a
+    /// stream the muxer has no track for, and subtitles (not recorded yet, as the clips' muxers
+    /// take none either), are left out. True when it pushed video.
+    @discardableResult
+    func push(_ entry: GOPCache.Entry, pts: ClockTime, dts: ClockTime, videoCaps: inout Caps?) -> Bool {
+        switch entry.track {
+        case .video:
+            if let caps = entry.caps, caps != videoCaps {
+                video.caps = caps
+                videoCaps = caps
+            }
+            video.push(entry.buffer.retimed(pts: pts, dts: dts))
+            return true
+        case .audio:
+            guard let source = audio[entry.stream] else { return false }
+            if let caps = entry.caps, caps != source.caps { source.caps = caps }
+            source.push(entry.buffer.retimed(pts: pts, dts: dts))
+            return false
+        case .subtitle:
+            return false
+        }
+    }
+
     /// Ends every track: the muxer writes what it holds and posts the end of stream.
     func finish() {
         video.endOfStream()

@@ -210,22 +210,9 @@ final class RecordingSession {
         guard entry.pts >= base else { return }
         let pts = entry.pts - base + offset
         let dts = entry.dts.isValid && entry.dts >= base ? entry.dts - base + offset : ClockTime.none
-        switch entry.track {
-        case .video:
-            if let caps = entry.caps, caps != videoCaps {
-                muxer.video.caps = caps
-                videoCaps = caps
-            }
-            muxer.video.push(entry.buffer.retimed(pts: pts, dts: dts))
+        if muxer.push(entry, pts: pts, dts: dts, videoCaps: &videoCaps) {
             lastOut = max(lastOut, pts)
             lastWrittenWall = Date()
-        case .audio:
-            guard let source = muxer.audio[entry.stream] else { return }
-            if let caps = entry.caps, caps != source.caps { source.caps = caps }
-            source.push(entry.buffer.retimed(pts: pts, dts: dts))
-        case .subtitle:
-            // Subtitle streams are not recorded yet (the clips' muxers take none either).
-            return
         }
     }
 

@@ -38,7 +38,7 @@ extension HeadendTests {
             let change = LineupChange(from: Lineup(channels: [before]), to: Lineup(channels: [after]))
             let outcome = await headend.readdress(change)
             #expect(outcome.taken == [ChannelNumber(5)] && outcome.later.isEmpty, "\(outcome)")
-            #expect(source.channel.sources == [server.base + "/new.ts"])
+            #expect(source.addresses == [server.base + "/new.ts"])
 
             // The open stream goes on: nothing asked of the new address, the cache still fills.
             let served = server.streamsServed
@@ -66,7 +66,7 @@ extension HeadendTests {
             after.sources = ["http://provider.example/five.ts"]
             let outcome = await headend.readdress(LineupChange(from: Lineup(channels: [before]), to: Lineup(channels: [after])))
             #expect(outcome.taken.isEmpty && outcome.later == ["channel 5 Five: its new address is on another server"], "\(outcome)")
-            #expect(headend.sources[0].channel.sources == before.sources)
+            #expect(headend.sources[0].addresses == before.sources)
             await headend.shutdown()
         }
     }

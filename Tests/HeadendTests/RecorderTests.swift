@@ -58,16 +58,8 @@ extension HeadendTests {
             var duration = 0.0
 
             init(_ file: URL) throws {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                p.arguments = ["ffprobe", "-v", "error", "-count_frames", "-of", "json",
-                               "-show_entries", "stream=codec_type,nb_read_frames:format=duration", file.path]
-                let out = Pipe()
-                p.standardOutput = out
-                p.standardError = FileHandle.nullDevice
-                try p.run()
-                let data = out.fileHandleForReading.readDataToEndOfFile()
-                p.waitUntilExit()
+                let data = try output(of: "ffprobe", ["-v", "error", "-count_frames", "-of", "json",
+                                                      "-show_entries", "stream=codec_type,nb_read_frames:format=duration", file.path])
                 let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "ffprobe said nothing of \(file.path)")
                 for stream in json["streams"] as? [[String: Any]] ?? [] {
                     if stream["codec_type"] as? String == "video" {

@@ -51,16 +51,8 @@ extension HeadendTests {
 
         /// The mean colour of the frame at `seconds` into `file` (ffmpeg).
         static func colour(_ file: URL, at seconds: Double) throws -> (r: Int, g: Int, b: Int) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["ffmpeg", "-v", "error", "-ss", String(format: "%.2f", seconds), "-i", file.path, "-frames:v", "1",
-                           "-vf", "scale=32:18", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
+            let data = try output(of: "ffmpeg", ["-v", "error", "-ss", String(format: "%.2f", seconds), "-i", file.path, "-frames:v", "1",
+                                                 "-vf", "scale=32:18", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
             let pixels = data.count / 3
             guard pixels > 0 else { return (0, 0, 0) }
             var sum = (0, 0, 0)
