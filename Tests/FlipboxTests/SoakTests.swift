@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `flipbox-lab soak` (`flipbox soak`), short form: hostile channels on loopback
 /// (discontinuities, deaths, stalls, garbage, bit flips, codec, PID and resolution changes, a
@@ -8,18 +9,9 @@ import Testing
 /// long form.
 @Suite(.serialized) struct SoakTests {
     @Test func twoMinutesOfHostileChannelsAndRequestsLeaveThePlayerWhole() throws {
-        let p = Process()
-        p.executableURL = FlipboxProcess.lab
         let udp = 30000 + Int.random(in: 0..<40) * 100
-        p.arguments = ["soak", "--duration", "120s", "--warmup", "30", "--channels", "8", "--json",
-                       "--port", "\(udp)", "--http-port", "\(freePort())"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let data = try standardOutput(of: FlipboxProcess.lab, ["soak", "--duration", "120s", "--warmup", "30", "--channels", "8", "--json",
+                                                               "--port", "\(udp)", "--http-port", "\(freePort())"])
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any],
                                   "no JSON report: \(String(decoding: data, as: UTF8.self))")
         #expect(report["crashes"] as? Int == 0, "crashes; player log \(report["player_log"] ?? "")")

@@ -206,22 +206,6 @@ final class HTTPFileServer: @unchecked Sendable {
     }
 }
 
-/// Runs a command to completion; its standard output (its errors are dropped: an empty
-/// output is the caller's to judge).
-func output(of executable: String, _ arguments: [String]) throws -> Data {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = [executable] + arguments
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return data
-}
-
 /// Runs a command to completion; throws with its output when it fails.
 func run(_ executable: String, _ arguments: [String]) throws {
     let p = Process()
