@@ -13,6 +13,9 @@
 ///   (`probeInterval`): a probe is only ever a warm stream, which a refusal costs nothing; it
 ///   becomes the limit once it ran `probeConfirm` without a refusal. A limit learned from ended
 ///   streams is never probed: the probe would end a stream, maybe the one on screen.
+/// - A server refuses a stream, or ends another as one opens, while the box counted a slot it
+///   had just let go as free: that server frees slots slower than the box waited
+///   (`slotRelease`), which doubles, up to `releaseGrace`.
 public struct PoolLearning: Sendable, Equatable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -47,6 +50,10 @@ public struct PoolLearning: Sendable, Equatable {
     /// released a moment after its client leaves): a refusal then is no news, and a stream
     /// opening then counts that slot as taken.
     public static let releaseGrace: Duration = .milliseconds(1500)
+    /// How long the box first gives a server to free the slot of a stream it let go, before it
+    /// opens another in a full pool (servers free one within tens of milliseconds of their
+    /// client leaving; 54 ms measured on loopback).
+    public static let firstSlotRelease: Duration = .milliseconds(150)
     public static let probeInterval: Duration = .seconds(3600)
     public static let probeConfirm: Duration = .seconds(60)
 
@@ -63,6 +70,10 @@ public struct PoolLearning: Sendable, Equatable {
     private var probeSince: Instant?
     /// When the box closed streams of the pool lately (within `releaseGrace`).
     private var closes: [Instant] = []
+    /// How long this pool's server is given to free the slot of a stream the box let go, before
+    /// the box opens another in its place (`nextSlot`): `firstSlotRelease`, doubled each time
+    /// the server showed it still held one (`slotStillTaken`), up to `releaseGrace`.
+    public private(set) var slotRelease: Duration = firstSlotRelease
 
     public init(learned: Learned? = nil, at now: Instant? = nil) {
         self.learned = learned
@@ -79,10 +90,11 @@ public struct PoolLearning: Sendable, Equatable {
     }
 
     /// When one more stream may open while `open` streams of the pool are open and the limit
-    /// is `limit`, counting each stream the box closed less than `release` ago as still taking
-    /// its slot at the server: nil when it may open now. (A box that closed a stream for a flip
-    /// and opens another at once makes a server that ends the oldest end a third.)
-    public func nextSlot(open: Int, limit: Int, at now: Instant, release: Duration) -> Instant? {
+    /// is `limit`, counting each stream the box closed less than `slotRelease` ago as still
+    /// taking its slot at the server: nil when it may open now. (A box that closed a stream for
+    /// a flip and opens another at once makes a server that ends the oldest end a third.)
+    public func nextSlot(open: Int, limit: Int, at now: Instant) -> Instant? {
+        let release = slotRelease
         let freeing = closes.filter { now - $0 < release && $0 <= now }.sorted()
         let over = open + freeing.count - limit + 1
         guard over > 0, open < limit else { return nil }
@@ -98,6 +110,16 @@ public struct PoolLearning: Sendable, Equatable {
     /// Streams the box closed within `releaseGrace` before `now`: their slots may still be taken.
     public func recentlyClosed(at now: Instant, within window: Duration = releaseGrace) -> Int {
         closes.filter { now - $0 < window && $0 <= now }.count
+    }
+
+    /// The server refused a stream, or ended one as another opened, while `open` streams of the
+    /// pool were open, fewer than its limit `limit`, and the box had let one go within
+    /// `releaseGrace`: the server still held that slot, so the box waits longer for the next
+    /// one (`slotRelease` doubles, up to `releaseGrace`). True when it grew.
+    public mutating func slotStillTaken(at now: Instant, open: Int, limit: Int) -> Bool {
+        guard open < limit, recentlyClosed(at: now) > 0, slotRelease < Self.releaseGrace else { return false }
+        slotRelease = min(slotRelease * 2, Self.releaseGrace)
+        return true
     }
 
     /// The server refused a stream while `open` others of the pool were open. Within

@@ -195,7 +195,7 @@ extension Headend {
     /// one go, or after `makeRoom` did), and the pool would be full with them.
     private func waitForFreedSlot(in pool: StreamPoolID, limit: Int) async {
         let now = ContinuousClock.now
-        guard let at = poolBook.learning[pool]?.nextSlot(open: openStreams(in: pool).count, limit: limit, at: now, release: Self.slotRelease) else { return }
+        guard let at = poolBook.learning[pool]?.nextSlot(open: openStreams(in: pool).count, limit: limit, at: now) else { return }
         logger.debug("pool \(pool): waiting \((at - now).spoken) for the server to free a slot")
         try? await Task.sleep(until: at, clock: .continuous)
     }
@@ -205,9 +205,11 @@ extension Headend {
     /// measured on loopback): taken too early, a server that ends the oldest ends another.
     static let warmReopenDelay: Duration = .milliseconds(500)
 
-    /// How long a server is given to free the slot of a stream the box let go for a flip or a
-    /// client, before the box opens another in its pool.
-    static let slotRelease: Duration = .milliseconds(150)
+    /// How long `pool`'s server is given to free the slot of a stream the box let go for a flip
+    /// or a client, before the box opens another in its place (learned: `PoolLearning.slotRelease`).
+    func slotRelease(of pool: StreamPoolID) -> Duration {
+        poolBook.learning[pool]?.slotRelease ?? PoolLearning.firstSlotRelease
+    }
 
     /// Whether a warm start in `pool` waits: while its limit is unknown, one stream connects at
     /// a time, so a server that refuses the fifth is asked for it once, not for every channel;
@@ -221,7 +223,7 @@ extension Headend {
                 source.state == .connecting && source.openURL.flatMap { poolMap.pool(for: $0) } == pool
             }
         }
-        let closing = poolBook.learning[pool]?.recentlyClosed(at: .now, within: Self.warmReopenDelay) ?? 0
+        let closing = poolBook.learning[pool]?.recentlyClosed(at: .now, within: max(Self.warmReopenDelay, slotRelease(of: pool))) ?? 0
         return closing > 0 && openStreams(in: pool).count + closing + (reservedSlots[pool] ?? 0) >= limit.streams
     }
 
@@ -282,10 +284,13 @@ extension Headend {
     }
 
     /// Stops `source` (cold, or parked with `reason`), and notes at once that its pool's server
-    /// may hold the slot a moment longer, before anything else of the pool is started.
-    func stopSource(_ source: ChannelSource, reason: String?) async {
-        noteClosing(source)
+    /// may hold the slot a moment longer, before anything else of the pool is started. Returns
+    /// the pool its stream was in.
+    @discardableResult
+    func stopSource(_ source: ChannelSource, reason: String?) async -> StreamPoolID? {
+        let pool = noteClosing(source)
         await source.stop(reason: reason)
+        return pool
     }
 
     /// Notes in its pool that `source`'s open stream is being let go (its slot frees a moment
@@ -320,6 +325,7 @@ extension Headend {
             poolBook.counts[pool, default: .init()].refusals += 1
             if let retryAfter, retryAfter > .zero { poolBook.attempts[pool, default: PoolAttempts()].quiet(until: now + retryAfter) }
             let open = openStreams(in: pool).filter { $0 != index }.count
+            slotStillTaken(in: pool, open: open, at: now)
             let verdict = poolBook.learning[pool, default: PoolLearning()].refused(at: now, open: open)
             logger.info("channel \(channel.number) \(channel.name): \(reason) (\(open) open)")
             learned(verdict, pool: pool, how: "refused a stream with \(open) open")
@@ -328,6 +334,7 @@ extension Headend {
             guard let pool = poolMap.pool(for: url) else { return }
             poolBook.counts[pool, default: .init()].endedByServer += 1
             let open = openStreams(in: pool).filter { $0 != index }.count
+            slotStillTaken(in: pool, open: open, at: now)
             let verdict = poolBook.learning[pool, default: PoolLearning()].ended(at: now, open: open)
             learned(verdict, pool: pool, how: "ended the stream of channel \(channel.number) as another opened")
             // A warm channel whose stream the server ended does not reconnect by itself (its
@@ -349,6 +356,15 @@ extension Headend {
             // The next warm channel of a pool whose limit is unknown may connect now.
             if poolBook.limit(of: pool) == nil { replanSoon() }
         }
+    }
+
+    /// A refusal or an ending with `pool` below its known limit just after the box let a
+    /// stream of it go: its server frees slots slower than the box waited; it waits longer.
+    private func slotStillTaken(in pool: StreamPoolID, open: Int, at now: ContinuousClock.Instant) {
+        guard let limit = poolBook.limit(of: pool)?.streams else { return }
+        let before = slotRelease(of: pool)
+        guard poolBook.learning[pool, default: PoolLearning()].slotStillTaken(at: now, open: open, limit: limit) else { return }
+        logger.notice("pool \(pool): its server still held a stream's slot \(before.spoken) after the box let it go; the box now gives it \(slotRelease(of: pool).spoken)")
     }
 
     private func learned(_ verdict: PoolLearning.Verdict, pool: StreamPoolID, how: String) {

@@ -40,8 +40,11 @@ extension Headend {
             logger.notice("channel \(lineup.channels[client.index].number): a served client's stream ends for \(reason)")
             preemptTap(client.id, by: reason)
         }
-        for i in Set(clients.map(\.index)).sorted() { await stopSource(sources[i], reason: nil) }
-        try? await Task.sleep(for: Self.slotRelease)
+        var release = PoolLearning.firstSlotRelease
+        for i in Set(clients.map(\.index)).sorted() {
+            if let pool = await stopSource(sources[i], reason: nil) { release = max(release, slotRelease(of: pool)) }
+        }
+        try? await Task.sleep(for: release)
         return true
     }
 

@@ -166,6 +166,8 @@ public final class LivePoolServer: @unchecked Sendable {
             let ended = lock.withLock { open.first { $0.id == id }?.ended ?? true }
             // Ended by the server: the connection closes in order (the client reads the end).
             if ended { return }
+            // A client gone frees its slot at once, as a tuner does, not at the next write.
+            if connection.clientClosed { return }
             let wait = cursor.due - TransportStreamSender.now()
             if wait > 0 { TransportStreamSender.sleep(min(wait, 0.05)); if wait > 0.05 { continue } }
             let chunk = cursor.packets(7)

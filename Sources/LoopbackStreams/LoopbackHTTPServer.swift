@@ -189,6 +189,16 @@ public final class LoopbackHTTPConnection: @unchecked Sendable {
         return server.isRunning
     }
 
+    /// Whether the client closed its end (an orderly close or a reset), without waiting: what a
+    /// tuner sees when it frees the client's slot, before its next write would fail.
+    public var clientClosed: Bool {
+        guard !closed else { return true }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n == 0 { return true }
+        return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+    }
+
     /// Ends the connection with a reset (RST, "connection reset by peer" at the client) instead
     /// of an orderly close.
     public func reset() {

@@ -22,17 +22,42 @@ import Testing
     /// go less than the release time ago: a flip just after a warm plan let one go waits for it.
     @Test func aStreamOpensOnlyOnceTheSlotsLetGoAreFree() {
         var pool = PoolLearning()
-        let release = Duration.milliseconds(150)
-        #expect(pool.nextSlot(open: 1, limit: 2, at: at(0), release: release) == nil, "nothing let go: at once")
+        let release = PoolLearning.firstSlotRelease
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(0)) == nil, "nothing let go: at once")
         pool.closed(at: at(1))
-        #expect(pool.nextSlot(open: 1, limit: 2, at: at(1.05), release: release) == at(1) + release, "one open, one freeing: full")
-        #expect(pool.nextSlot(open: 0, limit: 2, at: at(1.05), release: release) == nil, "a slot free besides the one freeing")
-        #expect(pool.nextSlot(open: 1, limit: 2, at: at(1.2), release: release) == nil, "freed")
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(1.05)) == at(1) + release, "one open, one freeing: full")
+        #expect(pool.nextSlot(open: 0, limit: 2, at: at(1.05)) == nil, "a slot free besides the one freeing")
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(1.2)) == nil, "freed")
         pool.closed(at: at(2))
         pool.closed(at: at(2.1))
-        #expect(pool.nextSlot(open: 1, limit: 2, at: at(2.12), release: release) == at(2.1) + release, "one open, two freeing: the newer")
-        #expect(pool.nextSlot(open: 0, limit: 2, at: at(2.12), release: release) == at(2) + release, "two freeing: the older frees one")
-        #expect(pool.nextSlot(open: 2, limit: 2, at: at(2.12), release: release) == nil, "full with open streams: not this one's to wait for")
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(2.12)) == at(2.1) + release, "one open, two freeing: the newer")
+        #expect(pool.nextSlot(open: 0, limit: 2, at: at(2.12)) == at(2) + release, "two freeing: the older frees one")
+        #expect(pool.nextSlot(open: 2, limit: 2, at: at(2.12)) == nil, "full with open streams: not this one's to wait for")
+    }
+
+    /// A server that still held a slot the box had let go (it refused a stream, or ended
+    /// another, with the pool below its limit just after a close) is given twice as long from
+    /// then on, up to `releaseGrace`; with no close lately, or a full pool, it says nothing.
+    @Test func aServerSlowToFreeASlotIsGivenLonger() {
+        var pool = PoolLearning()
+        var grew = pool.slotStillTaken(at: at(0), open: 1, limit: 2)
+        #expect(!grew, "nothing let go lately: another cause")
+        pool.closed(at: at(1))
+        grew = pool.slotStillTaken(at: at(1.2), open: 2, limit: 2)
+        #expect(!grew, "the pool was full: the limit speaks")
+        grew = pool.slotStillTaken(at: at(1.2), open: 1, limit: 2)
+        #expect(grew)
+        #expect(pool.slotRelease == .milliseconds(300))
+        pool.closed(at: at(3))
+        #expect(pool.nextSlot(open: 1, limit: 2, at: at(3.2)) == at(3) + .milliseconds(300), "waits the longer time")
+        for t in [3.4, 3.6, 3.8] { _ = pool.slotStillTaken(at: at(t), open: 0, limit: 1) }
+        #expect(pool.slotRelease == PoolLearning.releaseGrace, "never longer than the grace: \(pool.slotRelease)")
+        grew = pool.slotStillTaken(at: at(4), open: 0, limit: 1)
+        #expect(!grew, "at the grace: no more")
+        var fresh = PoolLearning()
+        fresh.closed(at: at(1))
+        grew = fresh.slotStillTaken(at: at(9), open: 0, limit: 1)
+        #expect(!grew, "the close is long past")
     }
 
     @Test func aRefusalWithNothingOpenSaysNothingOfALimit() {
