@@ -13,7 +13,10 @@ import MediaFormats
 /// otherwise wait for them to arrive live (2-4 frame periods, past the card delay).
 ///
 /// Thread-safe. Consumers attached with `attach` get the cached GOP and then every new entry,
-/// in arrival order, under the same lock, so nothing is lost or doubled between the two.
+/// in arrival order, so nothing is lost or doubled between the two: an entry is stored and
+/// handed on under the delivery lock, which `attach` takes too. The state lock under it guards
+/// the cache alone and calls nothing: what reads the cache (a flip, the warm plan, the status)
+/// never waits for a consumer, and a consumer may read the cache.
 public final class GOPCache: @unchecked Sendable {
     public enum Track: Sendable { case video, audio
         /// A subtitle stream (DVB `subpicture/x-dvb`, or teletext `application/x-teletext`): only
@@ -42,7 +45,11 @@ public final class GOPCache: @unchecked Sendable {
     /// reordering delay of real decoders, at most a few frames, plus the demuxer's lag).
     public static let decoderLead = 8
 
+    /// Guards the cache's state; held only while it is read or changed, never while calling out.
     private let lock = NSLock()
+    /// Orders the handing on of entries: held by `append` from storing an entry until every
+    /// consumer has it, and by `attach`, `attachSeeded` and `detach`. Taken before `lock`.
+    private let delivery = NSLock()
     private var entries: [Entry] = []
     private var bytes = 0
     /// The GOP before `entries`, kept while `entries` holds fewer than `decoderLead` frames.
@@ -171,7 +178,7 @@ public final class GOPCache: @unchecked Sendable {
     public func markAudioDescription(stream: Int) { _ = streamLock.withLock { describingStreams.insert(stream) } }
 
     /// True once the ingest routed an audio stream here (its format may not be known yet).
-    /// Readable under the cache lock, i.e. from a consumer.
+    /// Takes only the stream lock.
     public var hasAudioStream: Bool { streamLock.withLock { audioStream } }
 
     /// Called by the ingest when it routes an audio stream to this cache.
@@ -206,7 +213,7 @@ public final class GOPCache: @unchecked Sendable {
 
     /// A radio channel: audio and no video stream, as the demuxer lists them (or the lineup
     /// says), or when `radioAfter` of audio came without a video stream. Takes only the stream
-    /// lock: readable under the cache lock.
+    /// lock.
     public var isAudioOnly: Bool {
         streamLock.withLock {
             audioStream && !videoStream && (collectionHasVideo.map { !$0 } ?? (streamsComplete || audioOnlyByTime))
@@ -227,8 +234,8 @@ public final class GOPCache: @unchecked Sendable {
 
     private var firstDelivery: (@Sendable () -> Void)?
 
-    /// Calls `handler` (on the streaming thread, under the cache's lock: it must only post) when
-    /// the first data arrives after the last `reset()`. Nil removes it.
+    /// Calls `handler` (on the streaming thread, under the delivery lock: it must only post)
+    /// when the first data arrives after the last `reset()`. Nil removes it.
     public func onFirstDelivery(_ handler: (@Sendable () -> Void)?) {
         lock.withLock { firstDelivery = handler }
     }
@@ -240,7 +247,7 @@ public final class GOPCache: @unchecked Sendable {
         lock.withLock { (firstArrival, firstKeyframeArrival, firstAudioArrival) }
     }
 
-    /// Calls `handler` (on the streaming thread, under the cache's lock: it must only post)
+    /// Calls `handler` (on the streaming thread, under the delivery lock: it must only post)
     /// whenever the keyframe a flip would start from (`startKeyframe()`) changes to a newer one.
     /// Nil removes it.
     public func onStartKeyframeChange(_ handler: (@Sendable () -> Void)?) {
@@ -351,11 +358,21 @@ public final class GOPCache: @unchecked Sendable {
         let dts = sample.runningTime(buffer.dts)
         var entry = Entry(track: track, buffer: buffer, pts: pts.isValid ? pts : dts, dts: dts,
                           isKeyframe: track == .video && buffer.isKeyframe, stream: track == .video ? 0 : stream)
-        lock.lock()
-        defer { lock.unlock() }
+        delivery.lock()
+        defer { delivery.unlock() }
+        let (calls, stored) = lock.withLock { store(&entry, sample: sample, buffer: buffer, track: track, stream: stream) }
+        for call in calls { call() }
+        for (id, consumer) in stored where entry.track != .subtitle || id.takesSubtitles { consumer(entry) }
+    }
+
+    /// Stores `entry` (lock held); returns the handlers to call for it and the consumers to hand
+    /// it to, both after the lock is let go.
+    private func store(_ entry: inout Entry, sample: Sample, buffer: Buffer, track: Track, stream: Int)
+        -> (calls: [@Sendable () -> Void], consumers: [Consumer: @Sendable (Entry) -> Void]) {
+        var calls: [@Sendable () -> Void] = []
         let now = ContinuousClock.now
         if lastArrival == nil {
-            firstDelivery?()
+            if let firstDelivery { calls.append(firstDelivery) }
             firstArrival = now
         }
         lastArrival = now
@@ -421,7 +438,7 @@ public final class GOPCache: @unchecked Sendable {
             bytes = carried.reduce(buffer.size) { $0 + $1.buffer.size }
             videoFrames = 1
             overBudgetValue = false
-            if previous.isEmpty { startKeyframeChanged?() }
+            if previous.isEmpty, let startKeyframeChanged { calls.append(startKeyframeChanged) }
         } else if entries.isEmpty && entry.track == .video {
             // No video cached until the first keyframe; consumers still see live data.
         } else {
@@ -432,7 +449,7 @@ public final class GOPCache: @unchecked Sendable {
                 if videoFrames >= Self.decoderLead && !previous.isEmpty {
                     previous = []
                     previousBytes = 0
-                    startKeyframeChanged?()
+                    if let startKeyframeChanged { calls.append(startKeyframeChanged) }
                 }
             }
             if entries.first?.isKeyframe != true, entry.pts.isValid, entry.pts > 3 * ClockTime.second {
@@ -452,7 +469,7 @@ public final class GOPCache: @unchecked Sendable {
                 overBudgetValue = true
             }
         }
-        for (id, consumer) in consumers where entry.track != .subtitle || id.takesSubtitles { consumer(entry) }
+        return (calls, consumers)
     }
 
     /// Who reads the cache live: a decoder's feed or an ingest tap (separate id spaces).
@@ -470,29 +487,34 @@ public final class GOPCache: @unchecked Sendable {
     public typealias Start = (entries: [Entry], video: Caps?, audio: Caps?)
 
     /// Returns what a consumer starts from and registers `consumer` for every later entry (called
-    /// on ingest streaming threads with the cache lock held: it must only push and return).
+    /// on ingest streaming threads in arrival order, one at a time, under the delivery lock: it
+    /// must only push and return, and never attach or detach).
     public func attach(_ id: Consumer, consumer: @escaping @Sendable (Entry) -> Void) -> Start {
-        lock.withLock {
+        delivery.withLock { lock.withLock {
             consumers[id] = consumer
             let start = startEntries()
             return (id.takesSubtitles ? start : start.filter { $0.track != .subtitle }, videoCapsValue, audioCapsByStream[0])
-        }
+        } }
     }
 
     /// Registers `consumer` for every later entry after handing it, first, what a consumer
-    /// starts from, all under the cache lock: no live entry comes before or between them. For a
-    /// consumer that takes entries where they arrive (a timeshift buffer), with no queue: the
-    /// entries carry their caps. `consumer` runs on ingest streaming threads with the cache lock
-    /// held, so it must only store and return.
+    /// starts from, all under the delivery lock: no live entry comes before or between them. For
+    /// a consumer that takes entries where they arrive (a timeshift buffer), with no queue: the
+    /// entries carry their caps. `consumer` runs on ingest streaming threads under the delivery
+    /// lock, so it must only store and return.
     public func attachSeeded(_ id: Consumer, consumer: @escaping @Sendable (Entry) -> Void) {
-        lock.withLock {
-            for entry in startEntries() where id.takesSubtitles || entry.track != .subtitle { consumer(entry) }
-            consumers[id] = consumer
+        delivery.withLock {
+            let start = lock.withLock {
+                consumers[id] = consumer
+                return startEntries()
+            }
+            for entry in start where id.takesSubtitles || entry.track != .subtitle { consumer(entry) }
         }
     }
 
+    /// Stops handing entries to `id`: none reaches it once this returns.
     public func detach(_ id: Consumer) {
-        _ = lock.withLock { consumers.removeValue(forKey: id) }
+        _ = delivery.withLock { lock.withLock { consumers.removeValue(forKey: id) } }
     }
 
     /// What a consumer would start from now, without attaching one.

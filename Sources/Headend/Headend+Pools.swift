@@ -133,47 +133,48 @@ extension Headend {
     /// Makes room in `pool` for the stream that channel `index` is about to open there while its
     /// present stream is in another pool (an archive on another server, and back): the plan,
     /// planning with that slot taken, gives up the least valuable warm stream of `pool`; then the
-    /// server is given `slotRelease`. Throws at once, stopping nothing, when every stream of
+    /// server is given its slot release. Throws at once, stopping nothing, when every stream of
     /// `pool` is held by what outranks warm channels.
     func makeRoom(in pool: StreamPoolID, for index: Int) async throws(PoolFailure) {
-        guard let limit = poolBook.limit(of: pool)?.streams else { return }
-        let open = openStreams(in: pool).filter { $0 != index }, claims = streamClaims()
-        guard open.count >= limit else { return await waitForFreedSlot(in: pool, limit: limit) }
-        let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
-        if holders.count >= limit { throw PoolFailure(.full, allInUse(pool, limit: limit, holders: holders, claims: claims)) }
-        reservedSlots[pool, default: 0] += 1
-        await apply(plan(current: around?.current, last: around?.last), starts: false)
-        reservedSlots[pool, default: 1] -= 1
-        if reservedSlots[pool] == 0 { reservedSlots[pool] = nil }
-        logger.debug("pool \(pool): \(open.count - openStreams(in: pool).filter { $0 != index }.count) stream(s) let go for channel \(lineup.channels[index].number)'s stream there")
-        await waitForFreedSlot(in: pool, limit: limit)
+        try await takeSlot(in: pool, except: index, keep: false)
     }
 
     /// Holds a stream of `url`'s pool for a fetch the head-end does not ingest itself (the part
-    /// of a programme a recording missed, from the channel's archive), until `releaseSlot`: the
-    /// plan, planning with the slot taken, gives up the least valuable warm stream, and the
-    /// server is given `slotRelease`; flips and clients count the slot as taken. Nil when the
-    /// URL is in no pool. Throws at once, holding nothing, when every stream of the pool is held
-    /// by what outranks warm channels (the screen, a recording, a client).
+    /// of a programme a recording missed, from the channel's archive), until `releaseSlot`:
+    /// flips, clients and warm channels count it as taken. Nil when the URL is in no pool.
+    /// Throws at once, holding nothing, when every stream of the pool is held by what outranks
+    /// warm channels (the screen, a recording, a client).
     func holdSlot(for url: String) async throws(PoolFailure) -> StreamPoolID? {
         guard let pool = poolMap.pool(for: url) else { return nil }
+        try await takeSlot(in: pool, except: nil, keep: true)
+        return pool
+    }
+
+    /// Takes a slot of `pool` for a stream the plan does not count (channel `except`'s stream
+    /// there, or a fetch): the plan, planning with it taken, gives up the least valuable warm
+    /// stream, and the server is given its slot release. `keep`: the slot stays reserved until
+    /// `releaseSlot`; else only while the plan is applied (the caller opens its stream next).
+    private func takeSlot(in pool: StreamPoolID, except index: Int?, keep: Bool) async throws(PoolFailure) {
         let held = reservedSlots[pool] ?? 0
-        if let limit = poolBook.limit(of: pool)?.streams {
-            let open = openStreams(in: pool), claims = streamClaims()
-            let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
-            if holders.count + held >= limit {
-                throw PoolFailure(.full, held > 0 && holders.isEmpty
-                    ? "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: held for archives"
-                    : allInUse(pool, limit: limit, holders: holders, claims: claims))
-            }
+        guard let limit = poolBook.limit(of: pool)?.streams else {
+            if keep { reservedSlots[pool] = held + 1 }
+            return
+        }
+        let open = openStreams(in: pool).filter { $0 != index }, claims = streamClaims()
+        let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
+        if holders.count + held >= limit {
+            throw PoolFailure(.full, held > 0 && holders.isEmpty
+                ? "all \(limit) stream\(limit == 1 ? "" : "s") of \(pool) in use: held for archives"
+                : allInUse(pool, limit: limit, holders: holders, claims: claims))
         }
         reservedSlots[pool] = held + 1
-        await apply(plan(current: around?.current, last: around?.last), starts: false)
-        if let limit = poolBook.limit(of: pool)?.streams {
-            await waitForFreedSlot(in: pool, limit: limit - held)
+        if keep || open.count + held >= limit {
+            await apply(plan(current: around?.current, last: around?.last), starts: false)
+            logger.debug("pool \(pool): \(open.count - openStreams(in: pool).filter { $0 != index }.count) stream(s) let go for a stream the plan does not count")
         }
+        if !keep { reservedSlots[pool] = held > 0 ? held : nil }
+        await waitForFreedSlot(in: pool, limit: limit - held)
         refreshPoolView()
-        return pool
     }
 
     /// Lets go of a stream `holdSlot` held; the warm plan may take it again.

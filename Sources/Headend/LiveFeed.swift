@@ -47,7 +47,7 @@ final class LiveFeed: @unchecked Sendable {
         machine = FeedMachine(warm: warm, audioKnown: audioKnown)
     }
 
-    /// Ingest streaming thread, under the cache lock: forward, hold, or skip.
+    /// Ingest streaming thread, under the cache's delivery lock: forward, hold, or skip.
     func receive(_ entry: GOPCache.Entry) {
         let (actions, live) = lock.withLock {
             let live = machine.liveDecoder != nil ? decoder : nil

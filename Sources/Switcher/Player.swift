@@ -281,7 +281,13 @@ public actor Player {
             switch effect {
             case .activate(let id, let channel):
                 bannerFlipStarted()
-                startJob(.activation(id)) { await $0.activate(requestID: id, channel: channel) }
+                // The feeds stopped before it (a superseded flip's) are let go at the head-end
+                // before it asks for its channel: their streams are free for it in a full pool.
+                let stopping = jobs.tasks(where: { if case .deactivation = $0 { true } else { false } })
+                startJob(.activation(id)) { player in
+                    for task in stopping { await task.value }
+                    await player.activate(requestID: id, channel: channel)
+                }
                 switch headend.sources[channel].state {
                 case .warm, .hot: break
                 default:
@@ -417,6 +423,7 @@ public actor Player {
     }
 
     /// Waits until the feeds being stopped are (a recording's playback is left, its place kept).
+    /// (An activation waits only for those stopped before it: `perform(.activate)`.)
     func deactivationsDone() async {
         for task in jobs.tasks(where: { if case .deactivation = $0 { true } else { false } }) { await task.value }
     }

@@ -78,6 +78,43 @@ extension HeadendTests {
             #expect(again.entries.first.map { $0.pts > gop[0].pts } == true)
         }
 
+        /// The cache's state lock is never held while a consumer runs: a consumer that takes its
+        /// time does not hold up a flip reading the cache, and a consumer may read the cache
+        /// itself. (Before, both waited on the one lock: the reader for as long as the consumer
+        /// took, the consumer for ever.)
+        @Test func aSlowConsumerHoldsUpNoReaderOfTheCache() async throws {
+            let cache = GOPCache()
+            let encoder = try Encoder(cache: cache, gop: 10)
+            defer { encoder.stop() }
+            #expect(await eventually(within: 5) { cache.hasKeyframe })
+            let inConsumer = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let sawKeyframe = Received()
+            let first = Once()
+            _ = cache.attach(.feed(1)) { entry in
+                guard first.take() else { return }
+                // Reads the cache from inside the consumer, then blocks until released.
+                if cache.startKeyframe() != nil { sawKeyframe.add(entry) }
+                inConsumer.signal()
+                _ = release.wait(timeout: .now() + 10)
+            }
+            defer { cache.detach(.feed(1)) }
+            #expect(inConsumer.wait(timeout: .now() + 5) == .success, "the consumer ran and read the cache")
+            #expect(sawKeyframe.all.count == 1)
+            // The consumer is blocked on the streaming thread now; a reader gets through.
+            let read = DispatchSemaphore(value: 0)
+            Thread { _ = cache.startKeyframe(); _ = cache.byteCount; _ = cache.lastDelivery; read.signal() }.start()
+            let answered = read.wait(timeout: .now() + 3) == .success
+            release.signal()
+            #expect(answered, "a reader of the cache waited for a consumer")
+        }
+
+        /// True for its first `take()` only.
+        final class Once: @unchecked Sendable {
+            private let lock = NSLock()
+            private var taken = false
+            func take() -> Bool { lock.withLock { defer { taken = true }; return !taken } }
+        }
+
         @Test func gopLargerThanTheBudgetIsDroppedAndFlagged() async throws {
             let cache = GOPCache(budgetBytes: 4_000)
             // A keyframe every 300 frames (10 s) at a high rate: a GOP outgrows 4 kB quickly.
