@@ -5,10 +5,12 @@ import Recordings
 
 /// Why a recording or rule request cannot be used: a 400 (or 404 for an unknown channel) whose
 /// message names the field.
-struct RecordingRequestError: Error, Sendable {
-    var notFound = false
-    var message: String
+enum RecordingRequestCode: FailureCode {
+    case badField
+    case unknownChannel
+    var kind: FailureKind { self == .unknownChannel ? .notFound : .badRequest }
 }
+typealias RecordingRequestError = Failure<RecordingRequestCode>
 
 /// `POST /api/v1/recordings`: one of
 /// - `{"channel": "5", "programme": "2026-11-22T20:00:00Z"}`: the programme starting then;
@@ -33,46 +35,46 @@ struct RecordingRequest: Decodable {
         let priority = self.priority ?? 0
         if let programmeId {
             guard channel == nil, programme == nil, start == nil, end == nil else {
-                throw RecordingRequestError(message: "give programmeId alone, or channel with programme, or channel with start and end")
+                throw RecordingRequestError(.badField, "give programmeId alone, or channel with programme, or channel with start and end")
             }
             guard !programmeId.isEmpty, programmeId.count <= Self.textLimit else {
-                throw RecordingRequestError(message: "programmeId must be 1 to \(Self.textLimit) characters")
+                throw RecordingRequestError(.badField, "programmeId must be 1 to \(Self.textLimit) characters")
             }
             return OneOffRequest(id: id, target: .programme(id: programmeId), priority: priority, padding: padding)
         }
         guard let text = channel else {
-            throw RecordingRequestError(message: #"the body must name a channel: {"channel": "5", "programme": "2026-11-22T20:00:00Z"}, or {"channel": "5", "start": "…", "end": "…"} for a time range"#)
+            throw RecordingRequestError(.badField, #"the body must name a channel: {"channel": "5", "programme": "2026-11-22T20:00:00Z"}, or {"channel": "5", "start": "…", "end": "…"} for a time range"#)
         }
         guard let number = ChannelNumber(text), lineup.channel(number: number) != nil else {
-            throw RecordingRequestError(notFound: true, message: "there is no channel \(text)")
+            throw RecordingRequestError(.unknownChannel, "there is no channel \(text)")
         }
         if let programme {
             guard start == nil, end == nil else {
-                throw RecordingRequestError(message: "give programme (its start) or start and end for a time range, not both")
+                throw RecordingRequestError(.badField, "give programme (its start) or start and end for a time range, not both")
             }
             let at = try Self.time(programme, "programme")
             return OneOffRequest(id: id, target: .programmeAt(channel: number, start: at), priority: priority, padding: padding)
         }
         guard let start, let end else {
-            throw RecordingRequestError(message: "a recording on channel \(text) needs programme (the programme's start), or start and end (a time range)")
+            throw RecordingRequestError(.badField, "a recording on channel \(text) needs programme (the programme's start), or start and end (a time range)")
         }
         let from = try Self.time(start, "start"), to = try Self.time(end, "end")
-        guard to > from else { throw RecordingRequestError(message: "end \(end) is not after start \(start)") }
+        guard to > from else { throw RecordingRequestError(.badField, "end \(end) is not after start \(start)") }
         guard to.timeIntervalSince(from) <= 24 * 3600 else {
-            throw RecordingRequestError(message: "a time range may be 24 hours at most; \(start) to \(end) is longer")
+            throw RecordingRequestError(.badField, "a time range may be 24 hours at most; \(start) to \(end) is longer")
         }
         if let title, title.count > Self.textLimit {
-            throw RecordingRequestError(message: "title must be at most \(Self.textLimit) characters")
+            throw RecordingRequestError(.badField, "title must be at most \(Self.textLimit) characters")
         }
         guard self.padding == nil else {
-            throw RecordingRequestError(message: "a time range is recorded exactly as asked: leave out padding, or widen start and end")
+            throw RecordingRequestError(.badField, "a time range is recorded exactly as asked: leave out padding, or widen start and end")
         }
         return OneOffRequest(id: id, target: .timeRange(channel: number, start: from, end: to, title: title), priority: priority, padding: .none)
     }
 
     static func time(_ text: String, _ field: String) throws(RecordingRequestError) -> Date {
         guard text.count <= 40, let date = GuideTime.parse(text) else {
-            throw RecordingRequestError(message: "\(field) '\(text.prefix(40))' is not a time in ISO 8601, such as 2026-11-22T20:00:00Z")
+            throw RecordingRequestError(.badField, "\(field) '\(text.prefix(40))' is not a time in ISO 8601, such as 2026-11-22T20:00:00Z")
         }
         return date
     }
@@ -86,7 +88,7 @@ struct PaddingRequest: Decodable {
     func value() throws(RecordingRequestError) -> Padding {
         let padding = Padding(before: try before?.seconds("padding.before") ?? Padding.standard.before,
                               after: try after?.seconds("padding.after") ?? Padding.standard.after)
-        do { try padding.validate(source: "padding") } catch { throw RecordingRequestError(message: error.message) }
+        do { try padding.validate(source: "padding") } catch { throw RecordingRequestError(.badField, error.message) }
         return padding
     }
 }
@@ -105,12 +107,12 @@ enum DurationValue: Decodable {
         switch self {
         case .number(let n):
             guard n.isFinite, n >= 0, n <= Padding.maximum else {
-                throw RecordingRequestError(message: "\(field) must be 0 to \(Int(Padding.maximum)) seconds")
+                throw RecordingRequestError(.badField, "\(field) must be 0 to \(Int(Padding.maximum)) seconds")
             }
             return n
         case .text(let text):
             guard let d = Duration(compact: text) else {
-                throw RecordingRequestError(message: "\(field) '\(text.prefix(40))' is not a duration such as 90s, 1m or 1h30m")
+                throw RecordingRequestError(.badField, "\(field) '\(text.prefix(40))' is not a duration such as 90s, 1m or 1h30m")
             }
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         }
@@ -139,21 +141,21 @@ struct RecordingRuleRequest: Decodable {
 
     func rule(lineup: Lineup, id generated: RuleID) throws(RecordingRequestError) -> RecordingRule {
         guard let title, !title.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw RecordingRequestError(message: #"the body must give the title to look for: {"title": "News"} (add "match": "pattern" for a regular expression)"#)
+            throw RecordingRequestError(.badField, #"the body must give the title to look for: {"title": "News"} (add "match": "pattern" for a regular expression)"#)
         }
         guard title.count <= RecordingRequest.textLimit else {
-            throw RecordingRequestError(message: "title must be at most \(RecordingRequest.textLimit) characters")
+            throw RecordingRequestError(.badField, "title must be at most \(RecordingRequest.textLimit) characters")
         }
         let matching: TitleMatch
         switch match ?? "exact" {
         case "exact": matching = .exact(title)
         case "pattern": matching = .pattern(title)
-        case let other: throw RecordingRequestError(message: "match must be exact or pattern, not '\(other.prefix(40))'")
+        case let other: throw RecordingRequestError(.badField, "match must be exact or pattern, not '\(other.prefix(40))'")
         }
         var number: ChannelNumber?
         if let channel {
             guard let n = ChannelNumber(channel), lineup.channel(number: n) != nil else {
-                throw RecordingRequestError(notFound: true, message: "there is no channel \(channel)")
+                throw RecordingRequestError(.unknownChannel, "there is no channel \(channel)")
             }
             number = n
         }
@@ -161,7 +163,7 @@ struct RecordingRuleRequest: Decodable {
         for day in days ?? [] {
             guard let i = Self.dayNames.firstIndex(of: String(day.lowercased().prefix(3))), day.count <= 9,
                   let weekday = Weekday(rawValue: i + 1) else {
-                throw RecordingRequestError(message: "day '\(day.prefix(20))' is not one of mon, tue, wed, thu, fri, sat, sun")
+                throw RecordingRequestError(.badField, "day '\(day.prefix(20))' is not one of mon, tue, wed, thu, fri, sat, sun")
             }
             weekdays.insert(weekday)
         }
@@ -171,7 +173,7 @@ struct RecordingRuleRequest: Decodable {
         let ruleID: RuleID
         if let id {
             guard (1...64).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
-                throw RecordingRequestError(message: "id '\(id.prefix(70))' must be 1 to 64 letters, digits, '-', '_' or '.'")
+                throw RecordingRequestError(.badField, "id '\(id.prefix(70))' must be 1 to 64 letters, digits, '-', '_' or '.'")
             }
             ruleID = RuleID(id)
         } else {
@@ -187,7 +189,7 @@ struct RecordingRuleRequest: Decodable {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) }),
               let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else {
-            throw RecordingRequestError(message: "\(field) '\(text.prefix(20))' is not a time of day such as 19:00")
+            throw RecordingRequestError(.badField, "\(field) '\(text.prefix(20))' is not a time of day such as 19:00")
         }
         return h * 60 + m
     }

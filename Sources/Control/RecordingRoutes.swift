@@ -79,8 +79,6 @@ struct RecordingRoutes {
                     let oneOff = try asked.oneOff(lineup: lineup, id: RecordingID.fresh())
                     let recording = try await service.add(oneOff)
                     return JSONResponse.make(.created, RecordingJSON(recording, lineup: lineup))
-                } catch let refused as RecordingRequestError {
-                    return JSONResponse.error(refused.notFound ? .notFound : .badRequest, refused.message)
                 } catch {
                     return JSONResponse.failure(error)
                 }
@@ -137,8 +135,6 @@ struct RecordingRoutes {
                     let (mine, notes) = try await service.save(rule)
                     return JSONResponse.make(.created, RuleAnswer(rule: RecordingRuleJSON(rule), recordings: mine.map { RecordingJSON($0, lineup: lineup) },
                                                                   notes: notes))
-                } catch let refused as RecordingRequestError {
-                    return JSONResponse.error(refused.notFound ? .notFound : .badRequest, refused.message)
                 } catch {
                     return JSONResponse.failure(error)
                 }

@@ -114,7 +114,7 @@ public enum HDHomeRunDiscovery {
         switch target {
         case .address(let host, let port):
             do { return [try SocketAddress(ipAddress: host, port: port)] } catch {
-                throw HDHomeRunError("'\(host)' is not an IP address to send HDHomeRun discovery to")
+                throw SourceFailure.said(.setting, "'\(host)' is not an IP address to send HDHomeRun discovery to")
             }
         case .broadcast:
             // Each IPv4 interface's subnet broadcast, worked out from its address and netmask as
@@ -160,8 +160,3 @@ private final class FoundDevices: Sendable {
     var all: [HDHomeRunFound] { state.withLockedValue { Array($0.values) } }
 }
 
-/// A message for the person running the box about an HDHomeRun source.
-public struct HDHomeRunError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}

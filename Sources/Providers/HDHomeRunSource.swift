@@ -29,7 +29,7 @@ public struct HDHomeRunSource: Sendable, Hashable {
     public init(device: Device) { self.device = device }
 
     /// Reads `hdhomerun://…`; nil when `text` is no such URL, a message when it is a wrong one.
-    public init?(_ text: String) throws(HDHomeRunError) {
+    public init?(_ text: String) throws(SourceFailure) {
         guard text.lowercased().hasPrefix("hdhomerun://") else { return nil }
         var rest = String(text.dropFirst("hdhomerun://".count))
         if rest.hasSuffix("/") { rest.removeLast() }
@@ -42,14 +42,14 @@ public struct HDHomeRunSource: Sendable, Hashable {
             var port = HDHomeRunDiscovery.port
             if let colon = rest.lastIndex(of: ":"), !rest.hasSuffix("]"), rest.filter({ $0 == ":" }).count == 1 {
                 guard let p = Int(rest[rest.index(after: colon)...]), (1...65535).contains(p) else {
-                    throw HDHomeRunError("\(text): the port must be a number from 1 to 65535")
+                    throw SourceFailure.said(.setting, "\(text): the port must be a number from 1 to 65535")
                 }
                 host = String(rest[..<colon])
                 port = p
             }
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             guard !host.isEmpty, host.count <= 253, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:".contains($0) }), host.allSatisfy(\.isASCII) else {
-                throw HDHomeRunError("\(text): write hdhomerun://auto, hdhomerun://DEVICEID (8 hex digits) or hdhomerun://ADDRESS")
+                throw SourceFailure.said(.setting, "\(text): write hdhomerun://auto, hdhomerun://DEVICEID (8 hex digits) or hdhomerun://ADDRESS")
             }
             device = .address(host, port: port)
         }
@@ -80,9 +80,9 @@ public struct HDHomeRunSource: Sendable, Hashable {
             let found = try await HDHomeRunDiscovery.discover(.broadcast, deviceID: id, window: window)
             guard let first = found.first else {
                 if id != HDHomeRunPacket.wildcard {
-                    throw HDHomeRunError("\(description): no HDHomeRun with that id answered discovery on the LAN (is it on, and on this box's network? `flipbox devices` lists the ones found)")
+                    throw SourceFailure.said(.notFound, "\(description): no HDHomeRun with that id answered discovery on the LAN (is it on, and on this box's network? `flipbox devices` lists the ones found)")
                 }
-                throw HDHomeRunError("hdhomerun://auto: no HDHomeRun answered discovery on the LAN (UDP port 65001); if it is on another subnet, give its address: hdhomerun://192.168.1.20")
+                throw SourceFailure.said(.notFound, "hdhomerun://auto: no HDHomeRun answered discovery on the LAN (UDP port 65001); if it is on another subnet, give its address: hdhomerun://192.168.1.20")
             }
             return (first, Array(found.dropFirst()))
         case .address(let host, let port):
@@ -99,22 +99,22 @@ public struct HDHomeRunSource: Sendable, Hashable {
     public func fetch(window: Duration = .milliseconds(800), deadline: TimeInterval = 10) async throws -> HDHomeRunLineup {
         let (found, others) = try await find(window: window)
         guard let base = found.baseURL, let discoverURL = URL(string: "\(base)/discover.json") else {
-            throw HDHomeRunError("\(description): HDHomeRun \(found.deviceIDText) at \(found.address) gave no address of its HTTP API")
+            throw SourceFailure.said(.badAnswer, "\(description): HDHomeRun \(found.deviceIDText) at \(found.address) gave no address of its HTTP API")
         }
         let info = try await Self.json(discoverURL, limit: Self.discoverLimit, deadline: deadline, what: "HDHomeRun at \(found.address)")
         guard let object = info as? [String: Any] else {
-            throw HDHomeRunError("\(discoverURL): not the JSON object an HDHomeRun's discover.json is")
+            throw SourceFailure.said(.badAnswer, "\(discoverURL): not the JSON object an HDHomeRun's discover.json is")
         }
         var device = found
         if let text = object["DeviceID"] as? String, text.count == 8, let id = UInt32(text, radix: 16) { device.deviceID = id }
         let tuners = (object["TunerCount"] as? Int).flatMap { (1...Self.maxTuners).contains($0) ? $0 : nil } ?? found.tunerCount
         let lineupText = (object["LineupURL"] as? String).flatMap(HDHomeRunFound.httpURL) ?? found.lineupURL ?? "\(base)/lineup.json"
         guard let lineupURL = URL(string: lineupText) else {
-            throw HDHomeRunError("\(discoverURL): its LineupURL '\(lineupText)' is no URL")
+            throw SourceFailure.said(.badAnswer, "\(discoverURL): its LineupURL '\(lineupText)' is no URL")
         }
         let entries = try await Self.json(lineupURL, limit: Self.lineupLimit, deadline: deadline, what: "HDHomeRun \(device.deviceIDText)")
         guard let list = entries as? [Any] else {
-            throw HDHomeRunError("\(lineupURL): not the JSON list an HDHomeRun's lineup.json is")
+            throw SourceFailure.said(.badAnswer, "\(lineupURL): not the JSON list an HDHomeRun's lineup.json is")
         }
         var lineup = HDHomeRunLineup(
             device: device, others: others, tunerCount: tuners,
@@ -133,15 +133,15 @@ public struct HDHomeRunSource: Sendable, Hashable {
         do {
             (data, response) = try await HTTPTransfer.data(for: request, deadline: deadline, limit: limit)
         } catch let error as URLError where error.code == .timedOut {
-            throw HDHomeRunError("\(url): \(what) did not answer within \(Int(deadline)) s")
+            throw SourceFailure.said(.unreachable, "\(url): \(what) did not answer within \(Int(deadline)) s")
         } catch {
-            throw HDHomeRunError("\(url): \(what) cannot be reached: \(PlaylistDownload.describe(error))")
+            throw SourceFailure.said(.unreachable, "\(url): \(what) cannot be reached: \(PlaylistDownload.describe(error))")
         }
         guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
-            throw HDHomeRunError("\(url): \(what) answered HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+            throw SourceFailure.said(.badAnswer, "\(url): \(what) answered HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0)")
         }
         do { return try JSONSerialization.jsonObject(with: data) } catch {
-            throw HDHomeRunError("\(url): \(what) answered something that is not JSON (\(data.count) bytes)")
+            throw SourceFailure.said(.badAnswer, "\(url): \(what) answered something that is not JSON (\(data.count) bytes)")
         }
     }
 }

@@ -92,7 +92,7 @@ public struct PlaylistDownload: Sendable {
         } catch {
             failure = Self.describe(error)
         }
-        guard let kept else { throw PlaylistError("\(Self.shown(url)): cannot download the lineup: \(failure)") }
+        guard let kept else { throw SourceFailure.said(.unreachable, "\(Self.shown(url)): cannot download the lineup: \(failure)") }
         return Result(data: kept, origin: .kept(reason: failure))
     }
 
@@ -158,8 +158,3 @@ public struct PlaylistDownload: Sendable {
     }
 }
 
-/// A lineup URL that cannot be read, said for the person running the box.
-public struct PlaylistError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}

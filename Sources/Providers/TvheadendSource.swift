@@ -56,7 +56,7 @@ public struct TvheadendSource: Sendable {
     /// Reads `tvheadend://[USER@]HOST[:PORT][/ROOT][?profile=NAME&streams=N]`; nil when `text` is no
     /// such URL, a message when it is a wrong one or a user is given without a password in
     /// `environment`.
-    public init?(_ text: String, environment: [String: String]) throws(TvheadendError) {
+    public init?(_ text: String, environment: [String: String]) throws(SourceFailure) {
         let lower = text.lowercased()
         let secure = lower.hasPrefix("tvheadends://")
         guard secure || lower.hasPrefix("tvheadend://") else { return nil }
@@ -76,7 +76,7 @@ public struct TvheadendSource: Sendable {
             root = String(rest[slash...])
             rest = rest[..<slash]
             guard Self.validRoot(root) else {
-                throw TvheadendError("\(SourceText.shown(text)): '\(root.prefix(64))' is no web root: 1 to 64 letters, digits, '-', '_' or '.' after each '/' (such as /tvheadend)")
+                throw SourceFailure.said(.setting, "\(SourceText.shown(text)): '\(root.prefix(64))' is no web root: 1 to 64 letters, digits, '-', '_' or '.' after each '/' (such as /tvheadend)")
             }
         }
         var host = String(rest)
@@ -84,16 +84,16 @@ public struct TvheadendSource: Sendable {
             let given = String(rest[..<at])
             host = String(rest[rest.index(after: at)...])
             if given.contains(":") {
-                throw TvheadendError("\(scheme)://\(given.prefix { $0 != ":" })@\(host): a password is never taken on the command line (it would show in the process list and the shell's history); \(Self.account.advice)")
+                throw SourceFailure.said(.setting, "\(scheme)://\(given.prefix { $0 != ":" })@\(host): a password is never taken on the command line (it would show in the process list and the shell's history); \(Self.account.advice)")
             }
             let name = given.removingPercentEncoding ?? given
             guard SourceAccount.validUsername(name) else {
-                throw TvheadendError("\(SourceText.shown(text)): the username must be 1 to 128 characters without control characters or '/'")
+                throw SourceFailure.said(.setting, "\(SourceText.shown(text)): the username must be 1 to 128 characters without control characters or '/'")
             }
             user = name
         }
         guard SourceAccount.validHost(host) else {
-            throw TvheadendError("\(SourceText.shown(text)): '\(host.prefix(64))' is no HOST or HOST:PORT (port 1 to 65535): \(usage)")
+            throw SourceFailure.said(.setting, "\(SourceText.shown(text)): '\(host.prefix(64))' is no HOST or HOST:PORT (port 1 to 65535): \(usage)")
         }
         // A port ends the host unless the host is a bracketed IPv6 address alone.
         if host.hasSuffix("]") || !host.contains(":") { host += ":\(Self.defaultPort)" }
@@ -106,22 +106,22 @@ public struct TvheadendSource: Sendable {
             switch pair[0] {
             case "profile":
                 guard (1...64).contains(value.count), value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-                    throw TvheadendError("\(shown): the profile must be a Tvheadend stream profile's name: 1 to 64 letters, digits, '-' or '_' (such as pass, matroska or webtv-h264-aac-mpegts)")
+                    throw SourceFailure.said(.setting, "\(shown): the profile must be a Tvheadend stream profile's name: 1 to 64 letters, digits, '-' or '_' (such as pass, matroska or webtv-h264-aac-mpegts)")
                 }
                 profile = value
             case "streams":
                 guard value.count <= 2, let number = Int(value), (1...Self.maxStreams).contains(number) else {
-                    throw TvheadendError("\(shown): streams= takes how many streams the server gives at once (its tuners), 1 to \(Self.maxStreams)")
+                    throw SourceFailure.said(.setting, "\(shown): streams= takes how many streams the server gives at once (its tuners), 1 to \(Self.maxStreams)")
                 }
                 streams = number
             default:
-                throw TvheadendError("\(shown): '\(item.prefix(32))' is no option of a Tvheadend source; it takes ?profile=NAME and &streams=N")
+                throw SourceFailure.said(.setting, "\(shown): '\(item.prefix(32))' is no option of a Tvheadend source; it takes ?profile=NAME and &streams=N")
             }
         }
         var password: String?
         if let user {
-            do { password = try Self.account.password(in: environment, for: shown) } catch { throw TvheadendError(error.description) }
-            guard password != nil else { throw TvheadendError("\(shown): no password for \(user): \(Self.account.advice)") }
+            do { password = try Self.account.password(in: environment, for: shown) } catch { throw SourceFailure.said(.setting, error.description) }
+            guard password != nil else { throw SourceFailure.said(.setting, "\(shown): no password for \(user): \(Self.account.advice)") }
         }
         self.init(server: "\(secure ? "https" : "http")://\(host)", root: root, username: user, password: password, profile: profile, streams: streams)
     }
@@ -130,17 +130,17 @@ public struct TvheadendSource: Sendable {
     /// streams}`): its address as `http(s)://HOST[:PORT][/ROOT]`, the password the first line of
     /// `passwordFile` (a warning logged when others may read it); no user: the anonymous one.
     public init(server: String, username: String?, passwordFile: String?, profile: String?, streams: Int?,
-                logger: Logger) throws(TvheadendError) {
+                logger: Logger) throws(SourceFailure) {
         let lower = server.lowercased()
         let secure = lower.hasPrefix("https://")
         guard secure || lower.hasPrefix("http://") else {
-            throw TvheadendError("tvheadend server '\(SourceText.shown(String(server.prefix(80))))': write its address as http://HOST:PORT (or https://), its web root after it when it has one")
+            throw SourceFailure.said(.setting, "tvheadend server '\(SourceText.shown(String(server.prefix(80))))': write its address as http://HOST:PORT (or https://), its web root after it when it has one")
         }
         // Read as the argument form is, so both take the same hosts, roots, profiles and limits.
         var argument = "\(secure ? "tvheadends" : "tvheadend")://"
         if let username {
             guard SourceAccount.validUsername(username) else {
-                throw TvheadendError("tvheadend server \(server): the username must be 1 to 128 characters without control characters or '/'")
+                throw SourceFailure.said(.setting, "tvheadend server \(server): the username must be 1 to 128 characters without control characters or '/'")
             }
             argument += "\(SourceAccount.encoded(username))@"
         }
@@ -154,10 +154,10 @@ public struct TvheadendSource: Sendable {
                 let read = try Self.account.password(file: passwordFile, for: passwordFile)
                 environment[Self.passwordVariable] = read.password
                 warning = read.warning
-            } catch { throw TvheadendError(error.description) }
+            } catch { throw SourceFailure.said(.setting, error.description) }
         }
         guard let source = try Self(argument, environment: environment) else {
-            throw TvheadendError("tvheadend server '\(SourceText.shown(String(server.prefix(80))))' is no http(s) address")
+            throw SourceFailure.said(.setting, "tvheadend server '\(SourceText.shown(String(server.prefix(80))))' is no http(s) address")
         }
         if let warning { logger.warning("\(warning)") }
         self = source
@@ -239,7 +239,7 @@ public struct TvheadendSource: Sendable {
         lineup.read(playlist: text)
         guard !lineup.entries.isEmpty else {
             let left = lineup.notes.first.map { " (\(lineup.notes.count) entries left out; the first: \($0))" } ?? ""
-            throw TvheadendError("\(description): the playlist has no channel \(who) may stream\(left): are channels mapped to the server's services, and does the user's access entry allow them (Configuration → Users → Access Entries: its channel tags and numbers)?")
+            throw SourceFailure.said(.refused, "\(description): the playlist has no channel \(who) may stream\(left): are channels mapped to the server's services, and does the user's access entry allow them (Configuration → Users → Access Entries: its channel tags and numbers)?")
         }
         return lineup
     }
@@ -247,7 +247,7 @@ public struct TvheadendSource: Sendable {
     /// The playlist's bytes: an M3U playlist, or a message saying why not.
     func playlist() async throws -> Data {
         let what = "\(description): /playlist/channels.m3u"
-        guard let url = URL(string: playlistURL) else { throw TvheadendError("\(description): '\(server)' makes no URL") }
+        guard let url = URL(string: playlistURL) else { throw SourceFailure.said(.setting, "\(description): '\(server)' makes no URL") }
         var request = URLRequest(url: url)
         if let username {
             request.setValue(HTTPTransfer.basicAuthorization(user: username, password: password ?? ""), forHTTPHeaderField: "Authorization")
@@ -256,31 +256,31 @@ public struct TvheadendSource: Sendable {
         do {
             (data, response) = try await HTTPTransfer.data(for: request, deadline: Self.deadline, limit: Self.playlistLimit)
         } catch let error as URLError where error.code == .timedOut {
-            throw TvheadendError("\(what): Tvheadend did not answer within \(Int(Self.deadline)) s")
+            throw SourceFailure.said(.unreachable, "\(what): Tvheadend did not answer within \(Int(Self.deadline)) s")
         } catch {
-            throw TvheadendError("\(what): Tvheadend cannot be reached: \(SourceText.shown(PlaylistDownload.describe(error)))")
+            throw SourceFailure.said(.unreachable, "\(what): Tvheadend cannot be reached: \(SourceText.shown(PlaylistDownload.describe(error)))")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         switch status {
         case 200:
             break
         case 401 where username == nil:
-            throw TvheadendError("\(what): Tvheadend asks for a login (HTTP 401): name its user, tvheadend://USER@\(hostAndPort), and give the password in $\(Self.passwordVariable) or a file named by $\(Self.passwordFileVariable)")
+            throw SourceFailure.said(.refused, "\(what): Tvheadend asks for a login (HTTP 401): name its user, tvheadend://USER@\(hostAndPort), and give the password in $\(Self.passwordVariable) or a file named by $\(Self.passwordFileVariable)")
         case 401:
-            throw TvheadendError("\(what): Tvheadend refused \(who) (HTTP 401): check the username and password, and that Tvheadend takes them as the box sends them: set its authentication type (Configuration → General → Base → HTTP Server Settings) to 'Both plain and digest' or 'Plain'")
+            throw SourceFailure.said(.refused, "\(what): Tvheadend refused \(who) (HTTP 401): check the username and password, and that Tvheadend takes them as the box sends them: set its authentication type (Configuration → General → Base → HTTP Server Settings) to 'Both plain and digest' or 'Plain'")
         case 403:
-            throw TvheadendError("\(what): \(who) may not stream (HTTP 403): give it the streaming right in Tvheadend (Configuration → Users → Access Entries: Streaming)")
+            throw SourceFailure.said(.refused, "\(what): \(who) may not stream (HTTP 403): give it the streaming right in Tvheadend (Configuration → Users → Access Entries: Streaming)")
         case 404:
-            throw TvheadendError("\(what): the server has no /playlist (HTTP 404): is \(hostAndPort) a Tvheadend server's web interface (port \(Self.defaultPort) unless changed)?")
+            throw SourceFailure.said(.badAnswer, "\(what): the server has no /playlist (HTTP 404): is \(hostAndPort) a Tvheadend server's web interface (port \(Self.defaultPort) unless changed)?")
         default:
-            throw TvheadendError("\(what): Tvheadend answered HTTP \(status)")
+            throw SourceFailure.said(.badAnswer, "\(what): Tvheadend answered HTTP \(status)")
         }
         let head = String(decoding: data.prefix(512), as: UTF8.self).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
         if head.hasPrefix("<") {
-            throw TvheadendError("\(what): the server answered an HTML page, not Tvheadend's playlist (is \(hostAndPort) a Tvheadend server's web interface?)")
+            throw SourceFailure.said(.badAnswer, "\(what): the server answered an HTML page, not Tvheadend's playlist (is \(hostAndPort) a Tvheadend server's web interface?)")
         }
         guard head.uppercased().hasPrefix("#EXTM3U") else {
-            throw TvheadendError("\(what): the server answered something that is not an M3U playlist (\(data.count) bytes); is \(hostAndPort) a Tvheadend server?")
+            throw SourceFailure.said(.badAnswer, "\(what): the server answered something that is not an M3U playlist (\(data.count) bytes); is \(hostAndPort) a Tvheadend server?")
         }
         return data
     }
@@ -359,9 +359,3 @@ public struct TvheadendLineup: Sendable {
     }
 }
 
-/// A Tvheadend server that cannot be read, said for the person running the box (never with
-/// the password).
-public struct TvheadendError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = SourceText.shown(description) }
-}

@@ -38,43 +38,43 @@ public struct XtreamSource: Sendable {
 
     /// Reads `xtream://USER@HOST[:PORT]`; nil when `text` is no such URL, a message when it is a
     /// wrong one or no password is given in `environment`.
-    public init?(_ text: String, environment: [String: String]) throws(XtreamError) {
+    public init?(_ text: String, environment: [String: String]) throws(SourceFailure) {
         let lower = text.lowercased()
         let secure = lower.hasPrefix("xtreams://")
         guard secure || lower.hasPrefix("xtream://") else { return nil }
         var rest = String(text.dropFirst(secure ? "xtreams://".count : "xtream://".count))
         if rest.hasSuffix("/") { rest.removeLast() }
         let usage = "write xtream://USER@HOST[:PORT] (xtreams:// for https), the password in $\(Self.passwordVariable) or in a file named by $\(Self.passwordFileVariable)"
-        guard let at = rest.lastIndex(of: "@") else { throw XtreamError("\(SourceText.shown(text)): no username: \(usage)") }
+        guard let at = rest.lastIndex(of: "@") else { throw SourceFailure.said(.setting, "\(SourceText.shown(text)): no username: \(usage)") }
         let user = String(rest[..<at]), host = String(rest[rest.index(after: at)...])
         if user.contains(":") {
-            throw XtreamError("\(lower.hasPrefix("xtreams") ? "xtreams" : "xtream")://\(user.prefix { $0 != ":" })@\(host): a password is never taken on the command line (it would show in the process list and the shell's history); \(Self.account.advice)")
+            throw SourceFailure.said(.setting, "\(lower.hasPrefix("xtreams") ? "xtreams" : "xtream")://\(user.prefix { $0 != ":" })@\(host): a password is never taken on the command line (it would show in the process list and the shell's history); \(Self.account.advice)")
         }
         let name = user.removingPercentEncoding ?? user
-        guard SourceAccount.validUsername(name) else { throw XtreamError("\(text): the username must be 1 to 128 characters without control characters or '/'") }
-        guard SourceAccount.validHost(host) else { throw XtreamError("\(SourceText.shown(text)): '\(host.prefix(64))' is no HOST or HOST:PORT (port 1 to 65535): \(usage)") }
+        guard SourceAccount.validUsername(name) else { throw SourceFailure.said(.setting, "\(text): the username must be 1 to 128 characters without control characters or '/'") }
+        guard SourceAccount.validHost(host) else { throw SourceFailure.said(.setting, "\(SourceText.shown(text)): '\(host.prefix(64))' is no HOST or HOST:PORT (port 1 to 65535): \(usage)") }
         let password: String?
-        do { password = try Self.account.password(in: environment, for: "xtream://\(name)@\(host)") } catch { throw XtreamError(error.description) }
-        guard let password else { throw XtreamError("xtream://\(name)@\(host): no password: \(Self.account.advice)") }
+        do { password = try Self.account.password(in: environment, for: "xtream://\(name)@\(host)") } catch { throw SourceFailure.said(.setting, error.description) }
+        guard let password else { throw SourceFailure.said(.setting, "xtream://\(name)@\(host): no password: \(Self.account.advice)") }
         self.init(server: "\(secure ? "https" : "http")://\(host)", username: name, password: password)
     }
 
     /// The account a lineup names (`xtream: {server, username, password-file}`): the panel's
     /// address as `http(s)://HOST[:PORT]`, the password the first line of `passwordFile`
     /// (a warning logged when others may read it).
-    public init(server: String, username: String, passwordFile: String, logger: Logger) throws(XtreamError) {
+    public init(server: String, username: String, passwordFile: String, logger: Logger) throws(SourceFailure) {
         let lower = server.lowercased()
         let secure = lower.hasPrefix("https://")
         var host = String(server.dropFirst(secure ? "https://".count : "http://".count))
         while host.hasSuffix("/") { host.removeLast() }
         guard secure || lower.hasPrefix("http://"), SourceAccount.validHost(host) else {
-            throw XtreamError("xtream server '\(SourceText.shown(String(server.prefix(80))))': write the panel's address as http://HOST:PORT (or https://), without a path")
+            throw SourceFailure.said(.setting, "xtream server '\(SourceText.shown(String(server.prefix(80))))': write the panel's address as http://HOST:PORT (or https://), without a path")
         }
         guard SourceAccount.validUsername(username) else {
-            throw XtreamError("xtream server \(server): the username must be 1 to 128 characters without control characters or '/'")
+            throw SourceFailure.said(.setting, "xtream server \(server): the username must be 1 to 128 characters without control characters or '/'")
         }
         let read: (password: String, warning: String?)
-        do { read = try Self.account.password(file: passwordFile, for: passwordFile) } catch { throw XtreamError(error.description) }
+        do { read = try Self.account.password(file: passwordFile, for: passwordFile) } catch { throw SourceFailure.said(.setting, error.description) }
         if let warning = read.warning { logger.warning("\(warning)") }
         self.init(server: "\(secure ? "https" : "http")://\(host)", username: username, password: read.password)
     }
@@ -83,8 +83,8 @@ public struct XtreamSource: Sendable {
     static let account = SourceAccount(kind: "Xtream", passwordVariable: passwordVariable, passwordFileVariable: passwordFileVariable)
 
     /// The password in `file` (its first line, at most 4 KB), and a warning when others may read it.
-    static func readPassword(file: String) throws(XtreamError) -> (password: String, warning: String?) {
-        do { return try account.readPassword(file: file) } catch { throw XtreamError(error.description) }
+    static func readPassword(file: String) throws(SourceFailure) -> (password: String, warning: String?) {
+        do { return try account.readPassword(file: file) } catch { throw SourceFailure.said(.setting, error.description) }
     }
 
     /// `xtream://USER@HOST:PORT` (no password), for messages.
@@ -120,7 +120,7 @@ public struct XtreamSource: Sendable {
     /// the box when the panel cannot be read or refuses the account.
     public func fetch(now: Date = Date()) async throws -> XtreamLineup {
         let account = try XtreamAccount(try await json(action: nil, limit: Self.accountLimit), now: now, source: description)
-        if let refusal = account.refusal(now: now) { throw XtreamError("\(description): \(refusal)") }
+        if let refusal = account.refusal(now: now) { throw SourceFailure.said(.refused, "\(description): \(refusal)") }
         let categories = try await json(action: "get_live_categories", limit: Self.categoriesLimit)
         let streams = try await json(action: "get_live_streams", limit: Self.streamsLimit)
         var lineup = XtreamLineup(source: self, account: account, fetched: now)
@@ -131,28 +131,28 @@ public struct XtreamSource: Sendable {
     /// The JSON `player_api.php` answers to `action`.
     func json(action: String?, limit: Int) async throws -> Any {
         let what = "\(description): player_api.php" + (action.map { " (\($0))" } ?? "")
-        guard let url = apiURL(action: action) else { throw XtreamError("\(description): '\(server)' makes no URL") }
+        guard let url = apiURL(action: action) else { throw SourceFailure.said(.setting, "\(description): '\(server)' makes no URL") }
         var request = URLRequest(url: url)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         let data: Data, response: URLResponse
         do {
             (data, response) = try await HTTPTransfer.data(for: request, deadline: Self.deadline, limit: limit)
         } catch let error as URLError where error.code == .timedOut {
-            throw XtreamError("\(what): the panel did not answer within \(Int(Self.deadline)) s")
+            throw SourceFailure.said(.unreachable, "\(what): the panel did not answer within \(Int(Self.deadline)) s")
         } catch {
-            throw XtreamError("\(what): the panel cannot be reached: \(SourceText.shown(PlaylistDownload.describe(error)))")
+            throw SourceFailure.said(.unreachable, "\(what): the panel cannot be reached: \(SourceText.shown(PlaylistDownload.describe(error)))")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         if status == 401 || status == 403 {
-            throw XtreamError("\(what): the panel refused the account \(username) (HTTP \(status)): is the username or password wrong, or the account disabled?")
+            throw SourceFailure.said(.refused, "\(what): the panel refused the account \(username) (HTTP \(status)): is the username or password wrong, or the account disabled?")
         }
-        guard status == 200 else { throw XtreamError("\(what): the panel answered HTTP \(status)") }
+        guard status == 200 else { throw SourceFailure.said(.badAnswer, "\(what): the panel answered HTTP \(status)") }
         let head = String(decoding: data.prefix(256), as: UTF8.self).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
         if head.hasPrefix("<") {
-            throw XtreamError("\(what): the server answered an HTML page, not the panel's JSON (is \(server) an Xtream Codes panel, and its address right?)")
+            throw SourceFailure.said(.badAnswer, "\(what): the server answered an HTML page, not the panel's JSON (is \(server) an Xtream Codes panel, and its address right?)")
         }
         do { return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
-            throw XtreamError("\(what): the panel answered something that is not JSON (\(data.count) bytes)")
+            throw SourceFailure.said(.badAnswer, "\(what): the panel answered something that is not JSON (\(data.count) bytes)")
         }
     }
 }
@@ -168,14 +168,14 @@ public struct XtreamAccount: Sendable, Hashable {
     public var activeConnections: Int?
     public var outputFormats: [String]
 
-    init(_ json: Any, now: Date, source: String) throws(XtreamError) {
+    init(_ json: Any, now: Date, source: String) throws(SourceFailure) {
         // A panel answers wrong credentials with `{"user_info":{"auth":0}}`, or with `[]`.
         guard let object = json as? [String: Any] else {
             if let list = json as? [Any], list.isEmpty { self.init(authenticated: false); return }
-            throw XtreamError("\(source): the panel's answer is not the JSON object player_api.php gives")
+            throw SourceFailure.said(.badAnswer, "\(source): the panel's answer is not the JSON object player_api.php gives")
         }
         guard let info = object["user_info"] as? [String: Any] else {
-            throw XtreamError("\(source): the panel's answer has no user_info (is this an Xtream Codes panel?)")
+            throw SourceFailure.said(.badAnswer, "\(source): the panel's answer has no user_info (is this an Xtream Codes panel?)")
         }
         self.init(authenticated: ProviderValue.int(info["auth"], in: 0...1) == 1)
         status = ProviderValue.text(info["status"]).map { String(ProviderValue.clean($0).prefix(32)) }
@@ -367,8 +367,3 @@ enum ProviderYAML {
     }
 }
 
-/// An Xtream account that cannot be read, said for the person running the box (never with its password).
-public struct XtreamError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = SourceText.shown(description) }
-}

@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func badRequestsSayWhichFieldAndWhy() throws {
-        #expect(try Self.refusal(#"{"channel": "42", "programme": "2026-11-28T20:00:00Z"}"#)?.notFound == true)
+        #expect(try Self.refusal(#"{"channel": "42", "programme": "2026-11-28T20:00:00Z"}"#)?.code == .unknownChannel)
         #expect(try Self.refusal(#"{"channel": "5", "programme": "tonight"}"#)?.message
                 == "programme 'tonight' is not a time in ISO 8601, such as 2026-11-22T20:00:00Z")
         #expect(try Self.refusal(#"{"channel": "5"}"#)?.message.contains("needs programme") == true)

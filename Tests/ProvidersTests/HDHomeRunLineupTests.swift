@@ -14,8 +14,8 @@ import Testing
         #expect(try HDHomeRunSource("hdhomerun://192.168.1.20:6000")?.device == .address("192.168.1.20", port: 6000))
         #expect(try HDHomeRunSource("hdhomerun://tuner.lan/")?.device == .address("tuner.lan", port: 65001))
         #expect(try HDHomeRunSource("lineup.m3u") == nil)
-        #expect(throws: HDHomeRunError.self) { try HDHomeRunSource("hdhomerun://192.168.1.20:99999") }
-        #expect(throws: HDHomeRunError.self) { try HDHomeRunSource("hdhomerun://a b/c") }
+        #expect(throws: SourceFailure.self) { try HDHomeRunSource("hdhomerun://192.168.1.20:99999") }
+        #expect(throws: SourceFailure.self) { try HDHomeRunSource("hdhomerun://a b/c") }
     }
 
     @Test func badEntriesAreLeftOutAndSaid() throws {

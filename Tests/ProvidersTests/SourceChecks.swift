@@ -11,11 +11,17 @@ func keptLineupPlays(_ report: LineupReport, because why: String, hiding secrets
 
 /// What `SourcedLineup.load` says when it cannot read `argument` (nothing kept); nil when it reads it.
 func refusal(of argument: String, environment: [String: String]) async -> String? {
+    await failure(of: argument, environment: environment)?.text
+}
+
+/// What reading `argument` throws, as shown and with its code when it is a `SourceFailure`; nil
+/// when it reads.
+func failure(of argument: String, environment: [String: String]) async -> (text: String, code: SourceFailureCode?)? {
     do {
         _ = try await SourcedLineup.load(argument, stateDirectory: nil, logger: LogLines().logger, environment: environment)
         return nil
     } catch {
-        return "\(error)"
+        return ("\(error)", (error as? SourceFailure)?.code)
     }
 }
 

@@ -198,7 +198,7 @@ import TestSupport
         #expect(argument.description == "tvheadend://viewer@\(host)/tvh" && argument.root == "/tvh" && argument.streams == 2)
         #expect(argument.playlistURL == "http://\(host)/tvh/playlist/channels.m3u?profile=pass")
         for wrong in ["tvheadend://viewer@\(host)/a/../b", "tvheadend://viewer@\(host)/tv h", "tvheadend://viewer@\(host)//x"] {
-            let refused = #expect(throws: TvheadendError.self, "\(wrong)") { try TvheadendSource(wrong, environment: Self.environment) }
+            let refused = #expect(throws: SourceFailure.self, "\(wrong)") { try TvheadendSource(wrong, environment: Self.environment) }
             #expect(refused?.description.contains("is no web root") == true, "\(wrong): \(String(describing: refused))")
         }
         // Asked outside its root, the server has nothing: a root left out is a clear refusal.
@@ -211,16 +211,18 @@ import TestSupport
         let http = try Self.emulate(server)
         defer { http.stop() }
         let argument = "tvheadend://viewer@\(Self.hostAndPort(http))"
-        for (mode, password, expected) in [(Server.Mode.normal, "wrong-one", "'Both plain and digest' or 'Plain'"),
-                                           (.unauthorized, Self.password, "refused the user viewer (HTTP 401)"),
-                                           (.forbidden, Self.password, "may not stream (HTTP 403)"),
-                                           (.notFound, Self.password, "no /playlist (HTTP 404)"),
-                                           (.html, Self.password, "an HTML page, not Tvheadend's playlist"),
-                                           (.empty, Self.password, "the playlist has no channel the user viewer may stream"),
-                                           (.down, Self.password, "cannot be reached")] {
+        for (mode, password, expected, code) in [(Server.Mode.normal, "wrong-one", "'Both plain and digest' or 'Plain'", SourceFailureCode.refused),
+                                                 (.unauthorized, Self.password, "refused the user viewer (HTTP 401)", .refused),
+                                                 (.forbidden, Self.password, "may not stream (HTTP 403)", .refused),
+                                                 (.notFound, Self.password, "no /playlist (HTTP 404)", .badAnswer),
+                                                 (.html, Self.password, "an HTML page, not Tvheadend's playlist", .badAnswer),
+                                                 (.empty, Self.password, "the playlist has no channel the user viewer may stream", .refused),
+                                                 (.down, Self.password, "cannot be reached", .unreachable)] {
             server.mode.withLock { $0 = mode }
-            let text = await refusal(of: argument, environment: [TvheadendSource.passwordVariable: password]) ?? ""
+            let failure = await failure(of: argument, environment: [TvheadendSource.passwordVariable: password])
+            let text = failure?.text ?? ""
             #expect(text.contains(expected) && text.contains(argument), "\(mode): \(text)")
+            #expect(failure?.code == code, "\(mode): \(String(describing: failure?.code))")
             #expect(!text.contains(password) && !text.contains(SourceAccount.encoded(password)), "\(mode): \(text)")
         }
         // The anonymous user where a login is asked for: told how to name one.
@@ -230,15 +232,15 @@ import TestSupport
     }
 
     @Test func theArgumentIsReadStrictlyAndThePasswordNeverFromIt() throws {
-        let onTheCommandLine = #expect(throws: TvheadendError.self) { try TvheadendSource("tvheadend://viewer:s3cret@tvh.lan", environment: [:]) }
+        let onTheCommandLine = #expect(throws: SourceFailure.self) { try TvheadendSource("tvheadend://viewer:s3cret@tvh.lan", environment: [:]) }
         #expect(onTheCommandLine?.description.contains(TvheadendSource.passwordVariable) == true)
         #expect(onTheCommandLine?.description.contains("s3cret") == false)
-        let noPassword = #expect(throws: TvheadendError.self) { try TvheadendSource("tvheadend://viewer@tvh.lan", environment: [:]) }
+        let noPassword = #expect(throws: SourceFailure.self) { try TvheadendSource("tvheadend://viewer@tvh.lan", environment: [:]) }
         #expect(noPassword?.description.contains("no password for viewer") == true)
         for wrong in ["tvheadend://viewer@tvh.lan:99999", "tvheadend://viewer@tvh.lan?profile=a/b", "tvheadend://viewer@tvh.lan?profile=",
                       "tvheadend://viewer@tvh.lan?streams=0", "tvheadend://viewer@tvh.lan?streams=65", "tvheadend://viewer@tvh.lan?ticket=1",
                       "tvheadend://@tvh.lan", "tvheadend://viewer@tvh.lan?profile=\(String(repeating: "p", count: 65))"] {
-            #expect(throws: TvheadendError.self, "\(wrong)") { try TvheadendSource(wrong, environment: Self.environment) }
+            #expect(throws: SourceFailure.self, "\(wrong)") { try TvheadendSource(wrong, environment: Self.environment) }
         }
         #expect(try TvheadendSource("lineup.yaml", environment: [:]) == nil)
         #expect(SourcedLineup.isSource("Tvheadend://tvh.lan") && SourcedLineup.isSource("tvheadends://viewer@tvh.lan"))

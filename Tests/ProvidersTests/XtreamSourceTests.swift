@@ -126,14 +126,16 @@ import Testing
         let server = try Self.panel(panel)
         defer { server.stop() }
         let argument = "xtream://viewer@\(Self.port(server))"
-        for (mode, password, expected) in [(Panel.Mode.wrongPassword, Self.password, "refused the username or password"),
-                                           (.normal, "wrong-one", "refused the username or password"),
-                                           (.expired, Self.password, "the account expired on 2026-01-01"),
-                                           (.html, Self.password, "an HTML page, not the panel's JSON"),
-                                           (.down, Self.password, "cannot be reached")] {
+        for (mode, password, expected, code) in [(Panel.Mode.wrongPassword, Self.password, "refused the username or password", SourceFailureCode.refused),
+                                                 (.normal, "wrong-one", "refused the username or password", .refused),
+                                                 (.expired, Self.password, "the account expired on 2026-01-01", .refused),
+                                                 (.html, Self.password, "an HTML page, not the panel's JSON", .badAnswer),
+                                                 (.down, Self.password, "cannot be reached", .unreachable)] {
             panel.mode.withLock { $0 = mode }
-            let text = await refusal(of: argument, environment: [XtreamSource.passwordVariable: password]) ?? ""
+            let failure = await failure(of: argument, environment: [XtreamSource.passwordVariable: password])
+            let text = failure?.text ?? ""
             #expect(text.contains(expected) && !text.contains(password) && !text.contains(Self.encodedPassword) && text.contains("viewer"), "\(mode): \(text)")
+            #expect(failure?.code == code, "\(mode): \(String(describing: failure?.code))")
         }
     }
 
@@ -144,8 +146,8 @@ import Testing
             let text = "\(error)"
             return text.contains(XtreamSource.passwordVariable) && !text.contains("s3cret")
         }
-        #expect(throws: XtreamError.self) { try XtreamSource("xtream://viewer@panel.example:8080", environment: [:]) }
-        #expect(throws: XtreamError.self) { try XtreamSource("xtream://viewer@panel.example:99999", environment: [XtreamSource.passwordVariable: "x"]) }
+        #expect(throws: SourceFailure.self) { try XtreamSource("xtream://viewer@panel.example:8080", environment: [:]) }
+        #expect(throws: SourceFailure.self) { try XtreamSource("xtream://viewer@panel.example:99999", environment: [XtreamSource.passwordVariable: "x"]) }
         #expect(try XtreamSource("lineup.yaml", environment: [:]) == nil)
         let secure = try #require(try XtreamSource("xtreams://viewer@panel.example", environment: [XtreamSource.passwordVariable: "abc"]))
         #expect(secure.server == "https://panel.example" && secure.description == "xtreams://viewer@panel.example")
