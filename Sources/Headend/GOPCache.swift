@@ -235,9 +235,10 @@ public final class GOPCache: @unchecked Sendable {
     private var firstDelivery: (@Sendable () -> Void)?
 
     /// Calls `handler` (on the streaming thread, under the delivery lock: it must only post)
-    /// when the first data arrives after the last `reset()`. Nil removes it.
+    /// when the first data arrives after the last `reset()`. Nil removes it: no call comes
+    /// after this returns.
     public func onFirstDelivery(_ handler: (@Sendable () -> Void)?) {
-        lock.withLock { firstDelivery = handler }
+        delivery.withLock { lock.withLock { firstDelivery = handler } }
     }
 
     /// When the source first delivered anything, its first video keyframe and its first sound,
@@ -249,9 +250,9 @@ public final class GOPCache: @unchecked Sendable {
 
     /// Calls `handler` (on the streaming thread, under the delivery lock: it must only post)
     /// whenever the keyframe a flip would start from (`startKeyframe()`) changes to a newer one.
-    /// Nil removes it.
+    /// Nil removes it: no call comes after this returns.
     public func onStartKeyframeChange(_ handler: (@Sendable () -> Void)?) {
-        lock.withLock { startKeyframeChanged = handler }
+        delivery.withLock { lock.withLock { startKeyframeChanged = handler } }
     }
 
     /// Calls `handler` (on the ingest's streaming thread: it must only post) when the ingest

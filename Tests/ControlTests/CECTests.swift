@@ -37,8 +37,9 @@ import Testing
         #expect(power.key() == nil)
     }
 
+    /// (`CECRemote.findAdapter`, libcec's scan on its own, is checked in a process of its own by
+    /// `DevicesTests`: once in many parallel runs, libcec crashed inside its scan here.)
     @Test func withoutAnAdapterTheRealLibrarySaysSoAndEndsItsStreams() async throws {
-        #expect(try CECRemote.findAdapter().get() == nil, "this machine has no CEC adapter")
         let lines = LogRecorder(minimum: .notice)
         let remote = CECRemote(logger: Logger(label: "cec") { _ in lines })
         #expect(await remote.outcome() == .noAdapter)
