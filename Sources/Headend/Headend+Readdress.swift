@@ -18,11 +18,13 @@ extension Headend {
 
     /// Gives each channel whose addresses changed in `change` its new ones. A channel whose new
     /// main address is on another server (another pool, whose limit the box may not know) keeps
-    /// its old ones until the next start.
+    /// its old ones until the next start. A channel that has them already (`change` is against
+    /// the lineup read at start, so a later reading gives them again) is left as it is.
     public func readdress(_ change: LineupChange) async -> Readdressing {
         var outcome = Readdressing()
         for kept in change.readdressed {
-            guard let source = sources.first(where: { $0.channel.id == kept.after.id }) else { continue }
+            guard let source = sources.first(where: { $0.channel.id == kept.after.id }),
+                  source.addresses != kept.after.sources else { continue }
             let before = source.channel
             let oldPool = source.addresses.first.flatMap { poolMap.pool(for: $0) }
             let newPool = kept.after.sources.first.flatMap { poolMap.pool(for: $0) }
