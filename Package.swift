@@ -147,6 +147,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         // The harness: bench (flips, head-end, timeshift, catch-up, pools, recordings), soak and
         // replay, on loopback channels; runs `flipbox play` (beside it) as a child for the soak.

@@ -39,7 +39,8 @@ struct ControlAPI {
         GuideRoutes(guide: guide, logger: logger).register(on: routes)
         ReminderRoutes(guide: guide, player: player, bodyBytes: configuration.limits.bodyBytes).register(on: routes)
         ClipRoutes(clips: clips, bodyBytes: configuration.limits.bodyBytes).register(on: routes)
-        RecordingRoutes(recordings: recordings?.service, lineup: recordings?.lineup ?? Lineup(channels: []),
+        let noLineup: @Sendable () -> Lineup = { Lineup(channels: []) }
+        RecordingRoutes(recordings: recordings?.service, lineup: recordings?.lineup ?? noLineup,
                         bodyBytes: configuration.limits.bodyBytes).register(on: routes)
     }
 }

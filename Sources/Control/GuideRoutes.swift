@@ -93,7 +93,7 @@ struct GuideRoutes {
             guard to.timeIntervalSince(from) <= Self.maximumRange else {
                 return JSONResponse.error(.badRequest, "from..to spans more than 14 days; ask for less")
             }
-            var channels = guide.lineup.channels
+            var channels = guide.lineup.listedChannels
             if let text = query.get("channels"), !text.isEmpty {
                 channels = []
                 for item in text.split(separator: ",", omittingEmptySubsequences: false) {

@@ -8,8 +8,9 @@ import Recordings
 /// requests name channels of.
 public struct RecordingAccess: Sendable {
     public let service: RecordingService
-    public let lineup: Lineup
-    public init(service: RecordingService, lineup: Lineup) {
+    /// The lineup now (a reading of its source taken while the box plays adds channels).
+    public let lineup: @Sendable () -> Lineup
+    public init(service: RecordingService, lineup: @escaping @Sendable () -> Lineup) {
         self.service = service
         self.lineup = lineup
     }
@@ -34,7 +35,7 @@ public struct RecordingAccess: Sendable {
 /// Without recordings (`flipbox play` could not open them) every endpoint answers 404 saying why.
 struct RecordingRoutes {
     let recordings: RecordingService?
-    let lineup: Lineup
+    let lineup: @Sendable () -> Lineup
     let bodyBytes: Int
 
     struct RuleAnswer: Encodable, Sendable {
@@ -56,7 +57,7 @@ struct RecordingRoutes {
     }
 
     func register(on table: APIRouteTable) {
-        let service = recordings, lineup = self.lineup, bodyBytes = self.bodyBytes
+        let service = recordings, lineupNow = self.lineup, bodyBytes = self.bodyBytes
         let none = JSONResponse.error(.notFound, "this box keeps no recordings: its recordings directory could not be used (the log at start says why)")
         @Sendable func body<T: Decodable>(_ request: Request, _ type: T.Type) async throws -> T? {
             let bytes = try await request.body.collect(upTo: bodyBytes)
@@ -67,7 +68,7 @@ struct RecordingRoutes {
                 guard let service else { return none }
                 let (all, conflicts) = await service.listing()
                 let titles = Dictionary(all.map { ($0.id, $0.programme.title) }, uniquingKeysWith: { a, _ in a })
-                return JSONResponse.make(.ok, RecordingListJSON(recordings: all.map { RecordingJSON($0, lineup: lineup) },
+                return JSONResponse.make(.ok, RecordingListJSON(recordings: all.map { RecordingJSON($0, lineup: lineupNow()) },
                                                                 conflicts: conflicts.map { RecordingConflictJSON($0, titles: titles) }))
             },
             .post: { request, _ in
@@ -76,9 +77,9 @@ struct RecordingRoutes {
                     return JSONResponse.error(.badRequest, #"the body must be JSON such as {"channel": "5", "programme": "2026-11-22T20:00:00Z"} (the programme's start), or {"channel": "5", "start": "…", "end": "…"}"#)
                 }
                 do {
-                    let oneOff = try asked.oneOff(lineup: lineup, id: RecordingID.fresh())
+                    let oneOff = try asked.oneOff(lineup: lineupNow(), id: RecordingID.fresh())
                     let recording = try await service.add(oneOff)
-                    return JSONResponse.make(.created, RecordingJSON(recording, lineup: lineup))
+                    return JSONResponse.make(.created, RecordingJSON(recording, lineup: lineupNow()))
                 } catch {
                     return JSONResponse.failure(error)
                 }
@@ -110,7 +111,7 @@ struct RecordingRoutes {
                 }
                 do {
                     let moved = try await service.resolve(option)
-                    return JSONResponse.make(.ok, SettledJSON(scheduled: moved.map { RecordingJSON($0, lineup: lineup) }))
+                    return JSONResponse.make(.ok, SettledJSON(scheduled: moved.map { RecordingJSON($0, lineup: lineupNow()) }))
                 } catch {
                     return JSONResponse.failure(error)
                 }
@@ -131,9 +132,9 @@ struct RecordingRoutes {
                     return JSONResponse.error(.badRequest, #"the body must be JSON such as {"title": "News", "channel": "5", "days": ["mon", "fri"], "newOnly": true}"#)
                 }
                 do {
-                    let rule = try asked.rule(lineup: lineup, id: RuleID.fresh())
+                    let rule = try asked.rule(lineup: lineupNow(), id: RuleID.fresh())
                     let (mine, notes) = try await service.save(rule)
-                    return JSONResponse.make(.created, RuleAnswer(rule: RecordingRuleJSON(rule), recordings: mine.map { RecordingJSON($0, lineup: lineup) },
+                    return JSONResponse.make(.created, RuleAnswer(rule: RecordingRuleJSON(rule), recordings: mine.map { RecordingJSON($0, lineup: lineupNow()) },
                                                                   notes: notes))
                 } catch {
                     return JSONResponse.failure(error)

@@ -33,7 +33,7 @@ struct ReminderRoutes<Player: ProgrammeControl> {
 
         init(_ r: ReminderStore.Record, lineup: Lineup) {
             id = r.id
-            channel = lineup.channels.first { $0.id == r.channelID }.map(ChannelJSON.init)
+            channel = lineup.channel(id: r.channelID).map(ChannelJSON.init)
             title = r.title
             start = r.start.formatted(.iso8601)
             stop = r.stop.formatted(.iso8601)

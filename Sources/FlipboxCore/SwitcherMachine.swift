@@ -143,7 +143,10 @@ public struct SwitcherMachine: Sendable {
         var cardShown = false
     }
 
-    public let channels: [ChannelInfo]
+    /// Every channel by slot (a slot of a channel the lineup no longer has stays, not listed).
+    public private(set) var channels: [ChannelInfo]
+    /// The slots of the lineup now, in number order: what next, previous and a number reach.
+    public private(set) var listed: [Int]
     public var settings: SwitcherSettings
     public private(set) var current: Int?
     public private(set) var previous: Int?
@@ -161,10 +164,22 @@ public struct SwitcherMachine: Sendable {
     private var failedRequest: RequestID?
     private var nextID: UInt64 = 1
 
-    public init(channels: [ChannelInfo], settings: SwitcherSettings = SwitcherSettings()) {
+    /// `listed`: the slots in the lineup, in number order (nil: every slot, in order).
+    public init(channels: [ChannelInfo], listed: [Int]? = nil, settings: SwitcherSettings = SwitcherSettings()) {
         self.channels = channels
+        self.listed = listed ?? Array(channels.indices)
         self.settings = settings
         for (i, c) in channels.enumerated() where c.locked { locks[i] = "This channel is locked" }
+    }
+
+    /// The lineup read again (`Lineup.taking`): `channels` by the same slots and more, `listed`
+    /// the slots in it now. Nothing on screen or on its way changes: a flip to a channel no longer
+    /// listed goes on, and the channel on screen plays until the viewer flips away.
+    public mutating func takeChannels(_ channels: [ChannelInfo], listed: [Int]) {
+        precondition(channels.count >= self.channels.count, "a lineup's slots are never taken away")
+        for i in self.channels.count..<channels.count where channels[i].locked { locks[i] = "This channel is locked" }
+        self.channels = channels
+        self.listed = listed.filter { channels.indices.contains($0) }
     }
 
     /// The channel on screen whose lock card is up (PIN entry applies), with the reason.
@@ -472,15 +487,15 @@ public struct SwitcherMachine: Sendable {
     enum Resolution { case success(Int), failure(FlipFailure, String) }
 
     func resolve(_ request: FlipRequest, from base: Int?) -> Resolution {
-        guard !channels.isEmpty else { return .failure(.nothingToFlipTo, "The lineup has no channels") }
+        guard !listed.isEmpty else { return .failure(.nothingToFlipTo, "The lineup has no channels") }
         switch request {
         case .next, .previous:
             let step = request == .next ? 1 : -1
-            let count = channels.count
+            let count = listed.count
             let group = (current ?? base).flatMap { channels[$0].group }
-            let start = base ?? (step == 1 ? count - 1 : 0)
+            let start = base.map { position(of: $0, step: step) } ?? (step == 1 ? count - 1 : 0)
             for k in 1...count {
-                let i = ((start + step * k) % count + count) % count
+                let i = listed[((start + step * k) % count + count) % count]
                 if i != base || base == nil, eligible(i, group: group) { return .success(i) }
             }
             switch settings.scope {
@@ -489,15 +504,27 @@ public struct SwitcherMachine: Sendable {
             case .all: return .failure(.nothingToFlipTo, "No other channel to flip to")
             }
         case .tune(let n):
-            guard let i = channels.firstIndex(where: { $0.number == n }) else { return .failure(.unknownChannel, "No channel \(n)") }
+            guard let i = listed.first(where: { channels[$0].number == n }) else { return .failure(.unknownChannel, "No channel \(n)") }
             return .success(i)
         case .tuneID(let id):
-            guard let i = channels.firstIndex(where: { $0.summary.id == id }) else { return .failure(.unknownChannel, "No channel with id \(id)") }
+            guard let i = listed.first(where: { channels[$0].summary.id == id }) else { return .failure(.unknownChannel, "No channel with id \(id)") }
             return .success(i)
         case .recall:
             guard let p = previous else { return .failure(.nothingToFlipTo, "No previous channel") }
+            guard listed.contains(p) else {
+                return .failure(.unknownChannel, "Channel \(channels[p].number) \(channels[p].summary.name) is no longer in the lineup")
+            }
             return .success(p)
         }
+    }
+
+    /// Where the walk of next/previous starts from `slot`: its place in `listed`; for a channel
+    /// no longer listed (still on screen), the place it had by number, so next goes to the
+    /// channel numbered after it and previous to the one before.
+    private func position(of slot: Int, step: Int) -> Int {
+        if let p = listed.firstIndex(of: slot) { return p }
+        let below = listed.filter { channels[$0].number < channels[slot].number }.count
+        return step == 1 ? below - 1 : below
     }
 
     private func eligible(_ i: Int, group: String?) -> Bool {
@@ -514,8 +541,8 @@ public struct SwitcherMachine: Sendable {
 
     private func refusedChannel(_ request: FlipRequest) -> ChannelSummary? {
         switch request {
-        case .tune(let n): channels.first { $0.number == n }?.summary
-        case .tuneID(let id): channels.first { $0.summary.id == id }?.summary
+        case .tune(let n): listed.first { channels[$0].number == n }.map { channels[$0].summary }
+        case .tuneID(let id): listed.first { channels[$0].summary.id == id }.map { channels[$0].summary }
         default: nil
         }
     }

@@ -15,7 +15,8 @@ public final class Guide: Sendable {
     public let reminders: ReminderStore
     /// Guide files and URLs, as the lineup names them (files as absolute paths).
     public let sources: [String]
-    public let lineup: Lineup
+    /// The lineup whose channels the guide matches (`take` gives it a later reading).
+    public var lineup: Lineup { state.withLock { $0.lineup } }
     /// How often ``keepFresh()`` refreshes; nil: only on request.
     public let refreshInterval: Duration?
     /// How long the download of one guide URL may take in all (however slowly it trickles).
@@ -36,7 +37,7 @@ public final class Guide: Sendable {
         logger: Logger = Logger(label: "flipbox.guide")
     ) throws(GuideError) {
         self.stateDirectory = stateDirectory
-        self.lineup = lineup
+        state.withLock { $0.lineup = lineup }
         self.sources = lineup.guideURLs
         self.refreshInterval = lineup.guideRefresh
         self.downloadDeadline = downloadDeadline
@@ -196,6 +197,13 @@ public final class Guide: Sendable {
         return try result.get()
     }
 
+    /// The lineup read again (`Lineup.taking`): its channels, new ones among them, are matched
+    /// to the guide's channels now, from the stored guide (no download).
+    public func take(_ lineup: Lineup) {
+        state.withLock { $0.lineup = lineup }
+        rematch()
+    }
+
     private func rematch() {
         let channels: [GuideChannel]
         do { channels = try store.channels() } catch {
@@ -216,6 +224,7 @@ private struct UncheckedInputs: @unchecked Sendable {
 private final class LockedState: @unchecked Sendable {
     struct Values {
         var match = GuideMatch()
+        var lineup = Lineup(channels: [])
         var refreshing = false
         var lastAttempt: Date?
         var lastError: GuideError?

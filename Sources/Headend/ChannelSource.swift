@@ -17,8 +17,10 @@ import Synchronization
 public actor ChannelSource {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
 
-    /// The channel as the lineup gave it at start; its addresses now are `addresses`.
-    public nonisolated let channel: Channel
+    /// The channel as the lineup gives it now (a reading of the lineup while the box plays may
+    /// rename or renumber it: `take`); its addresses now are `addresses`.
+    public nonisolated var channel: Channel { channelBox.withLock { $0 } }
+    private nonisolated let channelBox: Mutex<Channel>
     /// The channel's stream addresses now, main first: the lineup's, or those a lineup read
     /// again gave (`readdress`; any thread).
     public nonisolated var addresses: [String] { addressBox.withLock { $0 } }
@@ -95,7 +97,7 @@ public actor ChannelSource {
          connectTimeout: Duration = ChannelSource.defaultConnectTimeout,
          fileReader: RecordingFileReader?, onStateChange: @escaping @Sendable (ChannelState) -> Void) {
         self.fileReader = fileReader
-        self.channel = channel
+        channelBox = Mutex(channel)
         addressBox = Mutex(channel.sources)
         settings = SourceSupervisor.Settings(sources: channel.sources, stallTimeout: stallTimeout, connectTimeout: connectTimeout)
         supervisor = SourceSupervisor(settings: settings)
@@ -152,9 +154,18 @@ public actor ChannelSource {
     /// on, the next connection takes them (`SourceSupervisor.readdress`). While it plays an
     /// archive, they are taken when it follows the channel again.
     func readdress(_ sources: [String]) {
+        channelBox.withLock { $0.sources = sources }
         addressBox.withLock { $0 = sources }
         guard stateBox.archiveURL == nil, fileReader == nil else { return }
         supervisor.readdress(sources: sources)
+    }
+
+    /// The channel as a reading of the lineup gives it now: its number, name and details at
+    /// once; its addresses as `readdress` takes them (when they changed).
+    func take(_ channel: Channel) {
+        let readdressed = channel.sources != addresses
+        channelBox.withLock { $0 = channel }
+        if readdressed { readdress(channel.sources) }
     }
 
     /// The URL of source `index` now: the channel's, or the archive it plays.

@@ -17,7 +17,7 @@ extension Headend {
     /// timeshift status lists as chapter markers.
     public func chapterMarkers(of number: ChannelNumber) async throws(ProbeError) -> [ChapterMarker] {
         guard let path = filePath(of: number),
-              let index = sources.firstIndex(where: { $0.channel.number == number }),
+              let index = lineup.index(of: number),
               let buffer = timeshiftBuffers[index]?.buffer else { return [] }
         let info = try await MediaProbe.probe(path, options: ProbeOptions(timeout: .seconds(10), sampleSeconds: 0))
         guard let window = buffer.range, let anchor = buffer.timeAnchor else { return [] }
@@ -27,7 +27,7 @@ extension Headend {
 
     /// The path of channel `number`'s file source, relative paths taken from the lineup's directory.
     nonisolated func filePath(of number: ChannelNumber) -> String? {
-        guard let channel = lineup.channels.first(where: { $0.number == number }) else { return nil }
+        guard let channel = lineup.channel(number: number) else { return nil }
         for source in channel.sources {
             let scheme = SourceScheme(url: source)
             guard scheme == .file || (scheme == nil && !source.contains("://")) else { continue }

@@ -16,7 +16,7 @@ extension Headend {
     /// in the lineup and `.notBuffered` when it has no buffer (timeshift off, or the channel was
     /// never shown or has stopped).
     public func clipSource(channel number: ChannelNumber) throws(ClipFailure) -> ClipSource {
-        guard let index = sources.firstIndex(where: { $0.channel.number == number }) else {
+        guard let index = lineup.index(of: number) else {
             throw ClipFailure(.unknown, "there is no channel \(number) in the lineup")
         }
         guard timeshiftSettings != nil else {

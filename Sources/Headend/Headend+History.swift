@@ -24,8 +24,10 @@ extension Headend {
 
     /// The channels usually watched around now (lineup positions, most watched first).
     func usualChannels(at now: Date = Date()) -> [Int] {
-        let ids = history.usual(at: now, calendar: .current, among: lineup.channels.map(\.id))
-        return ids.compactMap { id in lineup.channels.firstIndex { $0.id == id } }
+        let lineup = self.lineup
+        let slotOfID = Dictionary(lineup.listed.map { (lineup.channels[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+        let ids = history.usual(at: now, calendar: .current, among: lineup.listedChannels.map(\.id))
+        return ids.compactMap { slotOfID[$0] }
     }
 
     /// Counts the channel on screen so far and writes the history (shutdown).

@@ -10,7 +10,7 @@ import GStreamer
 /// GOP for each of at most three channels (an HEVC 10-bit 720p keyframe takes about 25 ms of a
 /// core, every 2 s), and one picture at the output's size for each.
 extension Headend {
-    /// The channels a flip is likely to go to next (lineup positions): the neighbours of
+    /// The channels a flip is likely to go to next (plan positions, see `PlanSpace`): the neighbours of
     /// `current` (wrapping, as channel up and down do) and `last`; never `current`.
     static func likelyNext(current: Int?, last: Int?, count: Int) -> [Int] {
         guard let current, count > 1 else { return [] }
@@ -27,7 +27,10 @@ extension Headend {
     /// that turned warm).
     func refreshPicturesAhead() {
         guard !isShutDown else { return }
-        let likely = Self.likelyNext(current: around?.current, last: around?.last, count: sources.count)
+        let (lineup, sources) = (self.lineup, self.sources)
+        let space = PlanSpace(lineup: lineup, keeping: Set([around?.current].compactMap { $0 }))
+        let likely = Self.likelyNext(current: around?.current.flatMap(space.position), last: around?.last.flatMap(space.position),
+                                     count: space.slots.count).map { space.slots[$0] }
         picturesAhead = picturesAhead.filter { likely.contains($0.key) }
         aheadTried = aheadTried.filter { likely.contains($0.key) }
         watchStartKeyframes(of: Set(likely))

@@ -12,8 +12,12 @@ import Synchronization
 public actor Headend {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
 
-    public nonisolated let lineup: Lineup
-    public nonisolated let sources: [ChannelSource]
+    /// The lineup as the box plays it now: read at start, and each reading of its source taken
+    /// since (`take`), a channel's position (its slot) its own for the life of the process.
+    public nonisolated var lineup: Lineup { slots.withLock { $0.lineup } }
+    /// Every slot's source (a retired channel's stays, stopped once it is not shown).
+    public nonisolated var sources: [ChannelSource] { slots.withLock { $0.sources } }
+    private nonisolated let slots: Mutex<(lineup: Lineup, sources: [ChannelSource])>
     private var policy: WarmPolicy
     private var budget: WarmBudget
     /// Where the last `applyPolicy` was asked for, so the budget watch can plan again.
@@ -22,7 +26,7 @@ public actor Headend {
     /// Which pool each source URL is in and the limits given (see `Headend+Pools.swift`).
     nonisolated let poolMap: StreamPoolMap
     /// The pools of the lineup's main sources, each once.
-    nonisolated let lineupPools: [StreamPoolID]
+    var lineupPools: [StreamPoolID]
     /// Learned limits and counters per pool.
     var poolBook: PoolBook
     /// The pools as last refreshed (any thread: `pools()`).
@@ -141,7 +145,6 @@ public actor Headend {
             if let pool = channel.sources.first.flatMap(pools.map.pool(for:)), !seenPools.contains(pool) { seenPools.append(pool) }
         }
         lineupPools = seenPools
-        self.lineup = lineup
         self.policy = policy
         var target = target
         if let method = lineup.settings.deinterlace { target.deinterlace = method }
@@ -155,34 +158,66 @@ public actor Headend {
         var limited = resolved
         limited.openFileChannels = WarmBudget.channels(forFileLimit: ProcessResources.fileLimit().soft)
         self.budget = limited
-        self.sources = lineup.channels.map { channel in
-            ChannelSource(channel: channel, cacheBudgetBytes: resolved.cacheLimit, logger: logger) { state in
-                reports?.send(.sourceState(channel, state))
-            }
+        let sources = lineup.channels.map { Self.makeSource($0, budget: resolved, logger: logger, reports: reports) }
+        slots = Mutex((lineup, sources))
+        for (index, source) in sources.enumerated() { wire(source, slot: index) }
+    }
+
+    /// The source of `channel`, reporting its states.
+    static func makeSource(_ channel: Channel, budget: WarmBudget, logger: Logger, reports: MediaReports?) -> ChannelSource {
+        ChannelSource(channel: channel, cacheBudgetBytes: budget.cacheLimit, logger: logger) { state in
+            reports?.send(.sourceState(channel, state))
         }
-        for (index, source) in sources.enumerated() {
-            // Its pool counts its streams and learns from refusals and streams the server ends.
-            source.poolEvents.set { [weak self] event in
-                self?.onMediaThread { $0.poolEvent(event, from: index) }
-            }
-            // An archive it played instead of its sources (catch-up) ended or failed.
-            source.archiveEvents.set { [weak self] event in
-                self?.onMediaThread { $0.archiveStopped(event, channel: index) }
-            }
-            // Its reconnects in the background go when its pool lets them (asked on the media thread).
-            source.attemptGate.set { [weak self] url, now in
-                self?.assumeIsolated { $0.backgroundAttempt(url: url, at: now) }
-            }
-            // A cold flip's first picture: its family's first-picture decoder, ready before the keyframe.
-            source.cache.onVideoAnnounced { [weak self] family in
-                self?.onMediaThread { $0.videoAnnounced(family) }
-            }
-            // Renditions read after a cold flip show when the choice or the preferences ask.
-            source.webVTT.onTracks { [weak self, weak source] in
-                guard let self, let source else { return }
-                self.onMediaThread { $0.subtitleTracksAppeared(source) }
-            }
+    }
+
+    /// Connects the events of the source in `slot` to the head-end (at start, and for a channel a
+    /// later reading of the lineup added).
+    nonisolated func wire(_ source: ChannelSource, slot index: Int) {
+        // Its pool counts its streams and learns from refusals and streams the server ends.
+        source.poolEvents.set { [weak self] event in
+            self?.onMediaThread { $0.poolEvent(event, from: index) }
         }
+        // An archive it played instead of its sources (catch-up) ended or failed.
+        source.archiveEvents.set { [weak self] event in
+            self?.onMediaThread { $0.archiveStopped(event, channel: index) }
+        }
+        // Its reconnects in the background go when its pool lets them (asked on the media thread).
+        source.attemptGate.set { [weak self] url, now in
+            self?.assumeIsolated { $0.backgroundAttempt(url: url, at: now) }
+        }
+        // A cold flip's first picture: its family's first-picture decoder, ready before the keyframe.
+        source.cache.onVideoAnnounced { [weak self] family in
+            self?.onMediaThread { $0.videoAnnounced(family) }
+        }
+        // Renditions read after a cold flip show when the choice or the preferences ask.
+        source.webVTT.onTracks { [weak self, weak source] in
+            guard let self, let source else { return }
+            self.onMediaThread { $0.subtitleTracksAppeared(source) }
+        }
+    }
+
+    /// Takes `lineup` (the lineup with a reading taken: the same slots and more) and makes a
+    /// source for each slot it adds (wired, cold). Returns them and every slot's source.
+    func takeSlots(_ lineup: Lineup) -> (added: [(slot: Int, source: ChannelSource)], sources: [ChannelSource]) {
+        let budget = self.budget, logger = self.logger, reports = self.reports
+        let taken: (added: [(slot: Int, source: ChannelSource)], sources: [ChannelSource]) = slots.withLock { held in
+            precondition(lineup.channels.count >= held.sources.count, "a lineup's slots are never taken away")
+            var added: [(slot: Int, source: ChannelSource)] = []
+            for slot in held.sources.count..<lineup.channels.count {
+                let source = Self.makeSource(lineup.channels[slot], budget: budget, logger: logger, reports: reports)
+                held.sources.append(source)
+                added.append((slot, source))
+            }
+            held.lineup = lineup
+            return (added, held.sources)
+        }
+        for (slot, source) in taken.added { wire(source, slot: slot) }
+        return taken
+    }
+
+    /// The sources a decoder or a tap reads now.
+    var sourcesInUse: Set<ObjectIdentifier> {
+        Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.map { ObjectIdentifier($0.source) })
     }
 
     /// Runs `body` on the media thread with the head-end's isolation, after what was scheduled
@@ -236,16 +271,38 @@ public actor Headend {
     }
 
     /// The plan for `current`/`last` under the policy, the budget and the measured GOP sizes.
+    /// Made over the channels of the lineup now in number order (neighbours are the channels up
+    /// and down), then a channel no longer listed that is still shown; the plan it returns is
+    /// by slot.
     func plan(current: Int?, last: Int?) -> WarmPlan {
-        let favourites = lineup.channels.indices.filter { lineup.channels[$0].isFavourite }
+        let (lineup, sources) = slots.withLock { ($0.lineup, $0.sources) }
         let shownSources = Set(decoders.values.map { ObjectIdentifier($0.source) } + taps.values.filter(\.pins).map { ObjectIdentifier($0.source) })
-        let shown = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
-        let inputs = WarmPlan.Inputs(count: sources.count, current: current, last: last, favourites: favourites, usual: usualChannels(),
-                                     shown: shown, gopBytes: sources.map(\.cache.gopBytes),
-                                     pools: sources.map { pool(of: $0) }, limits: planningLimits(), claims: streamClaims(),
-                                     running: Set(sources.indices.filter { sources[$0].openURL != nil }),
-                                     bitrates: sources.map(\.cache.bitrate), poolBandwidths: poolMap.bandwidths)
-        return WarmPlan.make(policy: policy, budget: budget, inputs: inputs)
+        let shownSlots = Set(sources.indices.filter { shownSources.contains(ObjectIdentifier(sources[$0])) })
+        let space = PlanSpace(lineup: lineup, keeping: shownSlots.union([current].compactMap { $0 }))
+        let slot = space.slots
+        let claims = streamClaims()
+        let inputs = WarmPlan.Inputs(count: slot.count, current: current.flatMap(space.position), last: last.flatMap(space.position),
+                                     favourites: slot.indices.filter { lineup.channels[slot[$0]].isFavourite },
+                                     usual: usualChannels().compactMap(space.position),
+                                     shown: Set(shownSlots.compactMap(space.position)), gopBytes: slot.map { sources[$0].cache.gopBytes },
+                                     pools: slot.map { pool(of: sources[$0]) }, limits: planningLimits(),
+                                     claims: Dictionary(uniqueKeysWithValues: claims.compactMap { k, v in space.position(k).map { ($0, v) } }),
+                                     running: Set(slot.indices.filter { sources[slot[$0]].openURL != nil }),
+                                     bitrates: slot.map { sources[$0].cache.bitrate }, poolBandwidths: poolMap.bandwidths)
+        let plan = WarmPlan.make(policy: policy, budget: budget, inputs: inputs)
+        return WarmPlan(running: Set(plan.running.map { slot[$0] }),
+                        heldCold: Dictionary(uniqueKeysWithValues: plan.heldCold.map { (slot[$0.key], $0.value) }))
+    }
+
+    /// Every slot once, most likely next first (`WarmPlan.priority` over the lineup now, around
+    /// the last `applyPolicy`), then the slots of channels no longer listed.
+    func priorityOrder() -> [Int] {
+        let lineup = self.lineup
+        let space = PlanSpace(lineup: lineup, keeping: Set([around?.current].compactMap { $0 }))
+        let ranked = WarmPlan.priority(count: space.slots.count, current: around?.current.flatMap(space.position),
+                                       last: around?.last.flatMap(space.position), favourites: [], radius: 1).map { space.slots[$0] }
+        let placed = Set(ranked)
+        return ranked + lineup.channels.indices.filter { !placed.contains($0) }
     }
 
     /// Carries out `plan`: stops first, then (with `starts`) starts in priority order.
@@ -256,9 +313,9 @@ public actor Headend {
         if starts { lastPlan = plan }
         // Start the most likely channels first (the one on screen before anything else), so a
         // box with many channels shows its first picture without waiting for the others.
-        let order = WarmPlan.priority(count: sources.count, current: around?.current, last: around?.last,
-                                      favourites: [], radius: 1)
+        let order = priorityOrder(), sources = self.sources
         // Streams are given up before others are opened, so a pool never goes over its limit.
+        // (A channel no longer in the lineup is in no plan: its stream stops once it is not shown.)
         for i in order where !plan.running.contains(i) {
             let source = sources[i]
             if let reason = plan.heldCold[i] {

@@ -162,8 +162,19 @@ public struct ChannelOption: Hashable, Sendable {
 }
 
 /// A whole lineup: channels sorted by number, plus lineup-wide settings.
+///
+/// A lineup the box plays takes later readings of its source in place (``taking(_:)``): a
+/// channel's position in `channels` (its slot) stays its own for the life of the process, so a
+/// position held anywhere stays valid. Added channels are appended, removed ones are retired in
+/// their slot (``retired``: not listed, not found by number or id), and ``listed`` gives the
+/// slots of the lineup as it reads now, in channel-number order.
 public struct Lineup: Sendable, Hashable {
+    /// Every channel by slot: in number order as read, then the channels later readings added.
     public var channels: [Channel]
+    /// Slots of channels a later reading no longer had.
+    public private(set) var retired: Set<Int> = []
+    /// The slots listed, in number order, once a reading was taken (nil: all, in order).
+    private var slotOrder: [Int]?
     /// Guide (XMLTV) URLs from the M3U header (`url-tvg`, `x-tvg-url`) or YAML `guide`.
     public var guideURLs: [String]
     /// How often the guide is fetched again (`guide-refresh` setting, default 12 h); nil: only on request.
@@ -200,7 +211,67 @@ public struct Lineup: Sendable, Hashable {
         settings.origin(key, file: path ?? self.file ?? "the lineup")
     }
 
-    public func channel(number: ChannelNumber) -> Channel? { channels.first { $0.number == number } }
-    public func channel(id: String) -> Channel? { channels.first { $0.id == id } }
-    public func index(of number: ChannelNumber) -> Int? { channels.firstIndex { $0.number == number } }
+    /// The slots of the channels in the lineup now, in number order (retired ones left out).
+    public var listed: [Int] { slotOrder ?? Array(channels.indices) }
+    /// The channels in the lineup now, in number order.
+    public var listedChannels: [Channel] { slotOrder.map { $0.map { channels[$0] } } ?? channels }
+    /// Whether slot `index` holds a channel of the lineup now.
+    public func isListed(_ index: Int) -> Bool { channels.indices.contains(index) && !retired.contains(index) }
+
+    public func channel(number: ChannelNumber) -> Channel? { index(of: number).map { channels[$0] } }
+    public func channel(id: String) -> Channel? { index(id: id).map { channels[$0] } }
+    public func index(of number: ChannelNumber) -> Int? { channels.indices.first { channels[$0].number == number && !retired.contains($0) } }
+    public func index(id: String) -> Int? { channels.indices.first { channels[$0].id == id && !retired.contains($0) } }
+
+    /// This lineup with a later reading of its source taken in place, and which slots changed.
+    /// Channels are matched by id (as ``LineupChange`` matches them): one still there keeps its
+    /// slot and takes its new value (number, name, addresses, details); one no longer there is
+    /// retired in its slot; a new one is appended; a retired one that comes back takes its slot
+    /// again. The lineup's settings, pools and guide stay as they were read at start.
+    public func taking(_ reading: Lineup) -> (lineup: Lineup, slots: LineupSlots) {
+        var next = self
+        var slots = LineupSlots()
+        var slotByID: [String: Int] = [:]
+        for (i, channel) in channels.enumerated() where slotByID[channel.id] == nil || retired.contains(slotByID[channel.id]!) {
+            slotByID[channel.id] = i
+        }
+        var seen: Set<String> = []
+        var kept: Set<Int> = []
+        for channel in reading.channels where seen.insert(channel.id).inserted {
+            if let slot = slotByID[channel.id] {
+                kept.insert(slot)
+                if next.channels[slot] != channel || retired.contains(slot) {
+                    next.channels[slot] = channel
+                    slots.changed.append(slot)
+                }
+                next.retired.remove(slot)
+            } else {
+                next.channels.append(channel)
+                let slot = next.channels.count - 1
+                kept.insert(slot)
+                slots.added.append(slot)
+            }
+        }
+        for slot in channels.indices where !retired.contains(slot) && !kept.contains(slot) {
+            next.retired.insert(slot)
+            slots.retired.append(slot)
+        }
+        next.slotOrder = next.channels.indices.filter { !next.retired.contains($0) }
+            .sorted { (next.channels[$0].number, $0) < (next.channels[$1].number, $1) }
+        return (next, slots)
+    }
+}
+
+/// Which slots of a lineup a reading changed (``Lineup/taking(_:)``).
+public struct LineupSlots: Sendable, Hashable {
+    /// Slots appended for channels new to the box.
+    public var added: [Int] = []
+    /// Slots whose channel the reading no longer had.
+    public var retired: [Int] = []
+    /// Slots whose channel changed in place (or came back after it was retired).
+    public var changed: [Int] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { added.isEmpty && retired.isEmpty && changed.isEmpty }
 }

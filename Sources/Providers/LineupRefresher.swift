@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Lineup
 import Logging
 
@@ -58,11 +59,18 @@ public struct LineupRefresher: Sendable {
 
     /// Reads the source every `interval` until the task is cancelled, starting from `lineup`
     /// (the one playing); `changed` is told each change (a reading with no change is not told).
-    public func keepFresh(from lineup: Lineup, every interval: Duration,
+    /// `now`: asked, the next reading is made within a second instead of at the interval (the
+    /// box's `SIGHUP`).
+    public func keepFresh(from lineup: Lineup, every interval: Duration, now: LineupReadNow? = nil,
                           changed: @escaping @Sendable (Lineup, LineupChange) async -> Void) async {
         var last = lineup
         while !Task.isCancelled {
-            do { try await Task.sleep(for: interval) } catch { return }
+            var waited = Duration.zero
+            let step = min(interval, .seconds(1))
+            while waited < interval, now?.take() != true {
+                do { try await Task.sleep(for: step) } catch { return }
+                waited += step
+            }
             switch await refresh(against: last) {
             case .failed(let reason):
                 logger.warning("lineup \(shown): reading it again failed: \(reason); the last lineup read stays")
@@ -77,4 +85,17 @@ public struct LineupRefresher: Sendable {
             }
         }
     }
+}
+
+/// A request to read a lineup again now, instead of at its next `lineup-refresh` (any thread).
+public final class LineupReadNow: Sendable {
+    private let asked = Mutex(false)
+
+    public init() {}
+
+    /// Asks for a reading now.
+    public func ask() { asked.withLock { $0 = true } }
+
+    /// Whether a reading was asked for since the last `take`.
+    func take() -> Bool { asked.withLock { was in defer { was = false }; return was } }
 }

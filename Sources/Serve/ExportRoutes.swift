@@ -8,7 +8,8 @@ import Logging
 /// from the guide store, from a day ago to two weeks ahead; 404 when the lineup has no guide)
 /// and `/logos/{id}.{ext}` (each channel's logo, local or fetched once into the logo cache).
 struct ExportRoutes {
-    let lineup: Lineup
+    /// The lineup now (a reading of its source taken while serving adds and removes channels).
+    let lineup: @Sendable () -> Lineup
     let guide: Guide?
     let logos: LogoCache
     let address: HeadendAddress
@@ -17,7 +18,7 @@ struct ExportRoutes {
     func register(on router: Router<ServeRequestContext>) {
         router.get("/lineup.m3u") { request, _ in
             let base = address.baseURL(requestHost: request.head.authority)
-            return ServeResponse.text(LineupExport.m3u(lineup, baseURL: base, hasGuide: guide != nil),
+            return ServeResponse.text(LineupExport.m3u(lineup(), baseURL: base, hasGuide: guide != nil),
                                       contentType: "audio/x-mpegurl; charset=utf-8")
         }
         router.get("/guide.xml") { request, _ in
@@ -25,7 +26,7 @@ struct ExportRoutes {
                 return ServeResponse.error(.notFound, "this lineup has no guide (url-tvg in M3U, guide: in YAML)")
             }
             let base = address.baseURL(requestHost: request.head.authority)
-            let channels = lineup.channels.filter { !$0.isHidden }
+            let channels = lineup().listedChannels.filter { !$0.isHidden }
             let now = Date()
             let programmes: [String: [Programme]]
             do {
@@ -40,7 +41,7 @@ struct ExportRoutes {
         router.get("/logos/{file}") { _, context in
             let file = context.parameters.get("file") ?? ""
             let id = file.contains(".") ? String(file[..<file.lastIndex(of: ".")!]) : file
-            guard let channel = lineup.channel(id: id.removingPercentEncoding ?? id), let logo = channel.logo else {
+            guard let channel = lineup().channel(id: id.removingPercentEncoding ?? id), let logo = channel.logo else {
                 return ServeResponse.error(.notFound, "no logo named '\(file)'")
             }
             // The bytes checked are the bytes served: a picture, within the size limit, from a

@@ -6,7 +6,8 @@ import Lineup
 /// `/lineup.post` (a scan is accepted and finishes at once: the lineup is the channel list).
 /// Stream URLs point at `/auto/v{number}`.
 struct HDHomeRunRoutes {
-    let lineup: Lineup
+    /// The lineup now (a reading of its source taken while serving adds and removes channels).
+    let lineup: @Sendable () -> Lineup
     let device: HDHomeRunDevice
     let address: HeadendAddress
 
@@ -48,7 +49,7 @@ struct HDHomeRunRoutes {
         }
         router.get("/lineup.json") { request, _ in
             let base = address.baseURL(requestHost: request.head.authority)
-            return ServeResponse.json(lineup.channels.filter { !$0.isHidden }.map { channel in
+            return ServeResponse.json(lineup().listedChannels.filter { !$0.isHidden }.map { channel in
                 LineupEntry(GuideNumber: channel.number.description, GuideName: channel.name,
                             URL: "\(base)/auto/v\(channel.number)", Favorite: channel.isFavourite ? 1 : nil)
             })

@@ -7,7 +7,7 @@ import Lineup
 enum LineupExport {
     static func m3u(_ lineup: Lineup, baseURL: String, hasGuide: Bool) -> String {
         var text = hasGuide ? "#EXTM3U url-tvg=\"\(baseURL)/guide.xml\"\n" : "#EXTM3U\n"
-        for channel in lineup.channels where !channel.isHidden {
+        for channel in lineup.listedChannels where !channel.isHidden {
             var attributes = [
                 ("tvg-id", channel.id), ("tvg-name", channel.name), ("tvg-chno", channel.number.description),
             ]

@@ -17,7 +17,8 @@ import Recordings
 /// unless the request sent the serve token.
 struct RecordingRoutes {
     let library: (any RecordingLibrary)?
-    let lineup: Lineup
+    /// The lineup now (a reading of its source taken while serving adds and removes channels).
+    let lineup: @Sendable () -> Lineup
     let address: HeadendAddress
     let locks: ServeLockJudge
     let timeZone: TimeZone
@@ -60,7 +61,7 @@ struct RecordingRoutes {
         do { all = try library.recordings() } catch { throw Refusal(status: .serviceUnavailable, message: "the recordings cannot be read: \(error)") }
         let entries = all.filter(Self.isListed).compactMap { r -> RecordingExport.Entry? in
             guard lockReason(r, context) == nil, let path = library.file(of: r), let size = Self.size(of: path) else { return nil }
-            return RecordingExport.Entry(recording: r, channelName: lineup.channel(number: r.channel)?.name ?? "Channel \(r.channel)",
+            return RecordingExport.Entry(recording: r, channelName: lineup().channel(number: r.channel)?.name ?? "Channel \(r.channel)",
                                          bytes: size)
         }.sorted { ($0.recording.paddedStart, $0.recording.id) > ($1.recording.paddedStart, $1.recording.id) }
         return (entries, address.baseURL(requestHost: request.head.authority), tokenQuery(request, context))
@@ -142,7 +143,7 @@ struct RecordingRoutes {
     private func lockReason(_ recording: Recording, _ context: ServeRequestContext) -> String? {
         let judged = locks.locks
         guard judged.isActive, !context.authenticated else { return nil }
-        let rating = lineup.channel(number: recording.channel)?.contentRating.map { ContentRating(system: nil, value: $0) }
+        let rating = lineup().channel(number: recording.channel)?.contentRating.map { ContentRating(system: nil, value: $0) }
         return judged.rules.lockReason(channelLocked: judged.lockedChannels.contains(recording.channel), programme: [], channel: rating)
     }
 

@@ -17,10 +17,10 @@ public func makeServeRouter(server: StreamServer, hls: HLSServer, address: Heade
     router.add(middleware: ServeAccessMiddleware(access: ServeAccess(configuration: configuration)))
     router.add(middleware: ServeErrorMiddleware(logger: logger))
     StreamRoutes(server: server, device: configuration.device, locks: locks, logger: logger).register(on: router)
-    HDHomeRunRoutes(lineup: server.lineup, device: configuration.device, address: address).register(on: router)
-    ExportRoutes(lineup: server.lineup, guide: guide, logos: logos, address: address, logger: logger).register(on: router)
+    HDHomeRunRoutes(lineup: { server.lineup }, device: configuration.device, address: address).register(on: router)
+    ExportRoutes(lineup: { server.lineup }, guide: guide, logos: logos, address: address, logger: logger).register(on: router)
     HLSRoutes(hls: hls, locks: locks).register(on: router)
-    RecordingRoutes(library: recordings, lineup: server.lineup, address: address, locks: locks, timeZone: .current, logger: logger)
+    RecordingRoutes(library: recordings, lineup: { server.lineup }, address: address, locks: locks, timeZone: .current, logger: logger)
         .register(on: router)
     return router
 }

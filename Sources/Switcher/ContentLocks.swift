@@ -21,8 +21,8 @@ struct ContentLocks: Sendable {
     static let unlockWithoutProgramme: TimeInterval = 3600
 
     let rules: ParentalRules
-    let channelRatings: [ContentRating?]
-    let lockedChannels: Set<Int>
+    private(set) var channelRatings: [ContentRating?]
+    private(set) var lockedChannels: Set<Int>
     private(set) var entries: [Int: Entry] = [:]
     private(set) var unlockedUntil: [Int: Date] = [:]
 
@@ -83,6 +83,15 @@ struct ContentLocks: Sendable {
         unlockedUntil[channel] = until
         entries.removeValue(forKey: channel)
         return until
+    }
+
+    /// The lineup read again (`Lineup.taking`): `channels` by slot, the channels in `changed`
+    /// (new, or changed in place: a new rating, a new number a `--locked` number names) looked at
+    /// again at the next `refreshLocks`.
+    mutating func take(channels: [Channel], locked: Set<ChannelNumber>, changed: [Int]) {
+        channelRatings = channels.map { c in c.contentRating.map { ContentRating(system: nil, value: $0) } }
+        lockedChannels = Set(channels.indices.filter { locked.contains(channels[$0].number) })
+        for slot in changed { entries.removeValue(forKey: slot) }
     }
 
     /// Forgets every answer (the guide was refreshed).

@@ -17,8 +17,9 @@ extension Player {
         closeMultiview()
         closeRecordingList()
         let now = Date()
-        guideNavigator = GuideNavigator(channelCount: lineup.channels.count, rowsPerPage: GuideGridPicture.rowsPerPage,
-                                        current: machine.current ?? 0, now: now)
+        let listed = lineup.listed
+        guideNavigator = GuideNavigator(channelCount: listed.count, rowsPerPage: GuideGridPicture.rowsPerPage,
+                                        current: machine.current.flatMap { listed.firstIndex(of: $0) } ?? 0, now: now)
         drawGuide()
         startJob(.guideClock) { player in
             while !Task.isCancelled {
@@ -53,8 +54,8 @@ extension Player {
         guard var navigator = guideNavigator else { throw OverlayError(.notOpen, "the guide is not open; open it with g") }
         let now = Date()
         navigator.move(move, programmes: rowProgrammes(navigator.row, around: navigator, now: now), now: now,
-                       earliest: archiveStart(row: navigator.row, now: now))
-        navigator.keep(after: archiveStart(row: navigator.row, now: now), now: now)
+                       earliest: archiveStart(slot: guideSlot(navigator.row), now: now))
+        navigator.keep(after: archiveStart(slot: guideSlot(navigator.row), now: now), now: now)
         guideNavigator = navigator
         drawGuide()
         return guideStatus()
@@ -66,11 +67,11 @@ extension Player {
     public func selectGuide() async throws(OverlayError) -> FlipResult {
         guard let navigator = guideNavigator else { throw OverlayError(.notOpen, "the guide is not open; open it with g") }
         let now = Date()
-        let channel = lineup.channels[navigator.row]
+        let slot = guideSlot(navigator.row), channel = lineup.channels[slot]
         let focused = navigator.focused(in: rowProgrammes(navigator.row, around: navigator, now: now))
         closeGuide()
         let result = await flip(.tune(channel.number))
-        if let past = focused, past.end <= now, archiveStart(row: navigator.row, now: now) != nil, result.outcome == .completed {
+        if let past = focused, past.end <= now, archiveStart(slot: slot, now: now) != nil, result.outcome == .completed {
             // The seek says on screen where it went, or why the archive did not play.
             _ = try? await timeshift(.seekTo(past.start))
         }
@@ -82,11 +83,11 @@ extension Player {
     /// before any flip when the channel keeps no archive, or `start` is older than it keeps or
     /// still to come.
     public func playFromStart(_ number: ChannelNumber, at start: Date) async throws(TimeshiftFailure) -> TimeshiftStatus {
-        guard let row = lineup.channels.firstIndex(where: { $0.number == number }) else {
+        guard let slot = lineup.index(of: number) else {
             throw TimeshiftFailure(.unknownChannel, "there is no channel \(number)")
         }
-        let channel = lineup.channels[row], now = Date()
-        guard let earliest = archiveStart(row: row, now: now) else {
+        let channel = lineup.channels[slot], now = Date()
+        guard let earliest = archiveStart(slot: slot, now: now) else {
             throw TimeshiftFailure(.noArchive, "\(channel.number) \(channel.name) keeps no archive (its lineup entry has no catchup)")
         }
         guard start >= earliest else {
@@ -100,10 +101,10 @@ extension Player {
         return try await timeshift(.seekTo(start))
     }
 
-    /// How far back row `row`'s channel goes in the guide: its provider's archive's start
+    /// How far back the channel in `slot` goes in the guide: its provider's archive's start
     /// (`catchup-days`, a week when not said); nil without an archive.
-    func archiveStart(row: Int, now: Date) -> Date? {
-        guard lineup.channels.indices.contains(row), let catchup = lineup.channels[row].catchup else { return nil }
+    func archiveStart(slot: Int, now: Date) -> Date? {
+        guard lineup.channels.indices.contains(slot), let catchup = lineup.channels[slot].catchup else { return nil }
         return now.addingTimeInterval(-Double(catchup.days ?? 7) * 86_400)
     }
 
@@ -111,7 +112,7 @@ extension Player {
     public func remindFromGuide() throws(OverlayError) -> Reminder {
         guard let navigator = guideNavigator else { throw OverlayError(.notOpen, "the guide is not open; open it with g") }
         let now = Date()
-        let channel = lineup.channels[navigator.row]
+        let channel = lineup.channels[guideSlot(navigator.row)]
         guard let programme = navigator.focused(in: rowProgrammes(navigator.row, around: navigator, now: now)), programme.start > now else {
             throw OverlayError(.badValue, "only a programme that has not started can be reminded of")
         }
@@ -132,20 +133,34 @@ extension Player {
     public func guideStatus() -> GuideGridStatus {
         guard let navigator = guideNavigator else { return GuideGridStatus(open: false, channel: nil, programme: nil) }
         let focused = navigator.focused(in: rowProgrammes(navigator.row, around: navigator, now: Date()))
-        return GuideGridStatus(open: true, channel: ChannelSummary(lineup.channels[navigator.row]), programme: focused?.title)
+        return GuideGridStatus(open: true, channel: ChannelSummary(lineup.channels[guideSlot(navigator.row)]), programme: focused?.title)
     }
 
     private func guideClockTicked() {
         guard var navigator = guideNavigator else { return }
         let now = Date()
-        navigator.tick(now: now, earliest: archiveStart(row: navigator.row, now: now))
+        navigator.tick(now: now, earliest: archiveStart(slot: guideSlot(navigator.row), now: now))
         guideNavigator = navigator
         drawGuide()
     }
 
-    /// The programmes of row `index` from now to past the window (for the moves and the drawing).
-    private func rowProgrammes(_ index: Int, around navigator: GuideNavigator, now: Date) -> [ProgrammeSummary] {
-        let id = lineup.channels[index].id
+    /// The slot of the guide's row `row`: its rows are the channels of the lineup now, in number
+    /// order (`Lineup.listed`).
+    func guideSlot(_ row: Int) -> Int { listedSlot(row) }
+
+    /// The guide open again over the lineup as it reads now (a reading was taken while it was
+    /// open): on the channel it was on, or the nearest row.
+    func guideFollowsLineup(focusedSlot: Int) {
+        guard guideNavigator != nil else { return }
+        let listed = lineup.listed
+        guideNavigator = GuideNavigator(channelCount: listed.count, rowsPerPage: GuideGridPicture.rowsPerPage,
+                                        current: listed.firstIndex(of: focusedSlot) ?? min(guideNavigator?.row ?? 0, max(0, listed.count - 1)), now: Date())
+        drawGuide()
+    }
+
+    /// The programmes of row `row` from now to past the window (for the moves and the drawing).
+    private func rowProgrammes(_ row: Int, around navigator: GuideNavigator, now: Date) -> [ProgrammeSummary] {
+        let id = lineup.channels[guideSlot(row)].id
         let to = navigator.windowStart.addingTimeInterval(GuideNavigator.span + 6 * 3600)
         return programmes?.programmes(channelIDs: [id], from: min(now, navigator.windowStart), to: to)[id] ?? []
     }
@@ -154,11 +169,11 @@ extension Player {
     private func drawGuide() {
         guard let navigator = guideNavigator else { return }
         let now = Date()
-        let rows = Array(navigator.visibleRows)
+        let rows = navigator.visibleRows.map(guideSlot)
         let ids = rows.map { lineup.channels[$0].id }
         let end = navigator.windowStart.addingTimeInterval(GuideNavigator.span)
         let found = programmes?.programmes(channelIDs: ids, from: navigator.windowStart, to: end) ?? [:]
-        let focusedChannel = lineup.channels[navigator.row]
+        let focusedChannel = lineup.channels[guideSlot(navigator.row)]
         let focused = navigator.focused(in: found[focusedChannel.id] ?? rowProgrammes(navigator.row, around: navigator, now: now))
         let title = focused?.title ?? "Nothing in the guide"
         let detail = (focused.map { "\(ProgrammeSummary.time($0.start))–\(ProgrammeSummary.time($0.end))  ·  " } ?? "")

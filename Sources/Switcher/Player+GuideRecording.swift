@@ -24,7 +24,7 @@ extension Player {
             throw OverlayError(.failed, "this box keeps no recordings (its recordings directory could not be used; the log at start says why)")
         }
         let now = Date()
-        let channel = lineup.channels[navigator.row]
+        let channel = lineup.channels[guideSlot(navigator.row)]
         guard let programme = focusedGuideProgramme(now: now) else {
             throw OverlayError(.badValue, "no programme is focused on \(channel.number) \(channel.name)")
         }

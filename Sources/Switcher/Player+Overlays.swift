@@ -121,7 +121,7 @@ extension Player {
             guard let i = lineup.index(of: number) else { throw OverlayError(.unknownChannel, "there is no channel \(number)") }
             index = i
         } else {
-            index = pip.channel ?? machine.previous ?? ((currentChannelIndex ?? 0) + 1) % lineup.channels.count
+            index = pip.channel ?? machine.previous ?? listedSlot((currentChannelIndex.flatMap(listedPosition) ?? -1) + 1)
         }
         closeMultiview()
         if let corner { pip.placement.corner = corner }
@@ -228,7 +228,7 @@ extension Player {
         }
         await closePiP()
         closeGuide()
-        carryOut(multiview.open(grid: grid, current: currentChannelIndex ?? 0, channelCount: lineup.channels.count))
+        carryOut(multiview.open(grid: grid, current: currentChannelIndex.flatMap(listedPosition) ?? 0, channelCount: lineup.listed.count))
         return multiviewStatus()
     }
 
@@ -260,13 +260,13 @@ extension Player {
             throw OverlayError(.notOpen, "the multiview is not open; open it with m")
         }
         closeMultiview()
-        return await flip(.tune(lineup.channels[highlight].number))
+        return await flip(.tune(lineup.channels[listedSlot(highlight)].number))
     }
 
     public func multiviewStatus() -> MultiviewStatus {
         guard let page = multiview.page else { return MultiviewStatus(open: false, grid: 0, channels: [], highlight: nil) }
-        return MultiviewStatus(open: true, grid: page.grid, channels: page.channels.map { ChannelSummary(lineup.channels[$0]) },
-                               highlight: ChannelSummary(lineup.channels[page.highlight]))
+        return MultiviewStatus(open: true, grid: page.grid, channels: page.channels.map { ChannelSummary(lineup.channels[listedSlot($0)]) },
+                               highlight: ChannelSummary(lineup.channels[listedSlot(page.highlight)]))
     }
 
     private func carryOut(_ actions: [MultiviewMachine.Action]) {
@@ -294,7 +294,7 @@ extension Player {
     private func refreshMultiview() async {
         guard let page = multiview.page else { return }
         let width = MultiviewGrid.tileWidth(grid: page.grid, width: output.width, height: output.height)
-        let channels = Array(lineup.channels[page.channels])
+        let channels = page.channels.map { lineup.channels[listedSlot($0)] }
         let tiles = await withTaskGroup(of: (Int, MultiviewTile).self) { group in
             for (i, channel) in channels.enumerated() {
                 group.addTask {

@@ -43,7 +43,7 @@ extension Player {
         for action in actions {
             switch action {
             case .programmeChanged(let id, let now, let next):
-                guard let channel = lineup.channels.first(where: { $0.id == id }) else { continue }
+                guard let channel = lineup.channel(id: id) else { continue }
                 logger.info("now on \(channel.number) \(channel.name): \(now?.title ?? "nothing in the guide")")
                 publish(.programmeChanged(channel: ChannelSummary(channel), now: now, next: next))
             case .showUpNext(let next):
@@ -52,13 +52,13 @@ extension Player {
                 showNotice(.upNext, nil, style: .notice, job: .upNext)
             case .propose(let reminder):
                 reminders?.spend(reminder.id)
-                guard let channel = lineup.channels.first(where: { $0.id == reminder.channelID }) else { continue }
+                guard let channel = lineup.channel(id: reminder.channelID) else { continue }
                 logger.info("proposing \(reminder.title) on \(channel.number) \(channel.name)")
                 showNotice(.proposal, "\(reminder.title) starts now on \(channel.number) — OK to watch", style: .proposal, job: .proposal)
                 publish(.proposalShown(channel: ChannelSummary(channel), title: reminder.title))
             case .withdrawProposal(let reminder):
                 showNotice(.proposal, nil, style: .proposal, job: .proposal)
-                if let channel = lineup.channels.first(where: { $0.id == reminder.channelID }) {
+                if let channel = lineup.channel(id: reminder.channelID) {
                     publish(.proposalHidden(channel: ChannelSummary(channel)))
                 }
             }

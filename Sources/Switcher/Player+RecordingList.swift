@@ -227,7 +227,7 @@ extension Player {
     private func drawRecordingList() {
         guard let list = recordingList else { return }
         let page = Array(list.rows.dropFirst(list.firstRow).prefix(RecordingListPicture.rowsPerPage))
-        let channels = Dictionary(lineup.channels.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
+        let channels = Dictionary(lineup.listedChannels.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
         let focus = list.focus - list.firstRow, count = list.rows.count
         let position = count == 0 ? "none" : "\(list.focus + 1) of \(count)"
         let logoCache = self.logoCache, output = self.output

@@ -49,7 +49,7 @@ extension Player {
         }
         var playback = try shelf.playback(of: id)
         playback.skipBreaks = skipBreaks
-        guard let row = lineup.channels.firstIndex(where: { $0.number == playback.channel }) else {
+        guard let row = lineup.index(of: playback.channel) else {
             throw TimeshiftFailure(.unknownChannel, "\(playback.title) was recorded from channel \(playback.channel), which is no longer in the lineup")
         }
         // A playback of it being left just now has its place in the head-end before the store.

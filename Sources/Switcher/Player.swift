@@ -4,6 +4,7 @@ import GStreamer
 import Headend
 import Lineup
 import Logging
+import Synchronization
 import Output
 import Parental
 
@@ -92,7 +93,10 @@ public struct PlayerOptions: Sendable {
 /// The rules live in `SwitcherMachine` (pure, tested with a manual clock); the player carries
 /// out its effects: decoders, the output, cards, timers, events and the remembered channel.
 public actor Player {
-    public nonisolated let lineup: Lineup
+    /// The lineup as the box plays it now (read at start, and each later reading taken in place:
+    /// `take(_:slots:)`); channel indices everywhere are its slots.
+    public nonisolated var lineup: Lineup { lineupBox.withLock { $0 } }
+    nonisolated let lineupBox: Mutex<Lineup>
     public nonisolated let options: PlayerOptions
     nonisolated let output: OutputPipeline
     nonisolated let headend: Headend
@@ -150,7 +154,7 @@ public actor Player {
     /// and the status; `reminders`: the viewer's reminders, proposed when their programme starts.
     public init(lineup: Lineup, options: PlayerOptions, parts: PlayerParts,
                 programmes: (any ProgrammeGuide)? = nil, reminders: (any ReminderBook)? = nil, logger: Logger) {
-        self.lineup = lineup
+        lineupBox = Mutex(lineup)
         self.programmes = programmes
         self.reminders = reminders
         watch = ProgrammeWatch(upNextLead: options.upNextSeconds > 0 ? options.upNextSeconds : -1)
@@ -164,7 +168,7 @@ public actor Player {
         store = parts.store
         pinGate = parts.pinGate
         banner = BannerMachine(afterFlip: Self.bannerDuration(options: options))
-        machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, settings: options.switcher)
+        machine = SwitcherMachine(channels: lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, listed: lineup.listed, settings: options.switcher)
         contentLocks = ContentLocks(rules: options.parental, channels: lineup.channels, locked: options.locked)
         reports = parts.reports
         // One loop takes the reports in the order they were sent: a first frame never overtakes
@@ -374,12 +378,27 @@ public actor Player {
     /// A channel's source changed state (from the headend): the channel on screen that stalls
     /// or fails shows "no signal" instead of a frozen picture.
     fileprivate func sourceStateChanged(_ channel: Channel, _ state: ChannelState) {
-        guard let index = lineup.index(of: channel.number) else { return }
+        guard let index = lineup.channels.firstIndex(where: { $0.id == channel.id }) else { return }
         switch state {
         case .stalled(let reason): perform(machine.signalLost(channel: index, reason: reason))
         case .failed(let error): perform(machine.signalLost(channel: index, reason: error))
         default: break
         }
+    }
+
+    /// The slot of the channel at `position` in the lineup as it reads now, in number order
+    /// (`Lineup.listed`; wrapping, as channel up and down do): what the guide's rows, the
+    /// multiview's tiles and the window's next channel count in.
+    nonisolated func listedSlot(_ position: Int) -> Int {
+        let listed = lineup.listed
+        guard !listed.isEmpty else { return 0 }
+        return listed[(position % listed.count + listed.count) % listed.count]
+    }
+
+    /// Where the channel in `slot` is in the lineup as it reads now; nil when it is no longer in it.
+    nonisolated func listedPosition(_ slot: Int) -> Int? {
+        let lineup = self.lineup
+        return lineup.isListed(slot) ? lineup.listed.firstIndex(of: slot) : nil
     }
 
     /// What is on `channel` now and next (nothing without a guide).
@@ -590,9 +609,11 @@ public actor Player {
     /// Every channel: its state, what it carries, what is on (with a guide) and whether it is locked.
     public func channels() -> [ChannelStatus] {
         let now = Date()
-        return zip(lineup.channels, headend.states()).enumerated().map { i, entry in
-            ChannelStatus(channel: entry.0, state: entry.1, media: headend.media(of: entry.0),
-                          programmes: programmes == nil ? nil : nowNext(entry.0, at: now), lock: machine.locks[i])
+        let lineup = self.lineup, states = headend.states()
+        return lineup.listed.map { i in
+            let channel = lineup.channels[i]
+            return ChannelStatus(channel: channel, state: states.indices.contains(i) ? states[i] : .cold, media: headend.media(of: channel),
+                                 programmes: programmes == nil ? nil : nowNext(channel, at: now), lock: machine.locks[i])
         }
     }
 

@@ -1,42 +1,77 @@
+import Guide
 import Headend
 import Lineup
 import Logging
 import Providers
 import ServiceLifecycle
+import Switcher
+import UnixSignals
 
 /// Reads a sourced lineup again every `lineup-refresh` while the box plays or serves
-/// (``LineupRefresher``): its kept copy stays fresh for the next start, and what changed is
-/// logged. New stream addresses of the channels are taken at once (`Headend.readdress`: the
-/// stream open now goes on, the next connection takes them); channels added, removed,
-/// renumbered or renamed apply at the next start. Stops on graceful shutdown.
+/// (``LineupRefresher``): its kept copy stays fresh for the next start, and each change is taken
+/// at once, in place (`Lineup.taking`): channels added, removed, renumbered and renamed, and new
+/// stream addresses (the stream open now goes on, the next connection takes them). The player
+/// (or, serving, the head-end), then the guide take it; the channel on screen plays on. The
+/// lineup's settings stay as read at start. `SIGHUP` reads it again at once. Stops on graceful
+/// shutdown.
 struct LineupRefreshService: Service {
+    /// What takes each reading: the player (which hands it to its head-end first), or the
+    /// head-end alone (`flipbox serve`).
+    enum Taker: Sendable {
+        case player(Player)
+        case headend(Headend)
+    }
+
     let refresher: LineupRefresher
     let lineup: Lineup
     let interval: Duration
-    let headend: Headend
+    let taker: Taker
+    let guide: Guide?
 
     /// The service for `path`'s lineup, or nil when it is a file of this box or its
     /// `lineup-refresh` is off.
-    static func make(path: String, lineup: Lineup, headend: Headend, stateDirectory: String?, logger: Logger) -> LineupRefreshService? {
+    static func make(path: String, lineup: Lineup, taker: Taker, guide: Guide?, stateDirectory: String?, logger: Logger) -> LineupRefreshService? {
         guard SourcedLineup.isRefreshable(path), case .every(let interval) = lineup.settings.lineupRefresh else { return nil }
         return LineupRefreshService(refresher: LineupRefresher(argument: path, stateDirectory: stateDirectory, logger: logger),
-                                    lineup: lineup, interval: interval, headend: headend)
+                                    lineup: lineup, interval: interval, taker: taker, guide: guide)
     }
 
     func run() async throws {
-        let logger = refresher.logger, headend = self.headend, start = lineup
-        await cancelWhenGracefulShutdown {
-            await refresher.keepFresh(from: lineup, every: interval) { refreshed, _ in
-                // Against the lineup the box plays: what it has not taken yet is said again.
-                let change = LineupChange(from: start, to: refreshed)
-                let readdressing = await headend.readdress(change)
-                for later in readdressing.later { logger.notice("lineup: \(later); it applies at the next start") }
-                var rest = change
-                rest.readdressed = []
-                if !rest.isEmpty {
-                    logger.notice("lineup: \(rest.summary): this applies at the next start")
-                }
+        let taker = self.taker, guide = self.guide, logger = refresher.logger
+        // `kill -HUP` (`systemctl kill -s HUP flipbox`): read the lineup again now.
+        let now = LineupReadNow()
+        let hangups = Task {
+            for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                logger.notice("lineup: reading it again now (SIGHUP)")
+                now.ask()
             }
         }
+        defer { hangups.cancel() }
+        await cancelWhenGracefulShutdown {
+            await refresher.keepFresh(from: lineup, every: interval, now: now) { reading, _ in
+                await Self.take(reading, by: taker, guide: guide, logger: logger)
+            }
+        }
+    }
+
+    /// Takes `reading` into the box's lineup now; says what it did.
+    @discardableResult
+    static func take(_ reading: Lineup, by taker: Taker, guide: Guide?, logger: Logger) async -> Headend.LineupTaking {
+        let box: Lineup = switch taker {
+        case .player(let player): player.lineup
+        case .headend(let headend): headend.lineup
+        }
+        let (next, slots) = box.taking(reading)
+        guard !slots.isEmpty else { return Headend.LineupTaking() }
+        let taking: Headend.LineupTaking = switch taker {
+        case .player(let player): await player.take(next, slots: slots)
+        case .headend(let headend): await headend.take(next, slots: slots)
+        }
+        guide?.take(next)
+        logger.notice("lineup: taken while playing: \(next.listed.count) channels (\(slots.added.count) new, \(slots.retired.count) gone, \(slots.changed.count) changed)")
+        for number in taking.stillShown {
+            logger.notice("lineup: channel \(number) is no longer in the lineup; it plays on until nothing shows it")
+        }
+        return taking
     }
 }

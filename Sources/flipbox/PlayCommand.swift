@@ -189,7 +189,7 @@ struct PlayCommand: AsyncParsableCommand {
         // the default one is said and the box plays without recordings.
         var recordings: RecordingService?
         do {
-            recordings = try RecordingLoop.make(headend: parts.headend, lineup: lineup, guide: guide,
+            recordings = try RecordingLoop.make(headend: parts.headend, guide: guide,
                                                 stateDirectory: StateDirectory.resolve(switcher.stateDir),
                                                 directory: recordingsDirectory(lineup.settings, lineupPath: path), retention: try retention.policy(settings: lineup.settings),
                                                 logger: logger)
@@ -201,7 +201,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             logger.error("no recordings: \(error)")
         }
-        let recordingAccess = recordings.map { RecordingAccess(service: $0, lineup: lineup) }
+        let recordingAccess = recordings.map { RecordingAccess(service: $0, lineup: { player.lineup }) }
         if let recordings {
             await player.setGuideRecording(GuideRecordings(service: recordings))
             await player.setRecordingShelf(RecordingShelfOnStore(service: recordings, lineup: lineup))
@@ -223,7 +223,7 @@ struct PlayCommand: AsyncParsableCommand {
         ]
         if let recordings { services.append(.init(service: RecordingLoop(recordings: recordings, player: player))) }
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
-        if let refresh = LineupRefreshService.make(path: path, lineup: lineup, headend: parts.headend, stateDirectory: StateDirectory.resolve(switcher.stateDir),
+        if let refresh = LineupRefreshService.make(path: path, lineup: lineup, taker: .player(player), guide: guide, stateDirectory: StateDirectory.resolve(switcher.stateDir),
                                                    logger: logger) {
             services.append(.init(service: refresh))
         }

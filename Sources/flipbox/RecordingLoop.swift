@@ -37,17 +37,18 @@ struct RecordingLoop: Service {
     /// The recording service over the head-end, the lineup and its guide: files under
     /// `directory` (default `STATE/recordings`), the schedule in `STATE/recordings.sqlite`. Throws
     /// when the directory cannot be written or the store opened, saying how to fix it.
-    static func make(headend: Headend, lineup: Lineup, guide: Guide?, stateDirectory: String, directory: String?,
+    static func make(headend: Headend, guide: Guide?, stateDirectory: String, directory: String?,
                      retention: Retention.Policy = .init(), logger: Logger) throws(RecordingError) -> RecordingService {
         let folder = Self.folder(stateDirectory: stateDirectory, given: directory)
         let sources = RecordingService.Sources(
-            channel: { lineup.channel(number: $0) },
-            channels: { Set(lineup.channels.map(\.number)) },
+            // The lineup now: a reading of its source taken while the box runs adds channels.
+            channel: { headend.lineup.channel(number: $0) },
+            channels: { Set(headend.lineup.listedChannels.map(\.number)) },
             programmes: { from, to in
                 guard let guide else { return [] }
                 return try RecordingGuide.programmes(lineup: guide.lineup, match: guide.match, store: guide.store, from: from, to: to)
             },
-            pools: { poolLimits(headend: headend, lineup: lineup) })
+            pools: { poolLimits(headend: headend, lineup: headend.lineup) })
         let service = try RecordingService(stateDirectory: stateDirectory, directory: folder, headend: headend, sources: sources,
                                            logger: logger, retention: retention)
         guide?.onRefresh { service.guideChanged() }
@@ -65,7 +66,7 @@ struct RecordingLoop: Service {
         var limits: [String: Int] = [:]
         for pool in headend.pools() { if let limit = pool.limit { limits[pool.name] = limit } }
         var poolOfChannel: [ChannelNumber: String] = [:]
-        for channel in lineup.channels { if let pool = headend.poolName(of: channel) { poolOfChannel[channel.number] = pool } }
+        for channel in lineup.listedChannels { if let pool = headend.poolName(of: channel) { poolOfChannel[channel.number] = pool } }
         return PoolLimits(poolOfChannel: poolOfChannel, limits: limits)
     }
 }

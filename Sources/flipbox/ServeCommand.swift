@@ -81,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server = StreamServer(headend: headend, settings: configuration.streams, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: HeadendService(headend: headend))]
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
-        if let refresh = LineupRefreshService.make(path: path, lineup: lineup, headend: headend, stateDirectory: StateDirectory.resolve(stateDir), logger: logger) {
+        if let refresh = LineupRefreshService.make(path: path, lineup: lineup, taker: .headend(headend), guide: guide, stateDirectory: StateDirectory.resolve(stateDir), logger: logger) {
             services.append(.init(service: refresh))
         }
         let serving: [any Service]

@@ -526,3 +526,72 @@ import Testing
         #expect(m.pending == nil)
     }
 }
+
+/// The switcher taking a lineup read again: slots stay, next and previous walk the channels in
+/// it now by number, the channel on screen plays on even when the lineup no longer has it.
+@Suite struct SwitcherMachineLineupTests {
+    let t0 = ContinuousClock.now
+
+    func info(_ id: String, _ number: Int) -> SwitcherMachine.ChannelInfo {
+        SwitcherMachine.ChannelInfo(Channel(id: id, number: ChannelNumber(number), name: "Channel \(number)", sources: ["test://"]))
+    }
+
+    func target(_ effects: [SwitcherMachine.Effect]) -> Int? {
+        effects.compactMap { if case .activate(_, let c) = $0 { c } else { nil } }.first
+    }
+
+    /// A machine over slots a1 b2 c3 d4, showing `slot` on feed 100.
+    func machine(showing slot: Int) -> SwitcherMachine {
+        var m = SwitcherMachine(channels: [info("a", 1), info("b", 2), info("c", 3), info("d", 4)])
+        let (id, _) = m.request(.tune(ChannelNumber(slot + 1)), at: t0)
+        _ = m.activated(requestID: id, feed: 100)
+        _ = m.firstFrame(requestID: id, feed: 100, path: .warm, at: t0)
+        return m
+    }
+
+    @Test func nextAndPreviousWalkTheNewOrderAndReachAppendedChannels() {
+        var m = machine(showing: 0)
+        // c renumbered to 9, e appended as 5: by number a1 b2 d4 e5 c9.
+        m.takeChannels([info("a", 1), info("b", 2), info("c", 9), info("d", 4), info("e", 5)], listed: [0, 1, 3, 4, 2])
+        #expect(m.current == 0 && m.shownFeed == 100, "the channel on screen is untouched")
+        var walk: [Int] = []
+        for _ in 0..<5 {
+            let (id, effects) = m.request(.next, at: t0)
+            let slot = try! #require(target(effects))
+            walk.append(slot)
+            _ = m.activated(requestID: id, feed: FeedID(200 + UInt(walk.count)))
+            _ = m.firstFrame(requestID: id, feed: FeedID(200 + UInt(walk.count)), path: .warm, at: t0)
+        }
+        #expect(walk == [1, 3, 4, 2, 0], "by number: 2, 4, 5, 9, then round to 1")
+        let (_, back) = m.request(.previous, at: t0)
+        #expect(target(back) == 2)
+        let (_, byNumber) = m.request(.tune(ChannelNumber(5)), at: t0)
+        #expect(target(byNumber) == 4)
+    }
+
+    @Test func theChannelOnScreenPlaysOnWhenRetiredAndNextLeavesItByNumber() {
+        var m = machine(showing: 1)
+        m.takeChannels([info("a", 1), info("b", 2), info("c", 3), info("d", 4)], listed: [0, 2, 3])
+        #expect(m.current == 1 && m.shownFeed == 100)
+        let (_, up) = m.request(.next, at: t0)
+        #expect(target(up) == 2, "next from the retired 2 is 3")
+        var down = machine(showing: 1)
+        down.takeChannels([info("a", 1), info("b", 2), info("c", 3), info("d", 4)], listed: [0, 2, 3])
+        let (_, effects) = down.request(.previous, at: t0)
+        #expect(target(effects) == 0, "previous from the retired 2 is 1")
+        // Its number no longer tunes, and recall to it says why.
+        let (_, gone) = down.request(.tune(ChannelNumber(2)), at: t0)
+        #expect(target(gone) == nil && gone.contains(.message("No channel 2")))
+    }
+
+    @Test func recallToAChannelNoLongerInTheLineupIsRefusedWithTheReason() throws {
+        var m = machine(showing: 1)
+        let (id, _) = m.request(.tune(ChannelNumber(3)), at: t0)
+        _ = m.activated(requestID: id, feed: 101)
+        _ = m.firstFrame(requestID: id, feed: 101, path: .warm, at: t0)
+        m.takeChannels([info("a", 1), info("b", 2), info("c", 3), info("d", 4)], listed: [0, 2, 3])
+        let (_, effects) = m.request(.recall, at: t0)
+        #expect(target(effects) == nil)
+        #expect(effects.contains(.message("Channel 2 Channel 2 is no longer in the lineup")))
+    }
+}

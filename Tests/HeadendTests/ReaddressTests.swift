@@ -12,8 +12,8 @@ import TestSupport
 
 extension HeadendTests {
     /// A lineup read again gives a channel a new stream address on the same server: the stream
-    /// open now goes on, uncut; the next connection takes the new address. One on another
-    /// server waits for the next start. A real HTTP server on loopback with one stream.
+    /// open now goes on, uncut; the next connection takes the new address. A real HTTP server
+    /// on loopback with one stream.
     @Suite(.serialized, .heavy) struct ReaddressMedia {
         init() throws { try GStreamer.initialize() }
 
@@ -35,14 +35,13 @@ extension HeadendTests {
 
             var after = before
             after.sources = [server.base + "/new.ts"]
-            let change = LineupChange(from: Lineup(channels: [before]), to: Lineup(channels: [after]))
-            let outcome = await headend.readdress(change)
-            #expect(outcome.taken == [ChannelNumber(5)] && outcome.later.isEmpty, "\(outcome)")
-            #expect(source.addresses == [server.base + "/new.ts"])
-            // The next reading gives the same change (it is against the lineup read at start):
-            // the channel has its new addresses already, and nothing is done or said again.
-            let again = await headend.readdress(change)
-            #expect(again.taken.isEmpty && again.later.isEmpty, "\(again)")
+            let (taken, slots) = headend.lineup.taking(Lineup(channels: [after]))
+            #expect(slots.changed == [0] && slots.added.isEmpty && slots.retired.isEmpty)
+            let outcome = await headend.take(taken, slots: slots)
+            #expect(outcome.readdressed == [ChannelNumber(5)], "\(outcome)")
+            #expect(source.addresses == [server.base + "/new.ts"] && source.channel.sources == after.sources)
+            // The same reading again changes nothing: no slot changes, nothing to take.
+            #expect(headend.lineup.taking(Lineup(channels: [after])).slots.isEmpty)
 
             // The open stream goes on: nothing asked of the new address, the cache still fills.
             let served = server.streamsServed
@@ -61,16 +60,20 @@ extension HeadendTests {
             await headend.shutdown()
         }
 
-        /// A new address on another server (another pool) waits for the next start.
-        @Test func aNewAddressOnAnotherServerWaitsForTheNextStart() async throws {
+        /// A new address on another server (another pool) is taken too, and that server's
+        /// pool is planned with from then on.
+        @Test func aNewAddressOnAnotherServerBringsItsPool() async throws {
             let before = makeChannel(["test://ball?size=160x90&fps=25&gop=25"], number: 5, name: "Five")
             let headend = Headend(lineup: Lineup(channels: [before]), policy: .none, target: DecodeTarget(width: 160, height: 90),
                                   logger: testLogger)
             var after = before
             after.sources = ["http://provider.example/five.ts"]
-            let outcome = await headend.readdress(LineupChange(from: Lineup(channels: [before]), to: Lineup(channels: [after])))
-            #expect(outcome.taken.isEmpty && outcome.later == ["channel 5 Five: its new address is on another server"], "\(outcome)")
-            #expect(headend.sources[0].addresses == before.sources)
+            let (taken, slots) = headend.lineup.taking(Lineup(channels: [after]))
+            let outcome = await headend.take(taken, slots: slots)
+            #expect(outcome.readdressed == [ChannelNumber(5)], "\(outcome)")
+            #expect(headend.sources[0].addresses == after.sources)
+            let pool = try #require(headend.poolMap.pool(for: "http://provider.example/five.ts"))
+            #expect(await headend.lineupPools.contains(pool))
             await headend.shutdown()
         }
     }
