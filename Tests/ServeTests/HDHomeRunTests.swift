@@ -110,6 +110,38 @@ extension ServeTests {
             #expect(probe.text.contains("h264"), "the lineup's URL plays: \(probe.text) \(probe.errors)")
             await harness.stop()
         }
+        /// The lineup read again while serving (`flipbox serve` with `lineup-refresh`): the
+        /// HDHomeRun lineup and the M3U out list it as it reads now, a new channel's URL plays,
+        /// and a gone channel's URL no longer does.
+        @Test func aLineupReadAgainIsWhatTheServedListsSay() async throws {
+            let host = Self.loopbackAddress()
+            let red = makeChannel("test://color/ff0000?size=160x90&fps=30&gop=15", number: 3, name: "Red")
+            let green = makeChannel("test://color/00ff00?size=160x90&fps=30&gop=15", number: 4, name: "Green")
+            let harness = try await ServeHarness(channels: [red, green]) { $0.host = host }
+            let base = "http://\(host):\(harness.port)"
+            func listed() async throws -> [String] {
+                let lineup = try await runTool("curl", ["-s", "\(base)/lineup.json"])
+                let entries = try JSONSerialization.jsonObject(with: lineup.output) as? [[String: Any]] ?? []
+                return entries.map { "\($0["GuideNumber"] as? String ?? "?") \($0["GuideName"] as? String ?? "?")" }
+            }
+            #expect(try await listed() == ["3 Red", "4 Green"])
+
+            var blue = makeChannel("test://color/0000ff?size=160x90&fps=30&gop=15", number: 2, name: "Blue")
+            blue.id = "blue"
+            var renamed = red
+            renamed.name = "Red HD"
+            let (taken, slots) = harness.headend.lineup.taking(Lineup(channels: [renamed, blue]))
+            await harness.headend.take(taken, slots: slots)
+            #expect(try await listed() == ["2 Blue", "3 Red HD"])
+            let m3u = try await runTool("curl", ["-s", "\(base)/lineup.m3u"])
+            #expect(m3u.text.contains(",Blue") && m3u.text.contains(",Red HD") && !m3u.text.contains(",Green"), "\(m3u.text)")
+
+            let probe = try await runTool("ffprobe", ["-v", "error", "-of", "csv", "-show_entries", "stream=codec_name", "\(base)/auto/v2"], timeout: 30)
+            #expect(probe.text.contains("h264"), "the new channel plays: \(probe.text) \(probe.errors)")
+            let gone = try await runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/auto/v4"])
+            #expect(gone.text == "404", "the gone channel's number no longer plays: \(gone.text)")
+            await harness.stop()
+        }
     }
 
     /// The protocol's packets and the device id's check digit, without a network.
