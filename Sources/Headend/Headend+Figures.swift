@@ -36,8 +36,10 @@ extension Headend {
                 }
             }
         }
+        // The channels in the lineup now (a retired channel's number may be a new channel's).
+        let (lineup, sources) = (self.lineup, self.sources)
         return HeadendFigures(
-            sources: sources.map { HeadendFigures.Source(channel: $0.channel.number, counts: $0.counts, cacheBytes: $0.cache.byteCount) },
+            sources: lineup.listed.map { sources[$0] }.map { HeadendFigures.Source(channel: $0.channel.number, counts: $0.counts, cacheBytes: $0.cache.byteCount) },
             decoders: decoders.values.filter { $0.decoder != nil }.count,
             spareDecoders: spares.count,
             taps: openTaps.count,
