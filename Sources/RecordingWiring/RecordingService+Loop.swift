@@ -38,6 +38,11 @@ extension RecordingService {
             switch next {
             case .derive:
                 conflicts = derive(adding: [])?.conflicts ?? conflicts
+            case .lineup(let moves, let reply):
+                followLineup(moves)
+                let schedule = derive(adding: [])
+                conflicts = schedule?.conflicts ?? conflicts
+                reply(.derived(schedule?.notes ?? []))
             case .derived(let reply):
                 let schedule = derive(adding: [])
                 conflicts = schedule?.conflicts ?? conflicts
@@ -75,6 +80,23 @@ extension RecordingService {
     }
 
     /// Derives the schedule from the store, the guide and the pools, and stores it.
+    /// Recordings to come and rules follow the lineup's channels; those that cannot are failed
+    /// and told.
+    func followLineup(_ moves: RecordingStore.ChannelMoves) {
+        do {
+            for recording in try store.followLineup(moves) {
+                logger.warning("recordings: \(recording.programme.label) will not be recorded: \(recording.error ?? "its channel is no longer in the lineup")")
+                notice.yield(.failed(recording))
+            }
+            if !moves.renumbered.isEmpty {
+                let moved = moves.renumbered.sorted { $0.key < $1.key }.map { "\($0.key) → \($0.value)" }.joined(separator: ", ")
+                logger.notice("recordings: recordings to come and rules follow the channels renumbered (\(moved))")
+            }
+        } catch {
+            logger.error("recordings: the lineup's changes could not be stored: \(error)")
+        }
+    }
+
     func derive(adding oneOffs: [OneOffRequest]) -> Schedule? {
         let now = Date()
         do {

@@ -81,6 +81,13 @@ public final class RecordingService: Sendable {
     /// The guide was imported again: derive the schedule anew.
     public func guideChanged() { input.yield(.derive) }
 
+    /// The lineup was read again while the box runs (`RecordingStore.followLineup`): recordings
+    /// to come and rules follow renumbered channels, those on channels no longer in the lineup
+    /// fail (told on `notices`), and the schedule is derived anew. Returns when that is stored.
+    public func lineupChanged(_ moves: RecordingStore.ChannelMoves) async {
+        _ = await ask { .lineup(moves, $0) }
+    }
+
     /// Saves a rule (validated) and derives the schedule; returns the recordings the rule has
     /// now and what the scheduler said of it (it matches nothing, a repeat was skipped).
     @discardableResult
@@ -177,6 +184,8 @@ final class Reply: Sendable {
 /// The loop's inputs, in the order they happen.
 enum RecordingInput: Sendable {
     case derive
+    /// The lineup was read again: follow its channels, then derive.
+    case lineup(RecordingStore.ChannelMoves, Reply)
     case tick
     case event(RecordingID, RecordingEvent)
     case derived(Reply)

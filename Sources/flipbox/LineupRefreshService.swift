@@ -3,6 +3,8 @@ import Headend
 import Lineup
 import Logging
 import Providers
+import RecordingWiring
+import Recordings
 import ServiceLifecycle
 import Switcher
 import UnixSignals
@@ -27,17 +29,20 @@ struct LineupRefreshService: Service {
     let interval: Duration
     let taker: Taker
     let guide: Guide?
+    /// The box's recordings, which follow renumbered and removed channels.
+    let recordings: RecordingService?
 
     /// The service for `path`'s lineup, or nil when it is a file of this box or its
     /// `lineup-refresh` is off.
-    static func make(path: String, lineup: Lineup, taker: Taker, guide: Guide?, stateDirectory: String?, logger: Logger) -> LineupRefreshService? {
+    static func make(path: String, lineup: Lineup, taker: Taker, guide: Guide?, recordings: RecordingService? = nil,
+                     stateDirectory: String?, logger: Logger) -> LineupRefreshService? {
         guard SourcedLineup.isRefreshable(path), case .every(let interval) = lineup.settings.lineupRefresh else { return nil }
         return LineupRefreshService(refresher: LineupRefresher(argument: path, stateDirectory: stateDirectory, logger: logger),
-                                    lineup: lineup, interval: interval, taker: taker, guide: guide)
+                                    lineup: lineup, interval: interval, taker: taker, guide: guide, recordings: recordings)
     }
 
     func run() async throws {
-        let taker = self.taker, guide = self.guide, logger = refresher.logger
+        let taker = self.taker, guide = self.guide, recordings = self.recordings, logger = refresher.logger
         // `kill -HUP` (`systemctl kill -s HUP flipbox`): read the lineup again now.
         let now = LineupReadNow()
         let hangups = Task {
@@ -49,14 +54,14 @@ struct LineupRefreshService: Service {
         defer { hangups.cancel() }
         await cancelWhenGracefulShutdown {
             await refresher.keepFresh(from: lineup, every: interval, now: now) { reading, _ in
-                await Self.take(reading, by: taker, guide: guide, logger: logger)
+                await Self.take(reading, by: taker, guide: guide, recordings: recordings, logger: logger)
             }
         }
     }
 
     /// Takes `reading` into the box's lineup now; says what it did.
     @discardableResult
-    static func take(_ reading: Lineup, by taker: Taker, guide: Guide?, logger: Logger) async -> Headend.LineupTaking {
+    static func take(_ reading: Lineup, by taker: Taker, guide: Guide?, recordings: RecordingService?, logger: Logger) async -> Headend.LineupTaking {
         let box: Lineup = switch taker {
         case .player(let player): player.lineup
         case .headend(let headend): headend.lineup
@@ -68,6 +73,7 @@ struct LineupRefreshService: Service {
         case .headend(let headend): await headend.take(next, slots: slots)
         }
         guide?.take(next)
+        await recordings?.lineupChanged(RecordingStore.ChannelMoves(from: box, to: next, slots: slots))
         logger.notice("lineup: taken while playing: \(next.listed.count) channels (\(slots.added.count) new, \(slots.retired.count) gone, \(slots.changed.count) changed)")
         for number in taking.stillShown {
             logger.notice("lineup: channel \(number) is no longer in the lineup; it plays on until nothing shows it")

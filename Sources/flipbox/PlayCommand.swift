@@ -223,7 +223,7 @@ struct PlayCommand: AsyncParsableCommand {
         ]
         if let recordings { services.append(.init(service: RecordingLoop(recordings: recordings, player: player))) }
         if let guide { services.append(.init(service: GuideService(guide: guide))) }
-        if let refresh = LineupRefreshService.make(path: path, lineup: lineup, taker: .player(player), guide: guide, stateDirectory: StateDirectory.resolve(switcher.stateDir),
+        if let refresh = LineupRefreshService.make(path: path, lineup: lineup, taker: .player(player), guide: guide, recordings: recordings, stateDirectory: StateDirectory.resolve(switcher.stateDir),
                                                    logger: logger) {
             services.append(.init(service: refresh))
         }

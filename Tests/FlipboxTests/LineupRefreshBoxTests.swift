@@ -54,12 +54,23 @@ import Testing
         }
         #expect(listed() == ["1 Red", "2 Green"], "\(box.json("GET", "/api/v1/channels").object)")
 
+        // A recording asked for later tonight on Green.
+        let start = Date().addingTimeInterval(3600), formatter = ISO8601DateFormatter()
+        let asked = box.request("POST", "/api/v1/recordings", body: """
+            {"channel": "2", "start": "\(formatter.string(from: start))", "end": "\(formatter.string(from: start.addingTimeInterval(1800)))", "title": "Green later"}
+            """)
+        #expect(asked.status == 201, "\(String(decoding: asked.body, as: UTF8.self))")
+
         // The provider renames Red, drops Green and adds Blue as 3.
         text.withLock { $0 = Self.playlist([("red", 1, "Red HD", 0), ("blue", 3, "Blue", 2)], base: server.base) }
         kill(box.process.processIdentifier, SIGHUP)
         let deadline = Date().addingTimeInterval(20)
         while listed() != ["1 Red HD", "3 Blue"], Date() < deadline { try await Task.sleep(for: .milliseconds(200)) }
         #expect(listed() == ["1 Red HD", "3 Blue"], "\(box.logText.suffix(2000))")
+        // Green's recording will not be made, and says why (a new channel may take its number).
+        let recordings = box.json("GET", "/api/v1/recordings").object["recordings"] as? [[String: Any]] ?? []
+        let green = recordings.first { $0["title"] as? String == "Green later" }
+        #expect(green?["state"] as? String == "failed" && green?["error"] as? String == "channel 2 Green is no longer in the lineup", "\(recordings)")
         // Channel 1 never stopped: no new request for its stream since it started.
         #expect(server.requests.filter { $0.channel == 0 }.count == 1, "\(server.requests.map(\.channel))")
         #expect(box.waitForSnapshot(seconds: 5, centre(230, 30, 30)) != nil)
@@ -68,8 +79,8 @@ import Testing
         let next = box.json("POST", "/api/v1/flip/next")
         #expect(next.status == 200 && ((next.object["channel"] as? [String: Any])?["number"] as? String) == "3", "\(next.object)")
         #expect(box.waitForSnapshot(seconds: 10, centre(30, 30, 230)) != nil, "the new channel 3 shows")
-        let green = box.json("POST", "/api/v1/tune/2")
-        #expect(green.status == 404, "\(green.status) \(green.object)")
+        let tuneGreen = box.json("POST", "/api/v1/tune/2")
+        #expect(tuneGreen.status == 404, "\(tuneGreen.status) \(tuneGreen.object)")
         box.stop()
         #expect(box.logText.contains("lineup: reading it again now (SIGHUP)"), "\(box.logText.suffix(3000))")
         #expect(box.logText.contains("lineup: taken while playing: 2 channels (1 new, 1 gone, 1 changed)"), "\(box.logText.suffix(3000))")
