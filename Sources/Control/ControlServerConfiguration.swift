@@ -49,27 +49,24 @@ public struct ControlServerConfiguration: Sendable, Hashable {
     /// Throws ``ControlConfigurationError`` when the server must not start like this.
     public func validate() throws(ControlConfigurationError) {
         guard (0...65535).contains(port) else {
-            throw ControlConfigurationError(code: .invalidPort, message: "port \(port) is not between 0 and 65535")
+            throw .control(.invalidPort, "port \(port) is not between 0 and 65535")
         }
         if let token {
             let printable = token.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
             guard !token.isEmpty, printable else {
-                throw ControlConfigurationError(
-                    code: .invalidToken,
-                    message: "the token must be non-empty printable ASCII without spaces"
-                )
+                throw .control(.invalidToken, "the token must be non-empty printable ASCII without spaces")
             }
         } else if !isLoopback {
-            throw ControlConfigurationError(
-                code: .tokenRequired,
-                message: "listening on \(host) exposes the box to the network; set a token, "
+            throw .control(
+                .tokenRequired,
+                "listening on \(host) exposes the box to the network; set a token, "
                     + "or listen on 127.0.0.1"
             )
         }
         for name in allowedHosts where !AllowedHosts.isValidName(name) {
-            throw ControlConfigurationError(
-                code: .invalidHost,
-                message: "'\(name)' is not a host name to allow; give a name such as tv.lan or an address such as 192.168.1.20, without a port"
+            throw .control(
+                .invalidHost,
+                "'\(name)' is not a host name to allow; give a name such as tv.lan or an address such as 192.168.1.20, without a port"
             )
         }
     }

@@ -84,7 +84,7 @@ public actor LogoCache {
                 throw error
             } catch {
                 downloads[url] = nil
-                throw LogoCacheError(logo: url.absoluteString, reason: error.localizedDescription)
+                throw LogoCacheError.logo(url.absoluteString, .downloadFailed, error.localizedDescription)
             }
         }
     }
@@ -94,15 +94,10 @@ public actor LogoCache {
     public func contents(for logo: LogoReference) async throws(LogoCacheError) -> (data: Data, image: LogoImage) {
         let path = try await localPath(for: logo)
         let name = logo.description
-        let data: Data
-        do {
-            data = try Self.read(path, limit: Self.maximumLogoSize)
-        } catch {
-            throw LogoCacheError(logo: name, reason: "\(error)")
-        }
+        let data = try Self.read(path, limit: Self.maximumLogoSize, logo: name)
         switch LogoImage.inspect(data) {
         case .success(let image): return (data, image)
-        case .failure(let problem): throw LogoCacheError(logo: name, reason: "refused: \(problem)")
+        case .failure(let problem): throw LogoCacheError.logo(name, .refused, "refused: \(problem)")
         }
     }
 
@@ -110,42 +105,47 @@ public actor LogoCache {
     /// file of at most ``maximumLogoSize`` bytes, and a picture by its first bytes. `logo`: how
     /// errors name it (the path by default).
     static func checkedFile(_ path: String, logo: String? = nil) -> Result<(path: String, image: LogoImage), LogoCacheError> {
-        func fail(_ reason: String) -> Result<(path: String, image: LogoImage), LogoCacheError> {
-            .failure(LogoCacheError(logo: logo ?? path, reason: reason))
+        let name = logo ?? path
+        func fail(_ code: LogoCacheCode, _ reason: String) -> Result<(path: String, image: LogoImage), LogoCacheError> {
+            .failure(LogoCacheError.logo(name, code, reason))
         }
         let resolved: String
         switch LogoSourcePolicy.resolveFile(path) {
         case .success(let file): resolved = file
-        case .failure(let refusal): return fail("refused: \(refusal)")
+        case .failure(let refusal): return fail(.refused, "refused: \(refusal)")
         }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved) else {
-            return fail("file not found")
+            return fail(.missing, "file not found")
         }
         // A FIFO or a device would block the decoder for good.
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { return fail("not a regular file") }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { return fail(.refused, "not a regular file") }
         if let size = (attributes[.size] as? NSNumber)?.int64Value, size > Int64(maximumLogoSize) {
-            return fail("refused: the file has \(ByteCount.text(size)), more than the limit of \(ByteCount.text(Int64(maximumLogoSize))) for a logo")
+            return fail(.refused, "refused: the file has \(ByteCount.text(size)), more than the limit of \(ByteCount.text(Int64(maximumLogoSize))) for a logo")
         }
         let head: Data
-        do { head = try read(resolved, limit: LogoImage.headLength, whole: false) } catch { return fail("\(error)") }
+        do { head = try read(resolved, limit: LogoImage.headLength, whole: false, logo: name) } catch { return .failure(error) }
         switch LogoImage.inspect(head) {
         case .success(let image): return .success((resolved, image))
-        case .failure(let problem): return fail("refused: \(problem)")
+        case .failure(let problem): return fail(.refused, "refused: \(problem)")
         }
     }
 
     /// At most `limit` bytes of the file at `path`, read in pieces. `whole`: more than `limit`
-    /// bytes is an error (else the rest is left unread).
-    static func read(_ path: String, limit: Int, whole: Bool = true) throws -> Data {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw LogoRefusal("the file cannot be read") }
+    /// bytes is an error (else the rest is left unread). `logo`: how errors name it.
+    static func read(_ path: String, limit: Int, whole: Bool = true, logo: String) throws(LogoCacheError) -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .logo(logo, .unreadable, "the file cannot be read") }
         defer { try? handle.close() }
         var data = Data()
-        while data.count <= limit {
-            guard let piece = try handle.read(upToCount: min(64 * 1024, limit + 1 - data.count)), !piece.isEmpty else { break }
-            data.append(piece)
+        do {
+            while data.count <= limit {
+                guard let piece = try handle.read(upToCount: min(64 * 1024, limit + 1 - data.count)), !piece.isEmpty else { break }
+                data.append(piece)
+            }
+        } catch {
+            throw .logo(logo, .unreadable, "\(error)")
         }
         if data.count > limit {
-            guard !whole else { throw LogoRefusal("refused: the file is larger than the limit of \(ByteCount.text(Int64(limit))) for a logo") }
+            guard !whole else { throw .logo(logo, .refused, "refused: the file is larger than the limit of \(ByteCount.text(Int64(limit))) for a logo") }
             data = data.prefix(limit)
         }
         return data
@@ -154,7 +154,7 @@ public actor LogoCache {
     private static func download(
         _ url: URL, to path: String, directory: String, timeout: TimeInterval, policy: LogoSourcePolicy
     ) async throws(LogoCacheError) -> String {
-        func fail(_ reason: String) -> LogoCacheError { LogoCacheError(logo: url.absoluteString, reason: reason) }
+        func fail(_ code: LogoCacheCode, _ reason: String) -> LogoCacheError { .logo(url.absoluteString, code, reason) }
 
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "GET"
@@ -166,21 +166,21 @@ public actor LogoCache {
             (data, response) = try await HTTPTransfer.data(for: request, deadline: timeout, limit: maximumLogoSize,
                                                            route: { try await policy.route($0) })
         } catch let error as URLError where error.code == .timedOut {
-            throw fail("timed out after \(Int(timeout)) s")
+            throw fail(.timedOut, "timed out after \(Int(timeout)) s")
         } catch let refusal as LogoRefusal {
-            throw fail("refused: \(refusal)")
+            throw fail(.refused, "refused: \(refusal)")
         } catch let error as HTTPTransfer.BodyTooLarge {
-            throw fail("refused: \(error)")
+            throw fail(.refused, "refused: \(error)")
         } catch let error as HTTPTransfer.RedirectRefused {
-            throw fail("\(error)")
+            throw fail(.downloadFailed, "\(error)")
         } catch {
-            throw fail(error.localizedDescription)
+            throw fail(.downloadFailed, error.localizedDescription)
         }
         if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-            throw fail("the server answered HTTP \(http.statusCode)")
+            throw fail(.downloadFailed, "the server answered HTTP \(http.statusCode)")
         }
-        guard !data.isEmpty else { throw fail("the server sent an empty file") }
-        if case .failure(let problem) = LogoImage.inspect(data) { throw fail("refused: \(problem)") }
+        guard !data.isEmpty else { throw fail(.downloadFailed, "the server sent an empty file") }
+        if case .failure(let problem) = LogoImage.inspect(data) { throw fail(.refused, "refused: \(problem)") }
 
         let temporary = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
         do {
@@ -188,12 +188,12 @@ public actor LogoCache {
             try data.write(to: URL(fileURLWithPath: temporary))
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw fail("cannot write to the cache directory \(directory): \(error.localizedDescription)")
+            throw fail(.storage, "cannot write to the cache directory \(directory): \(error.localizedDescription)")
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(atPath: temporary)
-            throw fail("cannot move the download into place at \(path): \(reason)")
+            throw fail(.storage, "cannot move the download into place at \(path): \(reason)")
         }
         return path
     }
@@ -210,17 +210,39 @@ public actor LogoCache {
     }
 }
 
-/// A logo that could not be made available locally.
-public struct LogoCacheError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The logo's URL or path.
-    public var logo: String
-    public var reason: String
+/// Why a logo could not be made available locally. The message names the logo and says why:
+/// `logo http://x/a.png: the server answered HTTP 404`.
+public typealias LogoCacheError = Failure<LogoCacheCode>
 
-    public init(logo: String, reason: String) {
-        self.logo = logo
-        self.reason = reason
+public enum LogoCacheCode: String, FailureCode {
+    /// The logo's file is not there.
+    case missing
+    /// The logo is not taken: an address or a file the box does not fetch logos from, a file
+    /// that is not a regular file, more than the size limit, or not a picture.
+    case refused
+    /// The logo's file is there but cannot be read.
+    case unreadable
+    /// The download failed: no answer, an HTTP error, an empty file, a redirect that cannot be followed.
+    case downloadFailed
+    /// The download took longer than the cache allows.
+    case timedOut
+    /// The download cannot be kept: the cache directory cannot be written.
+    case storage
+
+    public var kind: FailureKind {
+        switch self {
+        case .missing: .notFound
+        case .refused: .forbidden
+        case .unreadable, .storage: .internalFailure
+        case .downloadFailed: .upstream
+        case .timedOut: .timedOut
+        }
     }
+}
 
-    /// `logo URL: reason`, e.g. `logo http://x/a.png: the server answered HTTP 404`.
-    public var description: String { "logo \(logo): \(reason)" }
+extension Failure where Code == LogoCacheCode {
+    /// `logo LOGO: reason`, where `logo` is the logo's URL or path.
+    static func logo(_ logo: String, _ code: LogoCacheCode, _ reason: String) -> LogoCacheError {
+        LogoCacheError(code, "logo \(logo): \(reason)")
+    }
 }

@@ -49,7 +49,7 @@ enum LogoResolution {
         if !exists { return .logo(.file(path), warning: "logo file not found: \(path)") }
         if isDirectory.boolValue { return .logo(.file(path), warning: "logo is a directory, not an image: \(path)") }
         if case .failure(let refusal) = LogoCache.checkedFile(path) {
-            return .ignored("logo \(path): \(refusal.reason); the channel has no logo")
+            return .ignored("\(refusal); the channel has no logo")
         }
         return .logo(.file(path), warning: nil)
     }

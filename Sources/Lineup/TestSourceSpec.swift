@@ -80,32 +80,32 @@ public struct TestSourceSpec: Sendable, Hashable, CustomStringConvertible {
     /// Throws with a human message naming the URL and the bad part, e.g.
     /// `test source 'test://color/red': the colour must be 6 hex digits (rrggbb), got 'red'`.
     public init(url: String) throws(TestSourceSpecError) {
-        func fail(_ message: String) -> TestSourceSpecError { TestSourceSpecError(url: url, message: message) }
+        func fail(_ code: TestSourceSpecCode, _ reason: String) -> TestSourceSpecError { .testSource(url, code, reason) }
 
-        guard url.lowercased().hasPrefix("test://") else { throw fail("a test source starts with test://") }
+        guard url.lowercased().hasPrefix("test://") else { throw fail(.scheme, "a test source starts with test://") }
         let body = url.dropFirst("test://".count)
         let (path, query) = body.firstIndex(of: "?").map { (body[..<$0], body[body.index(after: $0)...]) } ?? (body, "")
 
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         guard let name = segments.first else {
-            throw fail("no pattern; write e.g. test://smpte (patterns: \(Self.patternNames))")
+            throw fail(.pattern, "no pattern; write e.g. test://smpte (patterns: \(Self.patternNames))")
         }
-        guard segments.count <= 2 else { throw fail("too many path parts; write test://PATTERN or test://color/rrggbb") }
+        guard segments.count <= 2 else { throw fail(.pattern, "too many path parts; write test://PATTERN or test://color/rrggbb") }
         let lowered = name.lowercased()
         guard let pattern = lowered == "bars" ? .smpte : Pattern(rawValue: lowered) else {
-            throw fail("unknown pattern '\(name)'; known: \(Self.patternNames)")
+            throw fail(.pattern, "unknown pattern '\(name)'; known: \(Self.patternNames)")
         }
         self.init(pattern: pattern)
 
         let argument = segments.count == 2 ? String(segments[1]) : nil
         if pattern == .color {
-            guard let argument else { throw fail("the colour is missing; write test://color/rrggbb, e.g. test://color/ff0000") }
+            guard let argument else { throw fail(.pattern, "the colour is missing; write test://color/rrggbb, e.g. test://color/ff0000") }
             guard let color = Color(hex: argument) else {
-                throw fail("the colour must be 6 hex digits (rrggbb), got '\(argument)'")
+                throw fail(.pattern, "the colour must be 6 hex digits (rrggbb), got '\(argument)'")
             }
             self.color = color
         } else if let argument {
-            throw fail("pattern '\(pattern.rawValue)' takes no argument, got '\(argument)'")
+            throw fail(.pattern, "pattern '\(pattern.rawValue)' takes no argument, got '\(argument)'")
         }
 
         var parameters: [String: String] = [:]
@@ -113,32 +113,32 @@ public struct TestSourceSpec: Sendable, Hashable, CustomStringConvertible {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(parts[0]).lowercased()
             guard Self.parameterNames.contains(key) else {
-                throw fail("unknown parameter '\(parts[0])'; known: \(Self.parameterNames.joined(separator: ", "))")
+                throw fail(.parameter, "unknown parameter '\(parts[0])'; known: \(Self.parameterNames.joined(separator: ", "))")
             }
             let raw = parts.count == 2 ? String(parts[1]) : ""
             let value = raw.removingPercentEncoding ?? raw
-            guard !value.isEmpty else { throw fail("parameter '\(key)' has no value") }
-            guard parameters[key] == nil else { throw fail("parameter '\(key)' is given twice") }
+            guard !value.isEmpty else { throw fail(.parameter, "parameter '\(key)' has no value") }
+            guard parameters[key] == nil else { throw fail(.parameter, "parameter '\(key)' is given twice") }
             parameters[key] = value
         }
 
         if let size = parameters["size"] {
             let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
             guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
-                throw fail("size must be WIDTHxHEIGHT such as 1280x720, got '\(size)'")
+                throw fail(.parameter, "size must be WIDTHxHEIGHT such as 1280x720, got '\(size)'")
             }
             guard (16...3840).contains(width), (16...2160).contains(height) else {
-                throw fail("size \(size) is out of range (16x16 to 3840x2160)")
+                throw fail(.parameter, "size \(size) is out of range (16x16 to 3840x2160)")
             }
             guard width % 2 == 0, height % 2 == 0 else {
-                throw fail("size \(size) must have even width and height (video encoders need it)")
+                throw fail(.parameter, "size \(size) must have even width and height (video encoders need it)")
             }
             self.width = width
             self.height = height
         }
         if let text = parameters["fps"] {
             guard let fps = Int(text), (1...120).contains(fps) else {
-                throw fail("fps must be a whole number from 1 to 120, got '\(text)'")
+                throw fail(.parameter, "fps must be a whole number from 1 to 120, got '\(text)'")
             }
             self.fps = fps
         }
@@ -146,38 +146,38 @@ public struct TestSourceSpec: Sendable, Hashable, CustomStringConvertible {
             let frames: Int
             if text.lowercased().hasSuffix("s") {
                 guard let seconds = Double(text.dropLast()), seconds.isFinite, seconds > 0, seconds <= 60 else {
-                    throw fail("gop in seconds must be a number above 0 and at most 60 followed by 's' (e.g. 2s), got '\(text)'")
+                    throw fail(.parameter, "gop in seconds must be a number above 0 and at most 60 followed by 's' (e.g. 2s), got '\(text)'")
                 }
                 frames = max(1, Int((seconds * Double(fps)).rounded()))
             } else {
                 guard let count = Int(text), count >= 1 else {
-                    throw fail("gop must be a number of frames (e.g. 60) or seconds (e.g. 2s), got '\(text)'")
+                    throw fail(.parameter, "gop must be a number of frames (e.g. 60) or seconds (e.g. 2s), got '\(text)'")
                 }
                 frames = count
             }
-            guard frames <= 3600 else { throw fail("gop of \(frames) frames is too long (at most 3600)") }
+            guard frames <= 3600 else { throw fail(.parameter, "gop of \(frames) frames is too long (at most 3600)") }
             self.gop = frames
         }
         if let text = parameters["tone"] {
             guard let hz = Double(text), hz.isFinite, (20...20000).contains(hz) else {
-                throw fail("tone must be a frequency from 20 to 20000 Hz, got '\(text)'")
+                throw fail(.parameter, "tone must be a frequency from 20 to 20000 Hz, got '\(text)'")
             }
             self.toneHz = hz
         }
         if let text = parameters["volume"] {
             guard let volume = Double(text), volume.isFinite, (0...1).contains(volume) else {
-                throw fail("volume must be from 0 to 1, got '\(text)'")
+                throw fail(.parameter, "volume must be from 0 to 1, got '\(text)'")
             }
             self.volume = volume
         }
         if let text = parameters["bitrate"] {
             guard let kbps = Int(text), (64...50000).contains(kbps) else {
-                throw fail("bitrate must be kbit/s from 64 to 50000, got '\(text)'")
+                throw fail(.parameter, "bitrate must be kbit/s from 64 to 50000, got '\(text)'")
             }
             self.bitrateKbps = kbps
         }
         if let text = parameters["label"] {
-            guard text.count <= 100 else { throw fail("label is longer than 100 characters") }
+            guard text.count <= 100 else { throw fail(.parameter, "label is longer than 100 characters") }
             self.label = text
         }
     }
@@ -209,18 +209,25 @@ public struct TestSourceSpec: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Why a `test://` URL was rejected.
-public struct TestSourceSpecError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var url: String
-    /// What is wrong, without the URL.
-    public var reason: String
+/// Why a `test://` URL was rejected. The message names the URL and the bad part:
+/// `test source 'URL': reason`.
+public typealias TestSourceSpecError = Failure<TestSourceSpecCode>
 
-    public init(url: String, message: String) {
-        self.url = url
-        self.reason = message
-    }
+public enum TestSourceSpecCode: String, FailureCode {
+    /// It is not a `test://` URL.
+    case scheme
+    /// The pattern is missing or unknown, the path has too many parts, or the pattern's argument
+    /// (a colour) is missing, wrong or not taken.
+    case pattern
+    /// A parameter is unknown, empty or given twice, or its value cannot be used.
+    case parameter
 
+    public var kind: FailureKind { .badRequest }
+}
+
+extension Failure where Code == TestSourceSpecCode {
     /// `test source 'URL': reason`.
-    public var message: String { "test source '\(url)': \(reason)" }
-    public var description: String { message }
+    static func testSource(_ url: String, _ code: TestSourceSpecCode, _ reason: String) -> TestSourceSpecError {
+        TestSourceSpecError(code, "test source '\(url)': \(reason)")
+    }
 }

@@ -30,10 +30,10 @@ public struct HDHomeRunDevice: Sendable, Hashable {
     public init(settings: [String: String], seed: String) throws(ServeConfigurationError) {
         if let text = settings["hdhomerun-device-id"] {
             guard text.count == 8, let id = UInt32(text, radix: 16) else {
-                throw ServeConfigurationError("settings.hdhomerun-device-id '\(text)' is not 8 hex digits such as \(Self.derivedID(seed: seed).hex)")
+                throw ServeConfigurationError(.badValue, "settings.hdhomerun-device-id '\(text)' is not 8 hex digits such as \(Self.derivedID(seed: seed).hex)")
             }
             guard Self.isValid(id) else {
-                throw ServeConfigurationError("settings.hdhomerun-device-id '\(text)' has a wrong check digit: HDHomeRun clients ignore it; use \(Self.withCheckDigit(id).hex)")
+                throw ServeConfigurationError(.badValue, "settings.hdhomerun-device-id '\(text)' has a wrong check digit: HDHomeRun clients ignore it; use \(Self.withCheckDigit(id).hex)")
             }
             deviceID = id
         } else {
@@ -42,7 +42,7 @@ public struct HDHomeRunDevice: Sendable, Hashable {
         tunerCount = 4
         if let text = settings["hdhomerun-tuners"] {
             guard let n = Int(text), (1...64).contains(n) else {
-                throw ServeConfigurationError("settings.hdhomerun-tuners '\(text)' is not a number from 1 to 64")
+                throw ServeConfigurationError(.badValue, "settings.hdhomerun-tuners '\(text)' is not a number from 1 to 64")
             }
             tunerCount = n
         }
@@ -84,8 +84,21 @@ extension UInt32 {
 }
 
 /// A serving setting or option that cannot be used; the message names it and says what to give.
-public struct ServeConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+public typealias ServeConfigurationError = Failure<ServeConfigurationCode>
+
+public enum ServeConfigurationCode: String, FailureCode {
+    /// A setting or option has a value the head-end cannot use: a port, a limit, the token, the
+    /// HDHomeRun device id or tuner count, the multicast block, TTL or interface.
+    case badValue
+    /// Serving would reach the network with neither the networks that may watch nor a token.
+    case unguarded
+    /// The multicast could not start: its socket could not be opened or set up.
+    case multicastFailed
+
+    public var kind: FailureKind {
+        switch self {
+        case .badValue, .unguarded: .badRequest
+        case .multicastFailed: .unavailable
+        }
+    }
 }

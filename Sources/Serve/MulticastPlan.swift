@@ -31,9 +31,9 @@ public struct MulticastPlan: Sendable, Equatable {
     }
 
     private static func check(ttl: Int, interface: String?) throws(ServeConfigurationError) {
-        guard (1...255).contains(ttl) else { throw ServeConfigurationError("--multicast-ttl must be from 1 to 255, not \(ttl)") }
+        guard (1...255).contains(ttl) else { throw ServeConfigurationError(.badValue, "--multicast-ttl must be from 1 to 255, not \(ttl)") }
         if let interface, NetworkRange.addressBytes(interface)?.count != 4 {
-            throw ServeConfigurationError("--multicast-interface must be a local IPv4 address such as 192.168.1.20, not '\(interface)'")
+            throw ServeConfigurationError(.badValue, "--multicast-interface must be a local IPv4 address such as 192.168.1.20, not '\(interface)'")
         }
     }
 
@@ -41,7 +41,7 @@ public struct MulticastPlan: Sendable, Equatable {
     public init(_ text: String, ttl: Int = 1, interface: String? = nil, rtp: Bool = false) throws(ServeConfigurationError) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port),
               let network = NetworkRange(String(text[..<colon])), network.network.count == 4, (224...239).contains(network.network[0]) else {
-            throw ServeConfigurationError("--multicast must be an IPv4 multicast block and a port such as 239.1.1.0/24:5000, not '\(text)'")
+            throw ServeConfigurationError(.badValue, "--multicast must be an IPv4 multicast block and a port such as 239.1.1.0/24:5000, not '\(text)'")
         }
         try Self.check(ttl: ttl, interface: interface)
         self.network = network

@@ -20,7 +20,7 @@ struct MulticastService: Service {
         do {
             try await send()
         } catch {
-            throw ServeConfigurationError("cannot multicast to \(plan.summary)\(plan.interface.map { " from \($0)" } ?? ""): \(error)")
+            throw ServeConfigurationError(.multicastFailed, "cannot multicast to \(plan.summary)\(plan.interface.map { " from \($0)" } ?? ""): \(error)")
         }
     }
 

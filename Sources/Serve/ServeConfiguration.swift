@@ -72,24 +72,25 @@ public struct ServeConfiguration: Sendable {
 
     /// Throws when the head-end must not start like this.
     public func validate() throws(ServeConfigurationError) {
-        guard (0...65535).contains(port) else { throw ServeConfigurationError("serving port \(port) is not between 0 and 65535") }
-        guard (0...65535).contains(hdhomerunPort) else { throw ServeConfigurationError("HDHomeRun port \(hdhomerunPort) is not between 0 and 65535") }
+        guard (0...65535).contains(port) else { throw ServeConfigurationError(.badValue, "serving port \(port) is not between 0 and 65535") }
+        guard (0...65535).contains(hdhomerunPort) else { throw ServeConfigurationError(.badValue, "HDHomeRun port \(hdhomerunPort) is not between 0 and 65535") }
         if !isLoopback && allowed.isEmpty && token == nil {
             throw ServeConfigurationError(
+                .unguarded,
                 "serving on \(host) reaches the network: name the networks that may watch with --serve-allow "
                     + "(e.g. --serve-allow 192.168.1.0/24), or set a token, or serve on 127.0.0.1")
         }
         if let token, token.isEmpty || !token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) {
-            throw ServeConfigurationError("the token must be non-empty printable ASCII without spaces")
+            throw ServeConfigurationError(.badValue, "the token must be non-empty printable ASCII without spaces")
         }
-        guard (1...100_000).contains(streams.maxClients) else { throw ServeConfigurationError("the client limit must be from 1 to 100000") }
+        guard (1...100_000).contains(streams.maxClients) else { throw ServeConfigurationError(.badValue, "the client limit must be from 1 to 100000") }
         guard hdhomerunIdleTimeout > .zero, hdhomerunIdleTimeout <= .seconds(3600) else {
-            throw ServeConfigurationError("the HDHomeRun control idle timeout must be over 0 and at most an hour")
+            throw ServeConfigurationError(.badValue, "the HDHomeRun control idle timeout must be over 0 and at most an hour")
         }
         let connections = connectionLimits
         guard (1...1_000_000).contains(connections.maxConnections), (1...connections.maxConnections).contains(connections.maxPerAddress),
               connections.headerTimeout > .zero else {
-            throw ServeConfigurationError("the connection limits must allow 1 to 1000000 connections, at least 1 per address, and a header time over 0")
+            throw ServeConfigurationError(.badValue, "the connection limits must allow 1 to 1000000 connections, at least 1 per address, and a header time over 0")
         }
     }
 

@@ -56,7 +56,9 @@ import Testing
         let inputs = try RemoteInputs(parsing: "evdev,cec")
         #expect(inputs.cec && inputs.evdevDirectory == "/dev/input" && !inputs.terminal)
         #expect(try RemoteInputs(parsing: "terminal").cec == false)
-        #expect(throws: RemoteInputsError.self) { try RemoteInputs(parsing: "hdmi") }
+        let error = #expect(throws: RemoteInputsError.self) { try RemoteInputs(parsing: "hdmi") }
+        #expect(error?.code == .unknownInput)
+        #expect(error?.message.hasSuffix("or none; not 'hdmi'") == true, "\(String(describing: error))")
     }
 }
 

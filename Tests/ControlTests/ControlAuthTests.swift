@@ -32,11 +32,14 @@ struct ControlAuthTests {
     }
 
     @Test func badTokenAndPortAreRejected() {
-        #expect(throws: ControlConfigurationError(code: .invalidToken, message: "the token must be non-empty printable ASCII without spaces")) {
+        #expect(throws: ControlConfigurationError(.invalidToken, "control API: the token must be non-empty printable ASCII without spaces [invalid-token]")) {
             try ControlServerConfiguration(token: "two words").validate()
         }
-        #expect(throws: ControlConfigurationError.self) { try ControlServerConfiguration(token: "").validate() }
-        #expect(throws: ControlConfigurationError.self) { try ControlServerConfiguration(port: 70000).validate() }
+        let empty = #expect(throws: ControlConfigurationError.self) { try ControlServerConfiguration(token: "").validate() }
+        #expect(empty?.code == .invalidToken)
+        #expect(throws: ControlConfigurationError(.invalidPort, "control API: port 70000 is not between 0 and 65535 [invalid-port]")) {
+            try ControlServerConfiguration(port: 70000).validate()
+        }
     }
 
     static let secured = ControlServerConfiguration(host: "0.0.0.0", token: "s3cret")

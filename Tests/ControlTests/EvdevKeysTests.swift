@@ -207,15 +207,15 @@ struct EvdevKeyMapTests {
         var map = EvdevKeyMap.standard
         let fromFile = map.apply(file: "KEY_F1: info\nKEY_NOPE: info\njust words\nKEY_F2: page-up\n", path: "keys.conf")
         #expect(fromFile == [
-            KeyMapError(place: "keys.conf:2", message: "'KEY_NOPE' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)"),
-            KeyMapError(place: "keys.conf:3", message: "expected 'KEY_NAME: key', e.g. 'KEY_F1: info'"),
+            KeyMapError(.unknownCode, "keys.conf:2: 'KEY_NOPE' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)"),
+            KeyMapError(.unreadable, "keys.conf:3: expected 'KEY_NAME: key', e.g. 'KEY_F1: info'"),
         ])
         #expect(map.key(for: 59) == .info, "line 1 applies")
         #expect(map.key(for: 60) == .pageUp, "line 4, after the bad ones, applies")
 
         let fromSettings = map.apply(settings: ["keymap.KEY_F2": "banana", "keymap.KEY_F3": "guide", "warm": "all"], lineupPath: "lineup.yaml")
-        #expect(fromSettings.map(\.place) == ["lineup.yaml: settings.keymap.KEY_F2"])
-        #expect(fromSettings.first?.message.hasPrefix("'banana' is not a key; use one of up, down, page-up") == true)
+        #expect(fromSettings.map(\.code) == [.unknownKey])
+        #expect(fromSettings.first?.message.hasPrefix("lineup.yaml: settings.keymap.KEY_F2: 'banana' is not a key; use one of up, down, page-up") == true)
         #expect(map.key(for: 60) == .pageUp, "a skipped entry leaves the key as it was")
         #expect(map.key(for: 61) == .guide, "the good setting applies")
         var untouched = EvdevKeyMap.standard

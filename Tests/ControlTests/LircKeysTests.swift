@@ -40,7 +40,7 @@ struct LircProtocolTests {
         #expect(map.key(button: "KEY_INFO") == .guide, "a lirc. entry wins over the Linux code's")
         #expect(map.key(button: "KEY_OK") == nil)
         #expect(map.apply(file: "lirc.ch_up: banana\n", path: "keys.conf")
-                == [KeyMapError(place: "keys.conf:1", message: "'banana' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")])
+                == [KeyMapError(.unknownKey, "keys.conf:1: 'banana' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")])
         #expect(map.key(button: "ch_up") == .pageUp, "the skipped entry leaves the button as it was")
     }
 }
@@ -98,6 +98,8 @@ struct LircKeysTests {
         #expect(try RemoteInputs(parsing: "lirc:/run/lirc/lircd").lircSocket == "/run/lirc/lircd")
         #expect(try RemoteInputs(parsing: "lirc:/tmp/x").usesKeyMap)
         #expect(try RemoteInputs(parsing: "terminal").lircSocket == nil)
-        #expect(throws: RemoteInputsError.self) { try RemoteInputs(parsing: "lirc:") }
+        let error = #expect(throws: RemoteInputsError.self) { try RemoteInputs(parsing: "lirc:") }
+        #expect(error?.code == .unknownInput)
+        #expect(error?.message.hasSuffix("or none; not 'lirc:'") == true, "\(String(describing: error))")
     }
 }

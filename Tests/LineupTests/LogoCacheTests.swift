@@ -107,6 +107,7 @@ private func silentServer() throws -> PythonServer {
             Issue.record("fetched a missing logo")
         } catch {
             #expect(error.description == "logo \(url.absoluteString): the server answered HTTP 404")
+            #expect(error.code == .downloadFailed)
         }
         #expect(!FileManager.default.fileExists(atPath: cache.cachePath(for: url)))
     }
@@ -123,7 +124,7 @@ private func silentServer() throws -> PythonServer {
             _ = try await cache.localPath(for: .remote(url))
             Issue.record("a silent server produced a logo")
         } catch {
-            #expect(error.logo == url.absoluteString)
+            #expect(error.code == .timedOut)
             #expect(error.description.hasPrefix("logo \(url.absoluteString): "))
         }
         #expect(Date().timeIntervalSince(start) < 8)
@@ -151,6 +152,7 @@ private func silentServer() throws -> PythonServer {
             Issue.record("found a missing file")
         } catch {
             #expect(error.description == "logo \(directory.file("gone.svg")): file not found")
+            #expect(error.code == .missing)
         }
     }
 
@@ -178,6 +180,7 @@ private func silentServer() throws -> PythonServer {
             Issue.record("a FIFO was taken for a logo")
         } catch {
             #expect(error.description == "logo \(fifo): not a regular file")
+            #expect(error.code == .refused)
         }
     }
 
@@ -202,7 +205,8 @@ private func silentServer() throws -> PythonServer {
         let cache = LogoCache(directory: directory.file("cache"), timeout: 1, policy: loopbackAllowed)
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/trickle.png"))
         let start = ContinuousClock.now
-        await #expect(throws: LogoCacheError.self) { try await cache.localPath(for: .remote(url)) }
+        let error = await #expect(throws: LogoCacheError.self) { try await cache.localPath(for: .remote(url)) }
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
         #expect(ContinuousClock.now - start < .seconds(5), "the download ran for \(ContinuousClock.now - start)")
     }
 }

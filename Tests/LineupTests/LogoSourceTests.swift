@@ -57,8 +57,9 @@ import Testing
                 _ = try await strict.localPath(for: .remote(url))
                 Issue.record("a logo on this machine's loopback was fetched: \(url)")
             } catch {
-                #expect(error.reason.hasPrefix("refused: ") && error.reason.contains("loopback")
-                        && error.reason.contains("--allow-logo-host \(host)"), "\(error)")
+                #expect(error.code == .refused)
+                #expect(error.message.hasPrefix("logo \(url.absoluteString): refused: ") && error.message.contains("loopback")
+                        && error.message.contains("--allow-logo-host \(host)"), "\(error)")
             }
         }
         #expect(server.seenPaths.isEmpty, "no request reached the server: \(server.seenPaths)")
@@ -76,7 +77,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let start = ContinuousClock.now
         for text in ["http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/logo.png", "http://0.0.0.0:8642/api/v1/status"] {
-            await #expect(throws: LogoCacheError.self, "\(text)") { try await strict.localPath(for: .remote(URL(string: text)!)) }
+            let error = await #expect(throws: LogoCacheError.self, "\(text)") { try await strict.localPath(for: .remote(URL(string: text)!)) }
+            #expect(error?.code == .refused, "\(text)")
         }
         #expect(ContinuousClock.now - start < .seconds(5))
     }
@@ -97,7 +99,8 @@ import Testing
             _ = try await cache.localPath(for: .remote(redirector.url("/logo.png")))
             Issue.record("a redirect to loopback was followed")
         } catch {
-            #expect(error.reason.contains("localhost resolves to 127.0.0.1") && error.reason.contains("loopback"), "\(error)")
+            #expect(error.code == .refused)
+            #expect(error.message.contains("localhost resolves to 127.0.0.1") && error.message.contains("loopback"), "\(error)")
         }
         #expect(redirector.seenPaths == ["/logo.png"])
         #expect(target.seenPaths.isEmpty, "the redirect's target was never asked: \(target.seenPaths)")
@@ -120,7 +123,7 @@ import Testing
             _ = try await cache.localPath(for: .remote(endless.url("/endless.png")))
             Issue.record("an endless logo was taken")
         } catch {
-            #expect(error.reason.contains("more than the limit of 10 MB"), "\(error)")
+            #expect(error.code == .refused && error.message.contains("more than the limit of 10 MB"), "\(error)")
         }
         #expect(ContinuousClock.now - start < .seconds(20), "stopped at the limit, not at the deadline")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: directory))?.isEmpty ?? true)
@@ -134,7 +137,7 @@ import Testing
             _ = try await cache.localPath(for: .remote(announced.url("/big.png")))
             Issue.record("a logo announced at 1 GB was taken")
         } catch {
-            #expect(error.reason.contains("announced 1 GB"), "\(error)")
+            #expect(error.code == .refused && error.message.contains("announced 1 GB"), "\(error)")
         }
     }
 
@@ -153,7 +156,7 @@ import Testing
             _ = try await cache.contents(for: .remote(url))
             Issue.record("a JSON answer was taken for a logo")
         } catch {
-            #expect(error.reason.contains("it is not a picture"), "\(error)")
+            #expect(error.code == .refused && error.message.contains("it is not a picture"), "\(error)")
         }
         #expect(!FileManager.default.fileExists(atPath: cache.cachePath(for: url)))
     }
@@ -173,7 +176,8 @@ import Testing
                 _ = try await cache.contents(for: .file(path))
                 Issue.record("\(path) was taken for a logo")
             } catch {
-                #expect(error.reason.hasPrefix("refused: ") && error.reason.contains(reason), "\(path): \(error)")
+                #expect(error.code == .refused, "\(path): \(error)")
+                #expect(error.message.hasPrefix("logo \(path): refused: ") && error.message.contains(reason), "\(path): \(error)")
             }
         }
         let good = directory + "/good.png"

@@ -48,36 +48,37 @@ import Testing
     }
 
     @Test(arguments: [
-        ("test://", "no pattern"),
-        ("test://plaid", "unknown pattern 'plaid'"),
-        ("test://color", "the colour is missing"),
-        ("test://color/red", "the colour must be 6 hex digits (rrggbb), got 'red'"),
-        ("test://color/ff00001", "the colour must be 6 hex digits"),
-        ("test://smpte/ff0000", "pattern 'smpte' takes no argument"),
-        ("test://smpte?size=big", "size must be WIDTHxHEIGHT"),
-        ("test://smpte?size=641x360", "even width and height"),
-        ("test://smpte?size=8x8", "out of range"),
-        ("test://smpte?fps=0", "fps must be a whole number from 1 to 120"),
-        ("test://smpte?fps=121", "fps must be a whole number from 1 to 120"),
-        ("test://smpte?gop=0", "gop must be a number of frames"),
-        ("test://smpte?gop=xs", "gop in seconds"),
-        ("test://smpte?gop=99999", "too long"),
-        ("test://smpte?tone=5", "tone must be a frequency"),
-        ("test://smpte?tone=nan", "tone must be a frequency"),
-        ("test://smpte?volume=2", "volume must be from 0 to 1"),
-        ("test://smpte?bitrate=1", "bitrate must be kbit/s"),
-        ("test://smpte?speed=2", "unknown parameter 'speed'"),
-        ("test://smpte?fps=", "parameter 'fps' has no value"),
-        ("test://smpte?fps=25&fps=30", "given twice"),
-        ("test://a/b/c", "too many path parts"),
-    ])
-    func rejects(url: String, expected: String) {
+        ("test://", "no pattern", .pattern),
+        ("test://plaid", "unknown pattern 'plaid'", .pattern),
+        ("test://color", "the colour is missing", .pattern),
+        ("test://color/red", "the colour must be 6 hex digits (rrggbb), got 'red'", .pattern),
+        ("test://color/ff00001", "the colour must be 6 hex digits", .pattern),
+        ("test://smpte/ff0000", "pattern 'smpte' takes no argument", .pattern),
+        ("test://smpte?size=big", "size must be WIDTHxHEIGHT", .parameter),
+        ("test://smpte?size=641x360", "even width and height", .parameter),
+        ("test://smpte?size=8x8", "out of range", .parameter),
+        ("test://smpte?fps=0", "fps must be a whole number from 1 to 120", .parameter),
+        ("test://smpte?fps=121", "fps must be a whole number from 1 to 120", .parameter),
+        ("test://smpte?gop=0", "gop must be a number of frames", .parameter),
+        ("test://smpte?gop=xs", "gop in seconds", .parameter),
+        ("test://smpte?gop=99999", "too long", .parameter),
+        ("test://smpte?tone=5", "tone must be a frequency", .parameter),
+        ("test://smpte?tone=nan", "tone must be a frequency", .parameter),
+        ("test://smpte?volume=2", "volume must be from 0 to 1", .parameter),
+        ("test://smpte?bitrate=1", "bitrate must be kbit/s", .parameter),
+        ("test://smpte?speed=2", "unknown parameter 'speed'", .parameter),
+        ("test://smpte?fps=", "parameter 'fps' has no value", .parameter),
+        ("test://smpte?fps=25&fps=30", "given twice", .parameter),
+        ("test://a/b/c", "too many path parts", .pattern),
+    ] as [(String, String, TestSourceSpecCode)])
+    func rejects(url: String, expected: String, code: TestSourceSpecCode) {
         do {
             _ = try TestSourceSpec(url: url)
             Issue.record("accepted \(url)")
         } catch {
             #expect(error.message.hasPrefix("test source '\(url)': "))
             #expect(error.message.contains(expected), "\(error.message)")
+            #expect(error.code == code, "\(error.message)")
         }
     }
 }

@@ -169,7 +169,9 @@ extension ServeTests {
             #expect(!HDHomeRunDevice.isValid(id ^ 0x1), "a changed last digit is caught")
             #expect(HDHomeRunDevice.isValid(0xFFFF_FFFF), "the wildcard passes, as in libhdhomerun")
             let bad = String(format: "%08X", id ^ 0x1)
-            #expect(throws: ServeConfigurationError.self) { try HDHomeRunDevice(settings: ["hdhomerun-device-id": bad], seed: "s") }
+            let error = #expect(throws: ServeConfigurationError.self) { try HDHomeRunDevice(settings: ["hdhomerun-device-id": bad], seed: "s") }
+            #expect(error?.code == .badValue)
+            #expect(error?.message.hasPrefix("settings.hdhomerun-device-id '\(bad)' has a wrong check digit") == true, "\(String(describing: error))")
             let good = try HDHomeRunDevice(settings: ["hdhomerun-device-id": String(format: "%08X", id), "hdhomerun-tuners": "3"], seed: "s")
             #expect(good.deviceID == id && good.tunerCount == 3)
         }
@@ -185,9 +187,11 @@ extension ServeTests {
             #expect(plan.group(forChannelAt: 2) == "239.1.1.3")
             #expect(plan.group(forChannelAt: 3) == nil, "a /30 has room for three channels")
             #expect(try MulticastPlan("239.9.9.9:1234").group(forChannelAt: 0) == "239.9.9.9", "one address: one channel")
-            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("192.168.1.0/24:5000") }
+            #expect(throws: ServeConfigurationError(.badValue, "--multicast must be an IPv4 multicast block and a port such as 239.1.1.0/24:5000, not '192.168.1.0/24:5000'")) {
+                try MulticastPlan("192.168.1.0/24:5000")
+            }
             #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24") }
-            #expect(throws: ServeConfigurationError.self) { try MulticastPlan("239.1.1.0/24:5000", ttl: 0) }
+            #expect(throws: ServeConfigurationError(.badValue, "--multicast-ttl must be from 1 to 255, not 0")) { try MulticastPlan("239.1.1.0/24:5000", ttl: 0) }
         }
     }
 }

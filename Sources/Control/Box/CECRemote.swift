@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 import Logging
 
 /// A TV remote over HDMI-CEC (libcec): its keys, and the TV's power.
@@ -50,11 +51,11 @@ public final class CECRemote: Sendable {
     /// when there is none; a message when libcec cannot start.
     public static func findAdapter() -> Result<String?, CECError> {
         guard let session = CECSyscalls.start(name: "Flipbox", handlers: .init(key: { _, _ in }, command: { _, _, _ in }, activation: { _ in }, log: { _, _ in })) else {
-            return .failure(CECError(message: "libcec did not start"))
+            return .failure(CECError(.notStarted, "libcec did not start"))
         }
         defer { session.end() }
         let found = CECSyscalls.detect(session)
-        if found.count < 0 { return .failure(CECError(message: "libcec could not look for adapters")) }
+        if found.count < 0 { return .failure(CECError(.searchFailed, "libcec could not look for adapters")) }
         return .success(found.port)
     }
 
@@ -174,8 +175,14 @@ public final class CECRemote: Sendable {
     }
 }
 
-/// libcec could not do what was asked; `message` says what.
-public struct CECError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+/// libcec could not do what was asked; the message says what.
+public typealias CECError = Failure<CECCode>
+
+public enum CECCode: String, FailureCode {
+    /// libcec did not start (it is not installed, or it failed on its own).
+    case notStarted
+    /// libcec started but could not look for adapters.
+    case searchFailed
+
+    public var kind: FailureKind { .unavailable }
 }

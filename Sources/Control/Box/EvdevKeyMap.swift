@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 
 /// Which ``Key`` each Linux key code (`KEY_*`) produces. Pure.
 ///
@@ -75,14 +76,14 @@ public struct EvdevKeyMap: Sendable, Hashable {
             return
         }
         guard let code = Self.code(named: codeName) else {
-            throw KeyMapError(place: place, message: "'\(codeName)' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)")
+            throw .entry(.unknownCode, place: place, "'\(codeName)' is not a Linux key code name (KEY_F1, KEY_RED, ... as in linux/input-event-codes.h, or a number; lirc.NAME for a LIRC button of another name)")
         }
         keys[code] = try Self.key(named: keyName, place: place)
     }
 
     private static func key(named keyName: String, place: String) throws(KeyMapError) -> Key {
         guard let key = Key(name: keyName) else {
-            throw KeyMapError(place: place, message: "'\(keyName)' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")
+            throw .entry(.unknownKey, place: place, "'\(keyName)' is not a key; use one of \(Key.named.map(\.name).joined(separator: ", "))")
         }
         return key
     }
@@ -109,7 +110,7 @@ public struct EvdevKeyMap: Sendable, Hashable {
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             let place = "\(path):\(index + 1)"
             guard let separator = line.firstIndex(where: { $0 == ":" || $0 == "=" }) else {
-                skipped.append(KeyMapError(place: place, message: "expected 'KEY_NAME: key', e.g. 'KEY_F1: info'"))
+                skipped.append(.entry(.unreadable, place: place, "expected 'KEY_NAME: key', e.g. 'KEY_F1: info'"))
                 continue
             }
             var code = String(line[..<separator]).trimmingCharacters(in: .whitespaces)
@@ -122,14 +123,24 @@ public struct EvdevKeyMap: Sendable, Hashable {
     }
 }
 
-/// A key map entry that could not be read: where (FILE:LINE or the setting) and what to write instead.
-public struct KeyMapError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var place: String
-    public var message: String
-    public var description: String { "\(place): \(message)" }
+/// A key map entry that could not be read. The message says where (FILE:LINE or the setting) and
+/// what to write instead: `keys.conf:3: expected 'KEY_NAME: key', e.g. 'KEY_F1: info'`.
+public typealias KeyMapError = Failure<KeyMapCode>
 
-    public init(place: String, message: String) {
-        self.place = place
-        self.message = message
+public enum KeyMapCode: String, FailureCode {
+    /// A line of a key-map file is not `KEY_NAME: key`.
+    case unreadable
+    /// The entry's name is not a Linux key code name, a number or `lirc.NAME`.
+    case unknownCode
+    /// The entry's value is not one of the box's keys.
+    case unknownKey
+
+    public var kind: FailureKind { .badRequest }
+}
+
+extension Failure where Code == KeyMapCode {
+    /// `place: what`, where `place` is the entry's FILE:LINE or setting.
+    static func entry(_ code: KeyMapCode, place: String, _ what: String) -> KeyMapError {
+        KeyMapError(code, "\(place): \(what)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Lineup
 import Logging
 
 /// Which inputs produce keys for the remote: the terminal, evdev devices, HDMI-CEC, lircd (`--input`).
@@ -49,16 +50,26 @@ public struct RemoteInputs: Sendable, Hashable {
             } else if part == "none" {
                 continue
             } else {
-                throw RemoteInputsError(text: String(part))
+                throw .unknownInput(String(part))
             }
         }
     }
 }
 
-public struct RemoteInputsError: Error, Sendable, CustomStringConvertible {
-    public var text: String
-    public var description: String {
-        "--input takes terminal, evdev, evdev:DIR, cec, lirc or lirc:SOCKET (comma-separated, e.g. evdev,cec), or none; not '\(text)'"
+/// An `--input` that names no input; the message says which ones there are.
+public typealias RemoteInputsError = Failure<RemoteInputsCode>
+
+public enum RemoteInputsCode: String, FailureCode {
+    /// A part of `--input` is not one of the inputs.
+    case unknownInput
+
+    public var kind: FailureKind { .badRequest }
+}
+
+extension Failure where Code == RemoteInputsCode {
+    /// `text`, a part of `--input`, names no input.
+    static func unknownInput(_ text: String) -> RemoteInputsError {
+        RemoteInputsError(.unknownInput, "--input takes terminal, evdev, evdev:DIR, cec, lirc or lirc:SOCKET (comma-separated, e.g. evdev,cec), or none; not '\(text)'")
     }
 }
 
