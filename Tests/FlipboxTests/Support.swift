@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 
 /// A `flipbox` process started for a test, with helpers to drive its HTTP API through curl.
 final class FlipboxProcess: @unchecked Sendable {
@@ -240,8 +241,9 @@ final class UDPTestStream: @unchecked Sendable {
     func stop() { pipeline.shutdown() }
 }
 
-/// A free TCP/UDP port number on loopback (best effort).
-func freePort() -> Int { Int.random(in: 20000...40000) }
+/// A port on loopback free for TCP and UDP now (a box's API port taken by another program made
+/// a restarted box wait for it: `RecordBoxTests`, once in CI).
+func freePort() -> Int { freeLoopbackPort() }
 
 /// Writes a solid-colour square SVG logo.
 func writeLogo(_ dir: URL, name: String, color: String) throws -> String {

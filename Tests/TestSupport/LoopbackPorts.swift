@@ -3,15 +3,17 @@ import Foundation
 import Glibc
 #endif
 
-/// A port on 127.0.0.1 that is free right now for both UDP and TCP, in 20000...40000.
+/// A port on 127.0.0.1 that is free right now for both UDP and TCP, in 20000...32000: below
+/// Linux's ephemeral range (32768 and up), so no outgoing connection made meanwhile (a curl, a
+/// stream the box opens) can take it before the server it is for listens.
 public func freeLoopbackPort() -> Int {
     for _ in 0..<200 {
-        let port = Int.random(in: 20000...40000)
+        let port = Int.random(in: 20000...32000)
         if canBind(port: port, type: Int32(SOCK_DGRAM.rawValue)) && canBind(port: port, type: Int32(SOCK_STREAM.rawValue)) {
             return port
         }
     }
-    return Int.random(in: 20000...40000)
+    return Int.random(in: 20000...32000)
 }
 
 /// True when something accepts TCP connections on 127.0.0.1:`port`.
