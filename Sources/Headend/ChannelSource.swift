@@ -17,14 +17,12 @@ import Synchronization
 public actor ChannelSource {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { MediaExecutor.shared.asUnownedSerialExecutor() }
 
-    /// The channel as the lineup gives it now (a reading of the lineup while the box plays may
-    /// rename or renumber it: `take`); its addresses now are `addresses`.
+    /// The channel as the lineup gives it now: a reading of the lineup while the box plays may
+    /// rename, renumber or readdress it (`take`; any thread).
     public nonisolated var channel: Channel { channelBox.withLock { $0 } }
     private nonisolated let channelBox: Mutex<Channel>
-    /// The channel's stream addresses now, main first: the lineup's, or those a lineup read
-    /// again gave (`readdress`; any thread).
-    public nonisolated var addresses: [String] { addressBox.withLock { $0 } }
-    private nonisolated let addressBox: Mutex<[String]>
+    /// The channel's stream addresses now, main first (any thread).
+    public nonisolated var addresses: [String] { channel.sources }
     public nonisolated let cache: GOPCache
     /// The breaks its SCTE-35 splice cues announce (MPEG-TS sources in whole packets: UDP, RTP).
     public nonisolated let spliceCues = SpliceCueLog()
@@ -98,7 +96,6 @@ public actor ChannelSource {
          fileReader: RecordingFileReader?, onStateChange: @escaping @Sendable (ChannelState) -> Void) {
         self.fileReader = fileReader
         channelBox = Mutex(channel)
-        addressBox = Mutex(channel.sources)
         settings = SourceSupervisor.Settings(sources: channel.sources, stallTimeout: stallTimeout, connectTimeout: connectTimeout)
         supervisor = SourceSupervisor(settings: settings)
         self.cache = GOPCache(budgetBytes: cacheBudgetBytes)
@@ -150,22 +147,17 @@ public actor ChannelSource {
         if start { perform(supervisor.start(at: .now)) }
     }
 
-    /// Gives the channel new addresses (its lineup was read again): the stream open now goes
-    /// on, the next connection takes them (`SourceSupervisor.readdress`). While it plays an
-    /// archive, they are taken when it follows the channel again.
-    func readdress(_ sources: [String]) {
-        channelBox.withLock { $0.sources = sources }
-        addressBox.withLock { $0 = sources }
-        guard stateBox.archiveURL == nil, fileReader == nil else { return }
-        supervisor.readdress(sources: sources)
-    }
-
     /// The channel as a reading of the lineup gives it now: its number, name and details at
-    /// once; its addresses as `readdress` takes them (when they changed).
+    /// once. New addresses go to the supervisor: the stream open now goes on, the next
+    /// connection takes them (`SourceSupervisor.readdress`); while it plays an archive, they are
+    /// taken when it follows the channel again.
     func take(_ channel: Channel) {
-        let readdressed = channel.sources != addresses
-        channelBox.withLock { $0 = channel }
-        if readdressed { readdress(channel.sources) }
+        let readdressed = channelBox.withLock { held in
+            defer { held = channel }
+            return held.sources != channel.sources
+        }
+        guard readdressed, stateBox.archiveURL == nil, fileReader == nil else { return }
+        supervisor.readdress(sources: channel.sources)
     }
 
     /// The URL of source `index` now: the channel's, or the archive it plays.

@@ -26,14 +26,16 @@ extension Headend {
     public func take(_ lineup: Lineup, slots changed: LineupSlots) async -> LineupTaking {
         var outcome = LineupTaking()
         let (added, sources) = takeSlots(lineup)
-        for (_, source) in added {
-            if let pool = source.addresses.first.flatMap({ poolMap.pool(for: $0) }), !lineupPools.contains(pool) { lineupPools.append(pool) }
+        // A channel on a server the lineup had no channel on brings that server's pool.
+        func notePool(of addresses: [String]) {
+            if let pool = addresses.first.flatMap(poolMap.pool(for:)), !lineupPools.contains(pool) { lineupPools.append(pool) }
         }
+        for (_, source) in added { notePool(of: source.addresses) }
         for slot in changed.changed where sources.indices.contains(slot) {
             let source = sources[slot], channel = lineup.channels[slot]
             if source.addresses != channel.sources {
                 outcome.readdressed.append(channel.number)
-                if let pool = channel.sources.first.flatMap({ poolMap.pool(for: $0) }), !lineupPools.contains(pool) { lineupPools.append(pool) }
+                notePool(of: channel.sources)
             }
             await source.take(channel)
         }

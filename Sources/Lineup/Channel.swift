@@ -231,8 +231,11 @@ public struct Lineup: Sendable, Hashable {
     public func taking(_ reading: Lineup) -> (lineup: Lineup, slots: LineupSlots) {
         var next = self
         var slots = LineupSlots()
+        // Each id's slot: ids are unique among the listed channels, and a retired channel
+        // keeps its id, so a listed slot wins over a retired one.
         var slotByID: [String: Int] = [:]
-        for (i, channel) in channels.enumerated() where slotByID[channel.id] == nil || retired.contains(slotByID[channel.id]!) {
+        for (i, channel) in channels.enumerated() {
+            if let held = slotByID[channel.id], !retired.contains(held) { continue }
             slotByID[channel.id] = i
         }
         var seen: Set<String> = []
