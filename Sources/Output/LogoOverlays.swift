@@ -3,7 +3,8 @@ import GStreamer
 import Lineup
 import Logging
 
-/// Channel logos as overlays for the output, decoded once per channel and placed by the
+/// Channel logos as overlays for the output (which keeps each one made and puts it on the
+/// channel's feeds: `OutputPipeline.expect(feed:token:channel:)`), decoded once per channel and placed by the
 /// player's `LogoPlacement` with the channel's `LogoStyle` over it. A missing or unreadable
 /// logo is reported once; the channel plays without. A channel whose style turns the logo off
 /// has none.
@@ -18,8 +19,6 @@ public actor LogoOverlays {
     private let logger: Logger
     private var overlays: [String: Task<Overlay?, Never>] = [:]
 
-    /// The thread logo images are decoded on, one at a time.
-
     public init(placement: LogoPlacement, width: Int, height: Int, cache: LogoCache, logger: Logger) {
         self.placement = placement
         self.width = width
@@ -28,29 +27,17 @@ public actor LogoOverlays {
         self.logger = logger
     }
 
-    /// The logo overlay of `channel` if it is ready now; otherwise starts making it and returns
-    /// nil at once (`.some(nil)`: ready, and the channel shows no logo). For the flip path, which
-    /// never waits for a logo.
-    public func readyOverlay(for channel: Channel) -> Overlay?? {
-        if let done = ready[channel.id] { return .some(done) }
-        if overlays[channel.id] == nil { overlays[channel.id] = Task { await self.made(channel) } }
-        return nil
-    }
-
-    private var ready: [String: Overlay?] = [:]
-
-    private func made(_ channel: Channel) async -> Overlay? {
-        let overlay = await make(channel)
-        ready[channel.id] = .some(overlay)
-        return overlay
-    }
-
     /// The logo overlay of `channel`, or nil when it has none, turns it off, or it cannot be read.
     public func overlay(for channel: Channel) async -> Overlay? {
         if let known = overlays[channel.id] { return await known.value }
-        let task = Task { await self.made(channel) }
+        let task = Task { await self.make(channel) }
         overlays[channel.id] = task
         return await task.value
+    }
+
+    /// Forgets the logos of the channels `ids` (their logo changed): made again when next asked.
+    public func forget(_ ids: Set<String>) {
+        for id in ids { overlays[id] = nil }
     }
 
     /// Where `channel`'s logo goes, nil when it has none to show.

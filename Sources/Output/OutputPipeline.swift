@@ -48,6 +48,10 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     private let timerQueue = DispatchQueue(label: "flipbox-output-timer")
     private var timer: DispatchSourceTimer?
     private let audioRing: AudioRing
+    /// Makes each channel's logo (nil: the output draws none).
+    private let logoMaker: LogoOverlays?
+    /// Each channel's logo once made, by channel id (`.some(nil)`: it has none to show). Under `lock`.
+    private var logos: [String: Overlay?] = [:]
     /// The DRM device kmssink draws through (its `fd`); closed after the pipeline stops.
     private let kmsDevice: FileHandle?
     /// The X11 window the window output draws into with `fullscreen`; closed after the pipeline stops.
@@ -61,9 +65,12 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// `levelAudio`: every channel's sound is brought to one loudness (``LoudnessLeveller``).
     /// `reports`: where the first frame of each expected feed at the sink is reported
     /// (`MediaReport.firstFrame`), in the head-end's stream.
+    /// `logos`: makes the logo a channel's feed shows (`expect(feed:token:channel:)`); nil: none.
     public init(sink: OutputSink, width: Int, height: Int, fps: Int, kms: KMSTarget? = nil, audioDevice: AudioDevice? = nil,
-                fullscreen: Bool = false, levelAudio: Bool = false, reports: MediaReports? = nil, logger: Logger) throws {
+                fullscreen: Bool = false, levelAudio: Bool = false, reports: MediaReports? = nil, logos: LogoOverlays? = nil,
+                logger: Logger) throws {
         self.sink = sink
+        logoMaker = logos
         self.reports = reports
         leveller = levelAudio ? LoudnessLeveller() : nil
         self.width = width
@@ -153,6 +160,50 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         watchLock.withLock { _ = awaitingFirstFrame.insert(feed) }
         guard !lock.withLock({ screen.expect(feed: feed, token: token, overlays: overlays) }) else { return }
         _ = watchLock.withLock { awaitingFirstFrame.remove(feed) }
+    }
+
+    /// `expect(feed:token:overlays:)` for a feed of `channel`, with the channel's logo on it. A
+    /// logo never stands between the viewer and the picture: one not made yet is made now, off
+    /// the flip's way, and joins the picture when it is.
+    public func expect(feed: FeedID, token: RequestID? = nil, channel: Channel) {
+        watchLock.withLock { _ = awaitingFirstFrame.insert(feed) }
+        let (expected, logo): (Bool, Overlay??) = lock.withLock {
+            let logo = logos[channel.id]
+            return (screen.expect(feed: feed, token: token, overlays: (logo ?? nil).map { [$0] } ?? []), logo)
+        }
+        guard expected else {
+            _ = watchLock.withLock { awaitingFirstFrame.remove(feed) }
+            return
+        }
+        guard logo == nil, let logoMaker else { return }
+        Task { [weak self] in
+            let made = await logoMaker.overlay(for: channel)
+            self?.took(made, channel: channel.id, feed: feed)
+        }
+    }
+
+    /// Makes the logos of `channels` now, one after the other, so no flip to them shows its
+    /// first pictures without.
+    public func makeLogos(of channels: [Channel]) async {
+        guard let logoMaker else { return }
+        for channel in channels where lock.withLock({ logos[channel.id] == nil }) {
+            took(await logoMaker.overlay(for: channel), channel: channel.id, feed: nil)
+        }
+    }
+
+    /// Forgets the logos of the channels `ids` (their logo or its style changed): made again for
+    /// their next feed.
+    public func forgetLogos(of ids: Set<String>) async {
+        guard let logoMaker, !ids.isEmpty else { return }
+        await logoMaker.forget(ids)
+        lock.withLock { for id in ids { logos[id] = nil } }
+    }
+
+    private func took(_ logo: Overlay?, channel id: String, feed: FeedID?) {
+        lock.withLock {
+            logos[id] = .some(logo)
+            if let feed, let logo { screen.setOverlays([logo], feed: feed) }
+        }
     }
 
     /// Request `token` was abandoned before its picture came (a newer flip superseded it): the

@@ -15,7 +15,12 @@ extension Player {
     public func take(_ lineup: Lineup, slots: LineupSlots) async -> Headend.LineupTaking {
         let taking = await headend.take(lineup, slots: slots)
         let focused = guideNavigator.map { guideSlot($0.row) }
-        lineupBox.withLock { $0 = lineup }
+        let before = lineupBox.withLock { was in defer { was = lineup }; return was }
+        // A channel given another logo, or another style for it, shows it from its next flip.
+        await output.forgetLogos(of: Set(slots.changed.filter { slot in
+            slot < before.channels.count && (before.channels[slot].logo != lineup.channels[slot].logo
+                                             || before.channels[slot].logoStyle != lineup.channels[slot].logoStyle)
+        }.map { lineup.channels[$0].id }))
         machine.takeChannels(lineup.channels.map { SwitcherMachine.ChannelInfo($0) }, listed: lineup.listed)
         contentLocks.take(channels: lineup.channels, locked: options.locked, changed: slots.changed + slots.added)
         refreshLocks()

@@ -102,7 +102,6 @@ public actor Player {
     nonisolated let headend: Headend
     nonisolated let cards: InterstitialCards
     nonisolated let hub = EventHub<PlayerEvent>()
-    private let logos: LogoOverlays
     let logoCache: LogoCache
     /// The banner's, the picture-in-picture window's and the multiview's rules (Player+Overlays.swift).
     var banner: BannerMachine
@@ -163,7 +162,6 @@ public actor Player {
         output = parts.output
         headend = parts.headend
         cards = parts.cards
-        logos = parts.logos
         logoCache = parts.logoCache
         store = parts.store
         pinGate = parts.pinGate
@@ -209,9 +207,9 @@ public actor Player {
         // Then, without holding up the first picture: every channel's logo (decoded once, so no
         // later flip waits for one), and the SVG renderer with its fonts (so the first card
         // that counts does not pay for loading them).
-        let logos = self.logos, channels = lineup.channels, cards = self.cards
+        let output = self.output, channels = lineup.channels, cards = self.cards
         Task.detached(priority: .background) {
-            for channel in channels { _ = await logos.overlay(for: channel) }
+            await output.makeLogos(of: channels)
             _ = await cards.render(template: nil, fields: CardFields(number: "0", name: "warm-up"))
         }
     }
@@ -304,7 +302,6 @@ public actor Player {
             case .stop(let feed):
                 forget(feed: feed)
                 output.cancel(feed: feed)
-                jobs.cancel(.logo(feed))
                 startJob(.deactivation(feed)) { await $0.headend.deactivate(feed: feed) }
             case .showCard(let card):
                 startJob(.card) { await $0.renderAndShow(card) }
@@ -411,29 +408,20 @@ public actor Player {
     }
 
     private func activate(requestID id: RequestID, channel index: Int) async {
-        let channel = lineup.channels[index]
-        // A logo never stands between the viewer and the picture: the flip takes it if it is
-        // ready, and otherwise it joins the picture when it is.
-        let ready = await logos.readyOverlay(for: channel)
-        let overlay = ready ?? nil
+        // Superseded while the feeds stopped before it were let go.
         guard machine.pending?.requestID == id else { return }
+        let channel = lineup.channels[index]
         prepareRadioCard(index)
         logger.info("flip \(id) -> \(channel.number) \(channel.name)")
-        // The feed is the flip's: the output expects it before the head-end can make a frame of it.
+        // The feed is the flip's: the output expects it (with the channel's logo) before the
+        // head-end can make a frame of it.
         let feed = FeedID.next()
         flipFeeds[feed] = id
-        output.expect(feed: feed, token: id, overlays: overlay.map { [$0] } ?? [])
+        output.expect(feed: feed, token: id, channel: channel)
         do {
             let activation = try await headend.activate(channel, feed: feed, sink: output, recording: recordingFlips.removeValue(forKey: id))
             feedChannels.record(feed: activation.feed, channel: channel.number)
             perform(machine.activated(requestID: id, feed: activation.feed))
-            if ready == nil {
-                let logos = self.logos
-                startJob(.logo(feed)) { player in
-                    guard let overlay = await logos.overlay(for: channel) else { return }
-                    await player.output.setOverlays([overlay], feed: feed)
-                }
-            }
         } catch {
             forget(feed: feed)
             output.cancel(feed: feed)
@@ -672,8 +660,6 @@ enum PlayerJob: Hashable, Sendable {
     case timer(SwitcherMachine.Timer)
     /// Stopping the decoder of a feed no longer shown.
     case deactivation(FeedID)
-    /// Adding a channel's logo to its feed once it is ready.
-    case logo(FeedID)
     /// Applying the warm plan around the channel on screen.
     case warmPolicy
     /// The message over the picture, and its time on screen.

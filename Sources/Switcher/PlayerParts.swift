@@ -6,7 +6,7 @@ import Output
 import Parental
 
 /// What a player drives, made outside it: the output, the head-end with its channels, the
-/// cards, the logos, the remembered channel and the PIN gate.
+/// cards, the logo cache, the remembered channel and the PIN gate.
 ///
 /// The player makes none of them; the executable (`play`, `bench`) makes the parts and keeps
 /// the ones it needs itself (the clip library and the republishing server take the head-end,
@@ -15,7 +15,6 @@ public struct PlayerParts: Sendable {
     public let output: OutputPipeline
     public let headend: Headend
     public let cards: InterstitialCards
-    public let logos: LogoOverlays
     public let logoCache: LogoCache
     /// Where the last channel is remembered; nil remembers nothing.
     public let store: LastChannelStore?
@@ -28,9 +27,10 @@ public struct PlayerParts: Sendable {
     /// a head-end with their warm policy and budget, the cards of their template directory.
     public static func make(lineup: Lineup, options: PlayerOptions, logoCache: LogoCache = LogoCache(), logger: Logger) throws -> PlayerParts {
         let reports = MediaReports()
+        let logos = LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger)
         let output = try OutputPipeline(sink: options.sink, width: options.width, height: options.height, fps: options.fps, kms: options.kms,
                                         audioDevice: options.audioDevice, fullscreen: options.fullscreen, levelAudio: options.normalizeAudio,
-                                        reports: reports, logger: logger)
+                                        reports: reports, logos: logos, logger: logger)
         let headend = Headend(lineup: lineup, policy: options.warm, budget: options.warmBudget,
                               target: DecodeTarget(width: options.width, height: options.height, fps: options.fps,
                                                    passthrough: options.audioPassthrough.families), logger: logger, reports: reports,
@@ -39,7 +39,6 @@ public struct PlayerParts: Sendable {
         return PlayerParts(
             output: output, headend: headend,
             cards: InterstitialCards(directory: options.interstitials, format: output.videoFormat, logger: logger),
-            logos: LogoOverlays(placement: options.logo, width: options.width, height: options.height, cache: logoCache, logger: logger),
             logoCache: logoCache,
             store: options.stateFile.map(LastChannelStore.init(path:)),
             pinGate: pinDirectory.map(PINGate.init(directory:)),

@@ -157,6 +157,16 @@ import Testing
     }
 
     /// Through a real player: channel 1's logo bottom-left, channel 2 turns its logo off.
+    /// Where a logo of `colour` is on `player`'s picture, waiting up to 3 s for it to be there.
+    static func logoBox(of colour: (Int, Int, Int), on player: Player) async throws -> (x: Int, y: Int, width: Int, height: Int)? {
+        let deadline = ContinuousClock.now + .seconds(3)
+        repeat {
+            if let box = Self.box(of: colour, in: try ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil))) { return box }
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
+        return nil
+    }
+
     @Test func aPlayerShowsEachChannelsLogoAndNoneWhenTurnedOff() async throws {
         let files = try LogoFiles()
         let red = try files.write("red.png", try ImageCodec.png(image: Self.solid(255, 0, 0)))
@@ -175,13 +185,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         // A logo still being decoded does not hold up the first picture: it joins it when ready.
-        var box: (x: Int, y: Int, width: Int, height: Int)?
-        let logoDeadline = ContinuousClock.now + .seconds(3)
-        repeat {
-            box = Self.box(of: (255, 0, 0), in: try ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil)))
-            if box != nil { break }
-            try await Task.sleep(for: .milliseconds(100))
-        } while ContinuousClock.now < logoDeadline
+        let box = try await Self.logoBox(of: (255, 0, 0), on: player)
         #expect(box.map { abs($0.height - 36) <= 2 && abs($0.x - 16) <= 2 && abs($0.y + $0.height - 171) <= 2 } == true,
                 "channel 1: a 36 px red logo bottom-left: \(String(describing: box))")
 
@@ -192,6 +196,23 @@ import Testing
         #expect(Self.box(of: (255, 0, 0), in: two) == nil, "channel 2 turns its logo off")
         let picture = two.meanRGB(x: 140, y: 80, width: 40, height: 20)
         #expect(picture.b > 120 && picture.r < 70, "channel 2's picture is shown: \(picture)")
+
+        // A logo made once is on the first picture of every later flip to its channel.
+        #expect(await player.flip(.tune(ChannelNumber(1))).ok)
+        let back = try ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil))
+        #expect(Self.box(of: (255, 0, 0), in: back) != nil, "channel 1's logo is on its first picture again")
+
+        // A reading that gives channel 1 another logo: its next flip shows the new one.
+        let green = try files.write("green.png", try ImageCodec.png(image: Self.solid(0, 255, 0)))
+        var reading = lineup
+        reading.channels[0].logo = .file(green)
+        let (next, slots) = player.lineup.taking(reading)
+        await player.take(next, slots: slots)
+        #expect(await player.flip(.tune(ChannelNumber(2))).ok)
+        #expect(await player.flip(.tune(ChannelNumber(1))).ok)
+        #expect(try await Self.logoBox(of: (0, 255, 0), on: player) != nil, "channel 1 shows its new logo after the reading")
+        let after = try ImageCodec.decode(bytes: try await player.snapshotPNG(width: nil))
+        #expect(Self.box(of: (255, 0, 0), in: after) == nil, "the old logo is gone")
         await player.shutdown()
     }
 }
