@@ -39,6 +39,14 @@ extension HeadendTests {
             Lineup(channels: (0..<channels).map { makeChannel([server.url(channel: $0)], number: $0 + 1, name: "Pool \($0 + 1)") })
         }
 
+        /// A head-end for `lineup` whose loopback server is said to give one stream.
+        static func oneStreamHeadend(_ lineup: Lineup, policy: WarmPolicy) throws -> Headend {
+            var map = StreamPoolMap()
+            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=1"))]
+            return Headend(lineup: lineup, policy: policy, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
+                           pools: PoolSettings(map: map))
+        }
+
         /// Flips through `order` as a viewer would: each channel must show pictures within 8 s
         /// of the flip; the previous one stops once the new one shows. Returns the channels that
         /// showed no picture.
@@ -172,10 +180,7 @@ extension HeadendTests {
             let server = try LivePoolServer(clips: try await Self.clips(3), streams: 1, whenFull: .refuse)
             defer { server.stop() }
             let lineup = Self.lineup(server, channels: 3)
-            var map = StreamPoolMap()
-            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=1"))]
-            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
-                                  pools: PoolSettings(map: map))
+            let headend = try Self.oneStreamHeadend(lineup, policy: .all)
             await headend.applyPolicy(current: nil, last: nil)
             let tap = try await headend.tap(lineup.channels[2], holder: "client 192.168.1.7")
             defer { tap.close() }
@@ -194,6 +199,32 @@ extension HeadendTests {
             #expect(ContinuousClock.now - asked < .milliseconds(500), "at once, not after a timeout")
             #expect(server.refusals == refusedBefore, "nothing was asked of the server")
             #expect(server.openChannels == [2], "the client's stream stays: \(server.openChannels)")
+            await headend.shutdown()
+        }
+
+        /// A one-tuner server that holds a stream's slot half a second after its client left (a
+        /// tuner released late): the first flips after the box let a stream go are refused once,
+        /// each refusal doubles the time the box gives that server (150, 300, 600 ms), and from
+        /// then on every flip waits that long before it asks, so none is refused again. Every flip
+        /// shows its channel, and the server never has two streams of the box open.
+        @Test func aServerThatFreesSlotsLateIsGivenLongerUntilNoFlipIsRefused() async throws {
+            let server = try LivePoolServer(clips: try await Self.clips(2), streams: 1, whenFull: .refuse, freeDelay: 0.5, retryAfter: nil)
+            defer { server.stop() }
+            let lineup = Self.lineup(server, channels: 2)
+            let headend = try Self.oneStreamHeadend(lineup, policy: .none)
+            let pool = StreamPoolID(server.hostAndPort)
+            #expect(await headend.slotRelease(of: pool) == PoolLearning.firstSlotRelease)
+            let learning = try await Self.flip(through: [0, 1, 0, 1], headend: headend, lineup: lineup, dwell: .milliseconds(300))
+            #expect(learning.isEmpty, "every flip shows its channel: \(learning)")
+            let learned = await headend.slotRelease(of: pool)
+            #expect(learned >= .milliseconds(500), "the box now waits longer than the server holds a slot: \(learned)")
+            #expect(server.refusals >= 1, "the server held a slot longer than the box first waited")
+
+            let refusedBefore = server.refusals
+            let after = try await Self.flip(through: [0, 1, 0, 1], headend: headend, lineup: lineup, dwell: .milliseconds(300))
+            #expect(after.isEmpty, "every flip shows its channel: \(after)")
+            #expect(server.refusals == refusedBefore, "no flip refused once the box waits long enough (\(server.refusals - refusedBefore) more)")
+            #expect(server.maxOpen <= 1)
             await headend.shutdown()
         }
 
