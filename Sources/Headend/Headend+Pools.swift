@@ -21,7 +21,14 @@ public typealias PoolFailure = Failure<PoolFailureCode>
 /// A channel the head-end was asked for that its lineup does not hold.
 public enum HeadendFailureCode: String, FailureCode {
     case unknownChannel
-    public var kind: FailureKind { .notFound }
+    /// A later flip came while this one waited for its stream: only the later one connects.
+    case superseded
+    public var kind: FailureKind {
+        switch self {
+        case .unknownChannel: .notFound
+        case .superseded: .abandoned
+        }
+    }
 }
 public typealias HeadendFailure = Failure<HeadendFailureCode>
 

@@ -378,7 +378,14 @@ public actor Headend {
         let wasRunning = await source.isRunning
         if !wasRunning, recorded == nil {
             // In a full pool, the least valuable warm stream goes first.
-            do { try await makeRoom(for: source, flipTo: role == .screen) } catch {
+            do {
+                try await makeRoom(for: source, flipTo: role == .screen)
+                // A later flip came while this one waited for a slot (channel up pressed three
+                // times): only the latest connects, or a pool of one stream is asked for several.
+                if role == .screen, let later = laterScreenFeed(than: feed) {
+                    throw HeadendFailure(.superseded, "the flip to channel \(channel.number) \(channel.name) gave way to a later flip (\(later)) while it waited for a stream")
+                }
+            } catch {
                 decoders[feed] = nil
                 feedRoles[feed] = nil
                 throw error
@@ -417,6 +424,11 @@ public actor Headend {
         if role == .screen { countFlip(to: source, path: path) }
         refreshPoolView()
         return (feed, path)
+    }
+
+    /// A screen feed activated after `feed` (a later flip), if there is one.
+    private func laterScreenFeed(than feed: FeedID) -> FeedID? {
+        decoders.keys.filter { $0 > feed && (feedRoles[$0] ?? .screen) == .screen }.min()
     }
 
     /// Called (media thread) once a cold feed has its first keyframe and caps (a radio channel:
