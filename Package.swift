@@ -40,12 +40,15 @@ let package = Package(
         // libavformat/libavcodec/libavutil (FFmpeg); only MediaProbe/FFmpegReader.swift imports it.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat libavcodec libavutil",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // Failure<Code>, the domain's errors as a code and a message, and the kinds they map to;
+        // depends on nothing, so every module below Lineup can say its errors the same way.
+        .target(name: "Failures"),
         // Probing files and URLs with libavformat: streams, codecs, colour, HDR, chapters.
         .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
         // Displays: DRM devices, connectors and modes, and choosing one for the kms output.
-        .target(name: "Display", dependencies: ["CDRM"]),
+        .target(name: "Display", dependencies: ["CDRM", "Failures"]),
         // Safe Swift wrapper: the only module that imports CGStreamer.
-        .target(name: "GStreamer", dependencies: ["CGStreamer"]),
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "Failures"]),
         // Live MPEG-TS senders on loopback (hostile on request): for flipbox-lab and the tests only.
         .target(name: "LoopbackStreams"),
         // The box's pure machines, ids and rules (a feed from request to first picture, bearer
@@ -54,9 +57,9 @@ let package = Package(
         // Pure parsers of what sources send inside their streams (HLS playlists, WebVTT, MPEG-TS
         // tables, PES timestamps, LOAS frames, CEA-608 captions, AC-3 for IEC 61937), safe on
         // any bytes; no GStreamer, so the fuzzers and their tests link none.
-        .target(name: "MediaFormats"),
-        // Pure Swift lineup model and parsers.
-        .target(name: "Lineup", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "MediaFormats", dependencies: ["Failures"]),
+        // Pure Swift lineup model and parsers; re-exports Failures to the modules above it.
+        .target(name: "Lineup", dependencies: ["Failures", .product(name: "Yams", package: "Yams")]),
         // libxml2's streaming reader and zlib's inflate, for the XMLTV guide only.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -75,6 +78,7 @@ let package = Package(
         ]),
         // Parental rules (ratings), the PIN (scrypt from swift-crypto) and its wrong-PIN rule.
         .target(name: "Parental", dependencies: [
+            "Failures",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),

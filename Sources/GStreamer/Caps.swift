@@ -13,7 +13,7 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
     /// Parses caps from their string form.
     public convenience init(_ description: String) throws(GStreamerError) {
         guard let c = gst_caps_from_string(description) else {
-            throw GStreamerError(code: .pipelineDescription, message: "malformed caps: \(description)")
+            throw GStreamerError(.pipelineDescription, "malformed caps: \(description)")
         }
         self.init(takingOwnership: c)
     }

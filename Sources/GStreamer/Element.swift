@@ -29,7 +29,7 @@ public class Element: @unchecked Sendable {
     /// Creates an element from its factory, e.g. `Element.make("x264enc")`.
     public static func make(_ factory: String, name: String? = nil) throws(GStreamerError) -> Element {
         guard let e = gst_element_factory_make(factory, name) else {
-            throw GStreamerError(code: .missingElement, message: "the GStreamer element '\(factory)' is not installed (run deploy/install-deps.sh)")
+            throw GStreamerError(.missingElement, "the GStreamer element '\(factory)' is not installed (run deploy/install-deps.sh)")
         }
         return Element(takingOwnership: e)
     }
@@ -122,10 +122,10 @@ public class Bin: Element, @unchecked Sendable {
     public func addBranch(_ description: String) throws(GStreamerError) -> Bin {
         var error: UnsafeMutablePointer<GError>?
         guard let e = gst_parse_bin_from_description(description, 1, &error) else {
-            throw GStreamerError(code: .pipelineDescription, message: "cannot build '\(description)': \(GStreamer.takeMessage(error) ?? "unknown error")")
+            throw GStreamerError(.pipelineDescription, "cannot build '\(description)': \(GStreamer.takeMessage(error) ?? "unknown error")")
         }
         if let msg = GStreamer.takeMessage(error) {
-            throw GStreamerError(code: .pipelineDescription, message: "cannot build '\(description)': \(msg)")
+            throw GStreamerError(.pipelineDescription, "cannot build '\(description)': \(msg)")
         }
         let bin = Bin(takingOwnership: UnsafeMutableRawPointer(e).assumingMemoryBound(to: GstElement.self))
         gst_bin_add(fb_bin(object), bin.pointer)
@@ -174,11 +174,11 @@ public final class Pad: @unchecked Sendable {
     /// Links this (source) pad to `element`'s sink pad.
     public func link(to element: Element, pad: String = "sink") throws(GStreamerError) {
         guard let sink = element.staticPad(pad) else {
-            throw GStreamerError(code: .pipelineDescription, message: "\(element.name) has no '\(pad)' pad")
+            throw GStreamerError(.pipelineDescription, "\(element.name) has no '\(pad)' pad")
         }
         let r = gst_pad_link(pointer, sink.pointer)
         guard r == GST_PAD_LINK_OK else {
-            throw GStreamerError(code: .pipelineDescription, message: "cannot link \(name) to \(element.name): \(String(cString: gst_pad_link_get_name(r)))")
+            throw GStreamerError(.pipelineDescription, "cannot link \(name) to \(element.name): \(String(cString: gst_pad_link_get_name(r)))")
         }
     }
 

@@ -1,4 +1,5 @@
 import CGStreamer
+import Failures
 import Foundation
 
 /// Process-wide GStreamer set-up. Call `GStreamer.initialize()` once before any other API.
@@ -6,7 +7,7 @@ public enum GStreamer {
     private static let once: Result<Void, GStreamerError> = {
         var error: UnsafeMutablePointer<GError>?
         if gst_init_check(nil, nil, &error) == 0 {
-            return .failure(GStreamerError(code: .initialization, message: takeMessage(error) ?? "gst_init failed"))
+            return .failure(GStreamerError(.initialization, takeMessage(error) ?? "gst_init failed"))
         }
         // The MPEG-TS section types (SCTE-35 splice cues) must be registered before use.
         gst_mpegts_initialize()
@@ -76,17 +77,32 @@ public enum GStreamer {
 }
 
 /// An error from the media layer, with a code and a message meant for the person running the box.
-public struct GStreamerError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Code: String, Sendable {
-        case initialization, pipelineDescription, stateChange, missingElement, timeout, decode, encode, io
+public typealias GStreamerError = Failure<GStreamerCode>
+
+public enum GStreamerCode: String, FailureCode {
+    /// GStreamer itself did not start (`gst_init`).
+    case initialization
+    /// A pipeline, branch, caps or link that cannot be built as described.
+    case pipelineDescription
+    /// A pipeline that does not go to the state asked for (a source or sink fails on the way).
+    case stateChange
+    /// An element that is not installed.
+    case missingElement
+    /// A pipeline that did not get there in time.
+    case timeout
+    /// A picture that cannot be decoded (or rendered, for SVG).
+    case decode
+    /// A frame that cannot be converted or encoded.
+    case encode
+
+    public var kind: FailureKind {
+        switch self {
+        case .initialization, .pipelineDescription, .encode: .internalFailure
+        case .stateChange, .decode: .upstream
+        case .missingElement: .unsupported
+        case .timeout: .timedOut
+        }
     }
-    public var code: Code
-    public var message: String
-    public init(code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { message }
 }
 
 /// Nanosecond times as GStreamer uses them.

@@ -42,7 +42,7 @@ public enum ImageCodec {
         let pipeline = try Pipeline(description: "filesrc name=src ! decodebin ! videoconvert ! video/x-raw,format=BGRA ! appsink name=sink sync=false max-buffers=1")
         defer { pipeline.shutdown() }
         pipeline.child(named: "src")?.set("location", string: path)
-        guard let sink = pipeline.appSink(named: "sink") else { throw GStreamerError(code: .decode, message: "internal: no sink") }
+        guard let sink = pipeline.appSink(named: "sink") else { throw GStreamerError(.decode, "internal: no sink") }
         _ = try? pipeline.setState(.paused)
         // Returns as soon as the picture is decoded, or at once when the file cannot be read; the
         // limit only matters on a machine too busy to decode a logo in seconds.
@@ -51,7 +51,7 @@ public enum ImageCodec {
         guard let sample = sink.pullPreroll(timeout: 0), let caps = sample.caps,
               let w = caps.int("width"), let h = caps.int("height") else {
             let reason = pipeline.firstError ?? (timedOut ? "not decoded within 30 s (is the machine overloaded?)" : "not a picture GStreamer can decode")
-            throw GStreamerError(code: .decode, message: "cannot read the image \(path): \(reason)")
+            throw GStreamerError(.decode, "cannot read the image \(path): \(reason)")
         }
         var tw = w, th = h
         if let maxWidth, let maxHeight {
@@ -66,7 +66,7 @@ public enum ImageCodec {
             out = try sample.converted(to: try Caps("video/x-raw,format=BGRA,width=\(tw),height=\(th),pixel-aspect-ratio=1/1"))
         }
         guard let buffer = out.buffer, let oc = out.caps, let ow = oc.int("width"), let oh = oc.int("height") else {
-            throw GStreamerError(code: .decode, message: "cannot read the image \(path)")
+            throw GStreamerError(.decode, "cannot read the image \(path)")
         }
         return BGRAImage(width: ow, height: oh, pixels: packed(buffer: buffer, width: ow, height: oh, caps: oc))
     }
@@ -76,14 +76,14 @@ public enum ImageCodec {
         let pipeline = try Pipeline(description: "appsrc name=src ! decodebin ! videoconvert ! video/x-raw,format=BGRA ! appsink name=sink sync=false max-buffers=1")
         defer { pipeline.shutdown() }
         guard let src = pipeline.appSource(named: "src"), let sink = pipeline.appSink(named: "sink") else {
-            throw GStreamerError(code: .decode, message: "internal: no appsrc/appsink")
+            throw GStreamerError(.decode, "internal: no appsrc/appsink")
         }
         _ = try? pipeline.setState(.paused)
         src.push(Buffer(bytes: bytes))
         src.endOfStream()
         guard let sample = sink.pullPreroll(timeout: 5 * .second), let buffer = sample.buffer, let caps = sample.caps,
               let w = caps.int("width"), let h = caps.int("height") else {
-            throw GStreamerError(code: .decode, message: "cannot decode the picture (\(bytes.count) bytes)")
+            throw GStreamerError(.decode, "cannot decode the picture (\(bytes.count) bytes)")
         }
         return BGRAImage(width: w, height: h, pixels: packed(buffer: buffer, width: w, height: h, caps: caps))
     }
@@ -102,7 +102,7 @@ public enum ImageCodec {
             target += ",width=\(width),height=\(h),pixel-aspect-ratio=1/1"
         }
         let out = try Sample(buffer: frame, caps: caps).converted(to: try Caps(target))
-        guard let b = out.buffer else { throw GStreamerError(code: .encode, message: "encoding a frame as \(mediaType) produced nothing") }
+        guard let b = out.buffer else { throw GStreamerError(.encode, "encoding a frame as \(mediaType) produced nothing") }
         return b.bytes()
     }
 

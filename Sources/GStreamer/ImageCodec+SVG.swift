@@ -6,7 +6,7 @@ extension ImageCodec {
         let pipeline = try Pipeline(description: "appsrc name=src caps=image/svg+xml ! rsvgdec ! videoconvert ! video/x-raw,format=BGRA ! appsink name=sink sync=false max-buffers=1")
         defer { pipeline.shutdown() }
         guard let src = pipeline.appSource(named: "src"), let sink = pipeline.appSink(named: "sink") else {
-            throw GStreamerError(code: .decode, message: "internal: no appsrc/appsink")
+            throw GStreamerError(.decode, "internal: no appsrc/appsink")
         }
         _ = try? pipeline.setState(.paused)
         src.push(Buffer(bytes: Array(document.utf8)))
@@ -14,7 +14,7 @@ extension ImageCodec {
         guard let sample = sink.pullPreroll(timeout: 5 * .second), let buffer = sample.buffer, let caps = sample.caps,
               let w = caps.int("width"), let h = caps.int("height") else {
             let reason = pipeline.firstError ?? "nothing rendered"
-            throw GStreamerError(code: .decode, message: "cannot render the SVG: \(reason)")
+            throw GStreamerError(.decode, "cannot render the SVG: \(reason)")
         }
         return BGRAImage(width: w, height: h, pixels: packed(buffer: buffer, width: w, height: h, caps: caps))
     }

@@ -81,7 +81,7 @@ public final class VideoFormat: @unchecked Sendable {
     public init(caps: Caps) throws(GStreamerError) {
         self.caps = caps
         guard gst_video_info_from_caps(&info, caps.pointer) != 0 else {
-            throw GStreamerError(code: .pipelineDescription, message: "not raw video caps: \(caps)")
+            throw GStreamerError(.pipelineDescription, "not raw video caps: \(caps)")
         }
     }
 
@@ -152,7 +152,7 @@ public final class VideoFormat: @unchecked Sendable {
     /// conversion's pool is not kept alive by it: callers keep these frames, as cards and stills).
     public func converted(_ frame: Buffer, caps: Caps) throws(GStreamerError) -> Buffer {
         let out = try Sample(buffer: frame, caps: caps).converted(to: self.caps)
-        guard let buffer = out.buffer else { throw GStreamerError(code: .encode, message: "cannot convert a picture to an output frame") }
+        guard let buffer = out.buffer else { throw GStreamerError(.encode, "cannot convert a picture to an output frame") }
         return buffer.detached()
     }
 }

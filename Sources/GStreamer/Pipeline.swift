@@ -32,10 +32,10 @@ public final class Pipeline: Bin, @unchecked Sendable {
         let element = gst_parse_launch(description, &error)
         if let message = GStreamer.takeMessage(error) {
             if let element { gst_object_unref(UnsafeMutableRawPointer(element)) }
-            throw GStreamerError(code: .pipelineDescription, message: "cannot build the pipeline: \(message)")
+            throw GStreamerError(.pipelineDescription, "cannot build the pipeline: \(message)")
         }
         guard let element else {
-            throw GStreamerError(code: .pipelineDescription, message: "cannot build the pipeline '\(description)'")
+            throw GStreamerError(.pipelineDescription, "cannot build the pipeline '\(description)'")
         }
         // gst_parse_launch returns a bare element when the description has one; wrap it then.
         if g_type_check_instance_is_a(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GTypeInstance.self), gst_pipeline_get_type()) == 0 {
@@ -109,7 +109,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
     public func setState(_ state: State) throws(GStreamerError) -> StateChange {
         switch gst_element_set_state(pointer, state.gst) {
         case GST_STATE_CHANGE_FAILURE:
-            throw GStreamerError(code: .stateChange, message: "cannot go to \(state)")
+            throw GStreamerError(.stateChange, "cannot go to \(state)")
         case GST_STATE_CHANGE_ASYNC: return .async
         case GST_STATE_CHANGE_NO_PREROLL: return .noPreroll
         default: return .success
@@ -122,9 +122,9 @@ public final class Pipeline: Bin, @unchecked Sendable {
         var current = GST_STATE_NULL, pending = GST_STATE_NULL
         switch gst_element_get_state(pointer, &current, &pending, timeout) {
         case GST_STATE_CHANGE_FAILURE:
-            throw GStreamerError(code: .stateChange, message: "the pipeline failed to start")
+            throw GStreamerError(.stateChange, "the pipeline failed to start")
         case GST_STATE_CHANGE_ASYNC:
-            throw GStreamerError(code: .timeout, message: "the pipeline did not start within \(timeout / .millisecond) ms")
+            throw GStreamerError(.timeout, "the pipeline did not start within \(timeout / .millisecond) ms")
         default:
             return State(current)
         }

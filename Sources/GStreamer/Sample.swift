@@ -26,7 +26,7 @@ public final class Sample: @unchecked Sendable {
     public func converted(to caps: Caps, timeout: ClockTime = 5 * .second) throws(GStreamerError) -> Sample {
         var error: UnsafeMutablePointer<GError>?
         guard let s = gst_video_convert_sample(pointer, caps.pointer, timeout, &error) else {
-            throw GStreamerError(code: .encode, message: "cannot convert frame to \(caps): \(GStreamer.takeMessage(error) ?? "unknown error")")
+            throw GStreamerError(.encode, "cannot convert frame to \(caps): \(GStreamer.takeMessage(error) ?? "unknown error")")
         }
         _ = GStreamer.takeMessage(error)
         return Sample(takingOwnership: s)

@@ -244,7 +244,7 @@ final class ChannelDecoder: @unchecked Sendable {
             guard let vsrc = pipeline.appSource(named: "vsrc"), let vout = pipeline.appSink(named: "vout"),
                   let drawn = DecoderSubtitles(pipeline: pipeline) else {
                 pipeline.shutdown()
-                throw GStreamerError(code: .pipelineDescription, message: "internal: decoder pipeline incomplete")
+                throw GStreamerError(.pipelineDescription, "internal: decoder pipeline incomplete")
             }
             videoSource = vsrc
             videoOut = vout
@@ -299,7 +299,7 @@ final class ChannelDecoder: @unchecked Sendable {
             appsink name=aout sync=true async=false qos=false max-buffers=16
             """)
         guard let source = bin.appSource(named: "asrc") else {
-            throw GStreamerError(code: .pipelineDescription, message: "internal: decoder audio branch incomplete")
+            throw GStreamerError(.pipelineDescription, "internal: decoder audio branch incomplete")
         }
         return AudioBranch(bin: bin, source: source, family: family, passthrough: passed != nil)
     }

@@ -192,7 +192,7 @@ final class DecoderSubtitles: @unchecked Sendable {
             """)
         guard let source = bin.appSource(named: "ttxsrc"), let out = bin.appSink(named: "ttxout") else {
             pipeline.removeStopped(bin)
-            throw GStreamerError(code: .pipelineDescription, message: "internal: teletext branch incomplete")
+            throw GStreamerError(.pipelineDescription, "internal: teletext branch incomplete")
         }
         // One line of text per row of the page (the default template writes a backslash and an n).
         bin.child(named: "ttxdec")?.set("subtitles-template", string: "%s\n")

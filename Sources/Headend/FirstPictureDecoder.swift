@@ -64,7 +64,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
     /// Builds and starts an idle decoder for `family` (media thread).
     init(family: VideoFamily, target: DecodeTarget, logger: Logger) throws {
         guard let chain = family.decoderChain else {
-            throw GStreamerError(code: .pipelineDescription, message: "internal: no first-picture decoder for \(family.displayName)")
+            throw GStreamerError(.pipelineDescription, "internal: no first-picture decoder for \(family.displayName)")
         }
         self.family = family
         self.target = target
@@ -75,7 +75,7 @@ final class FirstPictureDecoder: @unchecked Sendable {
             """)
         guard let src = pipeline.appSource(named: "src"), let out = pipeline.appSink(named: "out") else {
             pipeline.shutdown()
-            throw GStreamerError(code: .pipelineDescription, message: "internal: first-picture pipeline incomplete")
+            throw GStreamerError(.pipelineDescription, "internal: first-picture pipeline incomplete")
         }
         source = src
         out.onSample { [weak self] sample in

@@ -34,7 +34,7 @@ public struct BreakSchedule: Sendable, Hashable, CustomStringConvertible {
             if rule.isEmpty { continue }
             rules.append(try Self.rule(rule))
         }
-        guard !rules.isEmpty else { throw LineupValueError("`breaks` is empty; write e.g. `every 30m at 28m for 2m`") }
+        guard !rules.isEmpty else { throw LineupValueError(.breaks, "`breaks` is empty; write e.g. `every 30m at 28m for 2m`") }
         self.rules = rules
     }
 
@@ -42,23 +42,23 @@ public struct BreakSchedule: Sendable, Hashable, CustomStringConvertible {
         let words = text.split(separator: " ").map(String.init)
         let example = "write `every 30m at 28m for 2m` or `2026-11-22T20:15:00Z for 2m`"
         if words.count == 6, words[0] == "every", words[2] == "at", words[4] == "for" {
-            guard let period = duration(words[1]), period > .zero else { throw LineupValueError("break rule '\(text)': '\(words[1])' is not a period; \(example)") }
+            guard let period = duration(words[1]), period > .zero else { throw LineupValueError(.breaks, "break rule '\(text)': '\(words[1])' is not a period; \(example)") }
             guard let offset = duration(words[3]), offset < period else {
-                throw LineupValueError("break rule '\(text)': '\(words[3])' is not a time within the period; \(example)")
+                throw LineupValueError(.breaks, "break rule '\(text)': '\(words[3])' is not a time within the period; \(example)")
             }
             guard let length = duration(words[5]), length > .zero, length <= period else {
-                throw LineupValueError("break rule '\(text)': '\(words[5])' is not a length within the period; \(example)")
+                throw LineupValueError(.breaks, "break rule '\(text)': '\(words[5])' is not a length within the period; \(example)")
             }
             return .every(period: period, offset: offset, length: length)
         }
         if words.count == 3, words[1] == "for" {
             guard let start = try? Date.ISO8601FormatStyle(includingFractionalSeconds: words[0].contains(".")).parse(words[0]) else {
-                throw LineupValueError("break rule '\(text)': '\(words[0])' is not an ISO 8601 time; \(example)")
+                throw LineupValueError(.breaks, "break rule '\(text)': '\(words[0])' is not an ISO 8601 time; \(example)")
             }
-            guard let length = duration(words[2]), length > .zero else { throw LineupValueError("break rule '\(text)': '\(words[2])' is not a length; \(example)") }
+            guard let length = duration(words[2]), length > .zero else { throw LineupValueError(.breaks, "break rule '\(text)': '\(words[2])' is not a length; \(example)") }
             return .once(start: start, length: length)
         }
-        throw LineupValueError("break rule '\(text)' is not understood; \(example)")
+        throw LineupValueError(.breaks, "break rule '\(text)' is not understood; \(example)")
     }
 
     static func duration(_ text: String) -> Duration? { Duration(compact: text) }
@@ -106,13 +106,6 @@ public struct BreakSchedule: Sendable, Hashable, CustomStringConvertible {
         let ms = Int64(d.milliseconds.rounded())
         return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
     }
-}
-
-/// A lineup value that does not parse, with a message for the person who wrote it.
-public struct LineupValueError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
 
 extension Channel {

@@ -40,7 +40,7 @@ public struct ChannelNumber: Hashable, Comparable, Sendable, CustomStringConvert
     /// `text` (a query parameter, a JSON field) as a channel number; when it is none, the
     /// error's message says so in `notANumber`'s words.
     public static func reading(_ text: String) throws(LineupValueError) -> ChannelNumber {
-        guard let number = ChannelNumber(text) else { throw LineupValueError(notANumber(text)) }
+        guard let number = ChannelNumber(text) else { throw LineupValueError(.channelNumber, notANumber(text)) }
         return number
     }
 

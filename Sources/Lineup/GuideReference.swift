@@ -63,16 +63,24 @@ enum GuideReference {
             scale = unit.1
         }
         guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite else {
-            return .failure(RefreshError(message: "\(setting) \"\(text)\" is not a duration; write e.g. 12h, 90m, 1d or off"))
+            return .failure(RefreshError(.notADuration, "\(setting) \"\(text)\" is not a duration; write e.g. 12h, 90m, 1d or off"))
         }
         let seconds = value * scale
         guard (60...30 * 86_400).contains(seconds) else {
-            return .failure(RefreshError(message: "\(setting) \"\(text)\" is out of range; use 1m to 30d, or off"))
+            return .failure(RefreshError(.outOfRange, "\(setting) \"\(text)\" is out of range; use 1m to 30d, or off"))
         }
         return .success(.milliseconds(Int64(seconds * 1000)))
     }
 
-    struct RefreshError: Error, Equatable {
-        var message: String
+    /// A refresh interval that cannot be used; the message names the setting.
+    typealias RefreshError = Failure<RefreshCode>
+
+    enum RefreshCode: String, FailureCode {
+        /// Not a number with an optional unit (`d`, `h`, `m`, `s`), nor `off`.
+        case notADuration
+        /// Shorter than a minute or longer than 30 days.
+        case outOfRange
+
+        var kind: FailureKind { .badRequest }
     }
 }

@@ -12,14 +12,14 @@ public struct MulticastDestination: Hashable, Sendable, CustomStringConvertible 
     public init(parsing text: String) throws(LineupValueError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let colon = trimmed.lastIndex(of: ":"), let port = Int(trimmed[trimmed.index(after: colon)...]), (1...65535).contains(port) else {
-            throw LineupValueError("multicast \"\(text)\" is not a group and port such as 239.1.1.7:5000")
+            throw LineupValueError(.multicast, "multicast \"\(text)\" is not a group and port such as 239.1.1.7:5000")
         }
         let octets = trimmed[..<colon].split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
         guard octets.count == 4, octets.allSatisfy({ $0.map { (0...255).contains($0) } ?? false }) else {
-            throw LineupValueError("multicast \"\(text)\": '\(trimmed[..<colon])' is not an IPv4 address")
+            throw LineupValueError(.multicast, "multicast \"\(text)\": '\(trimmed[..<colon])' is not an IPv4 address")
         }
         guard let first = octets[0], (224...239).contains(first) else {
-            throw LineupValueError("multicast \"\(text)\": \(trimmed[..<colon]) is not a multicast group (224.0.0.0 to 239.255.255.255)")
+            throw LineupValueError(.multicast, "multicast \"\(text)\": \(trimmed[..<colon]) is not a multicast group (224.0.0.0 to 239.255.255.255)")
         }
         self.group = octets.map { String($0!) }.joined(separator: ".")
         self.port = port

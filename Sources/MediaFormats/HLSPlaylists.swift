@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 
 /// A subtitle rendition an HLS master playlist names (`#EXT-X-MEDIA:TYPE=SUBTITLES`). Pure.
@@ -69,7 +70,7 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
         var lines = HLSPlaylistLines(text).makeIterator()
         guard lines.next()?.hasPrefix("#EXTM3U") == true else {
             let start = text.prefix(40).replacingOccurrences(of: "\n", with: " ")
-            throw HLSPlaylistError(description: "is no HLS playlist (it starts with \"\(start)\")")
+            throw HLSPlaylistError(.notAPlaylist, "is no HLS playlist (it starts with \"\(start)\")")
         }
         targetDuration = 6
         segments = []
@@ -83,7 +84,7 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
                 let value = line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)
                 // Digits only: no sign; a number too long for `Int` is as out of range as a long one.
                 guard value.allSatisfy(\.isASCIIDigit), let n = Int(value), n <= Self.maxSequence else {
-                    throw HLSPlaylistError(description: "names media sequence \(value.prefix(24)), which is no number from 0 to \(Self.maxSequence)")
+                    throw HLSPlaylistError(.mediaSequenceOutOfRange, "names media sequence \(value.prefix(24)), which is no number from 0 to \(Self.maxSequence)")
                 }
                 sequence = n
             } else if line.hasPrefix("#EXTINF:") {
@@ -92,7 +93,7 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
                 ended = true
             } else if !line.hasPrefix("#") {
                 guard segments.count < Self.maxSegments else {
-                    throw HLSPlaylistError(description: "lists more than \(Self.maxSegments) segments")
+                    throw HLSPlaylistError(.tooManySegments, "lists more than \(Self.maxSegments) segments")
                 }
                 if let url = URL(string: line, relativeTo: base)?.absoluteURL {
                     segments.append(Segment(sequence: sequence, url: url, duration: duration ?? targetDuration))
@@ -113,9 +114,19 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
     }
 }
 
-/// Why an HLS playlist was refused; `description` completes "<url> …".
-public struct HLSPlaylistError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+/// Why an HLS playlist was refused; the message completes "<url> …".
+public typealias HLSPlaylistError = Failure<HLSPlaylistCode>
+
+public enum HLSPlaylistCode: String, FailureCode {
+    /// The text does not start with `#EXTM3U`.
+    case notAPlaylist
+    /// `#EXT-X-MEDIA-SEQUENCE` is no number from 0 to `HLSMediaPlaylist.maxSequence`.
+    case mediaSequenceOutOfRange
+    /// More than `HLSMediaPlaylist.maxSegments` segments.
+    case tooManySegments
+
+    /// The source sent it: every refusal is the source's.
+    public var kind: FailureKind { .upstream }
 }
 
 /// The non-empty lines of a playlist, trimmed (LF or CRLF).

@@ -1,3 +1,5 @@
+import Lineup
+
 /// Where the kms output draws: a DRM device node, one of its connectors, and a mode of that
 /// connector whose size is the output's size. Found by probing the display (the Display module),
 /// never guessed: kmssink's own defaults miss drivers it does not know (virtio_gpu) and keep
@@ -19,4 +21,15 @@ public struct KMSTarget: Sendable, Hashable {
         self.connectorID = connectorID
         self.connectorName = connectorName
     }
+}
+
+/// Why the kms output cannot use its device; the message names it and says what to do.
+public typealias KMSDeviceError = Failure<KMSDeviceCode>
+
+public enum KMSDeviceCode: String, FailureCode {
+    /// The device node cannot be opened for reading and writing: this user is not in the video
+    /// group, or the device is gone.
+    case cannotOpen
+
+    public var kind: FailureKind { .unavailable }
 }

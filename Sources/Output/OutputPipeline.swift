@@ -81,7 +81,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         videoFormat = try VideoFormat(caps: videoCaps)
         if sink == .kms, let kms {
             guard let device = FileHandle(forUpdatingAtPath: kms.devicePath) else {
-                throw GStreamerError(code: .io, message: "the kms output cannot open \(kms.devicePath) (is the user in the video group?)")
+                throw KMSDeviceError(.cannotOpen, "the kms output cannot open \(kms.devicePath) (is the user in the video group?)")
             }
             kmsDevice = device
         } else {
@@ -99,7 +99,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
         guard let vsrc = pipeline.appSource(named: "vsrc"), let asrc = pipeline.appSource(named: "asrc"),
               let vsink = pipeline.child(named: "vsink"), let sinkPad = vsink.staticPad("sink") else {
             pipeline.shutdown()
-            throw GStreamerError(code: .pipelineDescription, message: "internal: output pipeline incomplete")
+            throw GStreamerError(.pipelineDescription, "internal: output pipeline incomplete")
         }
         if let fullscreenWindow { vsink.setWindowHandle(fullscreenWindow.handle) }
         videoSource = vsrc
@@ -122,7 +122,7 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
             for await message in messages {
                 switch message {
                 case .error(let source, let text, let debug):
-                    if !outcome.settle(.failure(GStreamerError(code: .stateChange, message: "the \(sinkName) output cannot start: \(text)"))) {
+                    if !outcome.settle(.failure(GStreamerError(.stateChange, "the \(sinkName) output cannot start: \(text)"))) {
                         logger.error("the \(sinkName) output failed in \(source): \(text) [\(debug ?? "")]")
                     }
                 case .stateChanged(_, .playing), .asyncDone:
@@ -450,7 +450,7 @@ private final class StartOutcome: @unchecked Sendable {
     func wait(timeout: Duration) async throws {
         Task { [weak self] in
             try? await Task.sleep(for: timeout)
-            self?.settle(.failure(GStreamerError(code: .timeout, message: "the output did not start within \(timeout.spoken)")))
+            self?.settle(.failure(GStreamerError(.timeout, "the output did not start within \(timeout.spoken)")))
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let done: Result<Void, GStreamerError>? = lock.withLock {

@@ -1,5 +1,6 @@
 import Crypto
 import CryptoExtras
+import Failures
 import Foundation
 
 /// The parental PIN on disk (`pin.json` in the state directory, mode 0600): never the PIN
@@ -88,21 +89,21 @@ public struct PINStore: Sendable {
 }
 
 /// A PIN problem, with a code for programs and a message for people.
-public struct PINError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
-        /// Not 4-8 digits.
-        case malformed
-        /// No PIN has been set.
-        case notSet
-        /// The file cannot be read or written.
-        case storage
-    }
+public typealias PINError = Failure<PINCode>
 
-    public let code: Code
-    public let message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+public enum PINCode: String, FailureCode {
+    /// Not 4-8 digits.
+    case malformed
+    /// No PIN has been set.
+    case notSet
+    /// The file cannot be read or written.
+    case storage
+
+    public var kind: FailureKind {
+        switch self {
+        case .malformed: .badRequest
+        case .notSet: .conflict
+        case .storage: .internalFailure
+        }
     }
-    public var description: String { message }
 }

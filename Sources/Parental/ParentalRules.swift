@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 
 /// The `parental:` settings: the highest rating allowed per rating system, what unrated
@@ -45,7 +46,7 @@ public struct ParentalRules: Sendable, Hashable {
                 let item = String(part).trimmingSpaces
                 guard !item.isEmpty else { continue }
                 guard let eq = item.firstIndex(where: { $0 == "=" || $0 == ":" }) else {
-                    throw ParentalRulesError("parental: '\(item)' is not SYSTEM=LEVEL, unrated=allow|lock or unlock=TIME")
+                    throw ParentalRulesError(.malformed, "parental: '\(item)' is not SYSTEM=LEVEL, unrated=allow|lock or unlock=TIME")
                 }
                 pairs.append((String(item[..<eq]).trimmingSpaces, String(item[item.index(after: eq)...]).trimmingSpaces, "parental"))
             }
@@ -62,7 +63,7 @@ public struct ParentalRules: Sendable, Hashable {
         switch key.lowercased() {
         case "unrated":
             guard let rule = Unrated(rawValue: value.lowercased()) else {
-                throw ParentalRulesError("\(origin): unrated must be allow or lock, not '\(value)'")
+                throw ParentalRulesError(.badValue, "\(origin): unrated must be allow or lock, not '\(value)'")
             }
             unrated = rule
         case "unlock":
@@ -70,22 +71,22 @@ public struct ParentalRules: Sendable, Hashable {
                 unlockDuration = nil
             } else {
                 guard let d = Self.duration(value), d > .zero, d <= .seconds(24 * 3600) else {
-                    throw ParentalRulesError("\(origin): unlock must be 'programme' or a time such as 30m or 2h (at most 24h), not '\(value)'")
+                    throw ParentalRulesError(.badValue, "\(origin): unlock must be 'programme' or a time such as 30m or 2h (at most 24h), not '\(value)'")
                 }
                 unlockDuration = d
             }
         case "age":
             guard let age = Int(value), (0...21).contains(age) else {
-                throw ParentalRulesError("\(origin): age must be a number of years from 0 to 21, not '\(value)'")
+                throw ParentalRulesError(.badValue, "\(origin): age must be a number of years from 0 to 21, not '\(value)'")
             }
             for system in RatingSystem.allCases where maximum[system] == nil { maximum[system] = Limit(age: age, text: value) }
         default:
             guard let system = RatingSystem(name: key) else {
                 let known = RatingSystem.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ParentalRulesError("\(origin): unknown rating system '\(key)' (known: \(known); or unrated, unlock, age)")
+                throw ParentalRulesError(.unknownSystem, "\(origin): unknown rating system '\(key)' (known: \(known); or unrated, unlock, age)")
             }
             guard let age = system.age(of: value) else {
-                throw ParentalRulesError("\(origin): '\(value)' is not a \(system.rawValue) rating")
+                throw ParentalRulesError(.unknownRating, "\(origin): '\(value)' is not a \(system.rawValue) rating")
             }
             maximum[system] = Limit(age: age, text: value)
         }
@@ -159,9 +160,18 @@ public enum ParentalVerdict: Sendable, Hashable {
     public var isLocked: Bool { if case .locked = self { true } else { false } }
 }
 
-/// A `parental` setting that cannot be used, with its name and what is wrong.
-public struct ParentalRulesError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+/// A `parental` setting that cannot be used; the message names it and says what is wrong.
+public typealias ParentalRulesError = Failure<ParentalRulesCode>
+
+public enum ParentalRulesCode: String, FailureCode {
+    /// An item of the one-line `parental` setting that is not `NAME=VALUE`.
+    case malformed
+    /// `unrated`, `unlock` or `age` with a value they do not take.
+    case badValue
+    /// A rating system the box does not know.
+    case unknownSystem
+    /// A level that is not a rating of its system.
+    case unknownRating
+
+    public var kind: FailureKind { .badRequest }
 }

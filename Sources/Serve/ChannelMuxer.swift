@@ -138,7 +138,7 @@ final class ChannelMuxer: @unchecked Sendable {
             let pipeline = try Pipeline(description: description)
             guard let vsrc = pipeline.appSource(named: "vsrc"), let out = pipeline.appSink(named: "out") else {
                 pipeline.shutdown()
-                throw GStreamerError(code: .pipelineDescription, message: "internal: muxer pipeline incomplete")
+                throw GStreamerError(.pipelineDescription, "internal: muxer pipeline incomplete")
             }
             vsrc.caps = video
             let asrc = pipeline.appSource(named: "asrc")
@@ -152,8 +152,7 @@ final class ChannelMuxer: @unchecked Sendable {
                 try pipeline.setState(.playing)
             } catch {
                 pipeline.shutdown()
-                throw GStreamerError(code: .stateChange,
-                                     message: "cannot mux channel \(number) (\(video.mediaType)\(audio.map { ", \($0.mediaType)" } ?? "")) into MPEG-TS: \(pipeline.firstError ?? "\(error)")")
+                throw GStreamerError(.stateChange, "cannot mux channel \(number) (\(video.mediaType)\(audio.map { ", \($0.mediaType)" } ?? "")) into MPEG-TS: \(pipeline.firstError ?? "\(error)")")
             }
             return (pipeline, vsrc, asrc)
         }

@@ -46,7 +46,8 @@ import Testing
             return e.code == .noSuchMode && e.message.contains("--mode 3840x2160@60")
                 && e.message.contains("1920x1080@60 (preferred), 1920x1080@59.94, 1920x1080@50, 1920x1080i@60, 1280x720@50")
         }
-        #expect(throws: DisplayError.self) { try DisplayChoice.choose(cards: [pc], mode: ModeRequest("1920x1080@30")!) }
+        let thirty = #expect(throws: DisplayError.self) { try DisplayChoice.choose(cards: [pc], mode: ModeRequest("1920x1080@30")!) }
+        #expect(thirty?.code == .noSuchMode && thirty?.kind == .notFound)
     }
 
     @Test func aNamedConnectorIsUsedAndAnUnpluggedOneIsSaidSo() throws {
@@ -59,7 +60,8 @@ import Testing
             ($0 as! DisplayError).code == .noConnectedDisplay && "\($0)".contains("DP-1 on /dev/dri/card0: no display is connected")
         }
         #expect { try DisplayChoice.choose(cards: [pc], connectorName: "HDMI-A-2", mode: .automatic) } throws: {
-            "\($0)" == "--connector HDMI-A-2: no such connector; there are /dev/dri/card0 (i915): DP-1 disconnected, HDMI-A-1 connected"
+            ($0 as! DisplayError).code == .noSuchConnector
+                && "\($0)" == "--connector HDMI-A-2: no such connector; there are /dev/dri/card0 (i915): DP-1 disconnected, HDMI-A-1 connected"
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
                                                  "--input", "evdev:\(devices.path)", "--keymap", keymap.path], port: freePort())
         guard box.waitForStatus(seconds: 40, { channel($0) == "1" }) else {
             box.stop()
-            throw GStreamerError(code: .io, message: "the box did not start playing; log:\n\(box.logText)")
+            throw TestFailure("the box did not start playing; log:\n\(box.logText)")
         }
         do { return (box, try EvdevFIFORemote(directory: devices)) } catch {
             box.stop()

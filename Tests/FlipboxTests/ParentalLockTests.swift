@@ -190,13 +190,13 @@ final class EvdevFIFORemote: @unchecked Sendable {
 
     init(directory: URL, name: String = "event7") throws {
         let fifo = directory.appendingPathComponent(name).path
-        guard mkfifo(fifo, 0o600) == 0 else { throw GStreamerError(code: .io, message: "mkfifo \(fifo) failed") }
+        guard mkfifo(fifo, 0o600) == 0 else { throw TestFailure("mkfifo \(fifo) failed") }
         let deadline = Date().addingTimeInterval(15)
         while fd < 0 && Date() < deadline {
             fd = open(fifo, O_WRONLY | O_NONBLOCK)
             if fd < 0 { Thread.sleep(forTimeInterval: 0.05) }
         }
-        guard fd >= 0 else { throw GStreamerError(code: .io, message: "the box did not open \(fifo)") }
+        guard fd >= 0 else { throw TestFailure("the box did not open \(fifo)") }
     }
 
     /// Presses and releases `code` (a Linux KEY_* code).

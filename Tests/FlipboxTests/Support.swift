@@ -150,7 +150,7 @@ final class FlipboxProcess: @unchecked Sendable {
 
     func snapshot(width: Int? = nil) throws -> BGRAImage {
         let r = request("GET", "/api/v1/snapshot.png" + (width.map { "?width=\($0)" } ?? ""))
-        guard r.status == 200 else { throw GStreamerError(code: .io, message: "snapshot: HTTP \(r.status)") }
+        guard r.status == 200 else { throw TestFailure("snapshot: HTTP \(r.status)") }
         return try ImageCodec.decode(bytes: r.body)
     }
 }

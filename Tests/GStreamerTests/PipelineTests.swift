@@ -23,7 +23,8 @@ import Synchronization
 
     @Test func busReportsErrorsWithElementName() async throws {
         let p = try Pipeline(description: "filesrc location=/nonexistent/flipbox.ts ! fakesink")
-        #expect(throws: GStreamerError.self) { try p.setState(.playing) }
+        let refused = #expect(throws: GStreamerError.self) { try p.setState(.playing) }
+        #expect(refused?.code == .stateChange && refused?.message == "cannot go to PLAYING", "\(String(describing: refused))")
         var saw: String?
         for await m in p.messages {
             if case .error(let source, let message, _) = m { saw = "\(source): \(message)"; break }
@@ -36,7 +37,7 @@ import Synchronization
     /// the stream ends once observed, so nothing piles up unread.
     @Test func anObserverGetsEarlierErrorsThenEveryMessage() async throws {
         let early = try Pipeline(description: "filesrc location=/nonexistent/flipbox.ts ! fakesink")
-        #expect(throws: GStreamerError.self) { try early.setState(.playing) }
+        #expect(try #require(throws: GStreamerError.self) { try early.setState(.playing) }.code == .stateChange)
         let seenEarly = Seen()
         early.observe { m in if case .error(let source, _, _) = m { seenEarly.add(source) } }
         #expect(seenEarly.all.contains { $0.contains("filesrc") }, "the error posted before: \(seenEarly.all)")
@@ -47,7 +48,7 @@ import Synchronization
         let seenLate = Seen()
         late.observe { m in if case .error(let source, _, _) = m { seenLate.add(source) } }
         #expect(seenLate.all.isEmpty)
-        #expect(throws: GStreamerError.self) { try late.setState(.playing) }
+        #expect(try #require(throws: GStreamerError.self) { try late.setState(.playing) }.code == .stateChange)
         #expect(seenLate.all.contains { $0.contains("reader") }, "the error posted after: \(seenLate.all)")
         late.shutdown()
     }
@@ -60,7 +61,9 @@ import Synchronization
     }
 
     @Test func badDescriptionThrowsReadableError() {
-        #expect(throws: GStreamerError.self) { _ = try Pipeline(description: "nosuchelement-xyz ! fakesink") }
+        let error = #expect(throws: GStreamerError.self) { _ = try Pipeline(description: "nosuchelement-xyz ! fakesink") }
+        #expect(error?.code == .pipelineDescription)
+        #expect(error?.message.hasPrefix("cannot build the pipeline: ") == true, "\(String(describing: error))")
     }
 
     @Test func overlayBlendsIntoFrameAndPNGRoundTrips() throws {
@@ -83,7 +86,9 @@ import Synchronization
     }
 
     @Test func decodeUnreadableImageFailsWithPath() {
-        #expect(throws: GStreamerError.self) { _ = try ImageCodec.decode(file: "/nonexistent/logo.png") }
+        let error = #expect(throws: GStreamerError.self) { _ = try ImageCodec.decode(file: "/nonexistent/logo.png") }
+        #expect(error?.code == .decode)
+        #expect(error?.message.hasPrefix("cannot read the image /nonexistent/logo.png: ") == true, "\(String(describing: error))")
     }
 
     @Test func mediaExecutorRunsJobsInOrderOnItsThread() async throws {

@@ -152,7 +152,7 @@ func runToEnd(_ description: String, timeout: Duration = .seconds(30)) async thr
         p.shutdown() // ends the message stream so the other task returns
         return first
     }
-    if let outcome { throw GStreamerError(code: .io, message: "pipeline did not finish: \(outcome)") }
+    if let outcome { throw TestFailure("pipeline did not finish: \(outcome)") }
 }
 
 /// A fresh temporary directory, removed by `remove()`.
@@ -195,7 +195,7 @@ final class HTTPFileServer: @unchecked Sendable {
             if p.isRunning { kill(p.processIdentifier, SIGKILL) }
             p.waitUntilExit()
         }
-        throw GStreamerError(code: .io, message: "cannot start python3 -m http.server: \(lastError)")
+        throw TestFailure("cannot start python3 -m http.server: \(lastError)")
     }
 
     func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
@@ -219,6 +219,6 @@ func run(_ executable: String, _ arguments: [String]) throws {
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     guard p.terminationStatus == 0 else {
-        throw GStreamerError(code: .io, message: "\(executable) failed: \(String(decoding: data.suffix(2000), as: UTF8.self))")
+        throw TestFailure("\(executable) failed: \(String(decoding: data.suffix(2000), as: UTF8.self))")
     }
 }

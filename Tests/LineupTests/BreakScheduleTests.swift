@@ -34,7 +34,8 @@ import Testing
             #expect {
                 try BreakSchedule(parsing: text)
             } throws: { error in
-                (error as? LineupValueError)?.message.contains(words) == true
+                guard let error = error as? LineupValueError else { return false }
+                return error.code == .breaks && error.message.contains(words)
             }
         }
     }

@@ -26,6 +26,14 @@ import Testing
         #expect(report.errorLines == ["3: duplicate channel number 1: 'C1' on line 3 and 'C0' on line 2"])
     }
 
+    @Test func aPathOrFieldThatIsNoNumberIsRefusedInOneWording() throws {
+        #expect(try ChannelNumber.inPath("9%2E1") == ChannelNumber(9, 1))
+        #expect(throws: LineupValueError(.channelNumber, "'seven' is not a channel number; use a number such as 7 or 9.1")) {
+            try ChannelNumber.reading("seven")
+        }
+        #expect(throws: LineupValueError(.channelNumber, ChannelNumber.notANumber(""))) { try ChannelNumber.inPath(nil) }
+    }
+
     @Test func hugeNumbersAreRejectedNotOverflowed() {
         let report = numbers(["\(Int.max)", nil])
         #expect(report.errorLines == ["2: channel number \(Int.max) is too large (at most 999999)"])

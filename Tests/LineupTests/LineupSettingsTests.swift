@@ -259,4 +259,13 @@ import Testing
         #expect(ByteSize("1.5G")?.bytes == 3 << 29)
         #expect(ByteSize("12 parsecs") == nil)
     }
+
+    @Test func aRefreshIntervalIsFromAMinuteTo30DaysOrOff() {
+        #expect(GuideReference.refresh("90m") == .success(.seconds(5400)))
+        #expect(GuideReference.refresh("off") == .success(nil))
+        #expect(GuideReference.refresh("soon") == .failure(GuideReference.RefreshError(
+            .notADuration, "guide-refresh \"soon\" is not a duration; write e.g. 12h, 90m, 1d or off")))
+        #expect(GuideReference.refresh("30s", setting: "lineup-refresh") == .failure(GuideReference.RefreshError(
+            .outOfRange, "lineup-refresh \"30s\" is out of range; use 1m to 30d, or off")))
+    }
 }

@@ -257,5 +257,8 @@ import Testing
             test://smpte
             """)
         #expect(m3u.errorLines == ["2: multicast \"239.2.0.1:99999\" is not a group and port such as 239.1.1.7:5000"], "\(m3u.errorLines)")
+        #expect(throws: LineupValueError(.multicast, "multicast \"239.1.1.7\" is not a group and port such as 239.1.1.7:5000")) {
+            try MulticastDestination(parsing: "239.1.1.7")
+        }
     }
 }

@@ -66,6 +66,7 @@ import Testing
             _ = try HLSMediaPlaylist(parsing: text, base: Self.base)
             Issue.record("sequence \(sequence) was taken")
         } catch let error as HLSPlaylistError {
+            #expect(error.code == .mediaSequenceOutOfRange)
             #expect(error.description.contains("media sequence") && error.description.contains(String(sequence.prefix(24))), "\(error)")
         } catch {
             Issue.record("\(error)")
@@ -83,7 +84,9 @@ import Testing
     @Test func tooManySegmentsRefuseThePlaylist() {
         var text = "#EXTM3U\n"
         for i in 0...HLSMediaPlaylist.maxSegments { text += "\(i).vtt\n" }
-        #expect(throws: HLSPlaylistError.self) { try HLSMediaPlaylist(parsing: text, base: Self.base) }
+        let refused = #expect(throws: HLSPlaylistError.self) { try HLSMediaPlaylist(parsing: text, base: Self.base) }
+        #expect(refused?.code == .tooManySegments && refused?.message == "lists more than \(HLSMediaPlaylist.maxSegments) segments",
+                "\(String(describing: refused))")
     }
 
     @Test(arguments: ["nan", "inf", "-inf", "-1", "1e400", "1e9", ""])

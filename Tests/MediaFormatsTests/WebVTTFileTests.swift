@@ -130,7 +130,8 @@ import Testing
         #expect(p.segments.map(\.sequence) == [17, 18])
         #expect(p.segments.map(\.url.absoluteString) == ["http://127.0.0.1:8000/tv/17.vtt", "http://x/18.vtt"])
         #expect(p.segments[1].duration == 3.5)
-        #expect(throws: HLSPlaylistError.self) { try HLSMediaPlaylist(parsing: "WEBVTT\n", base: Self.base) }
+        let notHLS = #expect(throws: HLSPlaylistError.self) { try HLSMediaPlaylist(parsing: "WEBVTT\n", base: Self.base) }
+        #expect(notHLS?.code == .notAPlaylist && notHLS?.message == "is no HLS playlist (it starts with \"WEBVTT \")", "\(String(describing: notHLS))")
         #expect(try HLSMediaPlaylist(parsing: "#EXTM3U\n#EXTINF:1,\na.vtt\n#EXT-X-ENDLIST\n", base: Self.base).ended)
     }
 }

@@ -48,7 +48,8 @@ import Testing
     @Test func aBrokenFileSaysSo() throws {
         let dir = try directory()
         let store = PINStore(directory: dir)
-        #expect(throws: PINError.self) { try store.matches("1234") }
+        let none = #expect(throws: PINError.self) { try store.matches("1234") }
+        #expect(none == PINError(.notSet, "no PIN is set; set one with `flipbox pin set`"))
         try "{not json".write(toFile: store.path, atomically: true, encoding: .utf8)
         do {
             _ = try store.matches("1234")

@@ -35,18 +35,28 @@ import Testing
     }
 
     @Test func badSettingsSayWhichAndWhy() {
-        #expect(throws: ParentalRulesError("parental.unrated: unrated must be allow or lock, not 'maybe'")) {
+        #expect(throws: ParentalRulesError(.badValue, "parental.unrated: unrated must be allow or lock, not 'maybe'")) {
             try ParentalRules(settings: ["parental.unrated": "maybe"])
         }
-        #expect(throws: ParentalRulesError("parental.FSK: 'PG' is not a FSK rating")) {
+        #expect(throws: ParentalRulesError(.unknownRating, "parental.FSK: 'PG' is not a FSK rating")) {
             try ParentalRules(settings: ["parental.FSK": "PG"])
         }
         do {
             _ = try ParentalRules(settings: ["parental.Foo": "1"])
             Issue.record("an unknown system is an error")
-        } catch { #expect(error.message.contains("unknown rating system 'Foo'")) }
-        #expect(throws: ParentalRulesError.self) { try ParentalRules(settings: ["parental.unlock": "soon"]) }
-        #expect(throws: ParentalRulesError.self) { try ParentalRules(settings: ["parental": "VCHIP TV-PG"]) }
+        } catch {
+            #expect(error.code == .unknownSystem)
+            #expect(error.message.contains("unknown rating system 'Foo'"))
+        }
+        #expect(throws: ParentalRulesError(.badValue, "parental.unlock: unlock must be 'programme' or a time such as 30m or 2h (at most 24h), not 'soon'")) {
+            try ParentalRules(settings: ["parental.unlock": "soon"])
+        }
+        #expect(throws: ParentalRulesError(.badValue, "parental.age: age must be a number of years from 0 to 21, not '22'")) {
+            try ParentalRules(settings: ["parental.age": "22"])
+        }
+        #expect(throws: ParentalRulesError(.malformed, "parental: 'VCHIP TV-PG' is not SYSTEM=LEVEL, unrated=allow|lock or unlock=TIME")) {
+            try ParentalRules(settings: ["parental": "VCHIP TV-PG"])
+        }
     }
 
     @Test func verdicts() throws {

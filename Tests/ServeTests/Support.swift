@@ -7,6 +7,7 @@ import Logging
 import Serve
 import ServiceLifecycle
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -98,7 +99,7 @@ final class ServeHarness: @unchecked Sendable {
         task = Task { try await group.run() }
         let deadline = ContinuousClock.now + .seconds(10)
         while bound.value == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        guard let port = bound.value else { throw GStreamerError(code: .io, message: "the serving endpoints did not start") }
+        guard let port = bound.value else { throw TestFailure("the serving endpoints did not start") }
         self.port = port
     }
 

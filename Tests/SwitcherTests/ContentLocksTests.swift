@@ -70,7 +70,7 @@ import Testing
         #expect(short.reason(0) == nil && short.nextChange == at(130))
         #expect(short.decide(channel: 0, on: NowNext(now: film, next: late), at: at(130)).reason == "Rated TV-MA, over VCHIP TV-PG")
 
-        #expect(throws: ParentalRulesError.self) { try locks(unlock: "25h") }
+        #expect(try #require(throws: ParentalRulesError.self) { try locks(unlock: "25h") }.code == .badValue)
     }
 
     @Test func lockedChannelsAreLockedWhateverTheyShow() throws {
