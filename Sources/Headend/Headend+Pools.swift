@@ -107,13 +107,19 @@ extension Headend {
               let index = index(of: source), source.openURL == nil else { return }
         // Streams held for fetches the head-end does not ingest (`holdSlot`) are not there to take.
         let limit = given - (reservedSlots[pool] ?? 0)
-        // The pool's open streams, what claims each, and those held by what outranks the request.
+        // Until the caller connects it, no plan applied meanwhile (while this waits) may, and a
+        // flip or client making room meanwhile counts it as taken.
+        roomBeingMade.insert(index)
+        defer { roomBeingMade.remove(index) }
+        // The pool's streams, open or about to be (`connectingNext`), what claims each, and those
+        // held by what outranks the request.
         func held() -> (open: [Int], claims: [Int: PoolAllocation.Claim], holders: [Int]) {
-            let open = openStreams(in: pool), claims = streamClaims()
+            let claims = streamClaims()
+            let open = openStreams(in: pool) + connectingNext(in: pool, except: index, claims: claims)
             return (open, claims, open.filter { i in if case .holds = claims[i] { i != index } else { false } })
         }
         var (open, claims, holders) = held()
-        guard open.count >= limit else { return await waitForFreedSlot(in: pool, limit: limit) }
+        guard open.count >= limit else { return await waitForFreedSlot(in: pool, limit: limit, open: open.count) }
         // A recording outranks served clients: their streams go first.
         if holders.count >= limit, let recording, await endClients(in: holders, for: recording) {
             (open, claims, holders) = held()
@@ -129,12 +135,22 @@ extension Headend {
             around = (index, around?.current ?? around?.last)
             lastViewerFlip = .now
         }
-        // Until the caller connects it, no plan applied meanwhile (while this waits) may.
-        roomBeingMade.insert(index)
-        defer { roomBeingMade.remove(index) }
         await apply(plan(current: around?.current, last: around?.last), starts: false)
-        logger.debug("pool \(pool): \(open.count - openStreams(in: pool).count) stream(s) let go for channel \(source.channel.number)")
-        await waitForFreedSlot(in: pool, limit: limit)
+        let after = held().open.count
+        logger.debug("pool \(pool): \(open.count - after) stream(s) let go for channel \(source.channel.number)")
+        await waitForFreedSlot(in: pool, limit: limit, open: after)
+    }
+
+    /// The channels of `pool`, other than `index`, whose flip or client is making room there now
+    /// (`roomBeingMade`): they connect next, so a request meanwhile counts their streams as open
+    /// and held (else two requests waiting for one freed slot would both connect). A flip a later
+    /// one superseded (its claim yields) gives way instead, and is not counted.
+    private func connectingNext(in pool: StreamPoolID, except index: Int, claims: [Int: PoolAllocation.Claim]) -> [Int] {
+        roomBeingMade.filter { i in
+            guard i != index, sources[i].openURL == nil, self.pool(of: sources[i]) == pool else { return false }
+            if case .yields = claims[i] { return false }
+            return true
+        }.sorted()
     }
 
     /// Makes room in `pool` for the stream that channel `index` is about to open there while its
@@ -201,9 +217,10 @@ extension Headend {
     /// Waits until a stream of `pool` may open: while the slots of streams the box let go less
     /// than `slotRelease` ago may still be taken at the server (a flip just after a plan let
     /// one go, or after `makeRoom` did), and the pool would be full with them.
-    private func waitForFreedSlot(in pool: StreamPoolID, limit: Int) async {
+    /// `open`: the streams of the pool open or about to be (default: those open).
+    private func waitForFreedSlot(in pool: StreamPoolID, limit: Int, open: Int? = nil) async {
         let now = ContinuousClock.now
-        guard let at = poolBook.learning[pool]?.nextSlot(open: openStreams(in: pool).count, limit: limit, at: now) else { return }
+        guard let at = poolBook.learning[pool]?.nextSlot(open: open ?? openStreams(in: pool).count, limit: limit, at: now) else { return }
         logger.debug("pool \(pool): waiting \((at - now).spoken) for the server to free a slot")
         try? await Task.sleep(until: at, clock: .continuous)
     }

@@ -39,10 +39,10 @@ extension HeadendTests {
             Lineup(channels: (0..<channels).map { makeChannel([server.url(channel: $0)], number: $0 + 1, name: "Pool \($0 + 1)") })
         }
 
-        /// A head-end for `lineup` whose loopback server is said to give one stream.
-        static func oneStreamHeadend(_ lineup: Lineup, policy: WarmPolicy) throws -> Headend {
+        /// A head-end for `lineup` whose loopback server is said to give `streams` streams.
+        static func limitedHeadend(_ lineup: Lineup, streams: Int, policy: WarmPolicy) throws -> Headend {
             var map = StreamPoolMap()
-            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=1"))]
+            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=\(streams)"))]
             return Headend(lineup: lineup, policy: policy, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
                            pools: PoolSettings(map: map))
         }
@@ -180,7 +180,7 @@ extension HeadendTests {
             let server = try LivePoolServer(clips: try await Self.clips(3), streams: 1, whenFull: .refuse)
             defer { server.stop() }
             let lineup = Self.lineup(server, channels: 3)
-            let headend = try Self.oneStreamHeadend(lineup, policy: .all)
+            let headend = try Self.limitedHeadend(lineup, streams: 1, policy: .all)
             await headend.applyPolicy(current: nil, last: nil)
             let tap = try await headend.tap(lineup.channels[2], holder: "client 192.168.1.7")
             defer { tap.close() }
@@ -211,7 +211,7 @@ extension HeadendTests {
             let server = try LivePoolServer(clips: try await Self.clips(2), streams: 1, whenFull: .refuse, freeDelay: 0.5, retryAfter: nil)
             defer { server.stop() }
             let lineup = Self.lineup(server, channels: 2)
-            let headend = try Self.oneStreamHeadend(lineup, policy: .none)
+            let headend = try Self.limitedHeadend(lineup, streams: 1, policy: .none)
             let pool = StreamPoolID(server.hostAndPort)
             #expect(await headend.slotRelease(of: pool) == PoolLearning.firstSlotRelease)
             let learning = try await Self.flip(through: [0, 1, 0, 1], headend: headend, lineup: lineup, dwell: .milliseconds(300))
@@ -225,6 +225,36 @@ extension HeadendTests {
             #expect(after.isEmpty, "every flip shows its channel: \(after)")
             #expect(server.refusals == refusedBefore, "no flip refused once the box waits long enough (\(server.refusals - refusedBefore) more)")
             #expect(server.maxOpen <= 1)
+            await headend.shutdown()
+        }
+
+        /// A served client and a flip asking at once for two channels of a full 2-stream pool
+        /// (two warm channels): each makes room while the other waits for its freed slot. Each
+        /// counts the other's stream as about to open, so two warm streams go, not one, and the
+        /// server never sees three streams of the box or refuses one.
+        @Test func aClientAndAFlipMakingRoomAtOnceStayWithinTheLimit() async throws {
+            let server = try LivePoolServer(clips: try await Self.clips(4), streams: 2, whenFull: .refuse, retryAfter: nil)
+            defer { server.stop() }
+            let lineup = Self.lineup(server, channels: 4)
+            let headend = try Self.limitedHeadend(lineup, streams: 2, policy: .all)
+            await headend.applyPolicy(current: nil, last: nil)
+            #expect(await eventually(within: 10) { server.openStreams == 2 && headend.sources.filter { $0.state == .warm }.count == 2 },
+                    "two channels warm: \(headend.states().map(\.description))")
+            try await Task.sleep(for: .seconds(2))
+            let refusedBefore = server.refusals
+            let warm = Set(server.openChannels)
+            let (client, flipped) = (try #require(Set(0..<4).subtracting(warm).min()), try #require(Set(0..<4).subtracting(warm).max()))
+            let frames = Frames()
+            async let tapped = headend.tap(lineup.channels[client], holder: "client 192.168.1.7")
+            async let activated = headend.activate(lineup.channels[flipped], sink: frames)
+            let (tap, (feed, _)) = try await (tapped, activated)
+            defer { tap.close() }
+            #expect(await eventually(within: 8) { frames.frames(feed) >= 5 }, "the flip shows its channel: \(headend.sources[flipped].state)")
+            #expect(await eventually(within: 8) { tap.queuedBytes > 0 }, "the client gets its stream: \(headend.sources[client].state)")
+            #expect(server.refusals == refusedBefore, "\(server.refusals - refusedBefore) streams refused")
+            #expect(server.maxOpen <= 2, "the server saw \(server.maxOpen) streams at once")
+            #expect(Set(server.openChannels) == [client, flipped], "\(server.openChannels)")
+            await headend.deactivate(feed: feed)
             await headend.shutdown()
         }
 
@@ -261,10 +291,7 @@ extension HeadendTests {
             }
             defer { server.stop() }
             let lineup = Lineup(channels: (0..<4).map { makeChannel([server.url("/ch/\($0).ts")], number: $0 + 1, name: "Down \($0 + 1)") })
-            var map = StreamPoolMap()
-            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=4"))]
-            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
-                                  pools: PoolSettings(map: map))
+            let headend = try Self.limitedHeadend(lineup, streams: 4, policy: .all)
             await headend.applyPolicy(current: nil, last: nil)
             try await Task.sleep(for: .seconds(20))
             let count = asked.withLock { $0 }
@@ -282,10 +309,7 @@ extension HeadendTests {
             let server = try LivePoolServer(clips: try await Self.clips(6), streams: 64, whenFull: .refuse)
             defer { server.stop() }
             let lineup = Self.lineup(server, channels: 6)
-            var map = StreamPoolMap()
-            map.hostLimits = [try #require(StreamPoolMap.HostLimit("127.0.0.1=64"))]
-            let headend = Headend(lineup: lineup, policy: .all, target: DecodeTarget(width: 320, height: 180), logger: testLogger,
-                                  pools: PoolSettings(map: map))
+            let headend = try Self.limitedHeadend(lineup, streams: 64, policy: .all)
             await headend.applyPolicy(current: 0, last: nil)
             let measured = await eventually(within: 20) { headend.sources.allSatisfy { $0.cache.bitrate != nil } }
             #expect(measured, "every warm channel's rate is measured: \(headend.sources.map(\.cache.bitrate))")
