@@ -145,7 +145,7 @@ extension Headend {
     /// (`roomBeingMade`): they connect next, so a request meanwhile counts their streams as open
     /// and held (else two requests waiting for one freed slot would both connect). A flip a later
     /// one superseded (its claim yields) gives way instead, and is not counted.
-    private func connectingNext(in pool: StreamPoolID, except index: Int, claims: [Int: PoolAllocation.Claim]) -> [Int] {
+    private func connectingNext(in pool: StreamPoolID, except index: Int?, claims: [Int: PoolAllocation.Claim]) -> [Int] {
         roomBeingMade.filter { i in
             guard i != index, sources[i].openURL == nil, self.pool(of: sources[i]) == pool else { return false }
             if case .yields = claims[i] { return false }
@@ -176,14 +176,15 @@ extension Headend {
     /// Takes a slot of `pool` for a stream the plan does not count (channel `except`'s stream
     /// there, or a fetch): the plan, planning with it taken, gives up the least valuable warm
     /// stream, and the server is given its slot release. `keep`: the slot stays reserved until
-    /// `releaseSlot`; else only while the plan is applied (the caller opens its stream next).
+    /// `releaseSlot`; else until the server has freed it (the caller opens its stream next).
     private func takeSlot(in pool: StreamPoolID, except index: Int?, keep: Bool) async throws(PoolFailure) {
         let held = reservedSlots[pool] ?? 0
         guard let limit = poolBook.limit(of: pool)?.streams else {
             if keep { reservedSlots[pool] = held + 1 }
             return
         }
-        let open = openStreams(in: pool).filter { $0 != index }, claims = streamClaims()
+        let claims = streamClaims()
+        let open = openStreams(in: pool).filter { $0 != index } + connectingNext(in: pool, except: index, claims: claims)
         let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
         if holders.count + held >= limit {
             throw PoolFailure(.full, held > 0 && holders.isEmpty
@@ -195,8 +196,11 @@ extension Headend {
             await apply(plan(current: around?.current, last: around?.last), starts: false)
             logger.debug("pool \(pool): \(open.count - openStreams(in: pool).filter { $0 != index }.count) stream(s) let go for a stream the plan does not count")
         }
-        if !keep { reservedSlots[pool] = held > 0 ? held : nil }
-        await waitForFreedSlot(in: pool, limit: limit - held)
+        await waitForFreedSlot(in: pool, limit: limit - held,
+                               open: openStreams(in: pool).filter { $0 != index }.count + connectingNext(in: pool, except: index, claims: streamClaims()).count)
+        // Not kept: reserved until the stream may open (a flip or client asking meanwhile
+        // counts it as taken), then the caller opens it.
+        if !keep, let reserved = reservedSlots[pool] { reservedSlots[pool] = reserved > 1 ? reserved - 1 : nil }
         refreshPoolView()
     }
 
