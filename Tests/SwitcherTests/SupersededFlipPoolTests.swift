@@ -43,12 +43,13 @@ import TestSupport
         #expect(await waitUntil(15) { await player.status().channel?.number == ChannelNumber(1) }, "channel 1 shows")
         try await Task.sleep(for: .seconds(1))
 
-        for round in 0..<3 {
-            // Up, up, up: each flip 40 ms after the one before, long before its channel connects.
+        // Up, up, up: each flip 40 ms after the one before (long before its channel connects),
+        // then 300 ms after (while it connects, its slot taken).
+        for (round, gap) in [40, 40, 300, 300].enumerated() {
             let first = Task { await player.next() }
-            try await Task.sleep(for: .milliseconds(40))
+            try await Task.sleep(for: .milliseconds(gap))
             let second = Task { await player.next() }
-            try await Task.sleep(for: .milliseconds(40))
+            try await Task.sleep(for: .milliseconds(gap))
             let last = await player.next()
             let superseded = [await first.value, await second.value]
             #expect(superseded.allSatisfy { !$0.ok }, "round \(round): the first two are superseded: \(superseded)")
