@@ -8,10 +8,13 @@ import Switcher
 /// - `surf`: runs of 2 to 8 channel-up or channel-down flips with 1 to 5 s on each, now and then
 ///   a recall or a typed number;
 /// - `evening`: long viewing (15 to 40 s) between short surfing bursts;
-/// - `random`: a typed channel chosen at random each time, 1 to 3 s apart.
+/// - `random`: a typed channel chosen at random each time, 1 to 3 s apart;
+/// - `hold`: channel up or down held on a remote: runs of 3 to 10 flips 150 to 400 ms apart,
+///   each sent without waiting for the one before to show its channel (key repeat), then 2 to 5 s
+///   on the channel reached.
 struct ZapTrace: Sendable, Codable {
     enum Kind: String, Sendable, Codable, CaseIterable {
-        case surf, evening, random
+        case surf, evening, random, hold
         static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
     }
 
@@ -23,6 +26,9 @@ struct ZapTrace: Sendable, Codable {
         var request: Request
         /// How long the viewer stays before the next flip.
         var dwellMs: Int
+        /// Whether the next flip waits for this one's result (false: key repeat, which may
+        /// supersede it).
+        var waits = true
 
         /// Up/down flips, the ones a warm plan predicts.
         var isUpDown: Bool { request == .next || request == .previous }
@@ -53,6 +59,13 @@ struct ZapTrace: Sendable, Codable {
             switch kind {
             case .random:
                 steps.append(Step(request: .tune(Int.random(in: 0..<channels, using: &rng)), dwellMs: dwell(1000...3000)))
+            case .hold:
+                let up = Bool.random(using: &rng)
+                let presses = Int.random(in: 3...10, using: &rng)
+                for press in 1...presses {
+                    let last = press == presses
+                    steps.append(Step(request: up ? .next : .previous, dwellMs: last ? dwell(2000...5000) : dwell(150...400), waits: last))
+                }
             case .surf, .evening:
                 if kind == .evening {
                     // A programme watched, then a burst of surfing.
