@@ -141,6 +141,26 @@ extension Headend {
         await waitForFreedSlot(in: pool, limit: limit, open: after)
     }
 
+    /// How long a cold flip to `source` waits before it connects, when a flip came `flipBefore`:
+    /// in a pool with a limit, after a flip less than `keyRepeatGap` before (keys repeating),
+    /// one and a half times that gap, at most `keyRepeatSettleMax`, so the next press of the
+    /// same cadence supersedes it before it connects; nil (no wait) otherwise.
+    func keyRepeatSettle(after flipBefore: ContinuousClock.Instant?, source: ChannelSource) -> Duration? {
+        guard let flipBefore, let pool = pool(of: source), poolBook.limit(of: pool) != nil else { return nil }
+        return Self.keyRepeatSettle(gap: .now - flipBefore)
+    }
+
+    /// The wait of a cold flip into a rationed pool `gap` after the flip before it.
+    static func keyRepeatSettle(gap: Duration) -> Duration? {
+        guard gap < keyRepeatGap else { return nil }
+        return min(gap * 3 / 2, keyRepeatSettleMax)
+    }
+
+    /// Flips closer together than this are keys repeating (a remote's repeat, presses in a row).
+    static let keyRepeatGap: Duration = .milliseconds(700)
+    /// The longest a cold flip into a rationed pool waits for the next press.
+    static let keyRepeatSettleMax: Duration = .milliseconds(500)
+
     /// The channels of `pool`, other than `index`, whose flip or client is making room there now
     /// (`roomBeingMade`): they connect next, so a request meanwhile counts their streams as open
     /// and held (else two requests waiting for one freed slot would both connect). A flip a later

@@ -45,6 +45,9 @@ public actor Headend {
     /// When a viewer last flipped (the warm channels a flip's plan starts are the viewer's doing,
     /// not background attempts; see `PoolAttempts`).
     var lastViewerFlip: ContinuousClock.Instant?
+    /// When a flip last asked for a feed of the screen: a cold flip into a rationed pool soon
+    /// after it waits a moment before it connects (`keyRepeatSettle`).
+    var lastScreenActivation: ContinuousClock.Instant?
     /// What the box is watched on, hour by hour; the channel on screen and since when.
     var history: ViewingHistory
     var watching: (channel: String, since: Date)?
@@ -375,16 +378,23 @@ public actor Headend {
         // Shown from now on, so no plan stops the source while it connects.
         decoders[feed] = (nil, source)
         feedRoles[feed] = role
+        let flipBefore = role == .screen ? lastScreenActivation : nil
+        if role == .screen { lastScreenActivation = .now }
         let wasRunning = await source.isRunning
         if !wasRunning, recorded == nil {
-            // In a full pool, the least valuable warm stream goes first.
             do {
-                try await makeRoom(for: source, flipTo: role == .screen)
-                // A later flip came while this one waited for a slot (channel up pressed three
-                // times): only the latest connects, or a pool of one stream is asked for several.
-                if role == .screen, let later = laterScreenFeed(than: feed) {
-                    throw HeadendFailure(.superseded, "the flip to channel \(channel.number) \(channel.name) gave way to a later flip (\(later)) while it waited for a stream")
+                // Channel up held on a remote: a cold channel of a rationed pool connects once
+                // the presses stop, not once for each (an account counts every connection).
+                // (No plan connects it meanwhile: its claim outranks the stream on screen.)
+                if let settle = keyRepeatSettle(after: flipBefore, source: source), let index = index(of: source) {
+                    roomBeingMade.insert(index)
+                    try? await Task.sleep(for: settle)
+                    roomBeingMade.remove(index)
+                    try giveWay(feed, to: channel, role: role)
                 }
+                // In a full pool, the least valuable warm stream goes first.
+                try await makeRoom(for: source, flipTo: role == .screen)
+                try giveWay(feed, to: channel, role: role)
             } catch {
                 decoders[feed] = nil
                 feedRoles[feed] = nil
@@ -426,9 +436,11 @@ public actor Headend {
         return (feed, path)
     }
 
-    /// A screen feed activated after `feed` (a later flip), if there is one.
-    private func laterScreenFeed(than feed: FeedID) -> FeedID? {
-        decoders.keys.filter { $0 > feed && (feedRoles[$0] ?? .screen) == .screen }.min()
+    /// Throws when a later flip came while the screen's `feed` waited to connect `channel`:
+    /// only the latest connects, or a pool of one stream is asked for several.
+    private func giveWay(_ feed: FeedID, to channel: Channel, role: FeedRole) throws(HeadendFailure) {
+        guard role == .screen, let later = decoders.keys.filter({ $0 > feed && (feedRoles[$0] ?? .screen) == .screen }).min() else { return }
+        throw HeadendFailure(.superseded, "the flip to channel \(channel.number) \(channel.name) gave way to a later flip (\(later)) while it waited for a stream")
     }
 
     /// Called (media thread) once a cold feed has its first keyframe and caps (a radio channel:
