@@ -203,8 +203,12 @@ extension Headend {
             if keep { reservedSlots[pool] = held + 1 }
             return
         }
+        // The pool's streams but `index`'s, open or about to be (`connectingNext`).
+        func taken(_ claims: [Int: PoolAllocation.Claim]) -> [Int] {
+            openStreams(in: pool).filter { $0 != index } + connectingNext(in: pool, except: index, claims: claims)
+        }
         let claims = streamClaims()
-        let open = openStreams(in: pool).filter { $0 != index } + connectingNext(in: pool, except: index, claims: claims)
+        let open = taken(claims)
         let holders = open.filter { i in if case .holds = claims[i] { true } else { false } }
         if holders.count + held >= limit {
             throw PoolFailure(.full, held > 0 && holders.isEmpty
@@ -216,8 +220,7 @@ extension Headend {
             await apply(plan(current: around?.current, last: around?.last), starts: false)
             logger.debug("pool \(pool): \(open.count - openStreams(in: pool).filter { $0 != index }.count) stream(s) let go for a stream the plan does not count")
         }
-        await waitForFreedSlot(in: pool, limit: limit - held,
-                               open: openStreams(in: pool).filter { $0 != index }.count + connectingNext(in: pool, except: index, claims: streamClaims()).count)
+        await waitForFreedSlot(in: pool, limit: limit - held, open: taken(streamClaims()).count)
         // Not kept: reserved until the stream may open (a flip or client asking meanwhile
         // counts it as taken), then the caller opens it.
         if !keep, let reserved = reservedSlots[pool] { reservedSlots[pool] = reserved > 1 ? reserved - 1 : nil }

@@ -156,26 +156,30 @@ public final class OutputPipeline: DecodedFrameSink, @unchecked Sendable {
     /// sink). Ignored for a request already abandoned (`abandon`). Called
     /// before the head-end can make any frame of the feed.
     public func expect(feed: FeedID, token: RequestID? = nil, overlays: [Overlay]) {
+        expecting(feed) { $0.expect(feed: feed, token: token, overlays: overlays) }
+    }
+
+    /// Has `feed`'s first frame awaited, then steps the screen with `expect` (under `lock`);
+    /// stops awaiting it when the screen does not take it. Returns what `expect` returned.
+    @discardableResult
+    private func expecting(_ feed: FeedID, _ expect: (inout ScreenMachine<Buffer, Overlay>) -> Bool) -> Bool {
         // Awaited first, so a first frame right after the `expect` is reported.
         watchLock.withLock { _ = awaitingFirstFrame.insert(feed) }
-        guard !lock.withLock({ screen.expect(feed: feed, token: token, overlays: overlays) }) else { return }
+        guard !lock.withLock({ expect(&screen) }) else { return true }
         _ = watchLock.withLock { awaitingFirstFrame.remove(feed) }
+        return false
     }
 
     /// `expect(feed:token:overlays:)` for a feed of `channel`, with the channel's logo on it. A
     /// logo never stands between the viewer and the picture: one not made yet is made now, off
     /// the flip's way, and joins the picture when it is.
     public func expect(feed: FeedID, token: RequestID? = nil, channel: Channel) {
-        watchLock.withLock { _ = awaitingFirstFrame.insert(feed) }
-        let (expected, logo): (Bool, Overlay??) = lock.withLock {
-            let logo = logos[channel.id]
-            return (screen.expect(feed: feed, token: token, overlays: (logo ?? nil).map { [$0] } ?? []), logo)
+        var logo: Overlay??
+        let expected = expecting(feed) { screen in
+            logo = logos[channel.id]
+            return screen.expect(feed: feed, token: token, overlays: (logo ?? nil).map { [$0] } ?? [])
         }
-        guard expected else {
-            _ = watchLock.withLock { awaitingFirstFrame.remove(feed) }
-            return
-        }
-        guard logo == nil, let logoMaker else { return }
+        guard expected, logo == nil, let logoMaker else { return }
         Task { [weak self] in
             let made = await logoMaker.overlay(for: channel)
             self?.took(made, channel: channel.id, feed: feed)
