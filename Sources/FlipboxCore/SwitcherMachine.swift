@@ -90,10 +90,13 @@ public struct SwitcherMachine: Sendable {
     }
 
     public enum Effect: Hashable, Sendable {
-        /// Start decoding `channel` for request `requestID` (report `activated`/`activationFailed`,
-        /// and `firstFrame` when its first frame reaches the output).
-        case activate(requestID: RequestID, channel: Int)
-        /// Stop the decoder of `feed` and forget it on the output.
+        /// Start decoding `channel` for request `requestID` as `feed` (the machine's id for it:
+        /// the output expects it before the head-end makes any frame of it). Report
+        /// `activationFailed` if it cannot start, and `firstFrame` when its first frame reaches
+        /// the output.
+        case activate(requestID: RequestID, channel: Int, feed: FeedID)
+        /// Stop the decoder of `feed` and forget it on the output. A feed whose activation is
+        /// still on its way (waiting for a stream, connecting) is withdrawn: it opens nothing more.
         case stop(feed: FeedID)
         /// Request `requestID`'s flip was abandoned before its picture came (superseded, or its
         /// caller gave up): the output must not take its feed, even if the decoder announces it
@@ -139,7 +142,8 @@ public struct SwitcherMachine: Sendable {
         var request: FlipRequest
         var target: Int
         var startedAt: Instant
-        var feed: FeedID?
+        /// Known from the request on, so a flip superseded while it connects is stopped at once.
+        var feed: FeedID
         var cardShown = false
     }
 
@@ -224,7 +228,7 @@ public struct SwitcherMachine: Sendable {
             effects.append(.deliver(FlipResult(requestID: old.id, outcome: .superseded, channel: channels[old.target].summary,
                                                interstitialShown: old.cardShown, supersededBy: id)))
             effects.append(.abandon(requestID: old.id))
-            if let feed = old.feed { effects.append(.stop(feed: feed)) }
+            effects.append(.stop(feed: old.feed))
             if old.cardShown { carryCard = true }
         }
 
@@ -249,8 +253,8 @@ public struct SwitcherMachine: Sendable {
             return (id, effects)
         }
 
-        let next = Flight(id: id, request: request, target: target, startedAt: now)
-        effects.append(.activate(requestID: id, channel: target))
+        let next = Flight(id: id, request: request, target: target, startedAt: now, feed: FeedID.next())
+        effects.append(.activate(requestID: id, channel: target, feed: next.feed))
         effects.append(.schedule(.timeout(requestID: id), at: now + settings.tuneTimeout))
         if carryCard {
             // A card is already up: it changes to the new target at once instead of flashing the old channel.
@@ -262,20 +266,14 @@ public struct SwitcherMachine: Sendable {
         return (id, effects)
     }
 
-    /// The decoder of request `requestID` was set up with `feed`.
-    public mutating func activated(requestID: RequestID, feed: FeedID) -> [Effect] {
-        if flight?.id == requestID {
-            flight?.feed = feed
+    /// The decoder of request `requestID` could not start (or its activation gave way).
+    public mutating func activationFailed(requestID: RequestID, reason: String) -> [Effect] {
+        guard let f = flight, f.id == requestID else {
+            // A flip that timed out behind its "no signal" card: its feed will not come back.
+            if failedRequest == requestID { shownFeed = nil }
             return []
         }
-        // Completed already (its first frame came first), or superseded meanwhile.
-        return feed == shownFeed ? [] : [.stop(feed: feed)]
-    }
-
-    /// The decoder of request `requestID` could not start.
-    public mutating func activationFailed(requestID: RequestID, reason: String) -> [Effect] {
-        guard let f = flight, f.id == requestID else { return [] }
-        return fail(f, failure: .sourceFailed, reason: reason)
+        return fail(f, failure: .sourceFailed, reason: reason, feedRuns: false)
     }
 
     /// The first frame of `feed` (request `requestID`) reached the output sink at `at`.
@@ -329,7 +327,7 @@ public struct SwitcherMachine: Sendable {
             guard let f = flight, f.id == id else { return [] }
             var reason = "no picture within \(settings.tuneTimeout.spoken)"
             if let detail, !detail.isEmpty { reason += ": \(detail)" }
-            return fail(f, failure: .timedOut, reason: reason)
+            return fail(f, failure: .timedOut, reason: reason, feedRuns: true)
         }
     }
 
@@ -357,8 +355,7 @@ public struct SwitcherMachine: Sendable {
     public mutating func cancel(requestID: RequestID) -> [Effect] {
         guard let f = flight, f.id == requestID else { return [] }
         flight = nil
-        var effects: [Effect] = [.abandon(requestID: f.id)]
-        if let feed = f.feed { effects.append(.stop(feed: feed)) }
+        var effects: [Effect] = [.abandon(requestID: f.id), .stop(feed: f.feed)]
         if let shown = shownFeed, card?.noSignal != true {
             effects.append(.restore(feed: shown))
             if let c = card {
@@ -399,8 +396,7 @@ public struct SwitcherMachine: Sendable {
         if let f = flight, f.target == channel {
             flight = nil
             // Its decoder may still announce its feed: locked content must not reach the screen.
-            var effects: [Effect] = [.abandon(requestID: f.id)]
-            if let feed = f.feed { effects.append(.stop(feed: feed)) }
+            var effects: [Effect] = [.abandon(requestID: f.id), .stop(feed: f.feed)]
             if let c = card, c.requestID == f.id {
                 effects.append(.event(.cardHidden(requestID: c.requestID, channel: channels[c.channel].summary)))
                 card = nil
@@ -464,7 +460,9 @@ public struct SwitcherMachine: Sendable {
         return [.event(.lockHidden(channel: channels[held.channel].summary))]
     }
 
-    private mutating func fail(_ f: Flight, failure: FlipFailure, reason: String) -> [Effect] {
+    /// `feedRuns`: the flip's feed goes on behind the card (it timed out); false when it never
+    /// started.
+    private mutating func fail(_ f: Flight, failure: FlipFailure, reason: String, feedRuns: Bool) -> [Effect] {
         flight = nil
         failedRequest = f.id
         var effects: [Effect] = []
@@ -475,7 +473,7 @@ public struct SwitcherMachine: Sendable {
         if current != f.target { previous = current }
         current = f.target
         // A feed that timed out keeps running behind the card: if its source comes back, so does the picture.
-        shownFeed = f.feed
+        shownFeed = feedRuns ? f.feed : nil
         effects.append(.showCard(card))
         effects.append(.deliver(FlipResult(requestID: f.id, outcome: .failed, channel: summary,
                                            error: "channel \(summary.number) \(summary.name): \(reason)",

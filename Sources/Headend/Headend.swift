@@ -36,6 +36,9 @@ public actor Headend {
     var replanQueued = false
     /// Channels a flip or a client is making room for: connected by them, never by a plan.
     var roomBeingMade: Set<Int> = []
+    /// The feeds whose activation is on its way, with the deactivations waiting for it to end
+    /// (a flip superseded while it connects is stopped before its activation returns).
+    private var activating: [FeedID: [CheckedContinuation<Void, Never>]] = [:]
     /// Slots of pools kept free for a stream about to open there that the plan does not count
     /// yet (an archive on another server than its channel's stream): the plan plans with them
     /// taken.
@@ -367,8 +370,15 @@ public actor Headend {
     /// to expect it). Returns the feed id and the path: `warm` when a keyframe was cached, `cold`
     /// when the decoder waits for the source. Reports `.activated(feed, path)` before any frame
     /// of the feed can be made.
+    ///
+    /// Withdrawn by cancelling the caller's task (a later flip superseded it): an activation
+    /// waiting for a stream (`keyRepeatSettle`, `makeRoom`) gives way and opens nothing
+    /// (`HeadendFailure.superseded`). A `deactivate(feed:)` meanwhile waits for it to end.
     public func activate(_ channel: Channel, feed: FeedID = .next(), sink: DecodedFrameSink,
                          role: FeedRole = .screen, recording: (playback: RecordingPlayback, from: Date)? = nil) async throws -> (feed: FeedID, path: Path) {
+        try giveWay(feed, to: channel)
+        activating[feed] = []
+        defer { for waiter in activating.removeValue(forKey: feed) ?? [] { waiter.resume() } }
         // A recording plays from a source of its own, reading its file (no pool stream).
         var recorded: ChannelSource?
         if let recording { recorded = try await activateRecording(feed: feed, recording.playback, from: recording.from) }
@@ -390,11 +400,11 @@ public actor Headend {
                     roomBeingMade.insert(index)
                     try? await Task.sleep(for: settle)
                     roomBeingMade.remove(index)
-                    try giveWay(feed, to: channel, role: role)
+                    try giveWay(feed, to: channel)
                 }
                 // In a full pool, the least valuable warm stream goes first.
                 try await makeRoom(for: source, flipTo: role == .screen)
-                try giveWay(feed, to: channel, role: role)
+                try giveWay(feed, to: channel)
             } catch {
                 decoders[feed] = nil
                 feedRoles[feed] = nil
@@ -413,7 +423,7 @@ public actor Headend {
             path = .warm
             reports?.send(.activated(feed, path: path))
             do { try startDecoder(feed: feed, videoCaps: radio ? nil : snapshot.video, sink: sink, initial: snapshot.entries) } catch {
-                if recorded != nil { await deactivate(feed: feed) }
+                if recorded != nil { await stopFeed(feed) }
                 throw error
             }
         } else if warm {
@@ -436,11 +446,12 @@ public actor Headend {
         return (feed, path)
     }
 
-    /// Throws when a later flip came while the screen's `feed` waited to connect `channel`:
-    /// only the latest connects, or a pool of one stream is asked for several.
-    private func giveWay(_ feed: FeedID, to channel: Channel, role: FeedRole) throws(HeadendFailure) {
-        guard role == .screen, let later = decoders.keys.filter({ $0 > feed && (feedRoles[$0] ?? .screen) == .screen }).min() else { return }
-        throw HeadendFailure(.superseded, "the flip to channel \(channel.number) \(channel.name) gave way to a later flip (\(later)) while it waited for a stream")
+    /// Throws when `feed`'s activation was withdrawn (its caller's task cancelled: a later flip
+    /// came) before it connects `channel`: only the latest flip connects, or a pool of one
+    /// stream is asked for several.
+    private func giveWay(_ feed: FeedID, to channel: Channel) throws(HeadendFailure) {
+        guard Task.isCancelled else { return }
+        throw HeadendFailure(.superseded, "the flip to channel \(channel.number) \(channel.name) (\(feed)) gave way to a later flip before it connected")
     }
 
     /// Called (media thread) once a cold feed has its first keyframe and caps (a radio channel:
@@ -575,6 +586,23 @@ public actor Headend {
 
     /// Stops the decoder of `feed` (the channel goes back to warm, or cold by policy).
     public func deactivate(feed: FeedID) async {
+        // An activation on its way ends first (withdrawn, it gives way at once), so what it
+        // started is stopped here, not left behind.
+        if activating[feed] != nil {
+            await withCheckedContinuation { waiter in
+                if activating[feed] != nil { activating[feed]?.append(waiter) } else { waiter.resume() }
+            }
+        }
+        await stopFeed(feed)
+    }
+
+    /// Whether anything of `feed` is kept: its activation, decoder, feed machine or role.
+    func holds(feed: FeedID) -> Bool {
+        activating[feed] != nil || decoders[feed] != nil || pending[feed] != nil || feedRoles[feed] != nil
+    }
+
+    /// Stops `feed`'s decoder, its recording's or archive's play, and its hold on the source.
+    private func stopFeed(_ feed: FeedID) async {
         await stopRecordingPlay(feed: feed, reportLeft: true)
         await endArchive(feed: feed)
         endReplay(feed: feed)
@@ -721,7 +749,7 @@ public actor Headend {
         for decoder in firstPictures.values { decoder.shutdown() }
         firstPictures = [:]
         stopPicturesAhead()
-        for feed in Array(decoders.keys) { await deactivate(feed: feed) }
+        for feed in Array(decoders.keys) { await stopFeed(feed) }
         for (id, entry) in taps {
             entry.source.cache.detach(.tap(id))
             entry.queue.finish(.headendStopped)

@@ -281,14 +281,15 @@ public actor Player {
     func perform(_ effects: [SwitcherMachine.Effect]) {
         for effect in effects {
             switch effect {
-            case .activate(let id, let channel):
+            case .activate(let id, let channel, let feed):
                 bannerFlipStarted()
+                flipFeeds[feed] = id
                 // The feeds stopped before it (a superseded flip's) are let go at the head-end
                 // before it asks for its channel: their streams are free for it in a full pool.
                 let stopping = jobs.tasks(where: { if case .deactivation = $0 { true } else { false } })
                 startJob(.activation(id)) { player in
                     for task in stopping { await task.value }
-                    await player.activate(requestID: id, channel: channel)
+                    await player.activate(requestID: id, channel: channel, feed: feed)
                 }
                 switch headend.sources[channel].state {
                 case .warm, .hot: break
@@ -300,6 +301,9 @@ public actor Player {
             case .abandon(let id):
                 output.abandon(request: id)
             case .stop(let feed):
+                // A flip's activation still on its way is withdrawn: one waiting for a stream
+                // gives way (it opens nothing), and the deactivation stops what it started.
+                if let id = flipFeeds[feed] { jobs.cancel(.activation(id)) }
                 forget(feed: feed)
                 output.cancel(feed: feed)
                 startJob(.deactivation(feed)) { await $0.headend.deactivate(feed: feed) }
@@ -407,21 +411,18 @@ public actor Player {
         await headend.applyPolicy(current: machine.current, last: machine.previous)
     }
 
-    private func activate(requestID id: RequestID, channel index: Int) async {
+    private func activate(requestID id: RequestID, channel index: Int, feed: FeedID) async {
         // Superseded while the feeds stopped before it were let go.
-        guard machine.pending?.requestID == id else { return }
+        guard machine.pending?.requestID == id, !Task.isCancelled else { return }
         let channel = lineup.channels[index]
         prepareRadioCard(index)
         logger.info("flip \(id) -> \(channel.number) \(channel.name)")
-        // The feed is the flip's: the output expects it (with the channel's logo) before the
-        // head-end can make a frame of it.
-        let feed = FeedID.next()
-        flipFeeds[feed] = id
+        // The feed is the flip's (the machine named it): the output expects it (with the
+        // channel's logo) before the head-end can make a frame of it.
         output.expect(feed: feed, token: id, channel: channel)
         do {
-            let activation = try await headend.activate(channel, feed: feed, sink: output, recording: recordingFlips.removeValue(forKey: id))
-            feedChannels.record(feed: activation.feed, channel: channel.number)
-            perform(machine.activated(requestID: id, feed: activation.feed))
+            _ = try await headend.activate(channel, feed: feed, sink: output, recording: recordingFlips.removeValue(forKey: id))
+            feedChannels.record(feed: feed, channel: channel.number)
         } catch {
             forget(feed: feed)
             output.cancel(feed: feed)

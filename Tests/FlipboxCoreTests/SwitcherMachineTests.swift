@@ -22,7 +22,12 @@ import Testing
     }
 
     func activations(_ effects: [Effect]) -> [(RequestID, Int)] {
-        effects.compactMap { if case .activate(let id, let c) = $0 { (id, c) } else { nil } }
+        effects.compactMap { if case .activate(let id, let c, _) = $0 { (id, c) } else { nil } }
+    }
+
+    /// The feed the machine named for the flip `effects` started.
+    func feed(_ effects: [Effect]) -> FeedID {
+        effects.compactMap { if case .activate(_, _, let feed) = $0 { feed } else { nil } }.first ?? .none
     }
 
     func cards(_ effects: [Effect]) -> [SwitcherMachine.Card] {
@@ -44,7 +49,6 @@ import Testing
                  settings: SwitcherSettings = SwitcherSettings()) -> SwitcherMachine {
         var m = SwitcherMachine(channels: channels, settings: settings)
         let (id, _) = m.request(.tune(channels[index].number), at: at(-1000))
-        _ = m.activated(requestID: id, feed: 100)
         _ = m.firstFrame(requestID: id, feed: 100, path: .warm, at: at(-990))
         return m
     }
@@ -56,7 +60,7 @@ import Testing
         let t = timers(effects)
         #expect(t[.card(requestID: id)] == at(80), "the card waits 80 ms")
         #expect(t[.timeout(requestID: id)] == at(8000))
-        #expect(m.activated(requestID: id, feed: 101).isEmpty)
+        #expect(feed(effects) != .none && feed(effects) != 100, "the flip's feed is named with it")
         let done = m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(18))
         let r = results(done)
         #expect(r.count == 1 && r[0].outcome == .completed && r[0].channel?.number == "2")
@@ -89,7 +93,6 @@ import Testing
     @Test func slowFlipShowsTheCardUntilTheFirstFrame() {
         var m = machine()
         let (id, _) = m.request(.tune(ChannelNumber(4)), at: at(0))
-        _ = m.activated(requestID: id, feed: 101)
         let show = m.timerFired(.card(requestID: id), at: at(80))
         let card = cards(show)
         #expect(card.count == 1 && card[0].channel == 3 && card[0].kind == .tuning && card[0].minimum == .milliseconds(400))
@@ -116,7 +119,7 @@ import Testing
         var m = machine(channels: Self.lineup(12))
         var delivered: [RequestID: [FlipResult]] = [:]
         var ids: [RequestID] = []
-        var feed: UInt = 200
+        var feeds: [FeedID] = []
         var stopped: [FeedID] = []
         func take(_ effects: [Effect]) {
             for r in results(effects) { delivered[r.requestID, default: []].append(r) }
@@ -126,12 +129,11 @@ import Testing
         for k in 0..<8 {
             let (id, effects) = m.request(.next, at: at(50 * k))
             ids.append(id)
+            feeds.append(feed(effects))
             take(effects)
-            feed += 1
-            take(m.activated(requestID: id, feed: FeedID(feed)))
         }
         #expect(m.pending?.channel == 8, "eight nexts from channel 1 aim at channel 9")
-        take(m.firstFrame(requestID: ids.last!, feed: FeedID(feed), path: .warm, at: at(400)))
+        take(m.firstFrame(requestID: ids.last!, feed: feeds.last!, path: .warm, at: at(400)))
         for id in ids { #expect(delivered[id]?.count == 1, "request \(id) has exactly one result") }
         for (i, id) in ids.dropLast().enumerated() {
             #expect(delivered[id]?.first?.outcome == .superseded)
@@ -139,15 +141,19 @@ import Testing
         }
         #expect(delivered[ids.last!]?.first?.outcome == .completed)
         #expect(delivered[ids.last!]?.first?.channel?.number == "9")
-        #expect(Set(stopped) == Set((201...207).map { FeedID(UInt($0)) } + [100]), "every superseded decoder and the old channel stop")
+        #expect(Set(stopped) == Set(feeds.dropLast() + [100]), "every superseded decoder and the old channel stop")
+        #expect(stopped.count == 8, "each once")
     }
 
-    @Test func aDecoderThatArrivesAfterItsRequestWasSupersededIsStopped() {
+    /// The feed is named with the request, so a flip superseded while it connects is stopped at
+    /// once (its activation is withdrawn), not when its decoder is set up.
+    @Test func aFlipSupersededOnItsWayIsStoppedAtOnce() {
         var m = machine()
-        let (first, _) = m.request(.next, at: at(0))
-        let (second, _) = m.request(.next, at: at(30))
-        #expect(m.activated(requestID: first, feed: 101) == [.stop(feed: 101)])
-        #expect(m.activated(requestID: second, feed: 102).isEmpty)
+        let (first, started) = m.request(.next, at: at(0))
+        let (_, superseding) = m.request(.next, at: at(30))
+        #expect(stops(superseding) == [feed(started)])
+        #expect(feed(superseding) != feed(started))
+        #expect(m.activationFailed(requestID: first, reason: "gave way").isEmpty, "its activation giving way changes nothing")
     }
 
     /// A flip abandoned before its decoder was set up (superseded, or its caller gone) is given up
@@ -183,12 +189,11 @@ import Testing
 
     @Test func retargetingBackToTheShownChannelRestoresItsPicture() {
         var m = machine(on: 2)
-        let (first, _) = m.request(.next, at: at(0))
-        _ = m.activated(requestID: first, feed: 101)
+        let (first, started) = m.request(.next, at: at(0))
         _ = m.cardShown(cards(m.timerFired(.card(requestID: first), at: at(80)))[0])
         let (back, effects) = m.request(.previous, at: at(150))
         #expect(effects.contains(.restore(feed: 100)))
-        #expect(stops(effects) == [101])
+        #expect(stops(effects) == [feed(started)])
         let r = results(effects)
         #expect(r.map(\.requestID) == [first, back])
         #expect(r[1].outcome == .completed && r[1].path == .hot && r[1].channel?.number == "3")
@@ -199,19 +204,17 @@ import Testing
         // next, then previous 20 ms later: the first flip's frame may already be on screen
         // (its report not yet in), so the output is told to show the playing channel again.
         var m = machine(on: 2)
-        let (first, _) = m.request(.next, at: at(0))
-        _ = m.activated(requestID: first, feed: 101)
+        let (first, started) = m.request(.next, at: at(0))
         let (_, effects) = m.request(.previous, at: at(20))
         #expect(effects.contains(.restore(feed: 100)))
-        #expect(stops(effects) == [101])
-        #expect(m.firstFrame(requestID: first, feed: 101, path: .warm, at: at(22)).isEmpty, "a late report of the abandoned flip changes nothing")
+        #expect(stops(effects) == [feed(started)])
+        #expect(m.firstFrame(requestID: first, feed: feed(started), path: .warm, at: at(22)).isEmpty, "a late report of the abandoned flip changes nothing")
         #expect(m.current == 2 && m.shownFeed == 100)
     }
 
     @Test func timeoutTurnsTheCardIntoNoSignalAndTheChannelCanComeBack() {
         var m = machine()
-        let (id, _) = m.request(.tune(ChannelNumber(5)), at: at(0))
-        _ = m.activated(requestID: id, feed: 101)
+        let (id, started) = m.request(.tune(ChannelNumber(5)), at: at(0))
         _ = m.cardShown(cards(m.timerFired(.card(requestID: id), at: at(80)))[0])
         let fail = m.timerFired(.timeout(requestID: id), at: at(8000), detail: "connection refused")
         let r = results(fail)
@@ -221,15 +224,26 @@ import Testing
         #expect(noSignal.count == 1 && noSignal[0].kind == .noSignal(reason: "no picture within 8 s: connection refused"))
         #expect(fail.contains(.committed(current: 4, previous: 0, played: false)))
         #expect(stops(fail) == [100], "the old channel stops; the viewer is on channel 5 now")
+        #expect(m.shownFeed == feed(started), "the flip's feed runs on behind the card")
         #expect(m.wantsCard(noSignal[0]))
         _ = m.cardShown(noSignal[0])
         // Later the source recovers: its picture replaces the card without a new flip.
-        let back = m.firstFrame(requestID: id, feed: 101, path: .cold, at: at(20000))
+        let back = m.firstFrame(requestID: id, feed: feed(started), path: .cold, at: at(20000))
         #expect(results(back).isEmpty, "the request already had its one result")
         #expect(back.contains(.committed(current: 4, previous: 0, played: true)))
         #expect(!m.isShowingCard)
         // And next goes on from channel 5.
         #expect(activations(m.request(.next, at: at(21000)).effects).map(\.1) == [5])
+    }
+
+    @Test func aFlipThatTimedOutAndThenCannotStartLeavesNoFeedBehindItsCard() {
+        var m = machine()
+        let (id, started) = m.request(.next, at: at(0))
+        _ = m.timerFired(.timeout(requestID: id), at: at(8000))
+        #expect(m.shownFeed == feed(started))
+        #expect(m.activationFailed(requestID: id, reason: "refused").isEmpty, "the request had its one result")
+        #expect(m.shownFeed == nil, "no picture will come from it")
+        #expect(m.current == 1)
     }
 
     @Test func aSourceThatCannotStartFailsWithNoSignal() {
@@ -347,11 +361,10 @@ import Testing
 
     @Test func aFlipWhoseTargetTurnsLockedOnItsWayEndsLockedExactlyOnce() {
         var m = machine()
-        let (id, _) = m.request(.next, at: at(0))
-        _ = m.activated(requestID: id, feed: 101)
+        let (id, started) = m.request(.next, at: at(0))
         let locked = m.setLock(channel: 1, reason: Self.rated, at: at(30))
         #expect(results(locked).map(\.failure) == [.locked] && results(locked)[0].requestID == id)
-        #expect(Set(stops(locked)) == [100, 101], "neither the old channel nor the target plays")
+        #expect(Set(stops(locked)) == [100, feed(started)], "neither the old channel nor the target plays")
         #expect(m.pending == nil && m.current == 1 && m.lockedOnScreen?.channel == 1)
         // Whatever was on its way for it later changes nothing.
         #expect(results(m.firstFrame(requestID: id, feed: 101, path: .warm, at: at(40))).isEmpty)
@@ -436,12 +449,11 @@ import Testing
 
     @Test func cancellingAFlipRestoresThePictureTheCardCovered() {
         var m = machine()
-        let (id, _) = m.request(.next, at: at(0))
-        _ = m.activated(requestID: id, feed: 101)
+        let (id, started) = m.request(.next, at: at(0))
         _ = m.cardShown(cards(m.timerFired(.card(requestID: id), at: at(80)))[0])
         let effects = m.cancel(requestID: id)
         #expect(results(effects).first?.failure == .cancelled)
-        #expect(stops(effects) == [101])
+        #expect(stops(effects) == [feed(started)])
         #expect(effects.contains(.restore(feed: 100)))
         #expect(m.current == 0 && m.pending == nil && !m.isShowingCard)
         #expect(m.cancel(requestID: id).isEmpty, "a second cancel changes nothing")
@@ -476,17 +488,21 @@ import Testing
         var open: [(id: RequestID, feed: FeedID)] = []
         var timersDue: [(SwitcherMachine.Timer, ContinuousClock.Instant)] = []
         var cardsWanted: [SwitcherMachine.Card] = []
-        var feed: UInt = 1
+        var started: [FeedID] = []
+        var stopCount: [FeedID: Int] = [:]
+        var failed: Set<FeedID> = []
         var now = 0
         func take(_ effects: [Effect]) {
+            for f in stops(effects) { stopCount[f, default: 0] += 1 }
             for e in events(effects) { if case .flipStarted(let id, _, _) = e, !requested.contains(id) { requested.append(id) } }
             for (_, channel) in activations(effects) { #expect(m.locks[channel] == nil, "seed \(seed): a decoder for locked channel \(channel)") }
             for r in results(effects) { delivered[r.requestID, default: 0] += 1 }
             for (t, when) in timers(effects) { timersDue.append((t, when)) }
             cardsWanted += cards(effects)
-            for (id, _) in activations(effects) {
-                feed += 1
-                open.append((id, FeedID(feed)))
+            for case .activate(let id, _, let f) in effects {
+                #expect(!started.contains(f), "seed \(seed): \(f) named twice")
+                started.append(f)
+                open.append((id, f))
             }
         }
         let requests: [FlipRequest] = [.next, .previous, .recall, .tune(ChannelNumber(3)), .tune(ChannelNumber(77)), .tuneID("c5")]
@@ -497,9 +513,14 @@ import Testing
                 let (_, effects) = m.request(requests[Int(rng.next() % UInt64(requests.count))], at: at(now))
                 take(effects)
             case 2 where !open.isEmpty:
+                // An activation fails (or gives way); the others start and say nothing.
                 let (id, f) = open.removeFirst()
-                take(rng.next() % 5 == 0 ? m.activationFailed(requestID: id, reason: "broken") : m.activated(requestID: id, feed: f))
-                open.append((id, f))
+                if rng.next() % 5 == 0 {
+                    failed.insert(f)
+                    take(m.activationFailed(requestID: id, reason: "broken"))
+                } else {
+                    open.append((id, f))
+                }
             case 3 where !open.isEmpty:
                 let (id, f) = open.remove(at: Int(rng.next() % UInt64(open.count)))
                 take(m.firstFrame(requestID: id, feed: f, path: .warm, at: at(now)))
@@ -519,11 +540,17 @@ import Testing
             if m.shownFeed != nil, let c = m.current {
                 #expect(m.locks[c] == nil, "seed \(seed): locked channel \(c) plays")
             }
+            if let shown = m.shownFeed { #expect(stopCount[shown] == nil, "seed \(seed): \(shown) is on screen but was stopped") }
         }
         // Let every timer fire: whatever is still on its way times out.
         for (t, when) in timersDue { take(m.timerFired(t, at: when)) }
         for id in requested { #expect(delivered[id] == 1, "seed \(seed): request \(id) got \(delivered[id] ?? 0) results") }
         #expect(m.pending == nil)
+        // Every feed a flip started is stopped exactly once, but the one on screen and those that never started.
+        for f in started where f != m.shownFeed && !failed.contains(f) {
+            #expect(stopCount[f] == 1, "seed \(seed): \(f) stopped \(stopCount[f] ?? 0) times")
+        }
+        #expect(stopCount.values.allSatisfy { $0 == 1 }, "seed \(seed): a feed stopped twice")
     }
 }
 
@@ -537,14 +564,13 @@ import Testing
     }
 
     func target(_ effects: [SwitcherMachine.Effect]) -> Int? {
-        effects.compactMap { if case .activate(_, let c) = $0 { c } else { nil } }.first
+        effects.compactMap { if case .activate(_, let c, _) = $0 { c } else { nil } }.first
     }
 
     /// A machine over slots a1 b2 c3 d4, showing `slot` on feed 100.
     func machine(showing slot: Int) -> SwitcherMachine {
         var m = SwitcherMachine(channels: [info("a", 1), info("b", 2), info("c", 3), info("d", 4)])
         let (id, _) = m.request(.tune(ChannelNumber(slot + 1)), at: t0)
-        _ = m.activated(requestID: id, feed: 100)
         _ = m.firstFrame(requestID: id, feed: 100, path: .warm, at: t0)
         return m
     }
@@ -559,7 +585,6 @@ import Testing
             let (id, effects) = m.request(.next, at: t0)
             let slot = try! #require(target(effects))
             walk.append(slot)
-            _ = m.activated(requestID: id, feed: FeedID(200 + UInt(walk.count)))
             _ = m.firstFrame(requestID: id, feed: FeedID(200 + UInt(walk.count)), path: .warm, at: t0)
         }
         #expect(walk == [1, 3, 4, 2, 0], "by number: 2, 4, 5, 9, then round to 1")
@@ -587,7 +612,6 @@ import Testing
     @Test func recallToAChannelNoLongerInTheLineupIsRefusedWithTheReason() throws {
         var m = machine(showing: 1)
         let (id, _) = m.request(.tune(ChannelNumber(3)), at: t0)
-        _ = m.activated(requestID: id, feed: 101)
         _ = m.firstFrame(requestID: id, feed: 101, path: .warm, at: t0)
         m.takeChannels([info("a", 1), info("b", 2), info("c", 3), info("d", 4)], listed: [0, 2, 3])
         let (_, effects) = m.request(.recall, at: t0)

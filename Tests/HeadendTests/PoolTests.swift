@@ -228,6 +228,67 @@ extension HeadendTests {
             await headend.shutdown()
         }
 
+        /// Two channels of a loopback server giving `streams` streams (it refuses more), and a
+        /// head-end told so, on which channel 1 was flipped to 250 ms ago: a cold flip now is
+        /// a press soon after (`keyRepeatSettle`).
+        static func channelOneShownAWhile(streams: Int) async throws
+            -> (server: LivePoolServer, lineup: Lineup, headend: Headend, frames: Frames, shown: FeedID) {
+            let server = try LivePoolServer(clips: try await clips(2), streams: streams, whenFull: .refuse, retryAfter: nil)
+            let lineup = lineup(server, channels: 2)
+            let headend = try limitedHeadend(lineup, streams: streams, policy: .none)
+            let frames = Frames()
+            let (shown, _) = try await headend.activate(lineup.channels[0], sink: frames)
+            try await Task.sleep(for: .milliseconds(250))
+            return (server, lineup, headend, frames, shown)
+        }
+
+        /// A flip withdrawn while it waits to connect (the next press came: the switcher cancels
+        /// its activation and stops its feed) gives way and opens nothing; the channel on screen
+        /// plays on, and nothing of the withdrawn feed is left behind.
+        @Test func aFlipWithdrawnWhileItWaitsOpensNothing() async throws {
+            // The press after: its cold channel, in a full pool, waits for the next press (about
+            // 375 ms) before it makes room.
+            let (server, lineup, headend, frames, shown) = try await Self.channelOneShownAWhile(streams: 1)
+            defer { server.stop() }
+            let withdrawn = FeedID.next()
+            let flip = Task { try await headend.activate(lineup.channels[1], feed: withdrawn, sink: frames) }
+            try await Task.sleep(for: .milliseconds(50))
+            flip.cancel()
+            await headend.deactivate(feed: withdrawn)
+            do {
+                _ = try await flip.value
+                Issue.record("the withdrawn flip connected its channel")
+            } catch let failure as HeadendFailure {
+                #expect(failure.code == .superseded, "\(failure)")
+            }
+            #expect(await eventually(within: 8) { frames.frames(shown) >= 5 }, "the channel on screen shows: \(headend.sources[0].state)")
+            let before = frames.frames(shown)
+            #expect(await eventually(within: 5) { frames.frames(shown) >= before + 25 }, "and plays on")
+            #expect(server.requests.allSatisfy { $0.channel == 0 }, "the withdrawn channel was never asked for: \(server.requests.map(\.channel))")
+            #expect(server.refusals == 0 && server.maxOpen <= 1)
+            #expect(await !headend.holds(feed: withdrawn), "nothing of the withdrawn feed is kept")
+            #expect(await !headend.sources[1].isRunning)
+            #expect(frames.frames(withdrawn) == 0)
+            await headend.shutdown()
+        }
+
+        /// A feed stopped while its activation waits (not withdrawn: the activation goes on) is
+        /// stopped once the activation ends, not before: nothing it starts is left running.
+        @Test func aFeedStoppedWhileItsActivationWaitsIsStoppedWhenItEnds() async throws {
+            let (server, lineup, headend, frames, shown) = try await Self.channelOneShownAWhile(streams: 2)
+            defer { server.stop() }
+            let stopped = FeedID.next()
+            async let activation = headend.activate(lineup.channels[1], feed: stopped, sink: frames)
+            try await Task.sleep(for: .milliseconds(50))
+            await headend.deactivate(feed: stopped)
+            _ = try await activation
+            #expect(await !headend.holds(feed: stopped), "nothing of the stopped feed is kept")
+            #expect(headend.sources[1].state != .hot, "its channel is not decoded: \(headend.sources[1].state)")
+            #expect(await eventually(within: 8) { frames.frames(shown) >= 5 })
+            #expect(frames.frames(stopped) == 0, "no frame of the stopped feed")
+            await headend.shutdown()
+        }
+
         /// A served client and a flip asking at once for two channels of a full 2-stream pool
         /// (two warm channels): each makes room while the other waits for its freed slot. Each
         /// counts the other's stream as about to open, so two warm streams go, not one, and the
