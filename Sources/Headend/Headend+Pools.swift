@@ -166,7 +166,7 @@ extension Headend {
     /// and held (else two requests waiting for one freed slot would both connect). A flip a later
     /// one superseded (its claim yields) gives way instead, and is not counted.
     private func connectingNext(in pool: StreamPoolID, except index: Int?, claims: [Int: PoolAllocation.Claim]) -> [Int] {
-        roomBeingMade.filter { i in
+        roomBeingMade.slots.filter { i in
             guard i != index, sources[i].openURL == nil, self.pool(of: sources[i]) == pool else { return false }
             if case .yields = claims[i] { return false }
             return true
@@ -476,4 +476,22 @@ extension Headend {
                               endedByServer: counts.endedByServer, heldBack: counts.heldBack, warmFlips: counts.warmFlips, flips: counts.flips)
         }
     }
+}
+
+/// The channels flips and clients are making room for, each counted once per request: two
+/// requests for one channel at once (a flip and a client of it) keep its mark until both end.
+struct RoomMarks {
+    private var counts: [Int: Int] = [:]
+
+    mutating func insert(_ slot: Int) { counts[slot, default: 0] += 1 }
+
+    mutating func remove(_ slot: Int) {
+        guard let count = counts[slot] else { return }
+        counts[slot] = count > 1 ? count - 1 : nil
+    }
+
+    func contains(_ slot: Int) -> Bool { counts[slot] != nil }
+
+    /// The channels marked, each once.
+    var slots: [Int] { Array(counts.keys) }
 }

@@ -35,7 +35,7 @@ public actor Headend {
     var feedRoles: [FeedID: FeedRole] = [:]
     var replanQueued = false
     /// Channels a flip or a client is making room for: connected by them, never by a plan.
-    var roomBeingMade: Set<Int> = []
+    var roomBeingMade = RoomMarks()
     /// The feeds whose activation is on its way, with the deactivations waiting for it to end
     /// (a flip superseded while it connects is stopped before its activation returns).
     private var activating: [FeedID: [CheckedContinuation<Void, Never>]] = [:]
@@ -395,7 +395,7 @@ public actor Headend {
             do {
                 // Channel up held on a remote: a cold channel of a rationed pool connects once
                 // the presses stop, not once for each (an account counts every connection).
-                // (No plan connects it meanwhile: its claim outranks the stream on screen.)
+                // (No plan connects it meanwhile: room is being made for it.)
                 if let settle = keyRepeatSettle(after: flipBefore, source: source), let index = index(of: source) {
                     roomBeingMade.insert(index)
                     try? await Task.sleep(for: settle)
