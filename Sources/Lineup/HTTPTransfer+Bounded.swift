@@ -151,6 +151,11 @@ final class BoundedBody: @unchecked Sendable {
     /// The downloaded body, once the session handed it over.
     private var kept: String?
     private var keepError: (any Error)?
+    /// The session files there were when the download began, and the one the session writes
+    /// its body into, once told apart (`SessionFiles`): removed when the transfer ends without it.
+    private let sessionFilesBefore: Set<String>
+    private var sessionFile: String?
+    private var wroteAny = false
     /// The 401 of a login the session was not let answer (``BoundedTransferDelegate``): the
     /// transfer's answer, once the session has cancelled it.
     var refusedLogin: URLResponse?
@@ -159,6 +164,7 @@ final class BoundedBody: @unchecked Sendable {
         self.reply = reply
         self.limit = limit
         self.directory = directory
+        sessionFilesBefore = directory == nil ? [] : SessionFiles.names()
     }
 
     /// A piece of a body kept in memory.
@@ -179,6 +185,8 @@ final class BoundedBody: @unchecked Sendable {
 
     /// A download's progress: `written` bytes on disk so far, of `declared` (-1 unknown).
     func wrote(_ written: Int64, declared: Int64) {
+        wroteAny = true
+        if sessionFile == nil { sessionFile = SessionFiles.take(newSince: sessionFilesBefore) }
         guard !stopped else { return }
         if declared > Int64(limit) {
             stop(HTTPTransfer.BodyTooLarge(limit: limit, declared: declared))
@@ -187,10 +195,16 @@ final class BoundedBody: @unchecked Sendable {
         }
     }
 
-    /// The session's file of a finished download, moved under a name of our own (the session
-    /// deletes it when this returns).
+    /// The session's file of a finished download, moved under a name of our own (or removed at
+    /// the end, when it is past the limit: FoundationNetworking leaves it).
     func downloaded(to location: URL) {
         guard let directory else { return }
+        if sessionFile != location.path {
+            // The file the session names is the one: a file taken before is let go untouched.
+            sessionFile.map { SessionFiles.release($0, remove: false) }
+            sessionFile = location.path
+            SessionFiles.take(location.path)
+        }
         let path = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
         do {
             let size = (try FileManager.default.attributesOfItem(atPath: location.path)[.size] as? NSNumber)?.int64Value ?? 0
@@ -200,12 +214,20 @@ final class BoundedBody: @unchecked Sendable {
             }
             try FileManager.default.moveItem(atPath: location.path, toPath: path)
             kept = path
+            sessionFile.map { SessionFiles.release($0, remove: false) }
+            sessionFile = nil
         } catch {
             keepError = error
         }
     }
 
-    func complete(_ error: (any Error)?, response: URLResponse?) {
+    /// The transfer ended: `received` bytes of its body came (for a download, all in its file).
+    func complete(_ error: (any Error)?, response: URLResponse?, received: Int64) {
+        // The session writes no more into its file, so one not handed over (stopped, failed)
+        // can go: told apart by its size, now final, if not before.
+        if sessionFile == nil, wroteAny { sessionFile = SessionFiles.take(newSince: sessionFilesBefore, size: received) }
+        sessionFile.map { SessionFiles.release($0, remove: true) }
+        sessionFile = nil
         guard !stopped else { return discard() }
         stopped = true
         let answer: Result<(Stored, URLResponse), any Error>
@@ -288,7 +310,7 @@ class BoundedTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        body(task, removing: true)?.complete(error, response: task.response)
+        body(task, removing: true)?.complete(error, response: task.response, received: task.countOfBytesReceived)
     }
 }
 

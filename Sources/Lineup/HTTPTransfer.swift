@@ -86,39 +86,6 @@ public enum HTTPTransfer {
         }
     }
 
-    /// Downloads `request`'s body into a new file in `directory` (streamed to disk by the
-    /// session, never held in memory), the whole transfer within `deadline` seconds. Returns the
-    /// file's path, which the caller owns (moves or removes), and the response. A download that
-    /// ends after the caller was answered (deadline, cancel) is removed, never left behind.
-    public static func download(
-        for request: URLRequest, deadline: TimeInterval, into directory: String
-    ) async throws -> (path: String, response: URLResponse) {
-        let request = clearOfDeadline(request, deadline)
-        return try await transfer(deadline: deadline) { reply in
-            shared.downloadTask(with: request) { file, response, error in
-                if let error {
-                    reply.finish(.failure(error), transferEnded: true)
-                    return
-                }
-                guard let file, let response else {
-                    reply.finish(.failure(URLError(.badServerResponse)), transferEnded: true)
-                    return
-                }
-                // The session deletes `file` when this handler returns: keep it under a name of our own.
-                let kept = (directory as NSString).appendingPathComponent(".download-\(UUID().uuidString).tmp")
-                do {
-                    try FileManager.default.moveItem(atPath: file.path, toPath: kept)
-                } catch {
-                    reply.finish(.failure(error), transferEnded: true)
-                    return
-                }
-                if !reply.finish(.success((kept, response)), transferEnded: true) {
-                    try? FileManager.default.removeItem(atPath: kept)
-                }
-            }
-        }
-    }
-
     /// Runs the transfer `make` builds (its completion handler answers through the reply), with
     /// the deadline and the caller's cancellation sent to it from dispatches of their own.
     static func transfer<Value: Sendable>(

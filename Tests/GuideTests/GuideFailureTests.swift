@@ -157,13 +157,17 @@ import TestSupport
 
         #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
         // The session's own file of each stopped download is gone too (it may take a moment).
-        // Only files that came while these downloads ran are looked at, and one that still
-        // grows is another test's download (tests run side by side), not a stopped one.
-        func sessionFiles() -> Set<String> {
-            Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []).filter { $0.hasPrefix("CF") && $0.hasSuffix(".tmp") }
-        }
+        // Only files that came while these downloads ran are looked at, and only those of the
+        // limit's size or more (a stopped download's: other tests' downloads run side by side);
+        // one that still grows is another test's download, not a stopped one.
+        // FoundationNetworking names a download's file `<UUID>.tmp`, and removes none itself.
+        let form = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\.tmp$/
         func size(_ name: String) -> Int? {
             (try? FileManager.default.attributesOfItem(atPath: (NSTemporaryDirectory() as NSString).appendingPathComponent(name))[.size] as? NSNumber)?.intValue
+        }
+        func sessionFiles() -> Set<String> {
+            Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+                .filter { $0.wholeMatch(of: form) != nil && (size($0) ?? 0) >= 1 << 20 }
         }
         var leftBehind = sessionFiles().subtracting(temporary)
         for _ in 0..<50 where !leftBehind.isEmpty {

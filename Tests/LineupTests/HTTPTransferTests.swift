@@ -123,6 +123,7 @@ struct HTTPTransferTests {
 }
 
 /// `HTTPTransfer.download`: the body streamed into a file of the caller's, the same deadline.
+/// (A bounded download's own limits and leftovers: `GuideFailureTests`.)
 @Suite(.timeLimit(.minutes(1)))
 struct HTTPTransferDownloadTests {
     func directory() throws -> String {
@@ -137,7 +138,7 @@ struct HTTPTransferDownloadTests {
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/x")))
-        let (path, response) = try await HTTPTransfer.download(for: request, deadline: 5, into: dir)
+        let (path, response) = try await HTTPTransfer.download(for: request, deadline: 5, into: dir, limit: 1 << 20)
         #expect((path as NSString).deletingLastPathComponent == dir)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "ok")
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -150,9 +151,9 @@ struct HTTPTransferDownloadTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/guide.xml")))
         for _ in 0..<20 {
-            await #expect(throws: URLError.self) { _ = try await HTTPTransfer.download(for: request, deadline: 0.05, into: dir) }
+            await #expect(throws: URLError.self) { _ = try await HTTPTransfer.download(for: request, deadline: 0.05, into: dir, limit: 1 << 20) }
         }
-        let call = Task { try await HTTPTransfer.download(for: request, deadline: 5, into: dir) }
+        let call = Task { try await HTTPTransfer.download(for: request, deadline: 5, into: dir, limit: 1 << 20) }
         try await Task.sleep(for: .milliseconds(100))
         call.cancel()
         await #expect(throws: CancellationError.self) { _ = try await call.value }
