@@ -185,8 +185,10 @@ final class BoundedBody: @unchecked Sendable {
 
     /// A download's progress: `written` bytes on disk so far, of `declared` (-1 unknown).
     func wrote(_ written: Int64, declared: Int64) {
+        // The first piece made the session's file: taken now if no other download's came
+        // meanwhile, else at the end, by its size (not looked for at every piece).
+        if !wroteAny { sessionFile = SessionFiles.take(newSince: sessionFilesBefore) }
         wroteAny = true
-        if sessionFile == nil { sessionFile = SessionFiles.take(newSince: sessionFilesBefore) }
         guard !stopped else { return }
         if declared > Int64(limit) {
             stop(HTTPTransfer.BodyTooLarge(limit: limit, declared: declared))

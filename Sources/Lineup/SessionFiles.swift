@@ -21,16 +21,7 @@ enum SessionFiles {
 
     /// Whether `name` is the form FoundationNetworking gives a download's file.
     static func isSessionFile(_ name: String) -> Bool {
-        let utf8 = Array(name.utf8)
-        guard utf8.count == 40, name.hasSuffix(".tmp") else { return false }
-        for (i, c) in utf8.prefix(36).enumerated() {
-            if [8, 13, 18, 23].contains(i) {
-                guard c == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(c) else { return false }
-            }
-        }
-        return true
+        name.hasSuffix(".tmp") && UUID(uuidString: String(name.dropLast(4)))?.uuidString == String(name.dropLast(4))
     }
 
     /// The path of the one session file new since `before` that no other download took (of

@@ -413,7 +413,7 @@ public actor Player {
 
     private func activate(requestID id: RequestID, channel index: Int, feed: FeedID) async {
         // Superseded while the feeds stopped before it were let go.
-        guard machine.pending?.requestID == id, !Task.isCancelled else { return }
+        guard machine.pending?.requestID == id else { return }
         let channel = lineup.channels[index]
         prepareRadioCard(index)
         logger.info("flip \(id) -> \(channel.number) \(channel.name)")
